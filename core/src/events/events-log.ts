@@ -1,0 +1,150 @@
+// The per-account events log: durable append with increasing ids, fan-out to live
+// subscribers, and subscriptions that replay from a Last-Event-ID and then continue live
+// with no gap and no duplicate at the switch. Each subscriber has a bounded queue: one that
+// falls too far behind is ended (it reconnects with Last-Event-ID and loses nothing) so a
+// slow consumer never blocks others or grows memory without bound.
+import type { Clock } from '../clock/clock';
+import { iso } from '../clock/clock';
+import type { KeyKind } from '../schemas/common';
+import type { EventType } from '../schemas/events';
+import { createKeyedLock } from '../store/keyed-lock';
+import type { EventStore } from './event-store';
+import { createMemoryEventStore } from './event-store';
+
+export type FeedEvent = { id: number; type: EventType; data: Record<string, unknown> };
+export type FeedItem = { kind: 'event'; event: FeedEvent } | { kind: 'gap'; oldest_id: number };
+
+export type Subscription = AsyncIterable<FeedItem> & {
+  close(): void;
+  /** Why the iterator ended: closed by us, or overflowed because the consumer fell behind. */
+  readonly endReason: 'open' | 'closed' | 'overflow';
+};
+
+export type EventsRetention = { maxEvents: number; maxAgeMs: number };
+export const defaultRetention: EventsRetention = { maxEvents: 10_000, maxAgeMs: 7 * 24 * 3600_000 };
+
+const REPLAY_PAGE = 500;
+
+export type EventsLog = ReturnType<typeof createEventsLog>;
+
+export function createEventsLog({
+  store,
+  clock,
+  retention = defaultRetention,
+  highWaterMark = 1_000,
+}: {
+  store: EventStore;
+  clock: Clock;
+  retention?: EventsRetention;
+  highWaterMark?: number;
+}) {
+  const sandbox = createMemoryEventStore();
+  const storeFor = (mode: KeyKind) => (mode === 'live' ? store : sandbox);
+  const channel = (accountId: string, mode: KeyKind) => `${mode}:${accountId}`;
+  const listeners = new Map<string, Set<(e: FeedEvent) => void>>();
+  const lock = createKeyedLock();
+
+  async function emit(accountId: string, mode: KeyKind, type: EventType, data: Record<string, unknown>): Promise<FeedEvent> {
+    const ch = channel(accountId, mode);
+    // Append and notify under one lock so listeners see ids in order.
+    const event = await lock(ch, async () => {
+      const now = clock.now();
+      const stored = await storeFor(mode).appendEvent(accountId, { type, data: { ...data, at: iso(now) }, at: now });
+      const e: FeedEvent = { id: stored.id, type, data: stored.data };
+      for (const l of listeners.get(ch) ?? []) l(e);
+      return e;
+    });
+    if (event.id % 1_000 === 0) void prune(accountId, mode);
+    return event;
+  }
+
+  function prune(accountId: string, mode: KeyKind) {
+    return storeFor(mode).pruneEvents(accountId, retention.maxEvents, clock.now() - retention.maxAgeMs);
+  }
+
+  /**
+   * afterId undefined: live only. A number: replay everything after it, then live.
+   * `accept` filters by type (per-scope visibility) without affecting ids.
+   */
+  function subscribe(accountId: string, mode: KeyKind, afterId: number | undefined, accept: (t: EventType) => boolean): Subscription {
+    const ch = channel(accountId, mode);
+    const queue: FeedEvent[] = [];
+    let endReason: Subscription['endReason'] = 'open';
+    let wake: (() => void) | null = null;
+    const poke = () => {
+      const w = wake;
+      wake = null;
+      w?.();
+    };
+    const listener = (e: FeedEvent) => {
+      if (endReason !== 'open') return;
+      if (queue.length >= highWaterMark) {
+        endReason = 'overflow';
+        detach();
+      } else queue.push(e);
+      poke();
+    };
+    const detach = () => listeners.get(ch)?.delete(listener);
+    // Listen before replaying: anything appended during the replay is queued, not missed.
+    let set = listeners.get(ch);
+    if (!set) {
+      set = new Set();
+      listeners.set(ch, set);
+    }
+    set.add(listener);
+
+    async function* run(): AsyncGenerator<FeedItem> {
+      const es = storeFor(mode);
+      let last: number;
+      if (afterId === undefined) {
+        last = (await es.eventBounds(accountId)).latest;
+      } else {
+        last = afterId;
+        const { oldest } = await es.eventBounds(accountId);
+        if (oldest !== null && afterId + 1 < oldest) yield { kind: 'gap', oldest_id: oldest };
+        for (;;) {
+          const page = await es.eventsAfter(accountId, last, REPLAY_PAGE);
+          for (const s of page) {
+            last = s.id;
+            if (accept(s.type as EventType)) yield { kind: 'event', event: { id: s.id, type: s.type as EventType, data: s.data } };
+          }
+          if (page.length < REPLAY_PAGE || endReason !== 'open') break;
+        }
+      }
+      while (endReason === 'open' || queue.length > 0) {
+        const e = queue.shift();
+        if (!e) {
+          await new Promise<void>((r) => {
+            wake = r;
+          });
+          continue;
+        }
+        if (e.id <= last) continue;
+        last = e.id;
+        if (accept(e.type)) yield { kind: 'event', event: e };
+      }
+    }
+
+    const it = run();
+    return {
+      [Symbol.asyncIterator]: () => it,
+      close() {
+        if (endReason === 'open') endReason = 'closed';
+        queue.length = 0;
+        detach();
+        poke();
+      },
+      get endReason() {
+        return endReason;
+      },
+    };
+  }
+
+  return {
+    emit,
+    subscribe,
+    prune,
+    bounds: (accountId: string, mode: KeyKind) => storeFor(mode).eventBounds(accountId),
+    listenerCount: (accountId: string, mode: KeyKind) => listeners.get(channel(accountId, mode))?.size ?? 0,
+  };
+}

@@ -1,0 +1,120 @@
+// Idempotency-Key handling, transport-neutral. A first request claims the key and runs; a
+// duplicate arriving meanwhile waits for it and gets its answer; a later duplicate gets the
+// stored answer byte for byte; the same key with a different request is 422. Answers are
+// kept 24 h, per account (and per mode: a test key's answers live in memory only).
+// A 5xx answer is not stored as final, so the client's retry runs again — actions below
+// this layer are themselves durable and never execute twice.
+import { createHash } from 'node:crypto';
+import type { Clock } from '../clock/clock';
+import { PresenceError } from '../errors/presence-error';
+import type { KeyKind } from '../schemas/common';
+import type { IdempotencyRecord } from '../store/documents';
+import type { StorePort } from '../store/store-port';
+
+export const IDEMPOTENCY_KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+export const IDEMPOTENCY_RETENTION_MS = 24 * 3600_000;
+const WAIT_FOR_FIRST_MS = 60_000;
+
+export type StoredAnswer = Pick<IdempotencyRecord, 'status' | 'headers' | 'body'>;
+
+export type IdempotencyClaim =
+  | { kind: 'replay'; answer: StoredAnswer }
+  | { kind: 'proceed'; complete(answer: StoredAnswer): Promise<void>; abandon(): void };
+
+export function fingerprintRequest(method: string, path: string, body: string): string {
+  return createHash('sha256').update(method).update('\0').update(path).update('\0').update(body).digest('hex');
+}
+
+export type Idempotency = ReturnType<typeof createIdempotency>;
+
+export function createIdempotency({ store, clock }: { store: StorePort; clock: Clock }) {
+  type InFlight = { fingerprint: string; done: Promise<StoredAnswer | null> };
+  const inFlight = new Map<string, InFlight>();
+  const sandbox = new Map<string, IdempotencyRecord>();
+
+  const read = async (accountId: string, mode: KeyKind, key: string) => {
+    const r = mode === 'live' ? await store.getIdempotencyRecord(accountId, key) : (sandbox.get(`${accountId}:${key}`) ?? null);
+    return r && r.created_at > clock.now() - IDEMPOTENCY_RETENTION_MS ? r : null;
+  };
+
+  const mismatch = (key: string) =>
+    new PresenceError('idempotency_mismatch', `Idempotency-Key ${key} was already used for a different request; use a new key`);
+
+  async function claim(accountId: string, mode: KeyKind, key: string, fingerprint: string): Promise<IdempotencyClaim> {
+    if (!IDEMPOTENCY_KEY_SHAPE.test(key)) {
+      throw new PresenceError('invalid_request', 'Idempotency-Key must be 1-255 printable ASCII characters without spaces');
+    }
+    const slot = `${mode}:${accountId}:${key}`;
+    for (;;) {
+      const running = inFlight.get(slot);
+      if (running) {
+        if (running.fingerprint !== fingerprint) throw mismatch(key);
+        let timer: NodeJS.Timeout | undefined;
+        const answer = await Promise.race([
+          running.done,
+          new Promise<'timeout'>((r) => {
+            timer = setTimeout(() => r('timeout'), WAIT_FOR_FIRST_MS);
+          }),
+        ]).finally(() => clearTimeout(timer));
+        if (answer === 'timeout') {
+          throw new PresenceError('idempotency_in_progress', `a request with Idempotency-Key ${key} is still running; retry later`, {
+            retryAfter: 5,
+          });
+        }
+        if (answer) return { kind: 'replay', answer };
+        continue; // the first attempt failed without a final answer: this one may run
+      }
+      // Register before awaiting the store so a concurrent twin sees us.
+      let settle!: (a: StoredAnswer | null) => void;
+      const entry: InFlight = { fingerprint, done: new Promise((r) => (settle = r)) };
+      inFlight.set(slot, entry);
+      let stored: IdempotencyRecord | null;
+      try {
+        stored = await read(accountId, mode, key);
+      } catch (e) {
+        inFlight.delete(slot);
+        settle(null);
+        throw e;
+      }
+      if (stored) {
+        inFlight.delete(slot);
+        settle(stored.fingerprint === fingerprint ? stored : null);
+        if (stored.fingerprint !== fingerprint) throw mismatch(key);
+        return { kind: 'replay', answer: stored };
+      }
+      let finished = false;
+      return {
+        kind: 'proceed',
+        async complete(answer) {
+          if (finished) return;
+          finished = true;
+          try {
+            if (answer.status < 500) {
+              const record: IdempotencyRecord = { key, fingerprint, ...answer, created_at: clock.now() };
+              if (mode === 'live') await store.putIdempotencyRecord(accountId, record);
+              else sandbox.set(`${accountId}:${key}`, record);
+              settle(answer);
+            } else settle(null);
+          } finally {
+            inFlight.delete(slot);
+          }
+        },
+        abandon() {
+          if (finished) return;
+          finished = true;
+          inFlight.delete(slot);
+          settle(null);
+        },
+      };
+    }
+  }
+
+  return {
+    claim,
+    prune: () => {
+      const cutoff = clock.now() - IDEMPOTENCY_RETENTION_MS;
+      for (const [k, r] of sandbox) if (r.created_at < cutoff) sandbox.delete(k);
+      return store.pruneIdempotency(cutoff);
+    },
+  };
+}

@@ -1,0 +1,133 @@
+// API keys: creation, listing, rotation with a grace window, instant revocation and
+// authentication. Listeners hear about revocations so transports can close live streams.
+import type { Clock } from '../clock/clock';
+import { iso } from '../clock/clock';
+import { notFound, PresenceError } from '../errors/presence-error';
+import type { KeyKind, Scope } from '../schemas/common';
+import type { KeySecret, KeyView } from '../schemas/keys';
+import type { KeyRecord } from '../store/documents';
+import type { StorePort } from '../store/store-port';
+import { hashSecret, looksLikeSecret, newKeyId, newSecret } from './key-secret';
+
+export type Principal = {
+  keyId: string;
+  accountId: string;
+  kind: KeyKind;
+  scopes: readonly Scope[];
+  /** Set when authenticated with a rotated-away secret: the moment it stops working. */
+  validUntil: number | null;
+};
+
+export type KeyService = ReturnType<typeof createKeyService>;
+
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export function createKeyService({ store, clock }: { store: StorePort; clock: Clock }) {
+  const revokeListeners = new Set<(keyId: string) => void>();
+  const lastUsedWritten = new Map<string, number>();
+
+  const view = (k: KeyRecord): KeyView => {
+    const current = k.secrets.find((s) => s.valid_until === null) ?? k.secrets.at(-1);
+    const graceUntil = Math.max(0, ...k.secrets.map((s) => s.valid_until ?? 0).filter((t) => t > clock.now()));
+    return {
+      id: k.id,
+      kind: k.kind,
+      name: k.name,
+      scopes: k.scopes,
+      last4: current?.last4 ?? '',
+      state: k.state,
+      created_at: k.created_at,
+      last_used_at: k.last_used_at,
+      grace_until: graceUntil > 0 ? iso(graceUntil) : null,
+    };
+  };
+
+  async function ownedKey(accountId: string, id: string) {
+    const k = await store.getKey(id);
+    if (!k || k.account_id !== accountId) throw notFound(`no key ${id} on this account`);
+    return k;
+  }
+
+  return {
+    async create(accountId: string, input: { kind: KeyKind; name: string; scopes: readonly Scope[] }): Promise<KeySecret> {
+      const secret = newSecret(input.kind);
+      const record: KeyRecord = {
+        id: newKeyId(),
+        account_id: accountId,
+        kind: input.kind,
+        name: input.name,
+        scopes: [...input.scopes],
+        secrets: [{ hash: hashSecret(secret), last4: secret.slice(-4), valid_until: null }],
+        state: 'active',
+        created_at: iso(clock.now()),
+        last_used_at: null,
+        revoked_at: null,
+      };
+      await store.insertKey(record);
+      return { ...view(record), secret };
+    },
+
+    async list(accountId: string): Promise<KeyView[]> {
+      return (await store.listKeys(accountId)).map(view);
+    },
+
+    async rotate(accountId: string, id: string, graceS: number): Promise<KeySecret> {
+      const k = await ownedKey(accountId, id);
+      if (k.state === 'revoked') throw new PresenceError('conflict', `key ${id} is revoked and cannot be rotated`);
+      const now = clock.now();
+      const secret = newSecret(k.kind);
+      const updated = await store.updateKey(id, (rec) => ({
+        ...rec,
+        secrets: [
+          // Earlier rotations keep their own, earlier, end; expired secrets are dropped.
+          ...rec.secrets
+            .map((s) => (s.valid_until === null ? { ...s, valid_until: now + graceS * 1000 } : s))
+            .filter((s) => (s.valid_until ?? Number.POSITIVE_INFINITY) > now),
+          { hash: hashSecret(secret), last4: secret.slice(-4), valid_until: null },
+        ],
+      }));
+      return { ...view(updated), secret };
+    },
+
+    async revoke(accountId: string, id: string): Promise<KeyView> {
+      const k = await ownedKey(accountId, id);
+      const updated =
+        k.state === 'revoked' ? k : await store.updateKey(id, (rec) => ({ ...rec, state: 'revoked', revoked_at: iso(clock.now()) }));
+      for (const l of revokeListeners) l(id);
+      return view(updated);
+    },
+
+    /** Resolves a bearer secret to its principal, or throws 401 `auth` saying why. */
+    async authenticate(secret: string | undefined): Promise<Principal> {
+      if (!secret) throw new PresenceError('auth', 'missing Authorization: Bearer <key> header');
+      if (!looksLikeSecret(secret)) throw new PresenceError('auth', 'malformed key: expected prs_live_… or prs_test_…');
+      const hash = hashSecret(secret);
+      const k = await store.findKeyBySecretHash(hash);
+      if (!k) throw new PresenceError('auth', 'unknown key');
+      if (k.state === 'revoked') throw new PresenceError('auth', 'this key was revoked');
+      const s = k.secrets.find((x) => x.hash === hash);
+      const now = clock.now();
+      if (!s || (s.valid_until !== null && s.valid_until <= now)) {
+        throw new PresenceError('auth', 'this key was rotated and its grace window has ended');
+      }
+      // last_used_at is advisory: write it at most once a minute per key, off the hot path.
+      if (now - (lastUsedWritten.get(k.id) ?? 0) >= LAST_USED_RESOLUTION_MS) {
+        lastUsedWritten.set(k.id, now);
+        void store.updateKey(k.id, (rec) => ({ ...rec, last_used_at: iso(now) })).catch(() => undefined);
+      }
+      return { keyId: k.id, accountId: k.account_id, kind: k.kind, scopes: k.scopes, validUntil: s.valid_until };
+    },
+
+    /** Still valid now? Long-lived streams re-check this to end when a grace window closes. */
+    async stillValid(p: Principal): Promise<boolean> {
+      if (p.validUntil !== null && p.validUntil <= clock.now()) return false;
+      const k = await store.getKey(p.keyId);
+      return k !== null && k.state === 'active';
+    },
+
+    onRevoke(listener: (keyId: string) => void): () => void {
+      revokeListeners.add(listener);
+      return () => revokeListeners.delete(listener);
+    },
+  };
+}

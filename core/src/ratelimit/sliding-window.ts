@@ -1,0 +1,54 @@
+// Per-key rate limiting over a true sliding window: a log of the last `limit` request
+// times per key. A request is allowed when fewer than `limit` fall inside the last
+// `windowMs`; there are no bucket edges to burst across.
+import type { Clock } from '../clock/clock';
+
+export type RateDecision = {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until one more request would be allowed (0 when some remain). */
+  resetS: number;
+};
+
+export function parseRateLimit(spec: string): { limit: number; windowMs: number } | null {
+  const m = /^(\d+)\/(\d+)(ms|s|m|h)$/.exec(spec);
+  if (!m) return null;
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[3] as 'ms' | 's' | 'm' | 'h'];
+  const limit = Number(m[1]);
+  const windowMs = Number(m[2]) * unit;
+  return limit > 0 && windowMs > 0 ? { limit, windowMs } : null;
+}
+
+export type RateLimiter = ReturnType<typeof createRateLimiter>;
+
+export function createRateLimiter({ limit, windowMs, clock }: { limit: number; windowMs: number; clock: Clock }) {
+  const logs = new Map<string, number[]>();
+
+  function hit(id: string): RateDecision {
+    const now = clock.now();
+    let log = logs.get(id);
+    if (!log) {
+      log = [];
+      logs.set(id, log);
+    }
+    while (log.length > 0 && (log[0] as number) <= now - windowMs) log.shift();
+    if (log.length >= limit) {
+      const resetS = Math.max(1, Math.ceil(((log[0] as number) + windowMs - now) / 1000));
+      return { allowed: false, limit, remaining: 0, resetS };
+    }
+    log.push(now);
+    const remaining = limit - log.length;
+    const resetS = remaining > 0 ? 0 : Math.max(1, Math.ceil(((log[0] as number) + windowMs - now) / 1000));
+    return { allowed: true, limit, remaining, resetS };
+  }
+
+  return {
+    hit,
+    /** Forget idle keys so the table does not grow with every key ever seen. */
+    sweep() {
+      const cutoff = clock.now() - windowMs;
+      for (const [id, log] of logs) if ((log.at(-1) ?? 0) <= cutoff) logs.delete(id);
+    },
+  };
+}

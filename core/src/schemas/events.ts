@@ -1,0 +1,29 @@
+// Events on GET /v1/events. Each type is visible only to keys holding its scope.
+import { z } from 'zod';
+import type { Scope } from './common';
+
+export const eventTypes = ['message', 'tx', 'memory', 'needs_confirm', 'confirm'] as const;
+export const EventType = z.enum(eventTypes);
+export type EventType = z.infer<typeof EventType>;
+
+export const eventScope: Record<EventType, Scope> = {
+  message: 'talk',
+  memory: 'memory:read',
+  tx: 'wallet:read',
+  needs_confirm: 'wallet:read',
+  confirm: 'wallet:read',
+};
+
+export const MemoryEventData = z.object({ key: z.string(), tier: z.enum(['pinned', 'fading', 'dropped']), at: z.string() });
+export const MessageEventData = z.object({ text: z.string(), cause: z.string(), at: z.string() });
+
+export const PresenceEvent = z.object({
+  id: z.number().int().positive(),
+  type: EventType,
+  data: z.record(z.string(), z.unknown()),
+});
+export type PresenceEvent = z.infer<typeof PresenceEvent>;
+
+export const EventsQuery = z.object({
+  last_event_id: z.coerce.number().int().min(0).optional(),
+});

@@ -1,0 +1,7 @@
+// Every boundary schema, shared by the server (validation, OpenAPI) and the client (types).
+export * from './common';
+export * from './events';
+export * from './keys';
+export * from './memory';
+export * from './policy';
+export * from './presence';

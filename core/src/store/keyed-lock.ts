@@ -1,0 +1,16 @@
+// Serializes async work per key (one document, one account's log) without blocking others.
+export type KeyedLock = <T>(key: string, work: () => Promise<T>) => Promise<T>;
+
+export function createKeyedLock(): KeyedLock {
+  const tails = new Map<string, Promise<unknown>>();
+  return <T>(key: string, work: () => Promise<T>) => {
+    const prev = tails.get(key) ?? Promise.resolve();
+    const run = prev.then(work, work);
+    const tail = run.catch(() => undefined);
+    tails.set(key, tail);
+    void tail.then(() => {
+      if (tails.get(key) === tail) tails.delete(key);
+    });
+    return run;
+  };
+}

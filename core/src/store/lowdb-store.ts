@@ -1,0 +1,242 @@
+// The embedded store: lowdb JSON documents for small, bounded state (accounts, keys, one
+// memory document per account) and append-only JSON-lines logs for what only grows (events,
+// idempotency answers), all under <dataDir>/data. lowdb's `data` never leaves this file.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { Low } from 'lowdb';
+import { JSONFile } from 'lowdb/node';
+import { z } from 'zod';
+import { type AppendLog, createAppendLog } from './append-log';
+import { AccountRecord, IdempotencyRecord, KeyRecord, MemoryEntry, StoredEvent } from './documents';
+import { createKeyedLock } from './keyed-lock';
+import type { EventBounds, StorePort } from './store-port';
+
+const AccountsDoc = z.object({ accounts: z.array(AccountRecord) });
+const KeysDoc = z.object({ keys: z.array(KeyRecord) });
+const MemoryDoc = z.object({ entries: z.array(MemoryEntry) });
+
+type Doc<T> = { db: Low<T>; schema: z.ZodType<T> };
+
+/** Account ids become file names; keep them to a safe alphabet. */
+const fileSafe = (id: string) => {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new Error(`unsafe id for a file name: ${id}`);
+  return id;
+};
+
+export type LowdbStoreOptions = { dataDir: string; fsync?: boolean };
+
+export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOptions): Promise<StorePort> {
+  const root = path.join(dataDir, 'data');
+  for (const dir of ['', 'memory', 'events', 'idempotency']) mkdirSync(path.join(root, dir), { recursive: true });
+  const lock = createKeyedLock();
+
+  async function openDoc<T>(file: string, schema: z.ZodType<T>, empty: T): Promise<Doc<T>> {
+    const db = new Low<T>(new JSONFile<T>(file), empty);
+    await db.read();
+    db.data = schema.parse(db.data);
+    return { db, schema };
+  }
+  // Every mutation replaces data and writes under the document's lock; readers see only
+  // committed documents because the swap happens after a successful write.
+  async function mutate<T, R>(name: string, doc: Doc<T>, fn: (data: T) => { data: T; result: R }): Promise<R> {
+    return lock(name, async () => {
+      const { data, result } = fn(structuredClone(doc.db.data));
+      const previous = doc.db.data;
+      doc.db.data = data;
+      try {
+        await doc.db.write();
+      } catch (e) {
+        doc.db.data = previous;
+        throw e;
+      }
+      return result;
+    });
+  }
+
+  const accounts = await openDoc(path.join(root, 'accounts.json'), AccountsDoc, { accounts: [] });
+  const keys = await openDoc(path.join(root, 'keys.json'), KeysDoc, { keys: [] });
+  const keyByHash = new Map<string, KeyRecord>();
+  const indexKeys = () => {
+    keyByHash.clear();
+    for (const k of keys.db.data.keys) for (const s of k.secrets) keyByHash.set(s.hash, k);
+  };
+  indexKeys();
+
+  const memoryDocs = new Map<string, Promise<Doc<z.infer<typeof MemoryDoc>>>>();
+  const memoryDoc = (accountId: string) => {
+    let d = memoryDocs.get(accountId);
+    if (!d) {
+      d = openDoc(path.join(root, 'memory', `${fileSafe(accountId)}.json`), MemoryDoc, { entries: [] });
+      memoryDocs.set(accountId, d);
+    }
+    return d;
+  };
+
+  // Events: the file is the record; an in-memory copy of what is retained serves replays.
+  type EventLog = { file: AppendLog<StoredEvent>; events: StoredEvent[]; next: number };
+  const eventLogs = new Map<string, Promise<EventLog>>();
+  const eventLog = (accountId: string) => {
+    let l = eventLogs.get(accountId);
+    if (!l) {
+      l = (async () => {
+        const file = createAppendLog(path.join(root, 'events', `${fileSafe(accountId)}.jsonl`), StoredEvent, { fsync });
+        const events = await file.readAll();
+        const last = events.at(-1);
+        return { file, events, next: last ? last.id + 1 : 1 };
+      })();
+      eventLogs.set(accountId, l);
+    }
+    return l;
+  };
+
+  type IdemLog = { file: AppendLog<IdempotencyRecord>; byKey: Map<string, IdempotencyRecord> };
+  const idemLogs = new Map<string, Promise<IdemLog>>();
+  const idemLog = (accountId: string) => {
+    let l = idemLogs.get(accountId);
+    if (!l) {
+      l = (async () => {
+        const file = createAppendLog(path.join(root, 'idempotency', `${fileSafe(accountId)}.jsonl`), IdempotencyRecord, { fsync });
+        const byKey = new Map<string, IdempotencyRecord>();
+        for (const r of await file.readAll()) byKey.set(r.key, r);
+        return { file, byKey };
+      })();
+      idemLogs.set(accountId, l);
+    }
+    return l;
+  };
+
+  const firstIndexAfter = (events: StoredEvent[], afterId: number) => {
+    let lo = 0;
+    let hi = events.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((events[mid] as StoredEvent).id <= afterId) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+
+  const store: StorePort = {
+    async createAccount(account) {
+      await mutate('accounts', accounts, (d) => {
+        if (d.accounts.some((a) => a.id === account.id)) throw new Error(`account ${account.id} exists`);
+        return { data: { accounts: [...d.accounts, account] }, result: undefined };
+      });
+    },
+    async getAccount(id) {
+      return structuredClone(accounts.db.data.accounts.find((a) => a.id === id) ?? null);
+    },
+    async listAccounts() {
+      return structuredClone(accounts.db.data.accounts);
+    },
+    async updateAccount(id, update) {
+      return mutate('accounts', accounts, (d) => {
+        const i = d.accounts.findIndex((a) => a.id === id);
+        if (i < 0) throw new Error(`no account ${id}`);
+        const next = update(d.accounts[i] as AccountRecord);
+        d.accounts[i] = next;
+        return { data: d, result: structuredClone(next) };
+      });
+    },
+
+    async insertKey(key) {
+      await mutate('keys', keys, (d) => ({ data: { keys: [...d.keys, key] }, result: undefined }));
+      indexKeys();
+    },
+    async getKey(id) {
+      return structuredClone(keys.db.data.keys.find((k) => k.id === id) ?? null);
+    },
+    async findKeyBySecretHash(hash) {
+      const k = keyByHash.get(hash);
+      return k ? structuredClone(k) : null;
+    },
+    async listKeys(accountId) {
+      return structuredClone(keys.db.data.keys.filter((k) => k.account_id === accountId));
+    },
+    async updateKey(id, update) {
+      const result = await mutate('keys', keys, (d) => {
+        const i = d.keys.findIndex((k) => k.id === id);
+        if (i < 0) throw new Error(`no key ${id}`);
+        const next = update(d.keys[i] as KeyRecord);
+        d.keys[i] = next;
+        return { data: d, result: structuredClone(next) };
+      });
+      indexKeys();
+      return result;
+    },
+
+    async readMemory(accountId) {
+      return structuredClone((await memoryDoc(accountId)).db.data.entries);
+    },
+    async updateMemory(accountId, update) {
+      const doc = await memoryDoc(accountId);
+      return mutate(`memory:${accountId}`, doc, (d) => {
+        const { entries, result } = update(d.entries);
+        return { data: { entries }, result };
+      });
+    },
+
+    async appendEvent(accountId, event) {
+      const log = await eventLog(accountId);
+      return lock(`events:${accountId}`, async () => {
+        const stored: StoredEvent = { id: log.next, ...event };
+        await log.file.append([stored]);
+        log.next += 1;
+        log.events.push(stored);
+        return stored;
+      });
+    },
+    async eventsAfter(accountId, afterId, limit) {
+      const log = await eventLog(accountId);
+      const from = firstIndexAfter(log.events, afterId);
+      return log.events.slice(from, from + limit);
+    },
+    async eventBounds(accountId): Promise<EventBounds> {
+      const log = await eventLog(accountId);
+      return { oldest: log.events[0]?.id ?? null, latest: log.next - 1 };
+    },
+    async pruneEvents(accountId, keepLast, olderThan) {
+      const log = await eventLog(accountId);
+      return lock(`events:${accountId}`, async () => {
+        let cut = Math.max(0, log.events.length - keepLast);
+        while (cut < log.events.length && (log.events[cut] as StoredEvent).at < olderThan) cut++;
+        // Keep the newest event on disk even when all are stale, so ids never restart at 1.
+        cut = Math.min(cut, log.events.length - 1);
+        if (cut <= 0) return 0;
+        const kept = log.events.slice(cut);
+        await log.file.rewrite(kept);
+        log.events = kept;
+        return cut;
+      });
+    },
+
+    async getIdempotencyRecord(accountId, key) {
+      return (await idemLog(accountId)).byKey.get(key) ?? null;
+    },
+    async putIdempotencyRecord(accountId, record) {
+      const log = await idemLog(accountId);
+      await lock(`idem:${accountId}`, () => log.file.append([record]));
+      log.byKey.set(record.key, record);
+    },
+    async pruneIdempotency(olderThan) {
+      let dropped = 0;
+      for (const { id: accountId } of accounts.db.data.accounts) {
+        const log = await idemLog(accountId);
+        const kept = [...log.byKey.values()].filter((r) => r.created_at >= olderThan);
+        if (kept.length === log.byKey.size) continue;
+        dropped += log.byKey.size - kept.length;
+        await lock(`idem:${accountId}`, () => log.file.rewrite(kept));
+        log.byKey = new Map(kept.map((r) => [r.key, r]));
+      }
+      return dropped;
+    },
+
+    async close() {
+      await Promise.all([
+        ...[...eventLogs.values()].map(async (l) => (await l).file.close()),
+        ...[...idemLogs.values()].map(async (l) => (await l).file.close()),
+      ]);
+    },
+  };
+  return store;
+}

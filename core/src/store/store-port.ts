@@ -1,0 +1,35 @@
+// The store port: intention-named async operations over everything Presence keeps. Core
+// depends only on this; lowdb is one adapter, PostgreSQL can be another. Updaters passed
+// to `update*` run under that document's lock (read-modify-write never loses a write).
+import type { AccountRecord, IdempotencyRecord, KeyRecord, MemoryEntry, StoredEvent } from './documents';
+
+export type EventBounds = { oldest: number | null; latest: number };
+
+export interface StorePort {
+  createAccount(account: AccountRecord): Promise<void>;
+  getAccount(id: string): Promise<AccountRecord | null>;
+  listAccounts(): Promise<AccountRecord[]>;
+  updateAccount(id: string, update: (account: AccountRecord) => AccountRecord): Promise<AccountRecord>;
+
+  insertKey(key: KeyRecord): Promise<void>;
+  getKey(id: string): Promise<KeyRecord | null>;
+  findKeyBySecretHash(hash: string): Promise<KeyRecord | null>;
+  listKeys(accountId: string): Promise<KeyRecord[]>;
+  updateKey(id: string, update: (key: KeyRecord) => KeyRecord): Promise<KeyRecord>;
+
+  readMemory(accountId: string): Promise<MemoryEntry[]>;
+  updateMemory<T>(accountId: string, update: (entries: MemoryEntry[]) => { entries: MemoryEntry[]; result: T }): Promise<T>;
+
+  /** Appends with the next per-account id (1, 2, 3…); the id is assigned under the log's lock. */
+  appendEvent(accountId: string, event: Omit<StoredEvent, 'id'>): Promise<StoredEvent>;
+  eventsAfter(accountId: string, afterId: number, limit: number): Promise<StoredEvent[]>;
+  eventBounds(accountId: string): Promise<EventBounds>;
+  /** Drops events beyond the newest `keepLast` or older than `olderThan` (ms epoch). */
+  pruneEvents(accountId: string, keepLast: number, olderThan: number): Promise<number>;
+
+  getIdempotencyRecord(accountId: string, key: string): Promise<IdempotencyRecord | null>;
+  putIdempotencyRecord(accountId: string, record: IdempotencyRecord): Promise<void>;
+  pruneIdempotency(olderThan: number): Promise<number>;
+
+  close(): Promise<void>;
+}

@@ -1,0 +1,93 @@
+// Builds the Fastify app: transport only. Validation and OpenAPI come from core's zod
+// schemas; auth, rate limits and idempotency are hooks; every failure is problem+json.
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Core, schemas } from '@presence/core';
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
+import { registerAuth } from './http/auth';
+import { registerIdempotency } from './http/idempotency';
+import { errorHandler, problemOf, sendProblem } from './http/problem';
+import { createStreamRegistry, type StreamRegistry } from './http/stream-registry';
+import './http/types';
+import { eventsRoutes } from './routes/events';
+import { keysRoutes } from './routes/keys';
+import { memoryRoutes } from './routes/memory';
+import { presenceRoutes } from './routes/presence';
+
+export const VERSION = '0.1.0';
+export const BODY_LIMIT = 64 * 1024;
+
+export type RouteDeps = {
+  core: Core;
+  streams: StreamRegistry;
+  heartbeatMs: number;
+  health: () => Promise<z.infer<typeof schemas.Health>>;
+};
+
+export type AppOptions = {
+  core: Core;
+  logger?: FastifyServerOptions['logger'];
+  heartbeatMs?: number;
+  chainHead?: () => Promise<{ id: number; block: number } | null>;
+};
+
+export async function buildApp({ core, logger = false, heartbeatMs = 15_000, chainHead = async () => null }: AppOptions) {
+  const app = Fastify({
+    logger,
+    bodyLimit: BODY_LIMIT,
+    forceCloseConnections: true,
+    return503OnClosing: true,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((req, reply) => sendProblem(reply, problemOf('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)));
+  // JSON only: a text/plain body is a 415, not a string that fails validation.
+  app.removeContentTypeParser('text/plain');
+
+  const streams = createStreamRegistry();
+  const stopRevokeListener = core.keys.onRevoke((keyId) => streams.closeKey(keyId));
+  app.addHook('preClose', async () => {
+    stopRevokeListener();
+    streams.closeAll();
+  });
+
+  registerAuth(app, core);
+  registerIdempotency(app, core);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Presence API',
+        version: VERSION,
+        description: 'One persistent on-chain assistant per account. Errors are application/problem+json.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'prs_live_… or prs_test_…' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  const health = async () => {
+    let chain: { id: number; block: number } | null = null;
+    try {
+      chain = await chainHead();
+    } catch {
+      chain = null;
+    }
+    return { ok: true, version: VERSION, chain };
+  };
+  const deps: RouteDeps = { core, streams, heartbeatMs, health };
+  await app.register(presenceRoutes, deps);
+  await app.register(keysRoutes, deps);
+  await app.register(memoryRoutes, deps);
+  await app.register(eventsRoutes, deps);
+  return app;
+}
+
+export type App = Awaited<ReturnType<typeof buildApp>>;

@@ -1,0 +1,57 @@
+// Server configuration from the environment, parsed by one zod schema. Every value has a
+// working default; a bad value stops the start with one line naming the variable.
+import path from 'node:path';
+import { parseRateLimit } from '@presence/core';
+import { z } from 'zod';
+
+const url = z.url({ protocol: /^https?$/ });
+
+export const ConfigSchema = z.object({
+  PRESENCE_HOST: z.union([z.ipv4(), z.ipv6(), z.literal('localhost')]).default('127.0.0.1'),
+  PRESENCE_PORT: z.coerce.number().int().min(0).max(65_535).default(8787),
+  PRESENCE_DATA_DIR: z.string().min(1).default('./.presence'),
+  PRESENCE_CHAIN: z
+    .string()
+    .regex(/^[a-z0-9-]+$/, 'a chain name such as devnet, base or mainnet')
+    .default('devnet'),
+  PRESENCE_RPC_URL: url.optional(),
+  PRESENCE_TOKEN_LIST: z.string().min(1).optional(),
+  PRESENCE_MASTER_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, '64 hex characters (32 bytes)')
+    .optional(),
+  PRESENCE_RATE_LIMIT: z
+    .string()
+    .default('120/60s')
+    .transform((s, ctx) => {
+      const r = parseRateLimit(s);
+      if (!r) {
+        ctx.addIssue({ code: 'custom', message: 'use <count>/<window><unit>, e.g. 120/60s' });
+        return z.NEVER;
+      }
+      return r;
+    }),
+  PRESENCE_LLM_BASE_URL: url.optional(),
+  PRESENCE_LLM_API_KEY: z.string().min(1).optional(),
+  PRESENCE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; throws ConfigError with one line naming the first bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const r = ConfigSchema.safeParse(env);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    const name = String(issue?.path[0] ?? 'environment');
+    throw new ConfigError(`invalid ${name}=${JSON.stringify(env[name] ?? '')}: ${issue?.message ?? 'invalid value'}`);
+  }
+  if (r.data.PRESENCE_CHAIN !== 'devnet' && !r.data.PRESENCE_RPC_URL) {
+    throw new ConfigError(
+      `invalid PRESENCE_RPC_URL: required when PRESENCE_CHAIN=${r.data.PRESENCE_CHAIN} (only devnet runs its own chain)`,
+    );
+  }
+  return { ...r.data, PRESENCE_DATA_DIR: path.resolve(r.data.PRESENCE_DATA_DIR) };
+}

@@ -1,0 +1,32 @@
+// One server per data directory: a pid file taken at start, released at stop. The operator
+// CLI checks it too, because two processes rewriting the same lowdb documents would
+// silently undo each other's writes.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+export function lockHolder(dataDir: string): number | null {
+  try {
+    const pid = Number(readFileSync(path.join(dataDir, 'server.pid'), 'utf8'));
+    return Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid) ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+export function takeDataDirLock(dataDir: string): () => void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const holder = lockHolder(dataDir);
+  if (holder !== null) throw new Error(`another Presence server (pid ${holder}) is using ${dataDir}`);
+  const file = path.join(dataDir, 'server.pid');
+  writeFileSync(file, String(process.pid));
+  return () => rmSync(file, { force: true });
+}

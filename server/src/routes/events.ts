@@ -1,0 +1,69 @@
+// GET /v1/events: the SSE stream of what the presence does unasked. Replays after
+// Last-Event-ID (header or ?last_event_id=), then live; each type only for keys holding its
+// scope; closes when the key is revoked or its rotation grace ends.
+import { PresenceError, schemas } from '@presence/core';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { RouteDeps } from '../app';
+import { openSse } from '../http/sse';
+
+export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core, streams, heartbeatMs }) => {
+  app.get(
+    '/v1/events',
+    {
+      config: { scope: { anyOf: ['talk', 'memory:read', 'wallet:read'] } },
+      schema: {
+        summary: 'Server-Sent Events: message, tx, memory, needs_confirm, confirm (and gap)',
+        tags: ['events'],
+        querystring: schemas.EventsQuery,
+      },
+    },
+    async (req, reply) => {
+      const p = req.principal!;
+      const header = req.headers['last-event-id'];
+      let afterId = req.query.last_event_id;
+      if (header !== undefined) {
+        if (!/^\d{1,15}$/.test(String(header))) throw new PresenceError('invalid_request', 'Last-Event-ID must be a non-negative integer');
+        afterId = Number(header);
+      }
+      const accept = (t: schemas.EventType) => p.scopes.includes(schemas.eventScope[t]);
+      const sub = core.events.subscribe(p.accountId, p.kind, afterId, accept);
+      const sse = openSse(reply);
+      const unregister = streams.add(p.keyId, () => sse.end());
+      const heartbeat = setInterval(() => sse.comment('heartbeat'), heartbeatMs);
+      const graceEnd =
+        p.validUntil === null
+          ? undefined
+          : setTimeout(() => sse.end(), Math.min(2 ** 31 - 1, Math.max(0, p.validUntil - core.clock.now())));
+      sse.onClose(() => {
+        clearInterval(heartbeat);
+        clearTimeout(graceEnd);
+        unregister();
+        sub.close();
+      });
+      void (async () => {
+        try {
+          for await (const item of sub) {
+            const ok =
+              item.kind === 'gap'
+                ? await sse.send({ event: 'gap', data: { oldest_id: item.oldest_id } })
+                : await sse.send({ id: item.event.id, event: item.event.type, data: item.event.data });
+            if (!ok) break;
+          }
+        } catch (err) {
+          req.log.error({ err }, 'events stream failed');
+          await sse.send({
+            event: 'error',
+            data: {
+              type: 'internal',
+              title: 'Internal error',
+              status: 500,
+              detail: 'the events stream failed; reconnect with Last-Event-ID',
+            },
+          });
+        } finally {
+          sse.end();
+        }
+      })();
+    },
+  );
+};

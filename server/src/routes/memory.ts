@@ -1,0 +1,36 @@
+// Memory: list, pin (idempotent), forget (404 when already gone).
+import { schemas } from '@presence/core';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { RouteDeps } from '../app';
+
+export const memoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
+  const tags = ['memory'];
+  app.get(
+    '/v1/memory',
+    { config: { scope: 'memory:read' }, schema: { summary: 'Pinned and fading keywords', tags, response: { 200: schemas.MemoryListing } } },
+    async (req) => core.memory.list(req.principal!.accountId),
+  );
+
+  app.post(
+    '/v1/memory/pin',
+    {
+      config: { scope: 'memory:write' },
+      schema: {
+        summary: 'Pin a keyword (a no-op 200 when already pinned)',
+        tags,
+        body: schemas.PinRequest,
+        response: { 200: schemas.PinResult },
+      },
+    },
+    async (req) => core.memory.pin(req.principal!.accountId, req.principal!.kind, req.body.key, req.body.note),
+  );
+
+  app.delete(
+    '/v1/memory/:key',
+    {
+      config: { scope: 'memory:write' },
+      schema: { summary: 'Forget a keyword at once', tags, params: schemas.MemoryKeyParams, response: { 200: schemas.ForgetResult } },
+    },
+    async (req) => core.memory.forget(req.principal!.accountId, req.principal!.kind, req.params.key),
+  );
+};

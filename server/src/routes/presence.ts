@@ -1,0 +1,35 @@
+// GET/PATCH /v1/presence/me and the public GET /v1/health.
+import { schemas } from '@presence/core';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { RouteDeps } from '../app';
+
+export const presenceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core, health }) => {
+  app.get(
+    '/v1/health',
+    { schema: { summary: 'Liveness and chain head; no key needed', tags: ['meta'], response: { 200: schemas.Health } } },
+    async () => health(),
+  );
+
+  app.get(
+    '/v1/presence/me',
+    {
+      config: { scope: 'key' },
+      schema: { summary: 'The presence this key resolves to', tags: ['presence'], response: { 200: schemas.PresenceView } },
+    },
+    async (req) => core.presence.me(req.principal!),
+  );
+
+  app.patch(
+    '/v1/presence/me',
+    {
+      config: { scope: 'admin' },
+      schema: {
+        summary: 'Change name, route.model or preferences',
+        tags: ['presence'],
+        body: schemas.PresencePatch,
+        response: { 200: schemas.PresenceView },
+      },
+    },
+    async (req) => core.presence.patch(req.principal!, req.body),
+  );
+};
