@@ -22,11 +22,18 @@ export function lockHolder(dataDir: string): number | null {
   }
 }
 
+// The pid file cannot tell two servers inside one process apart, so those are tracked here.
+const heldHere = new Set<string>();
+
 export function takeDataDirLock(dataDir: string): () => void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const holder = lockHolder(dataDir);
+  const holder = heldHere.has(dataDir) ? process.pid : lockHolder(dataDir);
   if (holder !== null) throw new Error(`another Presence server (pid ${holder}) is using ${dataDir}`);
   const file = path.join(dataDir, 'server.pid');
   writeFileSync(file, String(process.pid));
-  return () => rmSync(file, { force: true });
+  heldHere.add(dataDir);
+  return () => {
+    heldHere.delete(dataDir);
+    rmSync(file, { force: true });
+  };
 }

@@ -114,6 +114,7 @@ export function createKeyService({ store, clock }: { store: StorePort; clock: Cl
       if (now - (lastUsedWritten.get(k.id) ?? 0) >= LAST_USED_RESOLUTION_MS) {
         lastUsedWritten.set(k.id, now);
         void store.updateKey(k.id, (rec) => ({ ...rec, last_used_at: iso(now) })).catch(() => undefined);
+        // (The store's close() drains this write, so shutdown never cuts it in half.)
       }
       return { keyId: k.id, accountId: k.account_id, kind: k.kind, scopes: k.scopes, validUntil: s.valid_until };
     },

@@ -1,9 +1,13 @@
 // Serializes async work per key (one document, one account's log) without blocking others.
-export type KeyedLock = <T>(key: string, work: () => Promise<T>) => Promise<T>;
+export type KeyedLock = {
+  <T>(key: string, work: () => Promise<T>): Promise<T>;
+  /** Resolves when everything queued so far has finished. */
+  drain(): Promise<void>;
+};
 
 export function createKeyedLock(): KeyedLock {
   const tails = new Map<string, Promise<unknown>>();
-  return <T>(key: string, work: () => Promise<T>) => {
+  const lock = <T>(key: string, work: () => Promise<T>) => {
     const prev = tails.get(key) ?? Promise.resolve();
     const run = prev.then(work, work);
     const tail = run.catch(() => undefined);
@@ -13,4 +17,8 @@ export function createKeyedLock(): KeyedLock {
     });
     return run;
   };
+  lock.drain = async () => {
+    while (tails.size > 0) await Promise.all(tails.values());
+  };
+  return lock;
 }

@@ -232,6 +232,7 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
     },
 
     async close() {
+      await lock.drain();
       await Promise.all([
         ...[...eventLogs.values()].map(async (l) => (await l).file.close()),
         ...[...idemLogs.values()].map(async (l) => (await l).file.close()),

@@ -1,0 +1,49 @@
+// Runs the real server entry point as a child process (as `npm start` does) and waits for
+// its ready line.
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const require = createRequire(import.meta.url);
+export const serverMain = path.join(path.dirname(require.resolve('@presence/server/package.json')), 'src/main.ts');
+export const serverCli = path.join(path.dirname(require.resolve('@presence/server/package.json')), 'bin/presence-server.js');
+
+export type Child = {
+  proc: ChildProcessWithoutNullStreams;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+};
+
+export function spawnServer(env: Record<string, string>, timeoutMs = 30_000): Promise<Child> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', serverMain], {
+    env: { ...process.env, PRESENCE_LOG_LEVEL: 'warn', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  proc.stdout.on('data', (d) => {
+    out += d;
+  });
+  proc.stderr.on('data', (d) => {
+    err += d;
+  });
+  const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`server did not start: ${err}`)), timeoutMs);
+    const onData = () => {
+      const m = /Presence listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(t);
+        proc.stdout.off('data', onData);
+        resolve({ proc, url: m[1] as string, stdout: () => out, stderr: () => err, exited });
+      }
+    };
+    proc.stdout.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(t);
+      reject(new Error(`server exited with ${code}: ${err}`));
+    });
+  });
+}
