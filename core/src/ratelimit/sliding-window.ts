@@ -22,24 +22,33 @@ export function parseRateLimit(spec: string): { limit: number; windowMs: number 
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
 
+/** A FIFO of request times with O(1) amortised push and expiry (Array#shift is O(n)). */
+type TimeLog = { times: number[]; head: number };
+const size = (l: TimeLog) => l.times.length - l.head;
+const oldest = (l: TimeLog) => l.times[l.head] as number;
+
 export function createRateLimiter({ limit, windowMs, clock }: { limit: number; windowMs: number; clock: Clock }) {
-  const logs = new Map<string, number[]>();
+  const logs = new Map<string, TimeLog>();
 
   function hit(id: string): RateDecision {
     const now = clock.now();
     let log = logs.get(id);
     if (!log) {
-      log = [];
+      log = { times: [], head: 0 };
       logs.set(id, log);
     }
-    while (log.length > 0 && (log[0] as number) <= now - windowMs) log.shift();
-    if (log.length >= limit) {
-      const resetS = Math.max(1, Math.ceil(((log[0] as number) + windowMs - now) / 1000));
+    while (size(log) > 0 && oldest(log) <= now - windowMs) log.head++;
+    if (log.head > 1024 && log.head * 2 > log.times.length) {
+      log.times = log.times.slice(log.head);
+      log.head = 0;
+    }
+    if (size(log) >= limit) {
+      const resetS = Math.max(1, Math.ceil((oldest(log) + windowMs - now) / 1000));
       return { allowed: false, limit, remaining: 0, resetS };
     }
-    log.push(now);
-    const remaining = limit - log.length;
-    const resetS = remaining > 0 ? 0 : Math.max(1, Math.ceil(((log[0] as number) + windowMs - now) / 1000));
+    log.times.push(now);
+    const remaining = limit - size(log);
+    const resetS = remaining > 0 ? 0 : Math.max(1, Math.ceil((oldest(log) + windowMs - now) / 1000));
     return { allowed: true, limit, remaining, resetS };
   }
 
@@ -48,7 +57,7 @@ export function createRateLimiter({ limit, windowMs, clock }: { limit: number; w
     /** Forget idle keys so the table does not grow with every key ever seen. */
     sweep() {
       const cutoff = clock.now() - windowMs;
-      for (const [id, log] of logs) if ((log.at(-1) ?? 0) <= cutoff) logs.delete(id);
+      for (const [id, log] of logs) if ((log.times.at(-1) ?? 0) <= cutoff) logs.delete(id);
     },
   };
 }

@@ -18,6 +18,14 @@ const MemoryDoc = z.object({ entries: z.array(MemoryEntry) });
 type Doc<T> = { db: Low<T>; schema: z.ZodType<T> };
 
 /** Account ids become file names; keep them to a safe alphabet. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
 const fileSafe = (id: string) => {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new Error(`unsafe id for a file name: ${id}`);
   return id;
@@ -33,14 +41,16 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
   async function openDoc<T>(file: string, schema: z.ZodType<T>, empty: T): Promise<Doc<T>> {
     const db = new Low<T>(new JSONFile<T>(file), empty);
     await db.read();
-    db.data = schema.parse(db.data);
+    db.data = deepFreeze(schema.parse(db.data));
     return { db, schema };
   }
-  // Every mutation replaces data and writes under the document's lock; readers see only
-  // committed documents because the swap happens after a successful write.
+  // Every mutation works on a copy and swaps it in after a successful write, so readers
+  // only ever see committed documents. Committed documents are frozen, which lets reads
+  // hand them out without a defensive copy on the hot path.
   async function mutate<T, R>(name: string, doc: Doc<T>, fn: (data: T) => { data: T; result: R }): Promise<R> {
     return lock(name, async () => {
-      const { data, result } = fn(structuredClone(doc.db.data));
+      const { data: draft, result } = fn(structuredClone(doc.db.data));
+      const data = deepFreeze(draft);
       const previous = doc.db.data;
       doc.db.data = data;
       try {
@@ -124,10 +134,10 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
       });
     },
     async getAccount(id) {
-      return structuredClone(accounts.db.data.accounts.find((a) => a.id === id) ?? null);
+      return accounts.db.data.accounts.find((a) => a.id === id) ?? null;
     },
     async listAccounts() {
-      return structuredClone(accounts.db.data.accounts);
+      return accounts.db.data.accounts;
     },
     async updateAccount(id, update) {
       return mutate('accounts', accounts, (d) => {
@@ -135,7 +145,7 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
         if (i < 0) throw new Error(`no account ${id}`);
         const next = update(d.accounts[i] as AccountRecord);
         d.accounts[i] = next;
-        return { data: d, result: structuredClone(next) };
+        return { data: d, result: next };
       });
     },
 
@@ -144,14 +154,14 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
       indexKeys();
     },
     async getKey(id) {
-      return structuredClone(keys.db.data.keys.find((k) => k.id === id) ?? null);
+      return keys.db.data.keys.find((k) => k.id === id) ?? null;
     },
     async findKeyBySecretHash(hash) {
       const k = keyByHash.get(hash);
-      return k ? structuredClone(k) : null;
+      return k ?? null;
     },
     async listKeys(accountId) {
-      return structuredClone(keys.db.data.keys.filter((k) => k.account_id === accountId));
+      return keys.db.data.keys.filter((k) => k.account_id === accountId);
     },
     async updateKey(id, update) {
       const result = await mutate('keys', keys, (d) => {
@@ -159,14 +169,14 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
         if (i < 0) throw new Error(`no key ${id}`);
         const next = update(d.keys[i] as KeyRecord);
         d.keys[i] = next;
-        return { data: d, result: structuredClone(next) };
+        return { data: d, result: next };
       });
       indexKeys();
       return result;
     },
 
     async readMemory(accountId) {
-      return structuredClone((await memoryDoc(accountId)).db.data.entries);
+      return (await memoryDoc(accountId)).db.data.entries;
     },
     async updateMemory(accountId, update) {
       const doc = await memoryDoc(accountId);

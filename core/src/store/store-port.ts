@@ -1,6 +1,8 @@
 // The store port: intention-named async operations over everything Presence keeps. Core
 // depends only on this; lowdb is one adapter, PostgreSQL can be another. Updaters passed
 // to `update*` run under that document's lock (read-modify-write never loses a write).
+// Records returned by reads are immutable snapshots (frozen by the embedded adapter); to
+// change one, go through an update operation.
 import type { AccountRecord, IdempotencyRecord, KeyRecord, MemoryEntry, StoredEvent } from './documents';
 
 export type EventBounds = { oldest: number | null; latest: number };

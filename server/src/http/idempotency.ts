@@ -1,7 +1,7 @@
 // Idempotency-Key for every write: claim before the handler runs, record the exact bytes
 // sent, replay them (with Idempotent-Replayed: true) for a later duplicate.
 import { type Core, fingerprintRequest } from '@presence/core';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -10,46 +10,53 @@ export function idempotencyFingerprint(request: FastifyRequest) {
   return fingerprintRequest(request.method, request.url, body);
 }
 
+type Hook = (...args: never[]) => unknown;
+const asList = (h: Hook | Hook[] | undefined): Hook[] => (h === undefined ? [] : Array.isArray(h) ? h : [h]);
+
+/** Must run before routes are added: hooks attach only to write routes, so reads pay nothing. */
 export function registerIdempotency(app: FastifyInstance, core: Core) {
   app.decorateRequest('idempotency', null);
 
-  app.addHook('preValidation', async (request, reply) => {
+  const claim = async (request: FastifyRequest, reply: FastifyReply) => {
     const key = request.headers['idempotency-key'];
     const p = request.principal;
-    if (!p || !WRITES.has(request.method) || key === undefined || request.routeOptions.config.ownIdempotency) return;
-    const claim = await core.idempotency.claim(p.accountId, p.kind, String(key), idempotencyFingerprint(request));
-    if (claim.kind === 'proceed') {
-      request.idempotency = claim;
+    if (!p || key === undefined) return;
+    const c = await core.idempotency.claim(p.accountId, p.kind, String(key), idempotencyFingerprint(request));
+    if (c.kind === 'proceed') {
+      request.idempotency = c;
       return;
     }
-    const { status, headers, body } = claim.answer;
+    const { status, headers, body } = c.answer;
     reply.headers(headers).header('idempotent-replayed', 'true').code(status);
     return reply.send(body);
-  });
+  };
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    const claim = request.idempotency;
-    if (!claim) return payload;
+  const record = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const c = request.idempotency;
+    if (!c) return payload;
     request.idempotency = null;
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
     if (body === null) {
-      claim.abandon();
+      c.abandon();
       return payload;
     }
     const contentType = reply.getHeader('content-type');
-    await claim.complete({
-      status: reply.statusCode,
-      headers: contentType ? { 'content-type': String(contentType) } : {},
-      body,
-    });
+    await c.complete({ status: reply.statusCode, headers: contentType ? { 'content-type': String(contentType) } : {}, body });
     return payload;
-  });
+  };
 
   // A request that ended without sending (aborted, hijacked) must not block its key forever.
   const release = async (request: FastifyRequest) => {
     request.idempotency?.abandon();
     request.idempotency = null;
   };
-  app.addHook('onResponse', release);
-  app.addHook('onRequestAbort', release);
+
+  app.addHook('onRoute', (route) => {
+    const methods = [route.method].flat();
+    if (!methods.some((m) => WRITES.has(m)) || route.config?.ownIdempotency || route.config?.scope === undefined) return;
+    route.preValidation = [...asList(route.preValidation as Hook | Hook[] | undefined), claim] as typeof route.preValidation;
+    route.onSend = [...asList(route.onSend as Hook | Hook[] | undefined), record] as typeof route.onSend;
+    route.onResponse = [...asList(route.onResponse as Hook | Hook[] | undefined), release] as typeof route.onResponse;
+    route.onRequestAbort = [...asList(route.onRequestAbort as Hook | Hook[] | undefined), release] as typeof route.onRequestAbort;
+  });
 }

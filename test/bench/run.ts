@@ -1,0 +1,15 @@
+// `npm run bench`: runs every benchmark and prints one table of figures. No assertions:
+// figures are read by people and compared with the targets beside them.
+import { platformBenchmarks } from './platform.bench';
+import { printTable, type Row } from './stats';
+
+const rows: Row[] = [];
+const started = performance.now();
+// BENCH_ONLY=auth|pin|fanout runs one section while working on it.
+const only = process.env.BENCH_ONLY;
+await platformBenchmarks(rows, only);
+printTable(rows);
+process.stdout.write(
+  `\n(${((performance.now() - started) / 1000).toFixed(0)} s on ${process.version}, ${process.platform}/${process.arch})\n`,
+);
+process.exit(0);
