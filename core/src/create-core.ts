@@ -7,9 +7,12 @@ import { createIdempotency } from './idempotency/idempotency';
 import { createKeyService } from './keys/key-service';
 import { createCompactor } from './memory/compactor';
 import { createMemoryService } from './memory/memory-service';
+import { createPolicyService } from './policy/policy-service';
 import { createPresenceService } from './presence/presence-service';
 import { createRateLimiter } from './ratelimit/sliding-window';
 import type { StorePort } from './store/store-port';
+import type { Keystore } from './wallet/keystore';
+import { type ChainRuntime, createWalletDomain, type WalletDomain } from './wallet/wallet-domain';
 
 export type CoreOptions = {
   store: StorePort;
@@ -18,6 +21,8 @@ export type CoreOptions = {
   chainName?: () => string;
   eventsRetention?: EventsRetention;
   sseHighWaterMark?: number;
+  /** The chain the wallets live on; without it wallet routes answer chain_unavailable. */
+  chain?: { runtime: ChainRuntime; keystore: Keystore };
 };
 
 export type Core = ReturnType<typeof createCore>;
@@ -32,6 +37,12 @@ export function createCore(o: CoreOptions) {
   });
   const keys = createKeyService({ store, clock });
   const memory = createMemoryService({ store, clock, events });
+  const policies = createPolicyService({ store, clock });
+  const wallet: WalletDomain | null = o.chain
+    ? createWalletDomain({ store, clock, events, policies, keystore: o.chain.keystore, runtime: o.chain.runtime })
+    : null;
+  const rateLimiter = createRateLimiter({ ...o.rateLimit, clock });
+  const idempotency = createIdempotency({ store, clock });
   return {
     clock,
     store,
@@ -41,13 +52,17 @@ export function createCore(o: CoreOptions) {
     accounts: createAccountService({ store, clock, keys }),
     presence: createPresenceService({ store, memory, chainName: o.chainName ?? (() => 'devnet') }),
     compactor: createCompactor({ store, clock, events }),
-    idempotency: createIdempotency({ store, clock }),
-    rateLimiter: createRateLimiter({ ...o.rateLimit, clock }),
-    /** Periodic upkeep: retention of events and idempotency answers, idle rate-limit logs. */
+    idempotency,
+    rateLimiter,
+    policies,
+    wallet,
+    /** Periodic upkeep: expired holds, retention of events and idempotency answers, idle rate-limit logs. */
     async maintain() {
-      for (const a of await store.listAccounts()) await events.prune(a.id, 'live');
-      await this.idempotency.prune();
-      this.rateLimiter.sweep();
+      const accounts = (await store.listAccounts()).map((a) => a.id);
+      if (wallet) await wallet.confirmations.sweep(accounts);
+      for (const a of accounts) await events.prune(a, 'live');
+      await idempotency.prune();
+      rateLimiter.sweep();
     },
   };
 }

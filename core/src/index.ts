@@ -1,5 +1,6 @@
 // @presence/core public surface.
 
+export * as chain from './chain/index';
 export { type Clock, createManualClock, iso, type ManualClock, systemClock } from './clock/clock';
 export { type Core, type CoreOptions, createCore } from './create-core';
 export { type ProblemType, problemCatalogue } from './errors/catalogue';
@@ -13,3 +14,5 @@ export { parseRateLimit, type RateDecision } from './ratelimit/sliding-window';
 export * as schemas from './schemas/index';
 export { createLowdbStore } from './store/lowdb-store';
 export type { StorePort } from './store/store-port';
+export { createKeystore, loadOrCreateMasterKey } from './wallet/keystore';
+export type { ChainRuntime, WalletDomain } from './wallet/wallet-domain';

@@ -15,6 +15,7 @@ import { eventsRoutes } from './routes/events';
 import { keysRoutes } from './routes/keys';
 import { memoryRoutes } from './routes/memory';
 import { presenceRoutes } from './routes/presence';
+import { walletRoutes } from './routes/wallet';
 
 export const VERSION = '0.1.0';
 export const BODY_LIMIT = 64 * 1024;
@@ -87,6 +88,7 @@ export async function buildApp({ core, logger = false, heartbeatMs = 15_000, cha
   await app.register(keysRoutes, deps);
   await app.register(memoryRoutes, deps);
   await app.register(eventsRoutes, deps);
+  await app.register(walletRoutes, deps);
   return app;
 }
 

@@ -16,7 +16,7 @@ async function main() {
   }
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    server = await startServer({ config });
+    server = await startServer({ config, progress: (line) => process.stdout.write(`presence: ${line}\n`) });
   } catch (e) {
     process.stderr.write(`presence: could not start: ${(e as Error).message}\n`);
     process.exit(1);

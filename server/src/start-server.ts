@@ -2,7 +2,17 @@
 // bootstrap, HTTP listener and periodic upkeep. `close()` stops everything in order.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Clock, type Core, createCore, createLowdbStore, systemClock } from '@presence/core';
+import {
+  type ChainRuntime,
+  type Clock,
+  type Core,
+  chain as chainLayer,
+  createCore,
+  createKeystore,
+  createLowdbStore,
+  loadOrCreateMasterKey,
+  systemClock,
+} from '@presence/core';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from './app';
 import type { Config } from './config';
@@ -23,7 +33,33 @@ export type StartOptions = {
   heartbeatMs?: number;
   /** Upkeep period (retention, compactor); tests drive upkeep by hand with 0. */
   maintenanceMs?: number;
+  /** false runs without any chain (wallet routes answer chain_unavailable): platform tests. */
+  chain?: boolean;
+  /** Called with progress lines while the chain starts (the devnet can take a few seconds). */
+  progress?: (line: string) => void;
 };
+
+const RPC_TIMEOUT_MS = 5_000;
+
+/** The embedded devnet, or a real network from PRESENCE_RPC_URL + PRESENCE_TOKEN_LIST. */
+async function startChain(config: Config, progress: (line: string) => void): Promise<{ runtime: ChainRuntime; stop(): Promise<void> }> {
+  if (config.PRESENCE_CHAIN === 'devnet') {
+    progress('starting the embedded devnet (anvil + Uniswap V2)…');
+    const devnet = await chainLayer.startDevnet({ dataDir: config.PRESENCE_DATA_DIR });
+    progress(`devnet ready at block ${devnet.started.reused ? 'restored' : 'deployed'} in ${devnet.started.ms} ms`);
+    const chain = chainLayer.createViemChain({ rpcUrl: devnet.rpcUrl, tokenList: devnet.deployment, timeoutMs: RPC_TIMEOUT_MS });
+    return { runtime: { chain, tokenList: devnet.deployment, fund: (a) => devnet.fund(a) }, stop: () => devnet.stop() };
+  }
+  if (!config.PRESENCE_TOKEN_LIST) throw new Error(`PRESENCE_TOKEN_LIST is required with PRESENCE_CHAIN=${config.PRESENCE_CHAIN}`);
+  const tokenList = await chainLayer.loadTokenList(config.PRESENCE_TOKEN_LIST);
+  const chain = chainLayer.createViemChain({
+    rpcUrl: config.PRESENCE_RPC_URL as string,
+    tokenList,
+    timeoutMs: RPC_TIMEOUT_MS,
+    batch: true,
+  });
+  return { runtime: { chain, tokenList }, stop: async () => undefined };
+}
 
 const HOUR = 3_600_000;
 
@@ -33,6 +69,8 @@ export async function startServer({
   logger,
   heartbeatMs,
   maintenanceMs = 60_000,
+  chain: withChain = true,
+  progress = () => undefined,
 }: StartOptions): Promise<RunningServer> {
   const dataDir = config.PRESENCE_DATA_DIR;
   const unlock = takeDataDirLock(dataDir);
@@ -44,15 +82,40 @@ export async function startServer({
   try {
     const store = await createLowdbStore({ dataDir });
     cleanups.push(() => store.close());
-    const core = createCore({ store, clock, rateLimit: config.PRESENCE_RATE_LIMIT, chainName: () => config.PRESENCE_CHAIN });
+    let chain: Awaited<ReturnType<typeof startChain>> | null = null;
+    if (withChain) {
+      chain = await startChain(config, progress);
+      cleanups.push(() => chain?.stop());
+    }
+    const keystore = createKeystore(loadOrCreateMasterKey({ configured: config.PRESENCE_MASTER_KEY, dataDir }));
+    const core = createCore({
+      store,
+      clock,
+      rateLimit: config.PRESENCE_RATE_LIMIT,
+      chainName: () => config.PRESENCE_CHAIN,
+      ...(chain ? { chain: { runtime: chain.runtime, keystore } } : {}),
+    });
+    if (core.wallet) {
+      const r = await core.wallet.recover();
+      if (r.settled + r.failed > 0) progress(`recovered interrupted intents: ${r.settled} settled, ${r.failed} failed`);
+    }
 
     const bootstrap = await core.accounts.bootstrap();
     if (bootstrap) {
       writeFileSync(path.join(dataDir, 'bootstrap-keys.json'), `${JSON.stringify(bootstrap, null, 2)}\n`, { mode: 0o600 });
     }
 
+    const runtime = chain?.runtime;
     const app = await buildApp({
       core,
+      ...(runtime
+        ? {
+            chainHead: async () => {
+              const h = await runtime.chain.health();
+              return { id: h.chainId, block: Number(h.block) };
+            },
+          }
+        : {}),
       logger: logger ?? { level: config.PRESENCE_LOG_LEVEL, redact: ['req.headers.authorization'] },
       heartbeatMs,
     });

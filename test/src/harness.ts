@@ -19,6 +19,8 @@ export async function startTestServer(
     env?: Record<string, string>;
     heartbeatMs?: number;
     keys?: { live: string; test: string };
+    /** Start the embedded devnet (off by default: platform tests need no chain). */
+    chain?: boolean;
   } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDir();
@@ -28,6 +30,7 @@ export async function startTestServer(
     ...(options.clock ? { clock: options.clock } : {}),
     logger: false,
     maintenanceMs: 0,
+    chain: options.chain ?? false,
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
   });
   const keys = server.bootstrap ?? options.keys;

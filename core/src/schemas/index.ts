@@ -5,3 +5,4 @@ export * from './keys';
 export * from './memory';
 export * from './policy';
 export * from './presence';
+export * from './wallet';

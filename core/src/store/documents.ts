@@ -67,3 +67,54 @@ export const IdempotencyRecord = z.object({
   created_at: z.number(),
 });
 export type IdempotencyRecord = z.infer<typeof IdempotencyRecord>;
+
+export const WalletRecord = z.object({
+  account_id: z.string(),
+  address: z.string(),
+  /** AES-256-GCM under the master key; base64 parts. The plaintext never leaves core. */
+  key: z.object({ iv: z.string(), tag: z.string(), data: z.string() }),
+  created_at: z.string(),
+  funded: z.boolean(),
+});
+export type WalletRecord = z.infer<typeof WalletRecord>;
+
+export const intentStates = ['held', 'executing', 'signed', 'done', 'failed', 'denied', 'expired'] as const;
+export const IntentState = z.enum(intentStates);
+export type IntentState = z.infer<typeof IntentState>;
+
+/** One step of an intent's plan: an unsigned transaction and what it does. */
+export const PlannedTx = z.object({ to: z.string(), data: z.string(), value: z.string(), gas: z.string().optional(), label: z.string() });
+export type PlannedTx = z.infer<typeof PlannedTx>;
+
+export const SentTx = z.object({ hash: z.string(), raw: z.string(), nonce: z.number().int(), label: z.string() });
+export type SentTx = z.infer<typeof SentTx>;
+
+export const IntentRecord = z.object({
+  id: z.string(),
+  account_id: z.string(),
+  source: z.enum(['api', 'message', 'standing', 'withdraw']),
+  /** The Idempotency-Key it was submitted under, so a retry finds it instead of acting again. */
+  idempotency_key: z.string().nullable(),
+  text: z.string(),
+  action: z.enum(['swap', 'send', 'wrap', 'unwrap', 'withdraw']),
+  summary: z.string(),
+  amount: z.string(),
+  /** USD value at the quoted block, 1e18-scaled bigint as a decimal string. */
+  value_usd: z.string(),
+  tokens: z.array(z.string()),
+  to: z.string().nullable(),
+  quote_block: z.number().int(),
+  steps: z.array(PlannedTx),
+  state: IntentState,
+  confirm_id: z.string().nullable(),
+  expires_at: z.number().nullable(),
+  txs: z.array(SentTx),
+  block: z.number().int().nullable(),
+  error: z.string().nullable(),
+  /** Context for whoever asked (e.g. the conversation turn to resume). */
+  context: z.record(z.string(), z.unknown()).nullable(),
+  created_at: z.number(),
+  updated_at: z.number(),
+  executed_at: z.number().nullable(),
+});
+export type IntentRecord = z.infer<typeof IntentRecord>;

@@ -7,13 +7,14 @@ import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
 import { z } from 'zod';
 import { type AppendLog, createAppendLog } from './append-log';
-import { AccountRecord, IdempotencyRecord, KeyRecord, MemoryEntry, StoredEvent } from './documents';
+import { AccountRecord, IdempotencyRecord, IntentRecord, KeyRecord, MemoryEntry, StoredEvent, WalletRecord } from './documents';
 import { createKeyedLock } from './keyed-lock';
 import type { EventBounds, StorePort } from './store-port';
 
 const AccountsDoc = z.object({ accounts: z.array(AccountRecord) });
 const KeysDoc = z.object({ keys: z.array(KeyRecord) });
 const MemoryDoc = z.object({ entries: z.array(MemoryEntry) });
+const WalletsDoc = z.object({ wallets: z.array(WalletRecord) });
 
 type Doc<T> = { db: Low<T>; schema: z.ZodType<T> };
 
@@ -35,7 +36,7 @@ export type LowdbStoreOptions = { dataDir: string; fsync?: boolean };
 
 export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOptions): Promise<StorePort> {
   const root = path.join(dataDir, 'data');
-  for (const dir of ['', 'memory', 'events', 'idempotency']) mkdirSync(path.join(root, dir), { recursive: true });
+  for (const dir of ['', 'memory', 'events', 'idempotency', 'intents']) mkdirSync(path.join(root, dir), { recursive: true });
   const lock = createKeyedLock();
 
   async function openDoc<T>(file: string, schema: z.ZodType<T>, empty: T): Promise<Doc<T>> {
@@ -71,6 +72,27 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
     for (const k of keys.db.data.keys) for (const s of k.secrets) keyByHash.set(s.hash, k);
   };
   indexKeys();
+
+  const wallets = await openDoc(path.join(root, 'wallets.json'), WalletsDoc, { wallets: [] });
+
+  // Intents: each version of a record is appended; the newest line for an id wins on load.
+  // A transition is one appended line, so its cost does not grow with history. Records
+  // stay in memory (they are small and bounded by what an account does).
+  type IntentLog = { file: AppendLog<IntentRecord>; byId: Map<string, IntentRecord> };
+  const intentLogs = new Map<string, Promise<IntentLog>>();
+  const intentLog = (accountId: string) => {
+    let l = intentLogs.get(accountId);
+    if (!l) {
+      l = (async () => {
+        const file = createAppendLog(path.join(root, 'intents', `${fileSafe(accountId)}.jsonl`), IntentRecord, { fsync });
+        const byId = new Map<string, IntentRecord>();
+        for (const r of await file.readAll()) byId.set(r.id, deepFreeze(r));
+        return { file, byId };
+      })();
+      intentLogs.set(accountId, l);
+    }
+    return l;
+  };
 
   const memoryDocs = new Map<string, Promise<Doc<z.infer<typeof MemoryDoc>>>>();
   const memoryDoc = (accountId: string) => {
@@ -241,11 +263,74 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
       return dropped;
     },
 
+    async getWallet(accountId) {
+      return wallets.db.data.wallets.find((w) => w.account_id === accountId) ?? null;
+    },
+    async createWallet(wallet) {
+      return mutate('wallets', wallets, (d) => {
+        const existing = d.wallets.find((w) => w.account_id === wallet.account_id);
+        if (existing) return { data: d, result: existing };
+        return { data: { wallets: [...d.wallets, wallet] }, result: wallet };
+      });
+    },
+    async markWalletFunded(accountId) {
+      await mutate('wallets', wallets, (d) => ({
+        data: { wallets: d.wallets.map((w) => (w.account_id === accountId ? { ...w, funded: true } : w)) },
+        result: undefined,
+      }));
+    },
+
+    async createIntent(intent) {
+      const log = await intentLog(intent.account_id);
+      await lock(`intents:${intent.account_id}`, async () => {
+        if (log.byId.has(intent.id)) throw new Error(`intent ${intent.id} exists`);
+        await log.file.append([intent]);
+        log.byId.set(intent.id, deepFreeze(structuredClone(intent)));
+      });
+    },
+    async getIntent(accountId, id) {
+      return (await intentLog(accountId)).byId.get(id) ?? null;
+    },
+    async findIntentByConfirmId(accountId, confirmId) {
+      for (const r of (await intentLog(accountId)).byId.values()) if (r.confirm_id === confirmId) return r;
+      return null;
+    },
+    async findIntentByIdempotencyKey(accountId, key) {
+      for (const r of (await intentLog(accountId)).byId.values()) if (r.idempotency_key === key) return r;
+      return null;
+    },
+    async transitionIntent(accountId, id, from, to, patch = {}) {
+      const log = await intentLog(accountId);
+      return lock(`intents:${accountId}`, async () => {
+        const current = log.byId.get(id);
+        if (!current || !from.includes(current.state)) return null;
+        const next = deepFreeze({ ...structuredClone(current), ...structuredClone(patch), state: to });
+        await log.file.append([next]);
+        log.byId.set(id, next);
+        return next;
+      });
+    },
+    async listIntents(accountId, filter = {}) {
+      const out: IntentRecord[] = [];
+      for (const r of (await intentLog(accountId)).byId.values()) {
+        if (filter.states && !filter.states.includes(r.state)) continue;
+        if (filter.since !== undefined && r.created_at < filter.since) continue;
+        out.push(r);
+      }
+      return out;
+    },
+    async intentsInStates(states) {
+      const out: IntentRecord[] = [];
+      for (const a of accounts.db.data.accounts) out.push(...(await store.listIntents(a.id, { states })));
+      return out;
+    },
+
     async close() {
       await lock.drain();
       await Promise.all([
         ...[...eventLogs.values()].map(async (l) => (await l).file.close()),
         ...[...idemLogs.values()].map(async (l) => (await l).file.close()),
+        ...[...intentLogs.values()].map(async (l) => (await l).file.close()),
       ]);
     },
   };

@@ -3,7 +3,16 @@
 // to `update*` run under that document's lock (read-modify-write never loses a write).
 // Records returned by reads are immutable snapshots (frozen by the embedded adapter); to
 // change one, go through an update operation.
-import type { AccountRecord, IdempotencyRecord, KeyRecord, MemoryEntry, StoredEvent } from './documents';
+import type {
+  AccountRecord,
+  IdempotencyRecord,
+  IntentRecord,
+  IntentState,
+  KeyRecord,
+  MemoryEntry,
+  StoredEvent,
+  WalletRecord,
+} from './documents';
 
 export type EventBounds = { oldest: number | null; latest: number };
 
@@ -32,6 +41,30 @@ export interface StorePort {
   getIdempotencyRecord(accountId: string, key: string): Promise<IdempotencyRecord | null>;
   putIdempotencyRecord(accountId: string, record: IdempotencyRecord): Promise<void>;
   pruneIdempotency(olderThan: number): Promise<number>;
+
+  getWallet(accountId: string): Promise<WalletRecord | null>;
+  /** Stores the wallet unless one exists; answers whichever is stored (first writer wins). */
+  createWallet(wallet: WalletRecord): Promise<WalletRecord>;
+  markWalletFunded(accountId: string): Promise<void>;
+
+  createIntent(intent: IntentRecord): Promise<void>;
+  getIntent(accountId: string, id: string): Promise<IntentRecord | null>;
+  findIntentByConfirmId(accountId: string, confirmId: string): Promise<IntentRecord | null>;
+  findIntentByIdempotencyKey(accountId: string, key: string): Promise<IntentRecord | null>;
+  /**
+   * Compare-and-set: moves the intent to `to` (with `patch`) only if its state is one of
+   * `from`; answers the updated record, or null when the state had already moved on.
+   */
+  transitionIntent(
+    accountId: string,
+    id: string,
+    from: readonly IntentState[],
+    to: IntentState,
+    patch?: Partial<Omit<IntentRecord, 'id' | 'account_id' | 'state'>>,
+  ): Promise<IntentRecord | null>;
+  listIntents(accountId: string, filter?: { states?: readonly IntentState[]; since?: number }): Promise<IntentRecord[]>;
+  /** Across accounts, for recovery at start and expiry sweeps. */
+  intentsInStates(states: readonly IntentState[]): Promise<IntentRecord[]>;
 
   close(): Promise<void>;
 }

@@ -1,0 +1,82 @@
+// Compiles the project's own Solidity sources (devnet tokens, the safety probe) with the pure-JS
+// `solc` package and writes one `<Name>.json` artifact beside each `<Name>.sol`. The artifacts
+// are committed so the runtime never needs solc; a test recompiles and compares.
+//
+//   npx tsx scripts/compile-contracts.ts          (from core/)
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import solc from 'solc';
+
+const chainDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'chain');
+
+/** Every source we compile, relative to core/src/chain. One contract per file, named like it. */
+export const contractSources = ['devnet/contracts/StableToken.sol', 'devnet/contracts/ScamToken.sol', 'contracts/SafetyProbe.sol'] as const;
+
+export interface CompiledContract {
+  contractName: string;
+  compiler: string;
+  abi: unknown[];
+  bytecode: `0x${string}`;
+  deployedBytecode: `0x${string}`;
+}
+
+// Pinned so the output does not drift with solc's default; cancun runs on anvil and on the
+// L2s a real token list would point at (the probe's code is executed there via eth_call).
+const settings = {
+  optimizer: { enabled: true, runs: 200 },
+  evmVersion: 'cancun',
+  outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
+};
+
+interface SolcOutput {
+  errors?: { severity: string; formattedMessage: string }[];
+  contracts?: Record<
+    string,
+    Record<string, { abi: unknown[]; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>
+  >;
+}
+
+export function compileContracts(): Record<string, CompiledContract> {
+  // Sources are keyed by bare file name, not path, so the metadata hash embedded in the
+  // bytecode does not depend on where the repository is checked out.
+  const sources: Record<string, { content: string }> = {};
+  for (const rel of contractSources) {
+    sources[basename(rel)] = { content: readFileSync(join(chainDir, rel), 'utf8') };
+  }
+  const output = JSON.parse(solc.compile(JSON.stringify({ language: 'Solidity', sources, settings }))) as SolcOutput;
+  const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
+  if (errors.length > 0) {
+    throw new Error(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`);
+  }
+  const result: Record<string, CompiledContract> = {};
+  for (const rel of contractSources) {
+    const file = basename(rel);
+    const name = file.replace(/\.sol$/, '');
+    const compiled = output.contracts?.[file]?.[name];
+    if (!compiled) throw new Error(`solc produced no contract ${name} in ${file}`);
+    result[name] = {
+      contractName: name,
+      compiler: String(solc.version()),
+      abi: compiled.abi,
+      bytecode: `0x${compiled.evm.bytecode.object}`,
+      deployedBytecode: `0x${compiled.evm.deployedBytecode.object}`,
+    };
+  }
+  return result;
+}
+
+export function artifactPath(rel: (typeof contractSources)[number]): string {
+  return join(chainDir, rel.replace(/\.sol$/, '.json'));
+}
+
+function main(): void {
+  const compiled = compileContracts();
+  for (const rel of contractSources) {
+    const name = basename(rel).replace(/\.sol$/, '');
+    writeFileSync(artifactPath(rel), `${JSON.stringify(compiled[name], null, 2)}\n`);
+    console.log(`wrote ${artifactPath(rel)}`);
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

@@ -1,0 +1,233 @@
+// The viem chain port against a real devnet: reads, quotes, locally signed swaps/wraps/
+// transfers that move balances by exactly the quoted amounts, idempotent resend, typed
+// errors; and against dead or silent RPCs, which must fail fast with ChainUnavailableError.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Address, type Hex, maxUint256, parseEther, parseUnits } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChainPort, createViemChain } from './chain-port';
+import { FUNDING } from './devnet/deploy';
+import type { Deployment } from './devnet/deployment';
+import { type Devnet, startDevnet } from './devnet/devnet';
+import { ChainRevertedError, ChainUnavailableError, InvalidRequestError, ReceiptTimeoutError, TransactionRejectedError } from './errors';
+import { loadTokenList, type TokenList } from './token-list';
+
+let dataDir: string;
+let devnet: Devnet;
+let chain: ChainPort;
+let list: Deployment;
+const addr = (symbol: string) => {
+  const t = list.tokens.find((x) => x.symbol === symbol);
+  if (!t) throw new Error(symbol);
+  return t.address;
+};
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'presence-port-'));
+  devnet = await startDevnet({ dataDir });
+  list = devnet.deployment;
+  chain = createViemChain({ rpcUrl: devnet.rpcUrl, tokenList: list, timeoutMs: 3000 });
+});
+
+afterAll(async () => {
+  await devnet?.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+async function newWallet() {
+  const key = generatePrivateKey();
+  const address = privateKeyToAccount(key).address;
+  await devnet.fund(address);
+  return { key, address };
+}
+
+/** sign → send → receipt, the way the intent pipeline will do it. */
+async function execute(key: Hex, from: Address, tx: Parameters<ChainPort['signTransaction']>[1]) {
+  const nonce = await chain.nonceOf(from, 'pending');
+  const signed = await chain.signTransaction(key, tx, nonce);
+  expect(signed.from).toBe(from);
+  const hash = await chain.sendRaw(signed.raw);
+  expect(hash).toBe(signed.hash);
+  const receipt = await chain.waitForReceipt(hash, 10_000);
+  expect(receipt.status).toBe('success');
+  return { signed, receipt };
+}
+
+describe('viem chain port on the devnet', () => {
+  it('reports health, chain id and blocks', async () => {
+    const health = await chain.health();
+    expect(health.chainId).toBe(31337);
+    expect(chain.chainId).toBe(31337);
+    expect(await chain.blockNumber()).toBeGreaterThanOrEqual(health.block);
+  });
+
+  it('reads balances of ETH and every listed token', async () => {
+    const { address } = await newWallet();
+    const b = await chain.balances(address);
+    expect(b.eth).toBe(FUNDING.eth);
+    expect(Object.fromEntries(b.tokens.map((t) => [t.token.symbol, t.amount]))).toEqual({
+      WETH: FUNDING.weth,
+      USDC: FUNDING.usdc,
+      DAI: FUNDING.dai,
+      SCAM: 0n,
+    });
+  });
+
+  it('returns pair reserves in the order asked, or null', async () => {
+    const ab = await chain.pair(addr('WETH'), addr('USDC'));
+    const ba = await chain.pair(addr('USDC'), addr('WETH'));
+    expect(ab?.address).toBe(list.devnet.pairs['WETH-USDC']);
+    expect(ab?.reserveA).toBe(ba?.reserveB);
+    expect(ab?.reserveB).toBe(ba?.reserveA);
+    expect(await chain.pair(addr('USDC'), addr('DAI'))).toBeNull();
+    await expect(chain.pair(addr('USDC'), addr('USDC'))).rejects.toBeInstanceOf(InvalidRequestError);
+  });
+
+  it('swaps ETH for USDC and receives exactly the quoted amount', async () => {
+    const { key, address } = await newWallet();
+    const amountIn = parseEther('0.5');
+    const quote = await chain.quoteExactIn([addr('WETH'), addr('USDC')], amountIn);
+    expect(quote.amountOut).toBeGreaterThan(parseUnits('1400', 6)); // ~1500 minus fee and impact
+    const before = await chain.balances(address);
+    const tx = chain.buildSwap({
+      path: quote.path,
+      amountIn,
+      minAmountOut: quote.amountOut,
+      recipient: address,
+      nativeIn: true,
+    });
+    expect(tx.value).toBe(amountIn);
+    const { receipt } = await execute(key, address, tx);
+    const after = await chain.balances(address, { block: receipt.block });
+    const usdc = (b: typeof after) => b.tokens.find((t) => t.token.symbol === 'USDC')?.amount ?? 0n;
+    expect(usdc(after) - usdc(before)).toBe(quote.amountOut);
+    expect(before.eth - after.eth).toBeGreaterThan(amountIn); // plus gas
+  });
+
+  it('swaps a token for a token after an approval', async () => {
+    const { key, address } = await newWallet();
+    const amountIn = parseUnits('300', 6);
+    expect(await chain.allowance(addr('USDC'), address, list.dex.router)).toBe(0n);
+    await execute(key, address, chain.buildApprove(addr('USDC'), list.dex.router, maxUint256));
+    expect(await chain.allowance(addr('USDC'), address, list.dex.router)).toBe(maxUint256);
+    const quote = await chain.quoteExactIn([addr('USDC'), addr('WETH'), addr('DAI')], amountIn);
+    expect(quote.amounts).toHaveLength(3);
+    const daiBefore = await chain.tokenBalance(addr('DAI'), address);
+    await execute(key, address, chain.buildSwap({ path: quote.path, amountIn, minAmountOut: quote.amountOut, recipient: address }));
+    expect((await chain.tokenBalance(addr('DAI'), address)) - daiBefore).toBe(quote.amountOut);
+    expect(await chain.tokenBalance(addr('USDC'), address)).toBe(FUNDING.usdc - amountIn);
+  });
+
+  it('wraps, unwraps and transfers', async () => {
+    const { key, address } = await newWallet();
+    const other = privateKeyToAccount(generatePrivateKey()).address;
+    await execute(key, address, chain.buildWrap(parseEther('1')));
+    expect(await chain.tokenBalance(addr('WETH'), address)).toBe(FUNDING.weth + parseEther('1'));
+    await execute(key, address, chain.buildUnwrap(parseEther('2')));
+    expect(await chain.tokenBalance(addr('WETH'), address)).toBe(FUNDING.weth - parseEther('1'));
+    await execute(key, address, chain.buildTransfer(addr('USDC'), other, parseUnits('5', 6)));
+    await execute(key, address, chain.buildTransfer('ETH', other, parseEther('0.25')));
+    const b = await chain.balances(other);
+    expect(b.eth).toBe(parseEther('0.25'));
+    expect(b.tokens.find((t) => t.token.symbol === 'USDC')?.amount).toBe(parseUnits('5', 6));
+  });
+
+  it('treats a resend of the same signed bytes as the same transaction', async () => {
+    const { key, address } = await newWallet();
+    const nonce = await chain.nonceOf(address, 'pending');
+    const signed = await chain.signTransaction(key, chain.buildWrap(1n), nonce);
+    // Signing sends nothing: the nonce is not consumed.
+    expect(await chain.nonceOf(address, 'pending')).toBe(nonce);
+    const first = await chain.sendRaw(signed.raw);
+    const again = await chain.sendRaw(signed.raw);
+    expect(again).toBe(first);
+    const receipt = await chain.waitForReceipt(first);
+    const tx = await chain.getTransaction(first);
+    expect(tx).toMatchObject({ hash: first, from: address, nonce, block: receipt.block });
+    expect(await chain.nonceOf(address, 'latest')).toBe(nonce + 1);
+    expect(await chain.getTransaction(`0x${'ab'.repeat(32)}`)).toBeNull();
+  });
+
+  it('rejects a different transaction reusing a mined nonce', async () => {
+    const { key, address } = await newWallet();
+    await execute(key, address, chain.buildWrap(1n));
+    const stale = await chain.signTransaction(key, chain.buildWrap(2n), 0);
+    await expect(chain.sendRaw(stale.raw)).rejects.toBeInstanceOf(TransactionRejectedError);
+  });
+
+  it('surfaces a revert while estimating gas as ChainRevertedError with the reason', async () => {
+    const { key, address } = await newWallet();
+    const quote = await chain.quoteExactIn([addr('WETH'), addr('USDC')], parseEther('0.1'));
+    const tx = chain.buildSwap({
+      path: quote.path,
+      amountIn: quote.amountIn,
+      minAmountOut: quote.amountOut + 1n,
+      recipient: address,
+      nativeIn: true,
+    });
+    const err = await chain.signTransaction(key, tx, 0).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ChainRevertedError);
+    expect((err as ChainRevertedError).reason).toMatch(/INSUFFICIENT_OUTPUT_AMOUNT/);
+  });
+
+  it('gives up waiting for an unknown receipt with ReceiptTimeoutError', async () => {
+    const t0 = Date.now();
+    await expect(chain.waitForReceipt(`0x${'cd'.repeat(32)}`, 300)).rejects.toBeInstanceOf(ReceiptTimeoutError);
+    expect(Date.now() - t0).toBeLessThan(2000);
+  });
+
+  it('validates swap shapes before building', () => {
+    const recipient = privateKeyToAccount(generatePrivateKey()).address;
+    expect(() =>
+      chain.buildSwap({ path: [addr('USDC'), addr('WETH')], amountIn: 1n, minAmountOut: 0n, recipient, nativeIn: true }),
+    ).toThrow(InvalidRequestError);
+    expect(() => chain.buildSwap({ path: [addr('USDC')], amountIn: 1n, minAmountOut: 0n, recipient })).toThrow(InvalidRequestError);
+  });
+});
+
+describe('unavailable chain', () => {
+  let base: TokenList;
+  let silent: Server;
+  let silentUrl: string;
+  const sockets = new Set<Socket>();
+
+  beforeAll(async () => {
+    base = await loadTokenList(new URL('./lists/base-mainnet.json', import.meta.url).pathname);
+    // Accepts connections and never answers: the hang a timeout has to cut.
+    silent = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const a = silent.address();
+    silentUrl = `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`;
+  });
+  afterAll(async () => {
+    for (const s of sockets) s.destroy();
+    await new Promise((r) => silent.close(r));
+  });
+
+  it('fails fast with ChainUnavailableError when nothing listens', async () => {
+    const dead = createViemChain({ rpcUrl: 'http://127.0.0.1:1', tokenList: base, timeoutMs: 1000 });
+    const t0 = Date.now();
+    const err = await dead.blockNumber().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ChainUnavailableError);
+    expect((err as ChainUnavailableError).type).toBe('chain_unavailable');
+    expect((err as Error).message).not.toContain('127.0.0.1');
+    expect(Date.now() - t0).toBeLessThan(1000);
+    await expect(dead.balances(base.dex.weth)).rejects.toBeInstanceOf(ChainUnavailableError);
+    await expect(dead.quoteExactIn([base.dex.weth, base.tokens[1]?.address as Address], 1n)).rejects.toBeInstanceOf(ChainUnavailableError);
+  });
+
+  it('times out with ChainUnavailableError when the RPC never answers', async () => {
+    const hung = createViemChain({ rpcUrl: silentUrl, tokenList: base, timeoutMs: 300, retryCount: 1 });
+    const t0 = Date.now();
+    const err = await hung.pair(base.dex.weth, base.tokens[1]?.address as Address).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ChainUnavailableError);
+    expect((err as Error).message).toMatch(/did not answer in time|no answer/);
+    expect(Date.now() - t0).toBeLessThan(3000);
+  });
+});

@@ -1,0 +1,175 @@
+// Held actions and their answers. Approve re-plans at the current block and re-runs the
+// gate (a policy tightened since the hold blocks it); deny drops it; silence past
+// expires_at drops it too — checked on every answer, not only by the sweeper, so a hold
+// whose time ran out while the server was down can never execute. Each resolution is a
+// `confirm` event so surfaces can retire their buttons.
+import type { Clock } from '../clock/clock';
+import { iso } from '../clock/clock';
+import { notFound, PresenceError } from '../errors/presence-error';
+import type { EventsLog } from '../events/events-log';
+import type { KeyKind } from '../schemas/common';
+import type { ConfirmationView, ConfirmResult } from '../schemas/wallet';
+import type { IntentRecord } from '../store/documents';
+import type { IntentExecutor } from './intent-executor';
+import type { IntentPipeline } from './intent-pipeline';
+
+export type Resolution = {
+  record: IntentRecord;
+  mode: KeyKind;
+  status: 'executed' | 'denied' | 'expired' | 'failed';
+  tx?: string;
+  block?: number;
+};
+
+const WAIT_STEP_MS = 100;
+
+export type Confirmations = ReturnType<typeof createConfirmations>;
+
+export function createConfirmations({
+  pipeline,
+  executor,
+  events,
+  clock,
+}: {
+  pipeline: IntentPipeline;
+  executor: IntentExecutor;
+  events: EventsLog;
+  clock: Clock;
+}) {
+  const listeners = new Set<(r: Resolution) => Promise<void> | void>();
+
+  async function resolved(r: Resolution) {
+    await events.emit(r.record.account_id, r.mode, 'confirm', {
+      confirm_id: r.record.confirm_id,
+      intent_id: r.record.id,
+      status: r.status,
+      ...(r.tx ? { tx: r.tx, block: r.block } : {}),
+      ...(r.record.error ? { reason: r.record.error } : {}),
+    });
+    for (const l of listeners) await l(r);
+  }
+
+  async function expire(r: IntentRecord, mode: KeyKind) {
+    const next = await pipeline.storeFor(mode).transitionIntent(r.account_id, r.id, ['held'], 'expired', { updated_at: clock.now() });
+    if (next) await resolved({ record: next, mode, status: 'expired' });
+  }
+
+  const expiredError = (id: string) =>
+    new PresenceError('confirm_expired', `confirmation ${id} expired; the action was dropped and not executed`);
+  const resolvedError = (id: string, state: string) =>
+    new PresenceError('confirm_resolved', `confirmation ${id} was already resolved (${state}); it cannot be answered differently now`);
+
+  async function answer(accountId: string, mode: KeyKind, confirmId: string, approve: boolean): Promise<ConfirmResult> {
+    const istore = pipeline.storeFor(mode);
+    for (;;) {
+      const r = await istore.findIntentByConfirmId(accountId, confirmId);
+      if (!r) throw notFound(`no confirmation ${confirmId}`);
+      const executed = (x: IntentRecord): ConfirmResult => ({
+        confirm_id: confirmId,
+        status: 'executed',
+        tx: x.txs.at(-1)?.hash as string,
+        block: x.block as number,
+        ...(mode === 'test' ? { simulated: true } : {}),
+      });
+      switch (r.state) {
+        case 'held': {
+          if (clock.now() >= (r.expires_at as number)) {
+            await expire(r, mode);
+            throw expiredError(confirmId);
+          }
+          if (!approve) {
+            const denied = await istore.transitionIntent(accountId, r.id, ['held'], 'denied', { updated_at: clock.now() });
+            if (!denied) continue; // answered concurrently: read again
+            await resolved({ record: denied, mode, status: 'denied' });
+            return { confirm_id: confirmId, status: 'denied' };
+          }
+          // Throws policy_block when the policy now forbids it; the hold stays until it expires.
+          const { plan } = await pipeline.replan(r, mode);
+          const claimed = await istore.transitionIntent(accountId, r.id, ['held'], 'executing', {
+            summary: plan.summary,
+            amount: plan.amount,
+            value_usd: plan.valueUsd.toString(),
+            quote_block: Number(plan.block),
+            steps: pipeline.steps(plan),
+            updated_at: clock.now(),
+          });
+          if (!claimed) continue;
+          try {
+            const done = await pipeline.execute(mode, claimed);
+            await resolved({ record: done.record, mode, status: 'executed', tx: done.tx, block: done.block });
+            return executed({ ...done.record, block: done.block });
+          } catch (e) {
+            const after = await istore.getIntent(accountId, r.id);
+            if (after?.state === 'failed') await resolved({ record: after, mode, status: 'failed' });
+            throw e;
+          }
+        }
+        case 'executing':
+        case 'signed':
+          if (!approve) throw resolvedError(confirmId, 'approved');
+          if (r.state === 'signed') {
+            await executor.settle(istore, r);
+            continue;
+          }
+          await new Promise((res) => setTimeout(res, WAIT_STEP_MS));
+          continue;
+        case 'done':
+          if (approve) return executed(r);
+          throw resolvedError(confirmId, 'executed');
+        case 'denied':
+          if (!approve) return { confirm_id: confirmId, status: 'denied' };
+          throw resolvedError(confirmId, 'denied');
+        case 'expired':
+          throw expiredError(confirmId);
+        case 'failed':
+          throw resolvedError(confirmId, `failed: ${r.error ?? 'unknown'}`);
+      }
+    }
+  }
+
+  const statusOf = (s: IntentRecord['state']): ConfirmationView['status'] =>
+    s === 'done' ? 'executed' : s === 'signed' ? 'executing' : (s as 'held' | 'executing' | 'denied' | 'expired' | 'failed');
+
+  return {
+    answer,
+    async list(accountId: string, mode: KeyKind, status?: string): Promise<ConfirmationView[]> {
+      const now = clock.now();
+      const all = (await pipeline.storeFor(mode).listIntents(accountId)).filter((r) => r.confirm_id !== null);
+      return all
+        .map((r) => ({
+          confirm_id: r.confirm_id as string,
+          intent_id: r.id,
+          // A hold past its time reads as expired even before the sweeper gets to it.
+          status: r.state === 'held' && now >= (r.expires_at as number) ? 'expired' : statusOf(r.state),
+          summary: r.summary,
+          amount: r.amount,
+          created_at: iso(r.created_at),
+          expires_at: iso(r.expires_at as number),
+          tx: r.txs.at(-1)?.hash ?? null,
+          block: r.block,
+        }))
+        .filter((c) => !status || c.status === status)
+        .sort((a, b) => a.created_at.localeCompare(b.created_at));
+    },
+    /** Drops every hold past its time (run periodically and at start). */
+    async sweep(accountIds: string[]) {
+      const now = clock.now();
+      let n = 0;
+      for (const mode of ['live', 'test'] as const) {
+        for (const accountId of accountIds) {
+          for (const r of await pipeline.storeFor(mode).listIntents(accountId, { states: ['held'] })) {
+            if (now >= (r.expires_at as number)) {
+              await expire(r, mode);
+              n++;
+            }
+          }
+        }
+      }
+      return n;
+    },
+    onResolved(listener: (r: Resolution) => Promise<void> | void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}

@@ -1,0 +1,235 @@
+// The one intent pipeline: parse → resolve → quote → value → gate → execute | hold | block.
+// POST /v1/wallet/intent, messages with allow_act and acting standing intents all come
+// through `submit`; withdrawals through `withdraw` (same gate, its own rules). Test keys run
+// the same path up to signing and get a would-be transaction; nothing is sent or kept.
+import type { Address } from 'viem';
+import { formatUsd } from '../chain/amounts';
+import type { ChainPort } from '../chain/chain-port';
+import type { Market } from '../chain/market';
+import type { TokenList } from '../chain/token-list';
+import type { Clock } from '../clock/clock';
+import { iso } from '../clock/clock';
+import { PresenceError } from '../errors/presence-error';
+import type { EventsLog } from '../events/events-log';
+import { randomBase62 } from '../keys/key-secret';
+import { evaluatePolicy, type GateAction } from '../policy/policy-gate';
+import type { PolicyService } from '../policy/policy-service';
+import type { KeyKind } from '../schemas/common';
+import type { IntentResult } from '../schemas/wallet';
+import type { IntentRecord } from '../store/documents';
+import { createKeyedLock } from '../store/keyed-lock';
+import type { StorePort } from '../store/store-port';
+import type { Wallets } from '../wallet/wallets';
+import type { IntentExecutor, IntentStore } from './intent-executor';
+import { type ParsedIntent, parseIntent } from './intent-parser';
+import { capInUsd, type Plan, planIntent } from './intent-planner';
+import { createSandboxIntentStore } from './sandbox-intent-store';
+
+export type Submission = {
+  accountId: string;
+  mode: KeyKind;
+  text: string;
+  source: IntentRecord['source'];
+  idempotencyKey?: string | null;
+  context?: Record<string, unknown> | null;
+};
+
+const DAY_MS = 86_400_000;
+const SPENDING: IntentRecord['state'][] = ['executing', 'signed', 'done'];
+
+export type IntentPipeline = ReturnType<typeof createIntentPipeline>;
+
+export function createIntentPipeline(deps: {
+  store: StorePort;
+  clock: Clock;
+  chain: ChainPort;
+  tokenList: TokenList;
+  market: Market;
+  wallets: Wallets;
+  executor: IntentExecutor;
+  policies: PolicyService;
+  events: EventsLog;
+}) {
+  const { store, clock, chain, tokenList, market, wallets, executor, policies, events } = deps;
+  const sandbox = createSandboxIntentStore();
+  const storeFor = (mode: KeyKind): IntentStore => (mode === 'live' ? store : sandbox);
+  // Gate and reservation happen under one lock per account, so two concurrent intents cannot
+  // both squeeze under the same daily cap.
+  const gateLock = createKeyedLock();
+
+  async function spentToday(accountId: string, mode: KeyKind): Promise<bigint> {
+    const dayStart = Math.floor(clock.now() / DAY_MS) * DAY_MS;
+    let sum = 0n;
+    for (const r of await storeFor(mode).listIntents(accountId, { states: SPENDING })) {
+      if ((r.executed_at ?? r.updated_at) >= dayStart) sum += BigInt(r.value_usd);
+    }
+    return sum;
+  }
+
+  /** Plans at the current block and runs the gate; throws policy_block or intent_unresolved. */
+  async function planAndGate(accountId: string, mode: KeyKind, parsed: ParsedIntent, kind?: 'withdraw') {
+    const [snapshot, owner, policy] = await Promise.all([market.snapshot(), wallets.address(accountId), policies.get(accountId)]);
+    const plan = await planIntent(parsed, { chain, tokenList, snapshot, owner, slippageBps: policy.max_slippage_bps });
+    if (kind) plan.action = kind;
+    const action: GateAction = { action: plan.action, tokens: plan.tokens, to: plan.to, valueUsd: plan.valueUsd };
+    const usdOf = (amount: string) => capInUsd(amount, tokenList, snapshot);
+    const { decision } = evaluatePolicy({ policy, action, spentTodayUsd: await spentToday(accountId, mode), usdOf });
+    return { plan, decision, policy };
+  }
+
+  const steps = (plan: Plan) =>
+    plan.steps.map((s) => ({
+      to: s.to,
+      data: s.data,
+      value: s.value.toString(),
+      ...(s.gas ? { gas: s.gas.toString() } : {}),
+      label: s.label,
+    }));
+
+  /** Executes a record already in `executing`, then announces the receipt. */
+  async function execute(mode: KeyKind, record: IntentRecord): Promise<{ record: IntentRecord; tx: string; block: number }> {
+    if (mode === 'test') {
+      const { hash } = await executor.simulate(record.account_id, record.steps);
+      const done = await sandbox.transitionIntent(record.account_id, record.id, ['executing'], 'done', {
+        txs: [{ hash, raw: '', nonce: -1, label: 'simulated' }],
+        block: record.quote_block,
+        executed_at: clock.now(),
+        updated_at: clock.now(),
+      });
+      return { record: done ?? record, tx: hash, block: record.quote_block };
+    }
+    const { record: done, hash, block } = await executor.run(store, record);
+    await announceTx(done, hash, block);
+    return { record: done, tx: hash, block };
+  }
+
+  async function announceTx(r: IntentRecord, hash: string, block: number) {
+    await events.emit(r.account_id, 'live', 'tx', {
+      hash,
+      block,
+      intent: { id: r.id, summary: r.summary, amount: r.amount, source: r.source },
+    });
+  }
+
+  function heldResult(r: IntentRecord, mode: KeyKind): IntentResult {
+    return {
+      status: 'needs_confirm',
+      intent_id: r.id,
+      confirm_id: r.confirm_id as string,
+      summary: r.summary,
+      amount: r.amount,
+      expires_at: iso(r.expires_at as number),
+      ...(mode === 'test' ? { simulated: true } : {}),
+    };
+  }
+  const doneResult = (r: IntentRecord, tx: string, block: number, mode: KeyKind): IntentResult => ({
+    status: 'done',
+    intent_id: r.id,
+    tx,
+    block,
+    summary: r.summary,
+    amount: r.amount,
+    ...(mode === 'test' ? { simulated: true } : {}),
+  });
+
+  /** What an existing record answers to a retry: never a second action. */
+  async function resultOf(r: IntentRecord, mode: KeyKind): Promise<IntentResult> {
+    switch (r.state) {
+      case 'held':
+        return heldResult(r, mode);
+      case 'signed': {
+        const { hash, block } = await executor.settle(store, r);
+        return doneResult(r, hash, block, mode);
+      }
+      case 'done':
+        return doneResult(r, r.txs.at(-1)?.hash as string, r.block as number, mode);
+      case 'executing':
+        throw new PresenceError('idempotency_in_progress', `intent ${r.id} is still being executed; retry shortly`, { retryAfter: 2 });
+      default:
+        throw new PresenceError('conflict', `intent ${r.id} ended ${r.state}${r.error ? `: ${r.error}` : ''}`, {
+          extra: { intent_id: r.id },
+        });
+    }
+  }
+
+  async function admit(s: Submission, parsed: ParsedIntent, kind?: 'withdraw'): Promise<IntentResult> {
+    const istore = storeFor(s.mode);
+    if (s.idempotencyKey) {
+      const existing = await istore.findIntentByIdempotencyKey(s.accountId, s.idempotencyKey);
+      if (existing) return resultOf(existing, s.mode);
+    }
+    const record = await gateLock(s.accountId, async () => {
+      const { plan, decision, policy } = await planAndGate(s.accountId, s.mode, parsed, kind);
+      const now = clock.now();
+      const held = decision === 'hold';
+      const r: IntentRecord = {
+        id: `in_${randomBase62(16)}`,
+        account_id: s.accountId,
+        source: s.source,
+        idempotency_key: s.idempotencyKey ?? null,
+        text: s.text,
+        action: plan.action,
+        summary: plan.summary,
+        amount: plan.amount,
+        value_usd: plan.valueUsd.toString(),
+        tokens: plan.tokens,
+        to: plan.to,
+        quote_block: Number(plan.block),
+        steps: steps(plan),
+        state: held ? 'held' : 'executing',
+        confirm_id: held ? `cf_${randomBase62(16)}` : null,
+        expires_at: held ? now + policy.confirm_timeout_s * 1000 : null,
+        txs: [],
+        block: null,
+        error: null,
+        context: s.context ?? null,
+        created_at: now,
+        updated_at: now,
+        executed_at: null,
+      };
+      await istore.createIntent(r);
+      return r;
+    });
+    if (record.state === 'held') {
+      await events.emit(s.accountId, s.mode, 'needs_confirm', {
+        confirm_id: record.confirm_id,
+        intent_id: record.id,
+        summary: record.summary,
+        amount: record.amount,
+        value_usd: formatUsd(BigInt(record.value_usd)),
+        expires_at: iso(record.expires_at as number),
+        timeout_s: Math.round(((record.expires_at as number) - record.created_at) / 1000),
+      });
+      return heldResult(record, s.mode);
+    }
+    const { record: done, tx, block } = await execute(s.mode, record);
+    return doneResult(done, tx, block, s.mode);
+  }
+
+  return {
+    submit: (s: Submission) => admit(s, parseIntent(s.text)),
+    withdraw(s: Omit<Submission, 'text' | 'source'> & { to: Address; amount: string }) {
+      const [n, unit] = s.amount.split(' ') as [string, string];
+      const text = `withdraw ${s.amount} to ${s.to}`;
+      return admit({ ...s, text, source: 'withdraw' }, { kind: 'send', amount: n, token: unit, to: s.to }, 'withdraw');
+    },
+    /** For confirmations: re-plan a held intent at the current block and gate it again. */
+    replan: (r: IntentRecord, mode: KeyKind) =>
+      planAndGate(
+        r.account_id,
+        mode,
+        r.action === 'withdraw' ? withdrawParsed(r) : parseIntent(r.text),
+        r.action === 'withdraw' ? 'withdraw' : undefined,
+      ),
+    execute,
+    steps,
+    storeFor,
+    spentToday,
+    announceTx,
+  };
+}
+
+function withdrawParsed(r: IntentRecord): ParsedIntent {
+  const [n, unit] = r.amount.split(' ') as [string, string];
+  return { kind: 'send', amount: n, token: unit, to: r.to as string };
+}

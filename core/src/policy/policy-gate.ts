@@ -1,0 +1,62 @@
+// The spend-policy gate: the second of the two gates every action passes (the first is the
+// key's scopes). Pure: given the policy, the action's USD value at the quoted block and
+// today's spend, it answers execute or hold, or throws policy_block naming the rule and the
+// numbers. Caps may be written in USD or in a token; `usdOf` converts them at the same
+// block's prices so both sides of every comparison are priced alike.
+import { formatUsd } from '../chain/amounts';
+import { PresenceError } from '../errors/presence-error';
+import type { PolicyDocument } from '../schemas/policy';
+
+export type GateAction = {
+  action: 'swap' | 'send' | 'wrap' | 'unwrap' | 'withdraw';
+  /** Symbols (and addresses) of every token the action moves. */
+  tokens: readonly string[];
+  to: string | null;
+  valueUsd: bigint;
+};
+
+export type GateInput = {
+  policy: PolicyDocument;
+  action: GateAction;
+  spentTodayUsd: bigint;
+  usdOf: (amount: string) => bigint;
+};
+
+export type GateDecision = { decision: 'execute' | 'hold' };
+
+const block = (rule: string, detail: string) => new PresenceError('policy_block', detail, { extra: { rule } });
+
+export function evaluatePolicy({ policy, action, spentTodayUsd, usdOf }: GateInput): GateDecision {
+  const tokens = action.tokens.map((t) => t.toLowerCase());
+  policy.deny.forEach((rule, i) => {
+    const actionHits = rule.action === undefined || rule.action === '*' || rule.action === action.action;
+    const tokenHits = rule.token === undefined || tokens.includes(rule.token.toLowerCase());
+    const toHits = rule.to === undefined || (action.to !== null && rule.to.toLowerCase() === action.to.toLowerCase());
+    if (actionHits && tokenHits && toHits) {
+      const what = [rule.action && `action ${rule.action}`, rule.token && `token ${rule.token}`, rule.to && `to ${rule.to}`]
+        .filter(Boolean)
+        .join(', ');
+      throw block(`deny[${i}]`, `the policy denies ${what}`);
+    }
+  });
+
+  if (action.action === 'withdraw') {
+    const allowed = policy.withdraw_allowlist.some((a) => action.to !== null && a.toLowerCase() === action.to.toLowerCase());
+    if (!allowed) throw block('withdraw_allowlist', `${action.to} is not on withdraw_allowlist`);
+    // Withdrawals are the key holder moving funds to an address they allowlisted: no caps.
+    return { decision: 'execute' };
+  }
+
+  const perTx = usdOf(policy.per_tx_cap);
+  if (action.valueUsd > perTx) {
+    throw block('per_tx_cap', `${formatUsd(action.valueUsd)} is over per_tx_cap ${policy.per_tx_cap} (${formatUsd(perTx)})`);
+  }
+  const daily = usdOf(policy.daily_cap);
+  if (spentTodayUsd + action.valueUsd > daily) {
+    throw block(
+      'daily_cap',
+      `${formatUsd(action.valueUsd)} on top of ${formatUsd(spentTodayUsd)} spent today is over daily_cap ${policy.daily_cap} (${formatUsd(daily)})`,
+    );
+  }
+  return { decision: action.valueUsd > usdOf(policy.confirm_over) ? 'hold' : 'execute' };
+}

@@ -1,0 +1,45 @@
+// Wallet private keys at rest: AES-256-GCM under a 32-byte master key, bound to the
+// account and address (as associated data) so a ciphertext moved to another record fails to
+// open. The master key comes from PRESENCE_MASTER_KEY or a generated 0600 file.
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+export type SealedKey = { iv: string; tag: string; data: string };
+
+export function loadOrCreateMasterKey({ configured, dataDir }: { configured?: string | undefined; dataDir: string }): Buffer {
+  if (configured) return Buffer.from(configured, 'hex');
+  const file = path.join(dataDir, 'master.key');
+  if (existsSync(file)) {
+    const hex = readFileSync(file, 'utf8').trim();
+    if (!/^[0-9a-f]{64}$/i.test(hex)) throw new Error(`${file} is not 64 hex characters`);
+    return Buffer.from(hex, 'hex');
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32);
+  writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+  return key;
+}
+
+export type Keystore = ReturnType<typeof createKeystore>;
+
+export function createKeystore(masterKey: Buffer) {
+  if (masterKey.length !== 32) throw new Error('the master key must be 32 bytes');
+  const aad = (accountId: string, address: string) => Buffer.from(`presence-wallet:${accountId}:${address.toLowerCase()}`);
+  return {
+    seal(accountId: string, address: string, privateKey: string): SealedKey {
+      const iv = randomBytes(12);
+      const c = createCipheriv('aes-256-gcm', masterKey, iv);
+      c.setAAD(aad(accountId, address));
+      const data = Buffer.concat([c.update(privateKey, 'utf8'), c.final()]);
+      return { iv: iv.toString('base64'), tag: c.getAuthTag().toString('base64'), data: data.toString('base64') };
+    },
+    open(accountId: string, address: string, sealed: SealedKey): `0x${string}` {
+      const d = createDecipheriv('aes-256-gcm', masterKey, Buffer.from(sealed.iv, 'base64'));
+      d.setAAD(aad(accountId, address));
+      d.setAuthTag(Buffer.from(sealed.tag, 'base64'));
+      const text = Buffer.concat([d.update(Buffer.from(sealed.data, 'base64')), d.final()]).toString('utf8');
+      return text as `0x${string}`;
+    },
+  };
+}

@@ -1,0 +1,116 @@
+// Composition of everything that touches the chain for an account: wallets and their keys,
+// chain views, the intent pipeline, confirmations and crash recovery. Built once from the
+// chain port and token list the server chose (embedded devnet or a real network).
+import type { Address } from 'viem';
+import { formatUsd } from '../chain/amounts';
+import type { ChainPort } from '../chain/chain-port';
+import type { TokenList } from '../chain/token-list';
+import { createChainViews } from '../chain/views';
+import type { Clock } from '../clock/clock';
+import type { EventsLog } from '../events/events-log';
+import { createConfirmations } from '../intents/confirmations';
+import { createIntentExecutor } from '../intents/intent-executor';
+import { createIntentPipeline } from '../intents/intent-pipeline';
+import { capInUsd } from '../intents/intent-planner';
+import type { PolicyService } from '../policy/policy-service';
+import { spendLabel } from '../policy/spend-label';
+import type { KeyKind } from '../schemas/common';
+import type { WalletView } from '../schemas/wallet';
+import type { StorePort } from '../store/store-port';
+import type { Keystore } from './keystore';
+import { createNonceAllocator } from './nonce-allocator';
+import { createWallets } from './wallets';
+
+export type ChainRuntime = {
+  chain: ChainPort;
+  tokenList: TokenList;
+  /** Devnet only: starting balances for a new wallet. */
+  fund?: (address: Address) => Promise<void>;
+};
+
+export type WalletDomain = ReturnType<typeof createWalletDomain>;
+
+export function createWalletDomain(deps: {
+  store: StorePort;
+  clock: Clock;
+  events: EventsLog;
+  policies: PolicyService;
+  keystore: Keystore;
+  runtime: ChainRuntime;
+}) {
+  const { store, clock, events, policies, keystore, runtime } = deps;
+  const { chain, tokenList } = runtime;
+  const wallets = createWallets({ store, keystore, clock, ...(runtime.fund ? { fund: (a: Address) => runtime.fund!(a) } : {}) });
+  const views = createChainViews({ chain, tokenList });
+  const executor = createIntentExecutor({ chain, wallets, nonces: createNonceAllocator(chain), clock });
+  const pipeline = createIntentPipeline({ store, clock, chain, tokenList, market: views.market, wallets, executor, policies, events });
+  const confirmations = createConfirmations({ pipeline, executor, events, clock });
+
+  return {
+    chain,
+    tokenList,
+    wallets,
+    views,
+    pipeline,
+    confirmations,
+
+    async view(accountId: string, mode: KeyKind): Promise<WalletView> {
+      const address = await wallets.address(accountId);
+      const [positions, policy, snapshot, spent, pending] = await Promise.all([
+        views.positions(address),
+        policies.get(accountId),
+        views.market.snapshot(),
+        pipeline.spentToday(accountId, mode),
+        confirmations.list(accountId, mode, 'held'),
+      ]);
+      const daily = capInUsd(policy.daily_cap, tokenList, snapshot);
+      return {
+        address,
+        chain: { id: tokenList.chain.id, name: tokenList.chain.name },
+        as_of_block: positions.as_of_block,
+        balances: positions.holdings,
+        lp: positions.lp.map((l) => ({ pair: l.pair, underlying: l.underlying, value_usd: l.value_usd })),
+        total_usd: positions.total_usd,
+        policy: {
+          spend: spendLabel(policy),
+          version: policy.version,
+          per_tx_cap: policy.per_tx_cap,
+          confirm_over: policy.confirm_over,
+          daily_cap: policy.daily_cap,
+          spent_today: formatUsd(spent),
+          left_today: formatUsd(daily > spent ? daily - spent : 0n),
+        },
+        pending_confirmations: pending.length,
+      };
+    },
+
+    /**
+     * At start: finish what a crash interrupted. A signed intent re-broadcasts its stored
+     * bytes (it can land at most once) and settles; one interrupted before signing sent
+     * nothing, so it fails plainly rather than acting on a stale quote.
+     */
+    async recover(): Promise<{ settled: number; failed: number }> {
+      let settled = 0;
+      let failed = 0;
+      for (const r of await store.intentsInStates(['executing', 'signed'])) {
+        if (r.state === 'executing' && r.txs.length === 0) {
+          await store.transitionIntent(r.account_id, r.id, ['executing'], 'failed', {
+            error: 'interrupted before signing; nothing was sent',
+            updated_at: clock.now(),
+          });
+          failed++;
+          continue;
+        }
+        try {
+          const { record, hash, block } = await executor.settle(store, r);
+          await pipeline.announceTx(record, hash, block);
+          settled++;
+        } catch {
+          failed++;
+        }
+      }
+      await confirmations.sweep((await store.listAccounts()).map((a) => a.id));
+      return { settled, failed };
+    },
+  };
+}

@@ -1,0 +1,65 @@
+// One wallet per account, created on first use. On the devnet a new wallet is funded and
+// pre-approves the router for every listed token, so swaps need no approval round trip.
+
+import type { Address } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import type { Clock } from '../clock/clock';
+import { iso } from '../clock/clock';
+import { createKeyedLock } from '../store/keyed-lock';
+import type { StorePort } from '../store/store-port';
+import type { Keystore } from './keystore';
+
+export type Wallets = ReturnType<typeof createWallets>;
+
+export function createWallets({
+  store,
+  keystore,
+  clock,
+  fund,
+}: {
+  store: StorePort;
+  keystore: Keystore;
+  clock: Clock;
+  /** Devnet only: gives a new wallet its starting balances. */
+  fund?: (address: Address, privateKey: `0x${string}`) => Promise<void>;
+}) {
+  const lock = createKeyedLock();
+
+  async function ensure(accountId: string): Promise<{ address: Address }> {
+    const existing = await store.getWallet(accountId);
+    if (existing?.funded || (existing && !fund)) return { address: existing.address as Address };
+    return lock(accountId, async () => {
+      let w = await store.getWallet(accountId);
+      if (!w) {
+        const pk = generatePrivateKey();
+        const address = privateKeyToAccount(pk).address;
+        w = await store.createWallet({
+          account_id: accountId,
+          address,
+          key: keystore.seal(accountId, address, pk),
+          created_at: iso(clock.now()),
+          funded: false,
+        });
+      }
+      if (!w.funded && fund) {
+        await fund(w.address as Address, keystore.open(accountId, w.address, w.key));
+        await store.markWalletFunded(accountId);
+      }
+      return { address: w.address as Address };
+    });
+  }
+
+  return {
+    ensure,
+    async address(accountId: string): Promise<Address> {
+      return (await ensure(accountId)).address;
+    },
+    /** The signing key, for the executor only; never logged, never returned by any route. */
+    async privateKey(accountId: string): Promise<`0x${string}`> {
+      await ensure(accountId);
+      const w = await store.getWallet(accountId);
+      if (!w) throw new Error(`no wallet for ${accountId}`);
+      return keystore.open(accountId, w.address, w.key);
+    },
+  };
+}

@@ -1,0 +1,153 @@
+// The wallet: its view, the spend policy, intents, withdrawals, held confirmations and the
+// chain views. Every handler is a call into core's wallet domain.
+import { type Core, PresenceError, schemas } from '@presence/core';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Address } from 'viem';
+import type { RouteDeps } from '../app';
+
+const walletOf = (core: Core) => {
+  if (!core.wallet) throw new PresenceError('chain_unavailable', 'no chain is configured for this server');
+  return core.wallet;
+};
+const idemKey = (req: FastifyRequest) => {
+  const k = req.headers['idempotency-key'];
+  return typeof k === 'string' ? k : null;
+};
+
+export const walletRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
+  const tags = ['wallet'];
+  app.get(
+    '/v1/wallet',
+    {
+      config: { scope: 'wallet:read' },
+      schema: { summary: 'Address, balances priced in USD, policy state', tags, response: { 200: schemas.WalletView } },
+    },
+    async (req) => walletOf(core).view(req.principal!.accountId, req.principal!.kind),
+  );
+
+  app.get(
+    '/v1/wallet/policy',
+    { config: { scope: 'wallet:read' }, schema: { summary: 'The spend policy document', tags, response: { 200: schemas.PolicyView } } },
+    async (req) => core.policies.get(req.principal!.accountId),
+  );
+  app.put(
+    '/v1/wallet/policy',
+    {
+      config: { scope: 'admin' },
+      schema: {
+        summary: 'Replace the spend policy (whole document)',
+        tags,
+        body: schemas.PolicyDocument.strict(),
+        response: { 200: schemas.PolicyView },
+      },
+    },
+    async (req) => core.policies.put(req.principal!.accountId, req.principal!.kind, req.body),
+  );
+
+  app.post(
+    '/v1/wallet/intent',
+    {
+      config: { scope: 'wallet:act' },
+      schema: {
+        summary: 'Act: 200 done, 202 needs_confirm, 409 policy_block, 422 intent_unresolved',
+        tags,
+        body: schemas.IntentRequest,
+        response: { 200: schemas.IntentDone, 202: schemas.IntentHeld },
+      },
+    },
+    async (req, reply) => {
+      const p = req.principal!;
+      const r = await walletOf(core).pipeline.submit({
+        accountId: p.accountId,
+        mode: p.kind,
+        text: req.body.do,
+        source: 'api',
+        idempotencyKey: idemKey(req),
+      });
+      return reply.code(r.status === 'done' ? 200 : 202).send(r);
+    },
+  );
+
+  app.post(
+    '/v1/wallet/withdraw',
+    {
+      config: { scope: 'admin' },
+      schema: {
+        summary: 'Send to an address on withdraw_allowlist (never available to the model)',
+        tags,
+        body: schemas.WithdrawRequest,
+        response: { 200: schemas.IntentDone, 202: schemas.IntentHeld },
+      },
+    },
+    async (req, reply) => {
+      const p = req.principal!;
+      const r = await walletOf(core).pipeline.withdraw({
+        accountId: p.accountId,
+        mode: p.kind,
+        to: req.body.to as Address,
+        amount: req.body.amount,
+        idempotencyKey: idemKey(req),
+      });
+      return reply.code(r.status === 'done' ? 200 : 202).send(r);
+    },
+  );
+
+  app.get(
+    '/v1/confirm',
+    {
+      config: { scope: 'wallet:read' },
+      schema: {
+        summary: 'Held and resolved confirmations',
+        tags: ['confirm'],
+        querystring: schemas.ConfirmQuery,
+        response: { 200: schemas.ConfirmationList },
+      },
+    },
+    async (req) => ({
+      confirmations: await walletOf(core).confirmations.list(req.principal!.accountId, req.principal!.kind, req.query.status),
+    }),
+  );
+  app.post(
+    '/v1/confirm/:confirm_id',
+    {
+      config: { scope: 'wallet:act' },
+      schema: {
+        summary: 'Approve or deny a held action',
+        tags: ['confirm'],
+        params: schemas.ConfirmParams,
+        body: schemas.ConfirmRequest,
+        response: { 200: schemas.ConfirmResult },
+      },
+    },
+    async (req) =>
+      walletOf(core).confirmations.answer(req.principal!.accountId, req.principal!.kind, req.params.confirm_id, req.body.approve),
+  );
+
+  app.get(
+    '/v1/chain/:view',
+    {
+      config: { scope: 'wallet:read' },
+      schema: {
+        summary: 'tokens, pools (?pair=), positions, safety (?token=); every result carries as_of_block',
+        tags: ['chain'],
+        params: schemas.ChainViewParams,
+        querystring: schemas.ChainViewQuery,
+      },
+    },
+    async (req) => {
+      const w = walletOf(core);
+      switch (req.params.view) {
+        case 'tokens':
+          return w.views.tokens();
+        case 'pools':
+          return w.views.pools(req.query.pair);
+        case 'positions':
+          return w.views.positions(await w.wallets.address(req.principal!.accountId));
+        case 'safety':
+          if (!req.query.token) throw new PresenceError('invalid_request', 'the safety view needs ?token=<symbol or address>');
+          return w.views.safety(req.query.token);
+      }
+    },
+  );
+};
