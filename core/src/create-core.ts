@@ -2,6 +2,12 @@
 // driven clock and a temporary store.
 import { createAccountService } from './accounts/account-service';
 import type { Clock } from './clock/clock';
+import { createConversation } from './conversation/conversation';
+import { createLocalPlanner } from './conversation/local-planner';
+import type { Planner } from './conversation/planner-port';
+import { createResumeNotices } from './conversation/resume-notices';
+import { createThread } from './conversation/thread';
+import { PresenceError } from './errors/presence-error';
 import { createEventsLog, defaultRetention, type EventsRetention } from './events/events-log';
 import { createIdempotency } from './idempotency/idempotency';
 import { createKeyService } from './keys/key-service';
@@ -10,6 +16,7 @@ import { createMemoryService } from './memory/memory-service';
 import { createPolicyService } from './policy/policy-service';
 import { createPresenceService } from './presence/presence-service';
 import { createRateLimiter } from './ratelimit/sliding-window';
+import { createStandingService } from './standing/standing-service';
 import type { StorePort } from './store/store-port';
 import type { Keystore } from './wallet/keystore';
 import { type ChainRuntime, createWalletDomain, type WalletDomain } from './wallet/wallet-domain';
@@ -23,6 +30,8 @@ export type CoreOptions = {
   sseHighWaterMark?: number;
   /** The chain the wallets live on; without it wallet routes answer chain_unavailable. */
   chain?: { runtime: ChainRuntime; keystore: Keystore };
+  /** Planner for `provider:model` routes (the AI SDK adapter); absent, such routes are 503. */
+  modelPlanner?: (model: string) => Planner;
 };
 
 export type Core = ReturnType<typeof createCore>;
@@ -41,6 +50,26 @@ export function createCore(o: CoreOptions) {
   const wallet: WalletDomain | null = o.chain
     ? createWalletDomain({ store, clock, events, policies, keystore: o.chain.keystore, runtime: o.chain.runtime })
     : null;
+  const thread = createThread({ store, events, clock });
+  const standing = createStandingService({ store, clock, thread, wallet });
+  const local = createLocalPlanner();
+  const planners = (model: string): Planner => {
+    if (model === 'local') return local;
+    if (!o.modelPlanner)
+      throw new PresenceError('model_unavailable', `route ${model} needs PRESENCE_LLM_BASE_URL; set it or use route.model "local"`);
+    return o.modelPlanner(model);
+  };
+  const conversation = createConversation({
+    store,
+    clock,
+    memory,
+    wallet,
+    standing,
+    thread,
+    planners,
+    tokenList: o.chain?.runtime.tokenList ?? null,
+  });
+  if (wallet) createResumeNotices({ confirmations: wallet.confirmations, thread });
   const rateLimiter = createRateLimiter({ ...o.rateLimit, clock });
   const idempotency = createIdempotency({ store, clock });
   return {
@@ -56,6 +85,9 @@ export function createCore(o: CoreOptions) {
     rateLimiter,
     policies,
     wallet,
+    thread,
+    standing,
+    conversation,
     /** Periodic upkeep: expired holds, retention of events and idempotency answers, idle rate-limit logs. */
     async maintain() {
       const accounts = (await store.listAccounts()).map((a) => a.id);

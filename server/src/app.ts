@@ -14,6 +14,7 @@ import './http/types';
 import { eventsRoutes } from './routes/events';
 import { keysRoutes } from './routes/keys';
 import { memoryRoutes } from './routes/memory';
+import { messagesRoutes } from './routes/messages';
 import { presenceRoutes } from './routes/presence';
 import { walletRoutes } from './routes/wallet';
 
@@ -89,6 +90,7 @@ export async function buildApp({ core, logger = false, heartbeatMs = 15_000, cha
   await app.register(memoryRoutes, deps);
   await app.register(eventsRoutes, deps);
   await app.register(walletRoutes, deps);
+  await app.register(messagesRoutes, deps);
   return app;
 }
 

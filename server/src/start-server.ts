@@ -33,6 +33,8 @@ export type StartOptions = {
   heartbeatMs?: number;
   /** Upkeep period (retention, compactor); tests drive upkeep by hand with 0. */
   maintenanceMs?: number;
+  /** Standing-intent evaluation period; 0 leaves it to the caller (tests drive `core.standing.tick()`). */
+  standingMs?: number;
   /** false runs without any chain (wallet routes answer chain_unavailable): platform tests. */
   chain?: boolean;
   /** Called with progress lines while the chain starts (the devnet can take a few seconds). */
@@ -69,6 +71,7 @@ export async function startServer({
   logger,
   heartbeatMs,
   maintenanceMs = 60_000,
+  standingMs = 1_000,
   chain: withChain = true,
   progress = () => undefined,
 }: StartOptions): Promise<RunningServer> {
@@ -124,6 +127,24 @@ export async function startServer({
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.PRESENCE_PORT;
     const host = config.PRESENCE_HOST.includes(':') ? `[${config.PRESENCE_HOST}]` : config.PRESENCE_HOST;
+
+    if (standingMs > 0) {
+      // Standing intents: new blocks and the clock are checked on a short period; a tick
+      // that finds neither moved costs one eth_blockNumber.
+      let running = false;
+      const standingTimer = setInterval(() => {
+        if (running) return;
+        running = true;
+        core.standing
+          .tick()
+          .catch((err) => app.log.warn({ err }, 'standing intents evaluation failed'))
+          .finally(() => {
+            running = false;
+          });
+      }, standingMs);
+      standingTimer.unref();
+      cleanups.push(() => clearInterval(standingTimer));
+    }
 
     if (maintenanceMs > 0) {
       let lastCompaction = clock.now();

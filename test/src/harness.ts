@@ -30,6 +30,7 @@ export async function startTestServer(
     ...(options.clock ? { clock: options.clock } : {}),
     logger: false,
     maintenanceMs: 0,
+    standingMs: 0,
     chain: options.chain ?? false,
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
   });

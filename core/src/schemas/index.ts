@@ -3,6 +3,7 @@ export * from './common';
 export * from './events';
 export * from './keys';
 export * from './memory';
+export * from './messages';
 export * from './policy';
 export * from './presence';
 export * from './wallet';

@@ -118,3 +118,55 @@ export const IntentRecord = z.object({
   executed_at: z.number().nullable(),
 });
 export type IntentRecord = z.infer<typeof IntentRecord>;
+
+export const UsedCall = z.object({ tool: z.string(), args: z.record(z.string(), z.unknown()) });
+export type UsedCall = z.infer<typeof UsedCall>;
+
+/**
+ * One thread entry. A user turn and the presence's reply are ONE entry (one appended line),
+ * so a crash can never leave a question without its answer visible. Unprompted speech
+ * (standing intents, resumed actions) is an entry of its own.
+ */
+export const ThreadEntry = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('turn'),
+    id: z.number().int(),
+    at: z.number(),
+    user: z.string(),
+    reply: z.string(),
+    used: z.array(UsedCall),
+    touched: z.array(z.string()),
+    acted: z.boolean(),
+    tx: z.string().nullable(),
+    confirm_id: z.string().nullable(),
+  }),
+  z.object({ kind: z.literal('presence'), id: z.number().int(), at: z.number(), text: z.string(), cause: z.string() }),
+]);
+export type ThreadEntry = z.infer<typeof ThreadEntry>;
+export type NewThreadEntry = ThreadEntry extends infer E ? (E extends ThreadEntry ? Omit<E, 'id'> : never) : never;
+
+export const StandingRecord = z.object({
+  id: z.string(),
+  account_id: z.string(),
+  text: z.string(),
+  trigger: z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('price'), token: z.string(), op: z.enum(['below', 'above']), threshold_usd: z.string() }),
+    z.object({ kind: z.literal('daily'), at: z.string().regex(/^\d{2}:\d{2}$/) }),
+  ]),
+  /** What happens when it fires: speak, report the balance, or submit an intent. */
+  then: z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('notify') }),
+    z.object({ kind: z.literal('balance') }),
+    z.object({ kind: z.literal('act'), intent: z.string() }),
+  ]),
+  /** Whether the key that created it held wallet:act (required for `act`). */
+  may_act: z.boolean(),
+  /** Hysteresis: fires on the crossing, then waits until the condition clears before re-arming. */
+  armed: z.boolean(),
+  next_at: z.number().nullable(),
+  fired_count: z.number().int(),
+  last_fired_at: z.number().nullable(),
+  state: z.enum(['active', 'cancelled']),
+  created_at: z.number(),
+});
+export type StandingRecord = z.infer<typeof StandingRecord>;

@@ -7,7 +7,17 @@ import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
 import { z } from 'zod';
 import { type AppendLog, createAppendLog } from './append-log';
-import { AccountRecord, IdempotencyRecord, IntentRecord, KeyRecord, MemoryEntry, StoredEvent, WalletRecord } from './documents';
+import {
+  AccountRecord,
+  IdempotencyRecord,
+  IntentRecord,
+  KeyRecord,
+  MemoryEntry,
+  StandingRecord,
+  StoredEvent,
+  ThreadEntry,
+  WalletRecord,
+} from './documents';
 import { createKeyedLock } from './keyed-lock';
 import type { EventBounds, StorePort } from './store-port';
 
@@ -15,6 +25,7 @@ const AccountsDoc = z.object({ accounts: z.array(AccountRecord) });
 const KeysDoc = z.object({ keys: z.array(KeyRecord) });
 const MemoryDoc = z.object({ entries: z.array(MemoryEntry) });
 const WalletsDoc = z.object({ wallets: z.array(WalletRecord) });
+const StandingDoc = z.object({ standing: z.array(StandingRecord) });
 
 type Doc<T> = { db: Low<T>; schema: z.ZodType<T> };
 
@@ -36,7 +47,8 @@ export type LowdbStoreOptions = { dataDir: string; fsync?: boolean };
 
 export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOptions): Promise<StorePort> {
   const root = path.join(dataDir, 'data');
-  for (const dir of ['', 'memory', 'events', 'idempotency', 'intents']) mkdirSync(path.join(root, dir), { recursive: true });
+  for (const dir of ['', 'memory', 'events', 'idempotency', 'intents', 'thread', 'standing'])
+    mkdirSync(path.join(root, dir), { recursive: true });
   const lock = createKeyedLock();
 
   async function openDoc<T>(file: string, schema: z.ZodType<T>, empty: T): Promise<Doc<T>> {
@@ -94,6 +106,33 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
     return l;
   };
 
+  // The thread: append-only like events; the whole account thread is served from memory.
+  type ThreadLog = { file: AppendLog<ThreadEntry>; entries: ThreadEntry[]; next: number };
+  const threadLogs = new Map<string, Promise<ThreadLog>>();
+  const threadLog = (accountId: string) => {
+    let l = threadLogs.get(accountId);
+    if (!l) {
+      l = (async () => {
+        const file = createAppendLog(path.join(root, 'thread', `${fileSafe(accountId)}.jsonl`), ThreadEntry, { fsync });
+        const entries = await file.readAll();
+        return { file, entries, next: (entries.at(-1)?.id ?? 0) + 1 };
+      })();
+      threadLogs.set(accountId, l);
+    }
+    return l;
+  };
+
+  type StandingDocT = z.infer<typeof StandingDoc>;
+  const standingDocs = new Map<string, Promise<Doc<StandingDocT>>>();
+  const standingDoc = (accountId: string) => {
+    let d = standingDocs.get(accountId);
+    if (!d) {
+      d = openDoc(path.join(root, 'standing', `${fileSafe(accountId)}.json`), StandingDoc, { standing: [] });
+      standingDocs.set(accountId, d);
+    }
+    return d;
+  };
+
   const memoryDocs = new Map<string, Promise<Doc<z.infer<typeof MemoryDoc>>>>();
   const memoryDoc = (accountId: string) => {
     let d = memoryDocs.get(accountId);
@@ -137,12 +176,13 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
     return l;
   };
 
-  const firstIndexAfter = (events: StoredEvent[], afterId: number) => {
+  /** Index of the first entry whose id is greater than `afterId` (entries ascend by id). */
+  const firstIndexAfter = (events: { id: number }[], afterId: number) => {
     let lo = 0;
     let hi = events.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if ((events[mid] as StoredEvent).id <= afterId) lo = mid + 1;
+      if ((events[mid] as { id: number }).id <= afterId) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -325,12 +365,53 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
       return out;
     },
 
+    async appendThread(accountId, entry) {
+      const log = await threadLog(accountId);
+      return lock(`thread:${accountId}`, async () => {
+        const stored = deepFreeze({ ...entry, id: log.next } as ThreadEntry);
+        await log.file.append([stored]);
+        log.next += 1;
+        log.entries.push(stored);
+        return stored;
+      });
+    },
+    async readThread(accountId, { before, limit }) {
+      const { entries } = await threadLog(accountId);
+      const end = before === undefined ? entries.length : firstIndexAfter(entries, before - 1);
+      return entries.slice(Math.max(0, end - limit), end);
+    },
+
+    async putStanding(record) {
+      const doc = await standingDoc(record.account_id);
+      await mutate(`standing:${record.account_id}`, doc, (d) => ({
+        data: { standing: [...d.standing.filter((r) => r.id !== record.id), record] },
+        result: undefined,
+      }));
+    },
+    async listStanding(accountId) {
+      if (accountId !== undefined) return (await standingDoc(accountId)).db.data.standing;
+      const out: StandingRecord[] = [];
+      for (const a of accounts.db.data.accounts) out.push(...(await standingDoc(a.id)).db.data.standing);
+      return out;
+    },
+    async updateStanding(accountId, id, update) {
+      const doc = await standingDoc(accountId);
+      return mutate(`standing:${accountId}`, doc, (d) => {
+        const i = d.standing.findIndex((r) => r.id === id);
+        if (i < 0) return { data: d, result: null };
+        const next = update(d.standing[i] as StandingRecord);
+        d.standing[i] = next;
+        return { data: d, result: next };
+      });
+    },
+
     async close() {
       await lock.drain();
       await Promise.all([
         ...[...eventLogs.values()].map(async (l) => (await l).file.close()),
         ...[...idemLogs.values()].map(async (l) => (await l).file.close()),
         ...[...intentLogs.values()].map(async (l) => (await l).file.close()),
+        ...[...threadLogs.values()].map(async (l) => (await l).file.close()),
       ]);
     },
   };

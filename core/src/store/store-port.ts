@@ -10,7 +10,10 @@ import type {
   IntentState,
   KeyRecord,
   MemoryEntry,
+  NewThreadEntry,
+  StandingRecord,
   StoredEvent,
+  ThreadEntry,
   WalletRecord,
 } from './documents';
 
@@ -65,6 +68,15 @@ export interface StorePort {
   listIntents(accountId: string, filter?: { states?: readonly IntentState[]; since?: number }): Promise<IntentRecord[]>;
   /** Across accounts, for recovery at start and expiry sweeps. */
   intentsInStates(states: readonly IntentState[]): Promise<IntentRecord[]>;
+
+  /** Appends with the next per-account thread id. */
+  appendThread(accountId: string, entry: NewThreadEntry): Promise<ThreadEntry>;
+  /** Newest last: up to `limit` entries with id < `before` (or the newest when absent). */
+  readThread(accountId: string, opts: { before?: number; limit: number }): Promise<ThreadEntry[]>;
+
+  putStanding(record: StandingRecord): Promise<void>;
+  listStanding(accountId?: string): Promise<StandingRecord[]>;
+  updateStanding(accountId: string, id: string, update: (r: StandingRecord) => StandingRecord): Promise<StandingRecord | null>;
 
   close(): Promise<void>;
 }

@@ -1,0 +1,128 @@
+// One turn of conversation: the user's message in, the presence's reply out. Turns of one
+// account run one at a time in arrival order. The planner sees only the last turns and
+// pinned memory within a budget; everything it does goes through the presence tools. The
+// turn is stored (question and reply as one entry) only after it completed, so a failure
+// mid-way leaves no half turn. Test keys get answers but change nothing.
+import type { TokenList } from '../chain/token-list';
+import type { Clock } from '../clock/clock';
+import { PresenceError } from '../errors/presence-error';
+import type { Principal } from '../keys/key-service';
+import type { MemoryService } from '../memory/memory-service';
+import type { MessageResult } from '../schemas/messages';
+import type { StandingService } from '../standing/standing-service';
+import { createKeyedLock } from '../store/keyed-lock';
+import type { StorePort } from '../store/store-port';
+import type { WalletDomain } from '../wallet/wallet-domain';
+import { mentionedKeys } from './mentions';
+import type { Planner, PlannerContext } from './planner-port';
+import { createPresenceTools, type TurnEffects } from './presence-tools';
+import type { Thread } from './thread';
+
+export type TurnSink = {
+  token(text: string): void;
+  tool(name: string, args: Record<string, unknown>): void;
+  needsConfirm(confirmId: string): void;
+};
+
+export const HISTORY_TURNS = 10;
+/** A rough token budget for history (4 characters ≈ 1 token). */
+export const HISTORY_BUDGET_CHARS = 8_000;
+
+export type PlannerResolver = (model: string) => Planner;
+
+export type Conversation = ReturnType<typeof createConversation>;
+
+export function createConversation(deps: {
+  store: StorePort;
+  clock: Clock;
+  memory: MemoryService;
+  wallet: WalletDomain | null;
+  standing: StandingService;
+  thread: Thread;
+  planners: PlannerResolver;
+  tokenList: TokenList | null;
+}) {
+  const { store, clock, memory, wallet, standing, thread } = deps;
+  const turns = createKeyedLock();
+
+  async function context(p: Principal, text: string, allowAct: boolean): Promise<{ ctx: PlannerContext; model: string }> {
+    const account = await store.getAccount(p.accountId);
+    if (!account) throw new PresenceError('not_found', 'this key’s account no longer exists');
+    const entries = (await thread.history(p.accountId, HISTORY_TURNS)).flatMap((e) =>
+      e.kind === 'turn' ? [{ user: e.user, reply: e.reply }] : [],
+    );
+    // Newest turns first until the budget is spent, then back in order.
+    const history: { user: string; reply: string }[] = [];
+    let budget = HISTORY_BUDGET_CHARS;
+    for (const t of entries.reverse()) {
+      budget -= t.user.length + t.reply.length;
+      if (budget < 0) break;
+      history.unshift(t);
+    }
+    const mem = await memory.list(p.accountId);
+    return {
+      model: account.presence.model,
+      ctx: {
+        presenceName: account.presence.name,
+        text,
+        history,
+        pinned: mem.pinned.map((e) => ({ key: e.key, note: e.note })),
+        touched: mentionedKeys(text, deps.tokenList),
+        allowAct,
+        preferences: account.presence.preferences,
+      },
+    };
+  }
+
+  async function turn(
+    p: Principal,
+    input: { text: string; allowAct: boolean; idempotencyKey: string | null },
+    sink: TurnSink,
+  ): Promise<MessageResult> {
+    const { ctx, model } = await context(p, input.text, input.allowAct);
+    const effects: TurnEffects = { used: [], touched: new Set(ctx.touched), acted: false, tx: null, confirm_id: null };
+    const tools = createPresenceTools({
+      principal: p,
+      allowAct: input.allowAct,
+      wallet,
+      memory,
+      standing,
+      effects,
+      on: { tool: sink.tool, needsConfirm: sink.needsConfirm },
+      idempotencyKey: input.idempotencyKey,
+      turnContext: { turn_text: input.text.slice(0, 500) },
+    });
+    const reply = await deps.planners(model).run(ctx, { tools, token: sink.token });
+    const touched = [...effects.touched];
+    const result: MessageResult = {
+      reply,
+      used: effects.used,
+      memory: { touched },
+      acted: effects.acted,
+      ...(effects.tx ? { tx: effects.tx } : {}),
+      ...(effects.confirm_id ? { confirm_id: effects.confirm_id } : {}),
+    };
+    if (p.kind === 'live') {
+      await store.appendThread(p.accountId, {
+        kind: 'turn',
+        at: clock.now(),
+        user: input.text,
+        reply,
+        used: effects.used,
+        touched,
+        acted: effects.acted,
+        tx: effects.tx,
+        confirm_id: effects.confirm_id,
+      });
+      await memory.touch(p.accountId, p.kind, touched);
+    }
+    return result;
+  }
+
+  return {
+    send: (p: Principal, input: { text: string; allowAct: boolean; idempotencyKey: string | null }, sink: TurnSink) =>
+      turns(`${p.kind}:${p.accountId}`, () => turn(p, input, sink)),
+    /** Reads are real for test keys too: they see the live thread, they just never add to it. */
+    list: (p: Principal, before: number | undefined, limit: number) => thread.page(p.accountId, before, limit),
+  };
+}

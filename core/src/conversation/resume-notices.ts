@@ -1,0 +1,26 @@
+// When a held action from a conversation turn (or a standing intent) is resolved, the
+// presence says so in the thread and on the events stream with cause resume:<confirm_id>,
+// quoting the turn that asked for it so the context is not lost.
+import type { Confirmations, Resolution } from '../intents/confirmations';
+import type { Thread } from './thread';
+
+export function resumeText(r: Resolution): string {
+  const asked = typeof r.record.context?.turn_text === 'string' ? ` (you asked: "${r.record.context.turn_text}")` : '';
+  switch (r.status) {
+    case 'executed':
+      return `Approved and done: ${r.record.summary}${asked}. Transaction ${r.tx} landed in block ${r.block}.`;
+    case 'denied':
+      return `Understood, I dropped it: ${r.record.summary}${asked}. Nothing was sent.`;
+    case 'expired':
+      return `Nobody approved ${r.record.summary}${asked} in time, so I dropped it. Nothing was sent.`;
+    case 'failed':
+      return `I tried ${r.record.summary}${asked}, but it failed: ${r.record.error ?? 'unknown error'}.`;
+  }
+}
+
+export function createResumeNotices({ confirmations, thread }: { confirmations: Confirmations; thread: Thread }) {
+  return confirmations.onResolved(async (r) => {
+    if (r.record.source !== 'message' && r.record.source !== 'standing') return;
+    await thread.say(r.record.account_id, r.mode, resumeText(r), `resume:${r.record.confirm_id}`);
+  });
+}

@@ -1,0 +1,60 @@
+// The conversation thread: turns (question and answer stored as one entry) and the
+// presence's unprompted speech, which is also announced as a `message` event.
+import type { Clock } from '../clock/clock';
+import { iso } from '../clock/clock';
+import type { EventsLog } from '../events/events-log';
+import type { KeyKind } from '../schemas/common';
+import type { ThreadEntry } from '../store/documents';
+import type { StorePort } from '../store/store-port';
+
+export type ThreadMessage = {
+  id: string;
+  role: 'user' | 'presence';
+  text: string;
+  at: string;
+  cause?: string;
+  used?: { tool: string; args: Record<string, unknown> }[];
+  acted?: boolean;
+  tx?: string | null;
+  confirm_id?: string | null;
+};
+
+/** Flattens entries into messages; a turn yields its user line then its reply. */
+export function toMessages(entries: readonly ThreadEntry[]): ThreadMessage[] {
+  const out: ThreadMessage[] = [];
+  for (const e of entries) {
+    if (e.kind === 'turn') {
+      out.push({ id: `${e.id}.u`, role: 'user', text: e.user, at: iso(e.at) });
+      out.push({
+        id: `${e.id}.p`,
+        role: 'presence',
+        text: e.reply,
+        at: iso(e.at),
+        used: e.used,
+        acted: e.acted,
+        tx: e.tx,
+        confirm_id: e.confirm_id,
+      });
+    } else out.push({ id: `${e.id}.p`, role: 'presence', text: e.text, at: iso(e.at), cause: e.cause });
+  }
+  return out;
+}
+
+export type Thread = ReturnType<typeof createThread>;
+
+export function createThread({ store, events, clock }: { store: StorePort; events: EventsLog; clock: Clock }) {
+  return {
+    /** The presence speaks unprompted: kept in the thread (live only) and sent as an event. */
+    async say(accountId: string, mode: KeyKind, text: string, cause: string) {
+      if (mode === 'live') await store.appendThread(accountId, { kind: 'presence', at: clock.now(), text, cause });
+      await events.emit(accountId, mode, 'message', { text, cause });
+    },
+    async page(accountId: string, before: number | undefined, limit: number) {
+      const entries = await store.readThread(accountId, { ...(before !== undefined ? { before } : {}), limit });
+      const first = entries[0];
+      const older = first ? (await store.readThread(accountId, { before: first.id, limit: 1 })).length > 0 : false;
+      return { messages: toMessages(entries), next_before: older && first ? String(first.id) : null };
+    },
+    history: (accountId: string, turns: number) => store.readThread(accountId, { limit: turns }),
+  };
+}

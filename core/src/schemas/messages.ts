@@ -1,0 +1,55 @@
+// Conversation shapes: POST /v1/messages, its streamed events, GET /v1/messages, standing intents.
+import { z } from 'zod';
+
+export const MAX_MESSAGE_CHARS = 4000;
+
+export const MessageRequest = z.object({
+  text: z.string().min(1, 'text must not be empty').max(MAX_MESSAGE_CHARS, `text is at most ${MAX_MESSAGE_CHARS} characters`),
+  stream: z.boolean().optional(),
+  allow_act: z.boolean().optional(),
+});
+export const MessageQuery = z.object({ stream: z.enum(['true', 'false']).optional() });
+
+export const UsedCallView = z.object({ tool: z.string(), args: z.record(z.string(), z.unknown()) });
+export const MessageResult = z.object({
+  reply: z.string(),
+  used: z.array(UsedCallView),
+  memory: z.object({ touched: z.array(z.string()) }),
+  acted: z.boolean(),
+  tx: z.string().optional(),
+  confirm_id: z.string().optional(),
+});
+export type MessageResult = z.infer<typeof MessageResult>;
+
+export const ThreadMessageView = z.object({
+  id: z.string(),
+  role: z.enum(['user', 'presence']),
+  text: z.string(),
+  at: z.string(),
+  cause: z.string().optional(),
+  used: z.array(UsedCallView).optional(),
+  acted: z.boolean().optional(),
+  tx: z.string().nullable().optional(),
+  confirm_id: z.string().nullable().optional(),
+});
+export const ThreadQuery = z.object({
+  before: z.coerce.number().int().positive().optional().describe('next_before from the previous page'),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+export const ThreadPage = z.object({ messages: z.array(ThreadMessageView), next_before: z.string().nullable() });
+
+export const StandingView = z.object({
+  id: z.string(),
+  text: z.string(),
+  trigger: z.record(z.string(), z.unknown()),
+  then: z.record(z.string(), z.unknown()),
+  armed: z.boolean(),
+  next_at: z.string().nullable(),
+  fired_count: z.number().int(),
+  last_fired_at: z.string().nullable(),
+  created_at: z.string(),
+});
+export const StandingList = z.object({ standing: z.array(StandingView) });
+export const StandingParams = z.object({
+  id: z.string().regex(/^st_[0-9A-Za-z]{12}$/, 'a standing id looks like st_ followed by 12 letters or digits'),
+});

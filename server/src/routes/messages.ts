@@ -1,0 +1,170 @@
+// POST /v1/messages (plain JSON or SSE), GET /v1/messages (the thread), standing intents.
+// Messages manage their own Idempotency-Key: one stored answer serves a retry whether it
+// asks for JSON or a stream, so the fingerprint covers text and allow_act but not `stream`.
+import { fingerprintRequest, type IdempotencyClaim, PresenceError, type Problem, requireScope, schemas } from '@presence/core';
+import type { FastifyReply } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { RouteDeps } from '../app';
+import { problemOf } from '../http/problem';
+import { openSse } from '../http/sse';
+
+const chunk = (text: string) =>
+  text.split(/(?<=\s)/).reduce<string[]>((out, w, i) => (i % 4 === 0 ? out.push(w) : (out[out.length - 1] += w), out), []);
+
+function toProblem(e: unknown): Problem {
+  if (e instanceof PresenceError) return e.toProblem();
+  const t = (e as { type?: unknown }).type;
+  if (t === 'chain_unavailable') return problemOf('chain_unavailable', (e as Error).message);
+  return problemOf('internal', 'the turn failed on our side; nothing was stored, and retrying with the same Idempotency-Key is safe');
+}
+
+export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
+  app.get(
+    '/v1/messages',
+    {
+      config: { scope: 'talk' },
+      schema: {
+        summary: 'The thread, newest last; page back with ?before=next_before',
+        tags: ['messages'],
+        querystring: schemas.ThreadQuery,
+        response: { 200: schemas.ThreadPage },
+      },
+    },
+    async (req) => core.conversation.list(req.principal!, req.query.before, req.query.limit),
+  );
+
+  app.post(
+    '/v1/messages',
+    {
+      config: { scope: 'talk', ownIdempotency: true },
+      schema: {
+        summary: 'One turn: the reply as JSON, or an SSE stream of token, tool, needs_confirm and done',
+        tags: ['messages'],
+        body: schemas.MessageRequest,
+        querystring: schemas.MessageQuery,
+        response: { 200: schemas.MessageResult },
+      },
+    },
+    async (req, reply) => {
+      const p = req.principal!;
+      const allowAct = req.body.allow_act === true;
+      if (allowAct) requireScope(p, 'wallet:act');
+      const stream = req.body.stream === true || req.query.stream === 'true';
+      const key = req.headers['idempotency-key'];
+      let claim: IdempotencyClaim | null = null;
+      if (typeof key === 'string') {
+        const fp = fingerprintRequest('POST', '/v1/messages', JSON.stringify({ text: req.body.text, allow_act: allowAct }));
+        claim = await core.idempotency.claim(p.accountId, p.kind, key, fp);
+        if (claim.kind === 'replay') return replay(reply, claim.answer, stream);
+      }
+      const proceed = claim?.kind === 'proceed' ? claim : null;
+      const input = { text: req.body.text, allowAct, idempotencyKey: typeof key === 'string' ? key : null };
+
+      if (!stream) {
+        try {
+          const result = await core.conversation.send(p, input, { token() {}, tool() {}, needsConfirm() {} });
+          const body = JSON.stringify(result);
+          await proceed?.complete({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body });
+          // Send the stored bytes themselves, so a replay is byte-identical to this answer.
+          return reply
+            .type('application/json; charset=utf-8')
+            .serializer((x: unknown) => x as string)
+            .send(body as never);
+        } catch (e) {
+          const problem = toProblem(e);
+          if (problem.status < 500)
+            await proceed?.complete({
+              status: problem.status,
+              headers: { 'content-type': 'application/problem+json' },
+              body: JSON.stringify(problem),
+            });
+          else proceed?.abandon();
+          throw e;
+        }
+      }
+
+      const sse = openSse(reply);
+      try {
+        const result = await core.conversation.send(p, input, {
+          token: (text) => void sse.send({ event: 'token', data: { text } }),
+          tool: (name, args) => void sse.send({ event: 'tool', data: { name, args } }),
+          needsConfirm: (confirmId) => void sse.send({ event: 'needs_confirm', data: { confirm_id: confirmId } }),
+        });
+        await proceed?.complete({
+          status: 200,
+          headers: { 'content-type': 'application/json; charset=utf-8' },
+          body: JSON.stringify(result),
+        });
+        await sse.send({ event: 'done', data: result });
+      } catch (e) {
+        const problem = toProblem(e);
+        if (problem.status >= 500) req.log.error({ err: e }, 'streamed turn failed');
+        if (problem.status < 500)
+          await proceed?.complete({
+            status: problem.status,
+            headers: { 'content-type': 'application/problem+json' },
+            body: JSON.stringify(problem),
+          });
+        else proceed?.abandon();
+        await sse.send({ event: 'error', data: problem });
+      } finally {
+        sse.end();
+      }
+    },
+  );
+
+  /** A stored answer, as JSON or re-rendered as the stream the caller asked for. */
+  async function replay(reply: FastifyReply, answer: { status: number; headers: Record<string, string>; body: string }, stream: boolean) {
+    if (!stream) {
+      return reply
+        .headers(answer.headers)
+        .header('idempotent-replayed', 'true')
+        .code(answer.status)
+        .serializer((x: unknown) => x as string)
+        .send(answer.body as never);
+    }
+    const sse = openSse(reply, { 'idempotent-replayed': 'true' });
+    const data = JSON.parse(answer.body);
+    if (answer.status === 200) {
+      for (const call of data.used ?? []) await sse.send({ event: 'tool', data: { name: call.tool, args: call.args } });
+      if (data.confirm_id) await sse.send({ event: 'needs_confirm', data: { confirm_id: data.confirm_id } });
+      for (const text of chunk(data.reply)) await sse.send({ event: 'token', data: { text } });
+      await sse.send({ event: 'done', data });
+    } else await sse.send({ event: 'error', data });
+    sse.end();
+  }
+
+  app.get(
+    '/v1/standing',
+    { config: { scope: 'talk' }, schema: { summary: 'Standing intents', tags: ['standing'], response: { 200: schemas.StandingList } } },
+    async (req) => ({ standing: (await core.standing.list(req.principal!.accountId)).map(standingView) }),
+  );
+  app.delete(
+    '/v1/standing/:id',
+    {
+      config: { scope: 'talk' },
+      schema: {
+        summary: 'Cancel a standing intent',
+        tags: ['standing'],
+        params: schemas.StandingParams,
+        response: { 200: schemas.StandingView },
+      },
+    },
+    async (req) => standingView(await core.standing.cancel(req.principal!.accountId, req.principal!.kind, req.params.id)),
+  );
+};
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+function standingView(r: Awaited<ReturnType<RouteDeps['core']['standing']['list']>>[number]) {
+  return {
+    id: r.id,
+    text: r.text,
+    trigger: r.trigger,
+    then: r.then,
+    armed: r.armed,
+    next_at: iso(r.next_at),
+    fired_count: r.fired_count,
+    last_fired_at: iso(r.last_fired_at),
+    created_at: iso(r.created_at) as string,
+  };
+}
