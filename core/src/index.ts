@@ -1,5 +1,6 @@
 // @presence/core public surface.
 
+export type { ChainPort, TokenList } from './chain/index';
 export * as chain from './chain/index';
 export { type Clock, createManualClock, iso, type ManualClock, systemClock } from './clock/clock';
 export { type Core, type CoreOptions, createCore } from './create-core';

@@ -104,6 +104,7 @@ export function openStream(base: string, url: string, key: string, headers: Reco
     try {
       const res = await fetch(base + url, { headers: { authorization: `Bearer ${key}`, ...headers }, signal: controller.signal });
       status = res.status;
+      check();
       if (!res.body) return;
       const decoder = new TextDecoder();
       let buf = '';

@@ -1,0 +1,207 @@
+// Conversation over HTTP against the real devnet: every local-planner form answered from
+// real chain views, streaming, acting within policy, idempotent retries that never act
+// twice, held actions and their resume notices, test keys, and limits.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, openStream, removeDir, startTestServer, type TestServer } from './harness';
+
+let s: TestServer;
+const say = (text: string, extra: Record<string, unknown> = {}, key = s.live, idempotencyKey?: string) =>
+  call(s.url, 'POST', '/v1/messages', { key, body: { text, ...extra }, ...(idempotencyKey ? { idempotencyKey } : {}) });
+const walletNonce = async () => s.core.wallet!.chain.nonceOf(await s.core.wallet!.wallets.address('default'), 'latest');
+
+beforeAll(async () => {
+  s = await startTestServer({ chain: true, env: { PRESENCE_RATE_LIMIT: '100000/60s' } });
+});
+afterAll(async () => {
+  await s.close();
+  removeDir(s.dataDir);
+});
+
+describe('the local planner answers from real chain data', () => {
+  it('pool depth matches the pools view', async () => {
+    const r = await say('how deep is WETH-USDC');
+    const pools = await call(s.url, 'GET', '/v1/chain/pools?pair=WETH-USDC', { key: s.live });
+    const pool = pools.json.pools[0];
+    expect(r.json.reply).toContain(pool.depth_usd.toLocaleString('en-US'));
+    expect(r.json.reply).toContain(pool.reserves.WETH);
+    expect(r.json.used).toEqual([{ tool: 'chain.pools', args: { pair: 'WETH-USDC' } }]);
+    expect(r.json.memory.touched).toEqual(expect.arrayContaining(['pair:WETH-USDC', 'token:WETH', 'token:USDC']));
+    expect(r.json.acted).toBe(false);
+  });
+
+  it('a price matches the tokens view', async () => {
+    const r = await say("what's WETH worth?");
+    const tokens = await call(s.url, 'GET', '/v1/chain/tokens', { key: s.live });
+    const weth = tokens.json.tokens.find((t: { symbol: string }) => t.symbol === 'WETH');
+    expect(r.json.reply).toContain(weth.price_usd);
+  });
+
+  it('holdings match GET /v1/wallet', async () => {
+    const r = await say('what do I hold');
+    const w = await call(s.url, 'GET', '/v1/wallet', { key: s.live });
+    expect(r.json.reply).toContain(w.json.total_usd);
+    for (const b of w.json.balances.filter((x: { amount: string }) => !x.amount.startsWith('0 '))) expect(r.json.reply).toContain(b.amount);
+  });
+
+  it('token safety reports the measured tax', async () => {
+    const scam = await say('is SCAM safe?');
+    const view = await call(s.url, 'GET', '/v1/chain/safety?token=SCAM', { key: s.live });
+    expect(scam.json.reply).toContain('NOT safe');
+    expect(scam.json.reply).toContain(`${(view.json.measured.sell_tax_bps / 100).toFixed(2)}%`);
+    expect((await say('is USDC safe')).json.reply).toContain('looks safe');
+  });
+
+  it('small talk and the unknown get a friendly answer without tools', async () => {
+    const hi = await say('hello there');
+    expect(hi.json.reply).toMatch(/^Hi! I'm Presence/);
+    expect(hi.json.used).toEqual([]);
+    expect((await say('qwerty uiop')).json.reply).toMatch(/not sure what you mean/);
+  });
+
+  it('remember, what do you remember, forget', async () => {
+    const r = await say('remember that I prefer DAI');
+    expect(r.json.used).toEqual([{ tool: 'memory.remember', args: { key: 'pref:DAI', note: 'I prefer DAI' } }]);
+    const listing = await say('what do you remember');
+    expect(listing.json.reply).toContain('pref:DAI (I prefer DAI)');
+    const mem = await call(s.url, 'GET', '/v1/memory', { key: s.live });
+    expect(mem.json.pinned.map((p: { key: string }) => p.key)).toContain('pref:DAI');
+    expect(mem.json.fading.map((p: { key: string }) => p.key)).toEqual(expect.arrayContaining(['pair:WETH-USDC', 'token:SCAM']));
+    const f = await say('forget pair:WETH-USDC');
+    expect(f.json.reply).toBe('Forgotten: pair:WETH-USDC.');
+    const after = await call(s.url, 'GET', '/v1/memory', { key: s.live });
+    expect(after.json.fading.map((p: { key: string }) => p.key)).not.toContain('pair:WETH-USDC');
+  });
+});
+
+describe('acting in conversation', () => {
+  it('without allow_act it explains; allow_act needs wallet:act', async () => {
+    const before = await walletNonce();
+    const r = await say('swap 5 USDC for WETH');
+    expect([r.json.acted, r.json.used]).toEqual([false, []]);
+    expect(r.json.reply).toMatch(/allow_act/);
+    const talker = await call(s.url, 'POST', '/v1/keys', { key: s.live, body: { name: 'talker', scopes: ['talk'] } });
+    const denied = await say('swap 5 USDC for WETH', { allow_act: true }, talker.json.secret);
+    expect([denied.status, denied.json.type]).toEqual([403, 'scope']);
+    expect(denied.json.detail).toContain('wallet:act');
+    expect(await walletNonce()).toBe(before);
+  });
+
+  it('acts within policy; a retry with the same Idempotency-Key returns the same reply and never acts twice', async () => {
+    const events = openStream(s.url, '/v1/events', s.live);
+    await events.until(() => events.status === 200);
+    const before = await walletNonce();
+    const first = await say('swap 5 USDC for WETH', { allow_act: true }, s.live, 'turn-act-1');
+    const afterFirst = await walletNonce();
+    // The first swap of a token also sends its router approval: one or two transactions.
+    expect(afterFirst - before).toBeGreaterThanOrEqual(1);
+    expect(first.json.acted).toBe(true);
+    expect(first.json.tx).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(first.json.reply).toContain(first.json.tx);
+    const again = await say('swap 5 USDC for WETH', { allow_act: true }, s.live, 'turn-act-1');
+    expect(again.text).toBe(first.text);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    const replay = await fetch(`${s.url}/v1/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${s.live}`, 'content-type': 'application/json', 'idempotency-key': 'turn-act-1' },
+      body: JSON.stringify({ text: 'swap 5 USDC for WETH', allow_act: true, stream: true }),
+    });
+    const sse = await replay.text();
+    expect(sse).toContain('event: done');
+    expect(sse).toContain(first.json.tx);
+    expect(await walletNonce()).toBe(afterFirst);
+    await events.until(() => events.frames.some((f) => f.event === 'tx' && f.data.hash === first.json.tx));
+    await events.close();
+  });
+
+  it('a turn over confirm_over holds; resending never resolves it; approval resumes the turn in the thread', async () => {
+    const events = openStream(s.url, '/v1/events', s.live);
+    await events.until(() => events.status === 200);
+    const held = await say('swap 20 USDC for WETH', { allow_act: true });
+    expect(held.json.acted).toBe(false);
+    expect(held.json.confirm_id).toMatch(/^cf_/);
+    const resent = await say('swap 20 USDC for WETH', { allow_act: true });
+    expect(resent.json.confirm_id).not.toBe(held.json.confirm_id);
+    const list = await call(s.url, 'GET', '/v1/confirm?status=held', { key: s.live });
+    expect(list.json.confirmations.map((c: { confirm_id: string }) => c.confirm_id)).toEqual(
+      expect.arrayContaining([held.json.confirm_id, resent.json.confirm_id]),
+    );
+    const ok = await call(s.url, 'POST', `/v1/confirm/${held.json.confirm_id}`, { key: s.live, body: { approve: true } });
+    expect(ok.json.status).toBe('executed');
+    await call(s.url, 'POST', `/v1/confirm/${resent.json.confirm_id}`, { key: s.live, body: { approve: false } });
+    const cause = `resume:${held.json.confirm_id}`;
+    await events.until(() => events.frames.some((f) => f.event === 'message' && f.data.cause === cause));
+    const msg = events.frames.find((f) => f.event === 'message' && f.data.cause === cause);
+    expect(msg?.data.text).toContain(ok.json.tx);
+    expect(msg?.data.text).toContain('you asked: "swap 20 USDC for WETH"');
+    await events.until(() => events.frames.some((f) => f.event === 'message' && f.data.cause === `resume:${resent.json.confirm_id}`));
+    const thread = await call(s.url, 'GET', '/v1/messages?limit=5', { key: s.live });
+    expect(thread.json.messages.some((m: { cause?: string }) => m.cause === cause)).toBe(true);
+    await events.close();
+  });
+});
+
+describe('streaming', () => {
+  it('streams tool, several tokens and a done with the same shape as the JSON answer', async () => {
+    const res = await fetch(`${s.url}/v1/messages?stream=true`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${s.live}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'how deep is WETH-DAI' }),
+    });
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const frames = (await res.text())
+      .split('\n\n')
+      .filter(Boolean)
+      .map((b) => ({ event: /event: (\w+)/.exec(b)?.[1], data: JSON.parse(/data: (.*)/.exec(b)?.[1] ?? 'null') }));
+    const kinds = frames.map((f) => f.event);
+    expect(kinds[0]).toBe('tool');
+    expect(kinds.filter((k) => k === 'token').length).toBeGreaterThan(2);
+    expect(kinds.at(-1)).toBe('done');
+    const done = frames.at(-1)?.data;
+    expect(
+      frames
+        .filter((f) => f.event === 'token')
+        .map((f) => f.data.text)
+        .join(''),
+    ).toBe(done.reply);
+    expect(Object.keys(done).sort()).toEqual(['acted', 'memory', 'reply', 'used']);
+  });
+});
+
+describe('test keys and limits', () => {
+  it('a test key is answered but leaves thread and memory untouched; actions are simulated', async () => {
+    const thread = (await call(s.url, 'GET', '/v1/messages', { key: s.live })).json.messages.length;
+    const memory = (await call(s.url, 'GET', '/v1/memory', { key: s.live })).text;
+    const nonce = await walletNonce();
+    const r = await say('swap 5 USDC for DAI', { allow_act: true }, s.test);
+    expect(r.json.reply).toMatch(/^Done: swap 5 USDC/);
+    expect(r.headers.get('presence-mode')).toBe('test');
+    expect(await say('remember that I like SCAM', {}, s.test)).toBeTruthy();
+    expect((await call(s.url, 'GET', '/v1/messages', { key: s.live })).json.messages.length).toBe(thread);
+    expect((await call(s.url, 'GET', '/v1/memory', { key: s.live })).text).toBe(memory);
+    expect(await walletNonce()).toBe(nonce);
+  });
+
+  it('text over 4,000 characters is a 400 problem', async () => {
+    const r = await say('x'.repeat(4001));
+    expect([r.status, r.json.type]).toEqual([400, 'invalid_request']);
+    expect(r.json.detail).toContain('4000');
+  });
+
+  it('turns of one account run in arrival order', async () => {
+    const texts = Array.from({ length: 6 }, (_, i) => `hello number ${i}`);
+    await Promise.all(texts.map((t) => say(t)));
+    const page = await call(s.url, 'GET', '/v1/messages?limit=6', { key: s.live });
+    const users = page.json.messages.filter((m: { role: string }) => m.role === 'user').map((m: { text: string }) => m.text);
+    expect(users).toEqual(texts);
+  });
+
+  it('GET /v1/messages pages backwards with next_before', async () => {
+    const first = await call(s.url, 'GET', '/v1/messages?limit=2', { key: s.live });
+    expect(first.json.messages).toHaveLength(4);
+    const older = await call(s.url, 'GET', `/v1/messages?limit=2&before=${first.json.next_before}`, { key: s.live });
+    expect(
+      older.json.messages.at(-1).id < first.json.messages[0].id ||
+        Number.parseInt(older.json.messages.at(-1).id) < Number.parseInt(first.json.messages[0].id),
+    ).toBe(true);
+  });
+});
