@@ -1,5 +1,6 @@
 // `npm run bench`: runs every benchmark and prints one table of figures. No assertions:
 // figures are read by people and compared with the targets beside them.
+import { conversationBenchmarks } from './conversation.bench';
 import { platformBenchmarks } from './platform.bench';
 import { printTable, type Row } from './stats';
 
@@ -7,7 +8,8 @@ const rows: Row[] = [];
 const started = performance.now();
 // BENCH_ONLY=auth|pin|fanout runs one section while working on it.
 const only = process.env.BENCH_ONLY;
-await platformBenchmarks(rows, only);
+if (!only || ['auth', 'pin', 'fanout'].includes(only)) await platformBenchmarks(rows, only);
+if (!only || only === 'conversation') await conversationBenchmarks(rows);
 printTable(rows);
 process.stdout.write(
   `\n(${((performance.now() - started) / 1000).toFixed(0)} s on ${process.version}, ${process.platform}/${process.arch})\n`,
