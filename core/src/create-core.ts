@@ -13,6 +13,7 @@ import { createIdempotency } from './idempotency/idempotency';
 import { createKeyService } from './keys/key-service';
 import { createCompactor } from './memory/compactor';
 import { createMemoryService } from './memory/memory-service';
+import { createLinkService } from './links/link-service';
 import { createPolicyService } from './policy/policy-service';
 import { createPresenceService } from './presence/presence-service';
 import { createRateLimiter } from './ratelimit/sliding-window';
@@ -88,6 +89,9 @@ export function createCore(o: CoreOptions) {
     thread,
     standing,
     conversation,
+    links: createLinkService({ store, clock, keys }),
+    /** Redeem attempts per client address: codes must not be guessable by brute force. */
+    redeemLimiter: createRateLimiter({ limit: 10, windowMs: 60_000, clock }),
     /** Periodic upkeep: expired holds, retention of events and idempotency answers, idle rate-limit logs. */
     async maintain() {
       const accounts = (await store.listAccounts()).map((a) => a.id);

@@ -13,6 +13,7 @@ import { createStreamRegistry, type StreamRegistry } from './http/stream-registr
 import './http/types';
 import { eventsRoutes } from './routes/events';
 import { keysRoutes } from './routes/keys';
+import { linksRoutes } from './routes/links';
 import { memoryRoutes } from './routes/memory';
 import { messagesRoutes } from './routes/messages';
 import { presenceRoutes } from './routes/presence';
@@ -91,6 +92,7 @@ export async function buildApp({ core, logger = false, heartbeatMs = 15_000, cha
   await app.register(eventsRoutes, deps);
   await app.register(walletRoutes, deps);
   await app.register(messagesRoutes, deps);
+  await app.register(linksRoutes, deps);
   return app;
 }
 

@@ -84,15 +84,18 @@ export function createConfirmations({
             return { confirm_id: confirmId, status: 'denied' };
           }
           // Throws policy_block when the policy now forbids it; the hold stays until it expires.
-          const { plan } = await pipeline.replan(r, mode);
-          const claimed = await istore.transitionIntent(accountId, r.id, ['held'], 'executing', {
-            summary: plan.summary,
-            amount: plan.amount,
-            value_usd: plan.valueUsd.toString(),
-            quote_block: Number(plan.block),
-            steps: pipeline.steps(plan),
-            updated_at: clock.now(),
-          });
+          // The claim happens inside the gate lock, so the spend it reserves is counted by the
+          // next gate (see replan).
+          const claimed = await pipeline.replan(r, mode, (plan) =>
+            istore.transitionIntent(accountId, r.id, ['held'], 'executing', {
+              summary: plan.summary,
+              amount: plan.amount,
+              value_usd: plan.valueUsd.toString(),
+              quote_block: Number(plan.block),
+              steps: pipeline.steps(plan),
+              updated_at: clock.now(),
+            }),
+          );
           if (!claimed) continue;
           try {
             const done = await pipeline.execute(mode, claimed);

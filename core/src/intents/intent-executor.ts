@@ -82,6 +82,12 @@ export function createIntentExecutor({
         throw await fail(store, intent, `${tx.label} transaction ${hash} reverted in block ${receipt.block}`);
       last = { hash, block: receipt.block };
     }
+    // A crash or a failed RPC between the steps of a plan (after the approval, before the swap)
+    // leaves a signed record whose later steps were never signed, so none of them can be on
+    // chain. Now that the earlier ones are mined (so the pending nonce is past them), sign and
+    // send the rest instead of calling the intent done without them. The swap still carries
+    // the quote's minimum out and deadline, so a stale plan reverts rather than trading badly.
+    if (intent.txs.length < intent.steps.length) return run(store, intent);
     if (!last) throw new Error(`intent ${intent.id} has nothing to settle`);
     const done =
       (await store.transitionIntent(intent.account_id, intent.id, ['signed'], 'done', {

@@ -213,14 +213,23 @@ export function createIntentPipeline(deps: {
       const text = `withdraw ${s.amount} to ${s.to}`;
       return admit({ ...s, text, source: 'withdraw' }, { kind: 'send', amount: n, token: unit, to: s.to }, 'withdraw');
     },
-    /** For confirmations: re-plan a held intent at the current block and gate it again. */
-    replan: (r: IntentRecord, mode: KeyKind) =>
-      planAndGate(
-        r.account_id,
-        mode,
-        r.action === 'withdraw' ? withdrawParsed(r) : parseIntent(r.text),
-        r.action === 'withdraw' ? 'withdraw' : undefined,
-      ),
+    /**
+     * For confirmations: re-plan a held intent at the current block, gate it again and hand the
+     * plan to `claim` (which moves the record out of `held`). All of it runs under the same
+     * per-account gate lock as a new intent: otherwise two approvals answered together (or an
+     * approval racing a new intent) each see today's spend without the other and both squeeze
+     * under the daily cap.
+     */
+    replan: <T>(r: IntentRecord, mode: KeyKind, claim: (plan: Plan) => Promise<T>): Promise<T> =>
+      gateLock(r.account_id, async () => {
+        const { plan } = await planAndGate(
+          r.account_id,
+          mode,
+          r.action === 'withdraw' ? withdrawParsed(r) : parseIntent(r.text),
+          r.action === 'withdraw' ? 'withdraw' : undefined,
+        );
+        return claim(plan);
+      }),
     execute,
     steps,
     storeFor,

@@ -2,6 +2,7 @@
 export * from './common';
 export * from './events';
 export * from './keys';
+export * from './links';
 export * from './memory';
 export * from './messages';
 export * from './policy';

@@ -170,3 +170,14 @@ export const StandingRecord = z.object({
   created_at: z.number(),
 });
 export type StandingRecord = z.infer<typeof StandingRecord>;
+
+export const LinkRecord = z.object({
+  /** SHA-256 of the code: the code itself is a bearer secret until redeemed. */
+  hash: z.string(),
+  account_id: z.string(),
+  scopes: z.array(Scope),
+  created_at: z.number(),
+  expires_at: z.number(),
+  redeemed_at: z.number().nullable(),
+});
+export type LinkRecord = z.infer<typeof LinkRecord>;

@@ -12,6 +12,7 @@ import {
   IdempotencyRecord,
   IntentRecord,
   KeyRecord,
+  LinkRecord,
   MemoryEntry,
   StandingRecord,
   StoredEvent,
@@ -26,6 +27,7 @@ const KeysDoc = z.object({ keys: z.array(KeyRecord) });
 const MemoryDoc = z.object({ entries: z.array(MemoryEntry) });
 const WalletsDoc = z.object({ wallets: z.array(WalletRecord) });
 const StandingDoc = z.object({ standing: z.array(StandingRecord) });
+const LinksDoc = z.object({ links: z.array(LinkRecord) });
 
 type Doc<T> = { db: Low<T>; schema: z.ZodType<T> };
 
@@ -85,6 +87,7 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
   };
   indexKeys();
 
+  const links = await openDoc(path.join(root, 'links.json'), LinksDoc, { links: [] });
   const wallets = await openDoc(path.join(root, 'wallets.json'), WalletsDoc, { wallets: [] });
 
   // Intents: each version of a record is appended; the newest line for an id wins on load.
@@ -401,6 +404,20 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
         if (i < 0) return { data: d, result: null };
         const next = update(d.standing[i] as StandingRecord);
         d.standing[i] = next;
+        return { data: d, result: next };
+      });
+    },
+
+    async putLink(link, now) {
+      await mutate('links', links, (d) => ({ data: { links: [...d.links.filter((l) => l.expires_at > now), link] }, result: undefined }));
+    },
+    async redeemLink(hash, now) {
+      return mutate('links', links, (d) => {
+        const i = d.links.findIndex((l) => l.hash === hash);
+        const l = d.links[i];
+        if (!l || l.redeemed_at !== null || l.expires_at <= now) return { data: d, result: null };
+        const next = { ...l, redeemed_at: now };
+        d.links[i] = next;
         return { data: d, result: next };
       });
     },

@@ -9,6 +9,7 @@ import type {
   IntentRecord,
   IntentState,
   KeyRecord,
+  LinkRecord,
   MemoryEntry,
   NewThreadEntry,
   StandingRecord,
@@ -77,6 +78,11 @@ export interface StorePort {
   putStanding(record: StandingRecord): Promise<void>;
   listStanding(accountId?: string): Promise<StandingRecord[]>;
   updateStanding(accountId: string, id: string, update: (r: StandingRecord) => StandingRecord): Promise<StandingRecord | null>;
+
+  /** Stores a new link code and drops codes expired before `now`. */
+  putLink(link: LinkRecord, now: number): Promise<void>;
+  /** Marks the link redeemed if it is unredeemed and unexpired at `now`; answers it, or null. */
+  redeemLink(hash: string, now: number): Promise<LinkRecord | null>;
 
   close(): Promise<void>;
 }

@@ -1,0 +1,60 @@
+// Linking a chat or browser surface without pasting a secret into it: an admin makes a
+// short one-time code; the surface redeems it for a key of its own, named
+// "<surface>:<name>". Codes are stored only as hashes, expire, work once, and are compared
+// in constant time. Redeem attempts are rate-limited per address by the transport.
+import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import type { Clock } from '../clock/clock';
+import { iso } from '../clock/clock';
+import { notFound, PresenceError } from '../errors/presence-error';
+import type { KeyService } from '../keys/key-service';
+import type { Scope } from '../schemas/common';
+import type { StorePort } from '../store/store-port';
+
+/** No 0/O or 1/I: codes are read and typed by people. 32 symbols × 8 = 40 bits. */
+const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+export const LINK_CODE = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/;
+export const DEFAULT_LINK_SCOPES: Scope[] = ['talk', 'memory:read', 'memory:write', 'wallet:read', 'wallet:act'];
+
+const hashCode = (code: string) => createHash('sha256').update(code).digest();
+
+export type LinkService = ReturnType<typeof createLinkService>;
+
+export function createLinkService({ store, clock, keys }: { store: StorePort; clock: Clock; keys: KeyService }) {
+  return {
+    async create(accountId: string, scopes: readonly Scope[] = DEFAULT_LINK_SCOPES, ttlS = 600) {
+      let code = '';
+      for (let i = 0; i < 8; i++) code += ALPHABET[randomInt(ALPHABET.length)];
+      const now = clock.now();
+      const expires = now + ttlS * 1000;
+      await store.putLink(
+        {
+          hash: hashCode(code).toString('hex'),
+          account_id: accountId,
+          scopes: [...scopes],
+          created_at: now,
+          expires_at: expires,
+          redeemed_at: null,
+        },
+        now,
+      );
+      return { code, expires_at: iso(expires), scopes: [...scopes] };
+    },
+
+    async redeem(code: string, who: { surface: string; user_id: string; name: string }) {
+      const normal = code.trim().toUpperCase();
+      const gone = () => notFound('this link code is unknown, used or expired; ask for a new one');
+      if (!LINK_CODE.test(normal)) throw gone();
+      const digest = hashCode(normal);
+      // The lookup is by hash; the final comparison is constant-time all the same.
+      const link = await store.redeemLink(digest.toString('hex'), clock.now());
+      if (!link || !timingSafeEqual(Buffer.from(link.hash, 'hex'), digest)) throw gone();
+      const name = `${who.surface}:${who.name}`.slice(0, 100);
+      const key = await keys.create(link.account_id, { kind: 'live', name, scopes: link.scopes });
+      return { account: link.account_id, key: key.secret, key_id: key.id, name, scopes: key.scopes, surface_user: who.user_id };
+    },
+
+    assertCanLink(mode: 'live' | 'test') {
+      if (mode === 'test') throw new PresenceError('scope', 'test keys cannot make link codes: a link issues a live key');
+    },
+  };
+}

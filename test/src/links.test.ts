@@ -1,0 +1,61 @@
+// Linking: one-time codes that expire, redeem without a key into a named live key, cannot
+// be guessed (redeem attempts are rate-limited per address), and unlink on revocation.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createManualClock, removeDir, startTestServer, type TestServer } from './harness';
+
+const clock = createManualClock(Date.now());
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer({ clock });
+});
+afterAll(async () => {
+  await s.close();
+  removeDir(s.dataDir);
+});
+
+const redeem = (code: string, body: Record<string, unknown> = { surface: 'telegram', user_id: '42', name: 'ada' }) =>
+  call(s.url, 'POST', `/v1/links/${code}/redeem`, { body });
+
+describe('links', () => {
+  it('a code redeems once into a live key named <surface>:<name> with the link scopes', async () => {
+    const made = await call(s.url, 'POST', '/v1/links', { key: s.live, body: {} });
+    expect(made.status).toBe(201);
+    expect(made.json.code).toMatch(/^[A-Z2-9]{8}$/);
+    expect(Date.parse(made.json.expires_at) - clock.now()).toBe(600_000);
+    const r = await redeem(made.json.code.toLowerCase());
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({
+      account: 'default',
+      name: 'telegram:ada',
+      scopes: ['talk', 'memory:read', 'memory:write', 'wallet:read', 'wallet:act'],
+    });
+    const me = await call(s.url, 'GET', '/v1/presence/me', { key: r.json.key });
+    expect(me.status).toBe(200);
+    expect((await call(s.url, 'GET', '/v1/keys', { key: r.json.key })).status).toBe(403);
+    const again = await redeem(made.json.code);
+    expect([again.status, again.json.type]).toEqual([404, 'not_found']);
+    // Revoking the key unlinks that user at once.
+    await call(s.url, 'DELETE', `/v1/keys/${r.json.key_id}`, { key: s.live });
+    expect((await call(s.url, 'GET', '/v1/presence/me', { key: r.json.key })).status).toBe(401);
+  });
+
+  it('codes expire, carry narrowed scopes, and test keys cannot make them', async () => {
+    const made = await call(s.url, 'POST', '/v1/links', { key: s.live, body: { scopes: ['talk'], ttl_s: 60 } });
+    clock.advance(61_000);
+    expect((await redeem(made.json.code)).status).toBe(404);
+    const fresh = await call(s.url, 'POST', '/v1/links', { key: s.live, body: { scopes: ['talk'] } });
+    expect((await redeem(fresh.json.code)).json.scopes).toEqual(['talk']);
+    expect((await call(s.url, 'POST', '/v1/links', { key: s.test, body: {} })).status).toBe(403);
+    expect((await redeem('ABCDEFGH', { surface: 'Bad Surface', user_id: '1', name: 'x' })).status).toBe(400);
+  });
+
+  it('redeem attempts are rate-limited per address', async () => {
+    clock.advance(120_000);
+    const answers = [];
+    for (let i = 0; i < 12; i++) answers.push((await redeem(`ZZZZZZZ${'23456789ABCD'[i]}`)).status);
+    expect(answers.slice(0, 10).every((x) => x === 404)).toBe(true);
+    const limited = await redeem('ZZZZZZZZ');
+    expect([limited.status, limited.json.type]).toEqual([429, 'rate_limited']);
+    expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+});
