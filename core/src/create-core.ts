@@ -31,7 +31,7 @@ export type CoreOptions = {
   sseHighWaterMark?: number;
   /** The chain the wallets live on; without it wallet routes answer chain_unavailable. */
   chain?: { runtime: ChainRuntime; keystore: Keystore };
-  /** Planner for `provider:model` routes (the AI SDK adapter); absent, such routes are 503. */
+  /** Planner for `provider:model` routes (the AI SDK adapter); absent, such routes are 502 model_unavailable. */
   modelPlanner?: (model: string) => Planner;
 };
 

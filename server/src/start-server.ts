@@ -7,6 +7,7 @@ import {
   type Clock,
   type Core,
   chain as chainLayer,
+  createAiPlanner,
   createCore,
   createKeystore,
   createLowdbStore,
@@ -42,6 +43,7 @@ export type StartOptions = {
 };
 
 const RPC_TIMEOUT_MS = 5_000;
+const HEALTH_CHAIN_TIMEOUT_MS = 1_000;
 
 /** The embedded devnet, or a real network from PRESENCE_RPC_URL + PRESENCE_TOKEN_LIST. */
 async function startChain(config: Config, progress: (line: string) => void): Promise<{ runtime: ChainRuntime; stop(): Promise<void> }> {
@@ -97,6 +99,15 @@ export async function startServer({
       rateLimit: config.PRESENCE_RATE_LIMIT,
       chainName: () => config.PRESENCE_CHAIN,
       ...(chain ? { chain: { runtime: chain.runtime, keystore } } : {}),
+      // `provider:model` routes talk to any OpenAI-compatible server; without a base URL they answer model_unavailable.
+      ...(config.PRESENCE_LLM_BASE_URL
+        ? {
+            modelPlanner: createAiPlanner({
+              baseUrl: config.PRESENCE_LLM_BASE_URL,
+              ...(config.PRESENCE_LLM_API_KEY ? { apiKey: config.PRESENCE_LLM_API_KEY } : {}),
+            }),
+          }
+        : {}),
     });
     if (core.wallet) {
       const r = await core.wallet.recover();
@@ -113,9 +124,22 @@ export async function startServer({
       core,
       ...(runtime
         ? {
+            // Health is what readiness probes poll: a stalled RPC must not hold it for the
+            // chain's full timeout (about 10 s), so the head is only waited for briefly and
+            // reported as null after that.
             chainHead: async () => {
-              const h = await runtime.chain.health();
-              return { id: h.chainId, block: Number(h.block) };
+              const probe = runtime.chain.health();
+              let timer: NodeJS.Timeout | undefined;
+              const late = new Promise<null>((resolve) => {
+                timer = setTimeout(() => resolve(null), HEALTH_CHAIN_TIMEOUT_MS);
+              });
+              try {
+                const h = await Promise.race([probe, late]);
+                return h && { id: h.chainId, block: Number(h.block) };
+              } finally {
+                clearTimeout(timer);
+                probe.catch(() => undefined); // its late failure is no longer anyone's answer
+              }
             },
           }
         : {}),
