@@ -3,7 +3,7 @@
 // standing intents per block (one market snapshot per block, not one read per intent).
 import { call, removeDir, startTestServer } from '../src/harness';
 import { createMarketMover } from '../src/market-mover';
-import { type Row, fmt, percentile } from './stats';
+import { fmt, percentile, type Row } from './stats';
 
 async function timeTurns(url: string, key: string, n: number) {
   const json: number[] = [];
@@ -36,22 +36,40 @@ export async function conversationBenchmarks(rows: Row[]) {
   try {
     await timeTurns(s.url, s.live, 10); // warm up
     const { json, ttft } = await timeTurns(s.url, s.live, 100);
-    rows.push({ benchmark: 'local planner turn (JSON) p50 / p99 ms', figure: `${fmt(percentile(json, 50))} / ${fmt(percentile(json, 99))}`, target: '' });
-    rows.push({ benchmark: 'local planner time to first token p50 / p99 ms', figure: `${fmt(percentile(ttft, 50))} / ${fmt(percentile(ttft, 99))}`, target: '< 50 p50' });
+    rows.push({
+      benchmark: 'local planner turn (JSON) p50 / p99 ms',
+      figure: `${fmt(percentile(json, 50))} / ${fmt(percentile(json, 99))}`,
+      target: '',
+    });
+    rows.push({
+      benchmark: 'local planner time to first token p50 / p99 ms',
+      figure: `${fmt(percentile(ttft, 50))} / ${fmt(percentile(ttft, 99))}`,
+      target: '< 50 p50',
+    });
 
     const keys: string[] = [];
     for (let i = 0; i < 100; i++) keys.push((await s.core.accounts.create(`bench${i}`)).admin.secret);
     const t0 = performance.now();
     const rounds = 5;
-    await Promise.all(keys.map(async (k) => {
-      for (let r = 0; r < rounds; r++) await call(s.url, 'POST', '/v1/messages', { key: k, body: { text: 'how deep is WETH-USDC' } });
-    }));
+    await Promise.all(
+      keys.map(async (k) => {
+        for (let r = 0; r < rounds; r++) await call(s.url, 'POST', '/v1/messages', { key: k, body: { text: 'how deep is WETH-USDC' } });
+      }),
+    );
     const secs = (performance.now() - t0) / 1000;
     rows.push({ benchmark: '100 accounts talking at once: turns/s', figure: fmt((keys.length * rounds) / secs, 0), target: '' });
 
     // 10,000 standing intents across the 100 accounts.
     const accounts = (await s.core.store.listAccounts()).map((a) => a.id).filter((id) => id.startsWith('bench'));
-    const spec = (i: number) => ({ trigger: { kind: 'price' as const, token: 'WETH', op: 'below' as const, threshold_usd: String(BigInt(1000 + (i % 500)) * 10n ** 18n) }, then: { kind: 'notify' as const } });
+    const spec = (i: number) => ({
+      trigger: {
+        kind: 'price' as const,
+        token: 'WETH',
+        op: 'below' as const,
+        threshold_usd: String(BigInt(1000 + (i % 500)) * 10n ** 18n),
+      },
+      then: { kind: 'notify' as const },
+    });
     let made = 0;
     for (const a of accounts) for (let j = 0; j < 100; j++) await s.core.standing.create(a, 'live', 'bench', spec(made++), false);
     const chain = s.core.wallet!.chain as { pair: (...a: unknown[]) => Promise<unknown> };
@@ -78,8 +96,16 @@ export async function conversationBenchmarks(rows: Row[]) {
     const unchanged = performance.now() - quiet;
     chain.pair = original;
     const pools = s.core.wallet!.tokenList.tokens.length;
-    rows.push({ benchmark: `standing: ${made.toLocaleString('en')} intents, one new block, p50 ms`, figure: fmt(percentile(perBlock, 50)), target: '' });
-    rows.push({ benchmark: 'standing: pair reads per block (all intents)', figure: `${percentile(reads, 50)} (${pools} tokens → ${(pools * (pools - 1)) / 2} combos)`, target: 'per pair, not per intent' });
+    rows.push({
+      benchmark: `standing: ${made.toLocaleString('en')} intents, one new block, p50 ms`,
+      figure: fmt(percentile(perBlock, 50)),
+      target: '',
+    });
+    rows.push({
+      benchmark: 'standing: pair reads per block (all intents)',
+      figure: `${percentile(reads, 50)} (${pools} tokens → ${(pools * (pools - 1)) / 2} combos)`,
+      target: 'per pair, not per intent',
+    });
     rows.push({ benchmark: 'standing: tick with no new block, ms', figure: fmt(unchanged), target: '' });
   } finally {
     await s.close();

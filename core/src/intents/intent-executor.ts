@@ -42,8 +42,9 @@ export function createIntentExecutor({
     ...(s.gas ? { gas: BigInt(s.gas) } : {}),
   });
 
-  /** Signs and broadcasts the steps not yet sent, then waits for every receipt. */
-  async function run(store: IntentStore, intent: IntentRecord): Promise<Executed> {
+  /** Signs and broadcasts the steps not yet sent, then waits for every receipt. `onSent`
+   * marks the moment the last one is broadcast (timing only). */
+  async function run(store: IntentStore, intent: IntentRecord, onSent?: () => void): Promise<Executed> {
     let record = intent;
     const address = await wallets.address(record.account_id);
     const key = await wallets.privateKey(record.account_id);
@@ -68,6 +69,7 @@ export function createIntentExecutor({
         throw e;
       }
     }
+    onSent?.();
     return settle(store, record);
   }
 

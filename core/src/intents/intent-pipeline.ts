@@ -39,6 +39,16 @@ const SPENDING: IntentRecord['state'][] = ['executing', 'signed', 'done'];
 
 export type IntentPipeline = ReturnType<typeof createIntentPipeline>;
 
+/**
+ * Where the time of one live intent that executed at once went, as performance.now()
+ * readings: submitted → quoted (parsed, resolved, quoted and valued at a block) → gated
+ * (policy checked, record stored) → sent (every transaction signed, stored and broadcast) →
+ * settled (receipts in, record done, tx event emitted). Only for benchmarks and diagnostics
+ * (see `onTiming`); nothing is measured while no one listens.
+ */
+export type IntentTiming = { intent_id: string; start: number; quoted: number; gated: number; sent: number; settled: number };
+type Marks = Partial<IntentTiming>;
+
 export function createIntentPipeline(deps: {
   store: StorePort;
   clock: Clock;
@@ -56,6 +66,7 @@ export function createIntentPipeline(deps: {
   // Gate and reservation happen under one lock per account, so two concurrent intents cannot
   // both squeeze under the same daily cap.
   const gateLock = createKeyedLock();
+  const timingListeners = new Set<(t: IntentTiming) => void>();
 
   async function spentToday(accountId: string, mode: KeyKind): Promise<bigint> {
     const dayStart = Math.floor(clock.now() / DAY_MS) * DAY_MS;
@@ -67,9 +78,13 @@ export function createIntentPipeline(deps: {
   }
 
   /** Plans at the current block and runs the gate; throws policy_block or intent_unresolved. */
-  async function planAndGate(accountId: string, mode: KeyKind, parsed: ParsedIntent, kind?: 'withdraw') {
-    const [snapshot, owner, policy] = await Promise.all([market.snapshot(), wallets.address(accountId), policies.get(accountId)]);
+  async function planAndGate(accountId: string, mode: KeyKind, parsed: ParsedIntent, kind?: 'withdraw', marks?: Marks) {
+    // The wallet first: on the devnet a new wallet is funded on first use, and a snapshot taken
+    // alongside would predate the funding, so the plan would see an empty wallet.
+    const owner = await wallets.address(accountId);
+    const [snapshot, policy] = await Promise.all([market.snapshot(), policies.get(accountId)]);
     const plan = await planIntent(parsed, { chain, tokenList, snapshot, owner, slippageBps: policy.max_slippage_bps });
+    if (marks) marks.quoted = performance.now();
     if (kind) plan.action = kind;
     const action: GateAction = { action: plan.action, tokens: plan.tokens, to: plan.to, valueUsd: plan.valueUsd };
     const usdOf = (amount: string) => capInUsd(amount, tokenList, snapshot);
@@ -87,7 +102,7 @@ export function createIntentPipeline(deps: {
     }));
 
   /** Executes a record already in `executing`, then announces the receipt. */
-  async function execute(mode: KeyKind, record: IntentRecord): Promise<{ record: IntentRecord; tx: string; block: number }> {
+  async function execute(mode: KeyKind, record: IntentRecord, marks?: Marks): Promise<{ record: IntentRecord; tx: string; block: number }> {
     if (mode === 'test') {
       const { hash } = await executor.simulate(record.account_id, record.steps);
       const done = await sandbox.transitionIntent(record.account_id, record.id, ['executing'], 'done', {
@@ -98,8 +113,18 @@ export function createIntentPipeline(deps: {
       });
       return { record: done ?? record, tx: hash, block: record.quote_block };
     }
-    const { record: done, hash, block } = await executor.run(store, record);
+    const onSent = marks
+      ? () => {
+          marks.sent = performance.now();
+        }
+      : undefined;
+    const { record: done, hash, block } = await executor.run(store, record, onSent);
     await announceTx(done, hash, block);
+    if (marks) {
+      marks.settled = performance.now();
+      const t = { ...marks, intent_id: done.id } as IntentTiming;
+      for (const l of timingListeners) l(t);
+    }
     return { record: done, tx: hash, block };
   }
 
@@ -153,13 +178,14 @@ export function createIntentPipeline(deps: {
   }
 
   async function admit(s: Submission, parsed: ParsedIntent, kind?: 'withdraw'): Promise<IntentResult> {
+    const marks: Marks | undefined = timingListeners.size > 0 && s.mode === 'live' ? { start: performance.now() } : undefined;
     const istore = storeFor(s.mode);
     if (s.idempotencyKey) {
       const existing = await istore.findIntentByIdempotencyKey(s.accountId, s.idempotencyKey);
       if (existing) return resultOf(existing, s.mode);
     }
     const record = await gateLock(s.accountId, async () => {
-      const { plan, decision, policy } = await planAndGate(s.accountId, s.mode, parsed, kind);
+      const { plan, decision, policy } = await planAndGate(s.accountId, s.mode, parsed, kind, marks);
       const now = clock.now();
       const held = decision === 'hold';
       const r: IntentRecord = {
@@ -188,6 +214,7 @@ export function createIntentPipeline(deps: {
         executed_at: null,
       };
       await istore.createIntent(r);
+      if (marks) marks.gated = performance.now();
       return r;
     });
     if (record.state === 'held') {
@@ -202,7 +229,7 @@ export function createIntentPipeline(deps: {
       });
       return heldResult(record, s.mode);
     }
-    const { record: done, tx, block } = await execute(s.mode, record);
+    const { record: done, tx, block } = await execute(s.mode, record, marks);
     return doneResult(done, tx, block, s.mode);
   }
 
@@ -230,7 +257,12 @@ export function createIntentPipeline(deps: {
         );
         return claim(plan);
       }),
-    execute,
+    execute: (mode: KeyKind, record: IntentRecord) => execute(mode, record),
+    /** Reports the phase timings of every live intent that executes at once (benchmarks). */
+    onTiming(listener: (t: IntentTiming) => void) {
+      timingListeners.add(listener);
+      return () => timingListeners.delete(listener);
+    },
     steps,
     storeFor,
     spentToday,

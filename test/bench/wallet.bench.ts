@@ -1,0 +1,156 @@
+// Wallet benchmarks (issue 4), against the embedded devnet with the server in this process:
+// - POST /v1/wallet/intent (a swap within policy), latency p50/p99 split into quote, gate,
+//   sign+send and receipt (from the pipeline's onTiming hook), and our overhead: the request's
+//   time minus the time the chain's JSON-RPC was busy answering us (measured on the wire by
+//   wrapping fetch for requests to the devnet's URL; overlapping requests count once).
+// - GET /v1/chain/pools, p50/p99 within one block (the per-block cache) and right after a new
+//   block (everything read again).
+import { call, removeDir, startTestServer, type TestServer } from '../src/harness';
+import { anvilsOf, OPEN_POLICY, putPolicy, rpc } from '../src/wallet-helpers';
+import { fmt, percentile, type Row } from './stats';
+
+type Interval = [number, number];
+
+/** Wraps the global fetch (which viem's HTTP transport calls) to record when requests to
+ * `rpcUrl` are in flight: from the call until the response headers are in. JSON-RPC answers
+ * here are a few hundred bytes and arrive with the headers; reading and decoding them is our
+ * own CPU time, so it counts as ours. */
+function meterRpc(rpcUrl: string) {
+  const original = globalThis.fetch;
+  const busy: Interval[] = [];
+  let inFlight = 0;
+  let since = 0;
+  globalThis.fetch = async (input, init) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (!url.startsWith(rpcUrl)) return original(input, init);
+    if (inFlight++ === 0) since = performance.now();
+    try {
+      return await original(input, init);
+    } finally {
+      if (--inFlight === 0) busy.push([since, performance.now()]);
+    }
+  };
+  return {
+    /** Milliseconds within [from, to] during which at least one RPC was in flight. */
+    busyWithin(from: number, to: number) {
+      let total = 0;
+      for (const [a, b] of busy) total += Math.max(0, Math.min(b, to) - Math.max(a, from));
+      return total;
+    },
+    reset: () => {
+      busy.length = 0;
+    },
+    restore: () => {
+      globalThis.fetch = original;
+    },
+  };
+}
+
+const p = (xs: number[], q: number) => fmt(percentile(xs, q), 2);
+
+async function intentLatency(s: TestServer, rpcUrl: string, rows: Row[], n = 150) {
+  await putPolicy(s, s.live, OPEN_POLICY);
+  const wallet = s.core.wallet;
+  if (!wallet) throw new Error('no chain');
+  // Alternate directions so the pool stays put; the first of each direction also approves.
+  const texts = ['swap 2 USDC for WETH', 'swap 0.0006 WETH for USDC'];
+  for (const t of texts) {
+    const r = await call(s.url, 'POST', '/v1/wallet/intent', { key: s.live, body: { do: t } });
+    if (r.status !== 200) throw new Error(`warm-up intent answered ${r.status}: ${r.text}`);
+  }
+  const meter = meterRpc(rpcUrl);
+  const timings = new Map<string, Parameters<Parameters<typeof wallet.pipeline.onTiming>[0]>[0]>();
+  const stop = wallet.pipeline.onTiming((t) => timings.set(t.intent_id, t));
+  const total: number[] = [];
+  const chain: number[] = [];
+  const ours: number[] = [];
+  const phases = { quote: [] as number[], gate: [] as number[], 'sign+send': [] as number[], receipt: [] as number[] };
+  const phaseOurs = { quote: [] as number[], gate: [] as number[], 'sign+send': [] as number[], receipt: [] as number[] };
+  try {
+    for (let i = 0; i < n; i++) {
+      meter.reset();
+      const t0 = performance.now();
+      const r = await call(s.url, 'POST', '/v1/wallet/intent', { key: s.live, body: { do: texts[i % 2] } });
+      const t1 = performance.now();
+      if (r.status !== 200) throw new Error(`intent answered ${r.status}: ${r.text}`);
+      const t = timings.get(r.json.intent_id);
+      if (!t) throw new Error('no timing reported for the intent');
+      const rpcMs = meter.busyWithin(t0, t1);
+      total.push(t1 - t0);
+      chain.push(rpcMs);
+      ours.push(t1 - t0 - rpcMs);
+      const spans: [keyof typeof phases, number, number][] = [
+        ['quote', t.start, t.quoted],
+        ['gate', t.quoted, t.gated],
+        ['sign+send', t.gated, t.sent],
+        ['receipt', t.sent, t.settled],
+      ];
+      for (const [name, a, b] of spans) {
+        phases[name].push(b - a);
+        phaseOurs[name].push(b - a - meter.busyWithin(a, b));
+      }
+    }
+  } finally {
+    stop();
+    meter.restore();
+  }
+  const label = `POST /v1/wallet/intent (swap, within policy, n=${n})`;
+  rows.push({ benchmark: `${label}: total p50 / p99 ms`, figure: `${p(total, 50)} / ${p(total, 99)}`, target: '' });
+  for (const name of Object.keys(phases) as (keyof typeof phases)[]) {
+    rows.push({
+      benchmark: `  ${name}: p50 / p99 ms (ours p50)`,
+      figure: `${p(phases[name], 50)} / ${p(phases[name], 99)} (${p(phaseOurs[name], 50)})`,
+      target: '',
+    });
+  }
+  rows.push({ benchmark: '  chain JSON-RPC time: p50 / p99 ms', figure: `${p(chain, 50)} / ${p(chain, 99)}`, target: '' });
+  // p99 also holds the receipt poll's 100 ms sleep when anvil has not mined the tx yet at the
+  // first look: time spent waiting for the chain, though not inside an RPC.
+  rows.push({
+    benchmark: '  our overhead (total - chain RPC): p50 / p99 ms',
+    figure: `${p(ours, 50)} / ${p(ours, 99)}`,
+    target: '< 5 p50',
+  });
+  const polled = phases.receipt.filter((ms) => ms >= 50).length;
+  rows.push({ benchmark: '  receipts not mined at the first poll (100 ms wait)', figure: `${polled}/${n}`, target: '' });
+}
+
+async function poolsLatency(s: TestServer, rpcUrl: string, rows: Row[], n = 300) {
+  const get = async () => {
+    const t0 = performance.now();
+    const r = await call(s.url, 'GET', '/v1/chain/pools', { key: s.live });
+    if (r.status !== 200) throw new Error(`pools answered ${r.status}: ${r.text}`);
+    return performance.now() - t0;
+  };
+  await get();
+  const warm: number[] = [];
+  for (let i = 0; i < n; i++) warm.push(await get());
+  rows.push({
+    benchmark: `GET /v1/chain/pools, same block (n=${n}): p50 / p99 ms`,
+    figure: `${p(warm, 50)} / ${p(warm, 99)}`,
+    target: '< 20 p50',
+  });
+  const cold: number[] = [];
+  for (let i = 0; i < n / 3; i++) {
+    await rpc(rpcUrl, 'evm_mine');
+    cold.push(await get());
+  }
+  rows.push({
+    benchmark: `GET /v1/chain/pools, first after a new block (n=${n / 3}): p50 / p99 ms`,
+    figure: `${p(cold, 50)} / ${p(cold, 99)}`,
+    target: '',
+  });
+}
+
+export async function walletBenchmarks(rows: Row[]) {
+  const s = await startTestServer({ chain: true, env: { PRESENCE_RATE_LIMIT: '100000000/1s' } });
+  try {
+    const anvil = anvilsOf(s.dataDir)[0];
+    if (!anvil) throw new Error('no devnet found');
+    await intentLatency(s, anvil.rpcUrl, rows);
+    await poolsLatency(s, anvil.rpcUrl, rows);
+  } finally {
+    await s.close();
+    removeDir(s.dataDir);
+  }
+}
