@@ -163,6 +163,20 @@ export interface ViemChainOptions {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+// Deriving an account from its key (secp256k1 point multiplication) costs ~0.5 ms; the
+// signer runs once per transaction, so keep the derived accounts of recently used wallets.
+const ACCOUNT_CACHE_SIZE = 256;
+const accounts = new Map<Hex, ReturnType<typeof privateKeyToAccount>>();
+function accountOf(privateKey: Hex) {
+  let a = accounts.get(privateKey);
+  if (!a) {
+    a = privateKeyToAccount(privateKey);
+    if (accounts.size >= ACCOUNT_CACHE_SIZE) accounts.delete(accounts.keys().next().value as Hex);
+    accounts.set(privateKey, a);
+  }
+  return a;
+}
+
 export function createViemChain(opts: ViemChainOptions): ChainPort {
   const { tokenList, timeoutMs } = opts;
   const retryCount = opts.retryCount ?? 1;
@@ -373,7 +387,7 @@ export function createViemChain(opts: ViemChainOptions): ChainPort {
 
     signTransaction: (privateKey, tx, nonce) =>
       guard('sign', async () => {
-        const account = privateKeyToAccount(privateKey);
+        const account = accountOf(privateKey);
         const [gas, fees] = await Promise.all([
           tx.gas ??
             client.estimateGas({ account: account.address, to: tx.to, data: tx.data, value: tx.value }).then((g) => (g * 12n) / 10n),
