@@ -1,0 +1,56 @@
+// `presence events`: tails the events stream until Ctrl-C (or --limit events). Drops are
+// resumed with Last-Event-ID by the SDK; reconnects are reported on stderr. With --json,
+// one JSON object per line (NDJSON) so it pipes into jq.
+import { type Command, InvalidArgumentError } from 'commander';
+import type { EventsItem } from '../../events';
+import type { CliContext } from '../context';
+
+const parseCount = (value: string) => {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('a whole number');
+  return Number(value);
+};
+
+function describe(e: EventsItem): string {
+  if (e.type === 'gap') return `events before #${e.data.oldest_id} are no longer kept; some were missed`;
+  return Object.entries(e.data)
+    .filter(([k]) => k !== 'at')
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(' ');
+}
+
+export function registerEvents(program: Command, cli: CliContext) {
+  program
+    .command('events')
+    .description('tail the events stream (resumes after a drop)')
+    .option('--since <id>', 'replay events after this id first (0: everything kept)', parseCount)
+    .option('--limit <n>', 'exit after this many events', parseCount)
+    .action(async (opts: { since?: number; limit?: number }, cmd: Command) => {
+      const json = cli.json(cmd);
+      const stop = new AbortController();
+      const onSignal = () => stop.abort();
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      try {
+        const events = cli.client().events.subscribe({
+          signal: stop.signal,
+          ...(opts.since !== undefined ? { lastEventId: opts.since } : {}),
+          onReconnect: ({ delayMs, error }) =>
+            cli.io.stderr(`reconnecting in ${(delayMs / 1000).toFixed(1)} s (${error.message.split('\n')[0]})\n`),
+        });
+        let n = 0;
+        if (opts.limit === 0) return;
+        for await (const e of events) {
+          if (json) cli.io.stdout(`${JSON.stringify(e)}\n`);
+          else {
+            const id = e.type === 'gap' ? '-' : `#${e.id}`;
+            const at = e.type === 'gap' ? '' : String(e.data.at ?? '').replace(/\.\d+Z$/, 'Z');
+            cli.io.stdout(`${id.padEnd(7)} ${at.padEnd(20)} ${e.type.padEnd(13)} ${describe(e)}\n`);
+          }
+          if (opts.limit !== undefined && ++n >= opts.limit) break;
+        }
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    });
+}

@@ -1,0 +1,25 @@
+// `presence me`: the presence this key resolves to.
+import type { Command } from 'commander';
+import type { CliContext } from '../context';
+import { renderPairs } from '../table';
+
+export function registerMe(program: Command, cli: CliContext) {
+  program
+    .command('me')
+    .description('show the presence this key resolves to')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const client = cli.client();
+      const me = await client.presence.me();
+      cli.print(cmd, me, () =>
+        renderPairs([
+          ['name', me.name],
+          ['mode', me.mode],
+          ['model', me.route.model],
+          ['memory', `${me.memory.pinned} pinned, ${me.memory.fading} fading`],
+          ['chain', me.wallet.chain],
+          ['spend', me.wallet.spend],
+          ['server', client.baseUrl],
+        ]),
+      );
+    });
+}

@@ -1,0 +1,78 @@
+// The `presence` command tree. Only endpoints the server serves get a command: a stub for
+// an endpoint that does not exist would be a command that can only fail.
+import { Command } from 'commander';
+import { registerChain } from './commands/chain';
+import { registerChat } from './commands/chat';
+import { registerConfirm } from './commands/confirm';
+import { registerEvents } from './commands/events';
+import { registerKeys } from './commands/keys';
+import { registerLink } from './commands/link';
+import { registerLogin } from './commands/login';
+import { registerMe } from './commands/me';
+import { registerMemory } from './commands/memory';
+import { registerStanding } from './commands/standing';
+import { registerWallet } from './commands/wallet';
+import type { CliContext } from './context';
+
+export const CLI_VERSION = '0.1.0';
+
+export function createProgram(cli: CliContext): Command {
+  const program = new Command('presence')
+    .description('Talk to your Presence from the shell. Key: PRESENCE_TOKEN or `presence login`; server: PRESENCE_URL.')
+    .version(CLI_VERSION)
+    .option('--json', 'print JSON for programs instead of tables')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    // Set before adding commands: subcommands inherit both, so every parse error comes back
+    // to runCli as one CommanderError and is printed in the same one-line form.
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => cli.io.stdout(s),
+      writeErr: (s) => cli.io.stderr(s),
+      outputError: (s, write) => write(`error: usage — ${s.replace(/^error: /, '')}`),
+    });
+
+  registerLogin(program, cli);
+  registerMe(program, cli);
+  registerChat(program, cli);
+  registerEvents(program, cli);
+  registerConfirm(program, cli);
+  registerMemory(program, cli);
+  registerWallet(program, cli);
+  registerChain(program, cli);
+  registerStanding(program, cli);
+  registerKeys(program, cli);
+  registerLink(program, cli);
+  program.addHelpText('after', () => `\nEvery command:\n${leafUsages(program).join('\n')}\n\n${ENVIRONMENT}`);
+  return program;
+}
+
+const ENVIRONMENT = `Environment:
+  PRESENCE_TOKEN   API key; wins over the saved login
+  PRESENCE_URL     server address (default http://127.0.0.1:8787)
+  PRESENCE_DEBUG   1 prints each request and error stacks on stderr
+
+Exit codes: 0 ok, 1 other, 2 usage, 3 auth, 4 scope, 5 policy, 6 network or unavailable, 7 not found`;
+
+/** Commands whose forms the generic line cannot say. */
+const indexLines: Record<string, string[]> = {
+  'presence confirm': ['presence confirm list [--all]', 'presence confirm <id> --approve|--deny'],
+};
+
+/** `presence memory pin <key> [--note <note>]` for every runnable command, so one --help shows them all. */
+function leafUsages(cmd: Command, prefix = 'presence'): string[] {
+  return cmd.commands
+    .filter((c) => c.name() !== 'help')
+    .flatMap((c) => {
+      const name = `${prefix} ${c.name()}`;
+      if (c.commands.length > 0) return leafUsages(c, name);
+      const custom = indexLines[name];
+      if (custom) return custom.map((line) => `  ${line.padEnd(60)} ${c.description()}`);
+      const args = c.registeredArguments.map((a) => {
+        const n = a.name() + (a.variadic ? '...' : '');
+        return a.required ? `<${n}>` : `[${n}]`;
+      });
+      const opts = c.options.filter((o) => o.long !== '--help').map((o) => (o.mandatory ? o.flags : `[${o.flags}]`));
+      return [`  ${[name, ...args, ...opts].join(' ').padEnd(60)} ${c.description()}`];
+    });
+}

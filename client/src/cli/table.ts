@@ -1,0 +1,41 @@
+// Aligned plain-text tables for people; programs use --json instead. Column widths come
+// from the widest cell; the last column is not padded so lines carry no trailing spaces.
+
+export type Column = { header: string; align?: 'left' | 'right' };
+
+const width = (s: string) => [...s].length;
+
+function pad(s: string, w: number, align: 'left' | 'right') {
+  const fill = ' '.repeat(Math.max(0, w - width(s)));
+  return align === 'right' ? fill + s : s + fill;
+}
+
+function render(rows: string[][], aligns: ('left' | 'right')[]): string {
+  const widths = aligns.map((_, i) => Math.max(0, ...rows.map((r) => width(r[i] ?? ''))));
+  return rows
+    .map((r) =>
+      r
+        .map((cell, i) => (i === r.length - 1 && aligns[i] !== 'right' ? cell : pad(cell, widths[i] ?? 0, aligns[i] ?? 'left')))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+/** A table with a header row; cells are strings, one array per row. */
+export function renderTable(columns: Column[], rows: string[][]): string {
+  const aligns = columns.map((c) => c.align ?? 'left');
+  return render([columns.map((c) => c.header), ...rows], aligns);
+}
+
+/** Label/value lines, as for a single record (`presence me`). */
+export function renderPairs(pairs: [string, string][]): string {
+  return render(pairs, ['left', 'left']);
+}
+
+/** `2025-01-31T09:05:07.123Z` → `2025-01-31 09:05` (UTC): enough for a person, short enough for a table. */
+export function shortTime(iso: string | null | undefined): string {
+  if (!iso) return '-';
+  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})/.exec(iso);
+  return m ? `${m[1]} ${m[2]}` : iso;
+}

@@ -1,0 +1,68 @@
+// createPresenceClient: one small object, one group per resource, every function typed
+// from core's zod schemas. Dependencies (fetch, sleep, randomness) are arguments so the
+// same client runs in Node, a browser extension and tests.
+import { createHttp, type ResponseInfo } from './http';
+import { chainResource } from './resources/chain';
+import { confirmResource } from './resources/confirm';
+import { eventsResource } from './resources/events';
+import { keysResource } from './resources/keys';
+import { linksResource } from './resources/links';
+import { memoryResource } from './resources/memory';
+import { messagesResource } from './resources/messages';
+import { metaResource } from './resources/meta';
+import { presenceResource } from './resources/presence';
+import { standingResource } from './resources/standing';
+import { walletResource } from './resources/wallet';
+import { abortableSleep, defaultRetryPolicy, type RetryPolicy } from './retry';
+
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:8787';
+
+export type PresenceClientOptions = {
+  /** Server address, e.g. http://127.0.0.1:8787 (a trailing /v1 is accepted). */
+  baseUrl?: string;
+  /** prs_live_… or prs_test_…; omit for public endpoints only. */
+  token?: string;
+  fetch?: typeof fetch;
+  /** Extra attempts on 429/5xx/network errors (default 2), or the whole policy. */
+  retries?: number | Partial<RetryPolicy>;
+  /** Time limit per attempt (default 30 s). */
+  timeoutMs?: number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random?: () => number;
+  /** Called for every answer (each attempt), e.g. to log or to read Presence-Mode. */
+  onResponse?: (info: ResponseInfo) => void;
+};
+
+export function createPresenceClient(options: PresenceClientOptions = {}) {
+  const retry: RetryPolicy =
+    typeof options.retries === 'number'
+      ? { ...defaultRetryPolicy, retries: options.retries }
+      : { ...defaultRetryPolicy, ...options.retries };
+  const http = createHttp({
+    baseUrl: options.baseUrl ?? DEFAULT_BASE_URL,
+    token: options.token,
+    // Bound, because a browser's fetch throws "Illegal invocation" when called as a method of another object.
+    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    retry,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    sleep: options.sleep ?? abortableSleep,
+    random: options.random ?? Math.random,
+    ...(options.onResponse ? { onResponse: options.onResponse } : {}),
+  });
+  return {
+    baseUrl: http.baseUrl,
+    meta: metaResource(http),
+    presence: presenceResource(http),
+    keys: keysResource(http),
+    memory: memoryResource(http),
+    events: eventsResource(http),
+    messages: messagesResource(http),
+    wallet: walletResource(http),
+    chain: chainResource(http),
+    confirm: confirmResource(http),
+    standing: standingResource(http),
+    links: linksResource(http),
+  };
+}
+
+export type PresenceClient = ReturnType<typeof createPresenceClient>;

@@ -1,0 +1,69 @@
+// What the SDK throws. Three classes that mean different things (as grammY separates
+// them): the server answered with a problem (PresenceApiError), no usable answer arrived
+// (PresenceNetworkError), or an answer arrived that this SDK cannot read
+// (PresenceProtocolError). All share PresenceError so callers can catch "anything from us".
+import type { Problem } from '@presence/core/schemas';
+
+export abstract class PresenceError extends Error {
+  abstract readonly kind: 'api' | 'network' | 'protocol';
+}
+
+/** The server answered with an application/problem+json body (or a non-2xx we mapped to one). */
+export class PresenceApiError extends PresenceError {
+  override readonly name = 'PresenceApiError';
+  readonly kind = 'api' as const;
+  /** Stable string to branch on: auth, scope, not_found, policy_block, rate_limited … */
+  readonly type: string;
+  readonly status: number;
+  readonly title: string;
+  readonly detail: string;
+  /** Seconds the server asked us to wait (Retry-After), when it said so. */
+  readonly retryAfter: number | undefined;
+  /** The whole body, extension members included (e.g. `rule` on policy_block). */
+  readonly problem: Problem;
+
+  constructor(problem: Problem, retryAfter?: number) {
+    super(`${problem.type}: ${problem.detail}`);
+    this.type = problem.type;
+    this.status = problem.status;
+    this.title = problem.title;
+    this.detail = problem.detail;
+    this.retryAfter = retryAfter;
+    this.problem = problem;
+  }
+}
+
+export type NetworkErrorCode =
+  /** The request never got an answer: refused, reset, DNS … */
+  | 'network'
+  /** No answer (or, on a stream, no bytes) within the time limit. */
+  | 'timeout'
+  /** An answer started but its body broke off. */
+  | 'interrupted';
+
+export class PresenceNetworkError extends PresenceError {
+  override readonly name = 'PresenceNetworkError';
+  readonly kind = 'network' as const;
+  readonly code: NetworkErrorCode;
+
+  constructor(code: NetworkErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** A 2xx whose body does not match the schema: a server/SDK version mismatch, not retryable. */
+export class PresenceProtocolError extends PresenceError {
+  override readonly name = 'PresenceProtocolError';
+  readonly kind = 'protocol' as const;
+  readonly status: number;
+
+  constructor(message: string, status: number, options?: { cause?: unknown }) {
+    super(message, options);
+    this.status = status;
+  }
+}
+
+export const isPresenceError = (e: unknown): e is PresenceError => e instanceof PresenceError;
+export const isApiError = (e: unknown, type?: string): e is PresenceApiError =>
+  e instanceof PresenceApiError && (type === undefined || e.type === type);

@@ -1,0 +1,27 @@
+// @presence/client public surface: the client factory, its errors and the types callers
+// name. Browser-safe: nothing here (or below, outside src/cli) imports Node built-ins or
+// the core root — only @presence/core/schemas.
+export { createPresenceClient, DEFAULT_BASE_URL, type PresenceClient, type PresenceClientOptions } from './client';
+export {
+  isApiError,
+  isPresenceError,
+  type NetworkErrorCode,
+  PresenceApiError,
+  PresenceError,
+  PresenceNetworkError,
+  PresenceProtocolError,
+} from './errors';
+export type { EventsItem, EventsSubscription, GapEvent, PresenceEvent, ReconnectInfo, SubscribeOptions } from './events';
+export type { RequestOptions, ResponseInfo } from './http';
+export type { ChainView, ChainViewName } from './resources/chain';
+export type { ConfirmationList, ConfirmationView, ConfirmResult } from './resources/confirm';
+export type { CreateKeyParameters, KeySecret, KeyView, ListKeysReturnType, RotateKeyParameters } from './resources/keys';
+export type { CreateLinkParameters, LinkCode, RedeemLinkParameters, RedeemLinkReturnType } from './resources/links';
+export type { ForgetReturnType, MemoryListing, PinParameters, PinReturnType } from './resources/memory';
+export type { MessageResult, MessageStreamEvent, SendMessageParameters, ThreadPage } from './resources/messages';
+export type { HealthReturnType } from './resources/meta';
+export type { GetMeReturnType as PresenceView, UpdateMeParameters } from './resources/presence';
+export type { StandingList, StandingView } from './resources/standing';
+export type { IntentResult, PolicyDocument, PolicyView, WalletView } from './resources/wallet';
+export type { RetryPolicy } from './retry';
+export type { SseRequestOptions } from './sse-request';

@@ -1,0 +1,31 @@
+// Held actions: list them, approve or deny one — the only way a needs_confirm is resolved.
+// The same answer again is idempotent; the opposite one after resolution is 409 confirm_resolved,
+// after the timeout 409 confirm_expired.
+import { ConfirmationList as ConfirmationListSchema, type ConfirmQuery, ConfirmResult } from '@presence/core/schemas';
+import type { z } from 'zod';
+import type { Http, RequestOptions } from '../http';
+
+export type { ConfirmationView, ConfirmResult } from '@presence/core/schemas';
+export type ConfirmationList = z.infer<typeof ConfirmationListSchema>;
+export type ListConfirmationsParameters = z.input<typeof ConfirmQuery>;
+
+export const listConfirmations = (
+  http: Http,
+  query: ListConfirmationsParameters = {},
+  options?: RequestOptions,
+): Promise<ConfirmationList> => http.json(ConfirmationListSchema, { method: 'GET', path: '/v1/confirm', query }, options);
+
+export const answerConfirmation = (
+  http: Http,
+  id: string,
+  params: { approve: boolean },
+  options?: RequestOptions,
+): Promise<ConfirmResult> =>
+  http.json(ConfirmResult, { method: 'POST', path: `/v1/confirm/${encodeURIComponent(id)}`, body: params }, options);
+
+export const confirmResource = (http: Http) => ({
+  list: (query?: ListConfirmationsParameters, options?: RequestOptions) => listConfirmations(http, query, options),
+  answer: (id: string, params: { approve: boolean }, options?: RequestOptions) => answerConfirmation(http, id, params, options),
+  approve: (id: string, options?: RequestOptions) => answerConfirmation(http, id, { approve: true }, options),
+  deny: (id: string, options?: RequestOptions) => answerConfirmation(http, id, { approve: false }, options),
+});

@@ -1,0 +1,61 @@
+// Generic SSE over any HTTP method: GET /v1/events today, POST /v1/messages with
+// `stream: true` next. Retries happen only before the stream opens (same Idempotency-Key);
+// once it is open a break is a PresenceNetworkError, since only the caller knows whether
+// the stream can be resumed (events can, a streamed reply cannot).
+import { PresenceNetworkError, PresenceProtocolError } from './errors';
+import type { Http, HttpRequest, RequestOptions } from './http';
+import { createSseParser, type SseItem } from './sse';
+
+export type SseRequestOptions = RequestOptions & {
+  /** Treat the stream as dead after this long without a byte (heartbeats count); 0 = never. */
+  idleTimeoutMs?: number;
+  /** Called once the 2xx headers are in, before the first item. */
+  onOpen?: (response: Response) => void;
+};
+
+export async function* streamSse(http: Http, req: HttpRequest, options: SseRequestOptions = {}): AsyncGenerator<SseItem, void, undefined> {
+  const what = `${req.method} ${req.path}`;
+  const opened = await http.open({ ...req, accept: 'text/event-stream' }, options);
+  const { response } = opened;
+  const idleTimeoutMs = options.idleTimeoutMs ?? 0;
+  let idleTimer: ReturnType<typeof setTimeout> | undefined;
+  let idled = false;
+  // The idle clock runs only while we wait for the network, not while the caller handles an item.
+  const arm = () => {
+    if (idleTimeoutMs <= 0) return;
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => {
+      idled = true;
+      opened.cancel(new Error('idle'));
+    }, idleTimeoutMs);
+  };
+  try {
+    const type = response.headers.get('content-type') ?? '';
+    if (!type.toLowerCase().startsWith('text/event-stream') || !response.body) {
+      throw new PresenceProtocolError(`${what}: expected an event stream, got ${type || 'no content type'}`, response.status);
+    }
+    options.onOpen?.(response);
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    const parser = createSseParser();
+    for (;;) {
+      arm();
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (e) {
+        if (options.signal?.aborted) throw options.signal.reason;
+        if (idled) throw new PresenceNetworkError('timeout', `${what}: nothing received for ${idleTimeoutMs} ms`, { cause: e });
+        throw new PresenceNetworkError('interrupted', `${what}: the stream broke off`, { cause: e });
+      }
+      clearTimeout(idleTimer);
+      if (chunk.done) return;
+      yield* parser.push(decoder.decode(chunk.value, { stream: true }));
+    }
+  } finally {
+    clearTimeout(idleTimer);
+    // Ends the request when the caller stopped early; a no-op once the body is finished.
+    opened.cancel();
+    opened.release();
+  }
+}

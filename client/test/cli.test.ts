@@ -1,0 +1,250 @@
+// The `presence` CLI as a child process against a real server: help, login/logout and
+// the config file, env over config, human and --json output, exit codes, events tail.
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPresenceClient } from '../src/index';
+import { runPresence, spawnPresence } from './helpers/cli';
+import { waitFor } from './helpers/collect';
+import { startProxy } from './helpers/proxy';
+import { startTestServer, type TestServer, tempDir } from './helpers/server';
+
+let s: TestServer;
+let home: string;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(async () => {
+  await s?.stop();
+});
+
+/** A fresh HOME / XDG_CONFIG_HOME per test, pointing at the test server. */
+function env(extra: Record<string, string | undefined> = {}) {
+  home = tempDir('presence-cli-home-');
+  return { HOME: home, XDG_CONFIG_HOME: path.join(home, 'xdg'), PRESENCE_URL: s.url, ...extra };
+}
+const configFile = () => path.join(home, 'xdg', 'presence', 'config.json');
+const oneLine = (stderr: string) => stderr.trim().split('\n');
+
+describe('presence CLI', () => {
+  it('--help lists every command', async () => {
+    const r = await runPresence(['--help'], env());
+    expect(r.code).toBe(0);
+    for (const cmd of [
+      'presence login --key <key> [--url <url>]',
+      'presence logout',
+      'presence me',
+      'presence events',
+      'presence memory list',
+      'presence memory pin <key>',
+      'presence memory forget <key>',
+      'presence keys list',
+      'presence keys create --name <name> --scopes <list> [--test]',
+      'presence keys rotate <id> [--grace <seconds>]',
+      'presence keys revoke <id>',
+      'presence chat [text...] [--act]',
+      'presence confirm list [--all]',
+      'presence confirm <id> --approve|--deny',
+      'presence wallet',
+      'presence policy get',
+      'presence policy set <file>',
+      'presence intent <sentence>',
+      'presence chain tokens',
+      'presence chain pools [--pair <pair>]',
+      'presence chain positions',
+      'presence chain safety --token <token>',
+      'presence standing list',
+      'presence standing cancel <id>',
+      'presence link',
+    ]) {
+      expect(r.stdout).toContain(cmd);
+    }
+    expect(r.stdout).toContain('--json');
+  });
+
+  it('login validates the key, writes the config file 0600, and later commands use it', async () => {
+    const e = env();
+    const r = await runPresence(['login', '--key', s.live], e);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`logged in  ${s.url} — presence`);
+    expect(statSync(configFile()).mode & 0o777).toBe(0o600);
+    expect(statSync(path.dirname(configFile())).mode & 0o777).toBe(0o700);
+    expect(JSON.parse(readFileSync(configFile(), 'utf8'))).toEqual({ url: s.url, token: s.live });
+    // No PRESENCE_URL or PRESENCE_TOKEN now: both come from the file.
+    const me = await runPresence(['me', '--json'], { ...e, PRESENCE_URL: undefined });
+    expect(me.code).toBe(0);
+    expect(JSON.parse(me.stdout)).toMatchObject({ mode: 'live' });
+
+    const out = await runPresence(['logout'], e);
+    expect(out.code).toBe(0);
+    expect(existsSync(configFile())).toBe(false);
+    const after = await runPresence(['me'], e);
+    expect(after.code).toBe(3);
+    expect(oneLine(after.stderr)).toEqual(['error: auth — no key: set PRESENCE_TOKEN or run `presence login --key <key>`']);
+  });
+
+  it('login with a bad key fails with exit 3 and writes nothing', async () => {
+    const r = await runPresence(['login', '--key', 'prs_live_wrong'], env());
+    expect(r.code).toBe(3);
+    expect(oneLine(r.stderr)).toHaveLength(1);
+    expect(r.stderr).toMatch(/^error: auth — /);
+    expect(existsSync(configFile())).toBe(false);
+  });
+
+  it('PRESENCE_TOKEN wins over the config file', async () => {
+    const e = env();
+    mkdirSync(path.dirname(configFile()), { recursive: true });
+    writeFileSync(configFile(), JSON.stringify({ url: s.url, token: s.test }), { mode: 0o600 });
+    const fromFile = await runPresence(['me', '--json'], e);
+    expect(JSON.parse(fromFile.stdout).mode).toBe('test');
+    const fromEnv = await runPresence(['me', '--json'], { ...e, PRESENCE_TOKEN: s.live });
+    expect(JSON.parse(fromEnv.stdout).mode).toBe('live');
+  });
+
+  it('me: an aligned table for people, the presence object with --json', async () => {
+    const e = env({ PRESENCE_TOKEN: s.live });
+    const human = await runPresence(['me'], e);
+    expect(human.code).toBe(0);
+    const lines = human.stdout.trimEnd().split('\n');
+    expect(lines.map((l) => l.split(/\s{2,}/)[0])).toEqual(['name', 'mode', 'model', 'memory', 'chain', 'spend', 'server']);
+    expect(new Set(lines.map((l) => l.search(/(?<=\s{2})\S/))).size).toBe(1); // values start in one column
+    expect(human.stdout).toContain('server  http://127.0.0.1:');
+    const json = await runPresence(['--json', 'me'], e);
+    expect(JSON.parse(json.stdout)).toEqual(await createPresenceClient({ baseUrl: s.url, token: s.live }).presence.me());
+  });
+
+  it('memory pin, list, forget: human and --json, and 7 when the key is gone', async () => {
+    const e = env({ PRESENCE_TOKEN: s.live });
+    const pin = await runPresence(['memory', 'pin', 'pair:WETH-USDC', '--note', 'watch depth'], e);
+    expect([pin.code, pin.stdout]).toEqual([0, 'pinned pair:WETH-USDC\n']);
+    const again = await runPresence(['memory', 'pin', 'pair:WETH-USDC', '--note', 'watch depth', '--json'], e);
+    expect(JSON.parse(again.stdout)).toEqual({ key: 'pair:WETH-USDC', tier: 'pinned', note: 'watch depth', changed: false });
+
+    const list = await runPresence(['memory', 'list'], e);
+    const [header, ...rows] = list.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^KEY\s+TIER\s+WEIGHT\s+DAYS LEFT\s+NOTE$/);
+    expect(rows.find((r) => r.startsWith('pair:WETH-USDC'))).toMatch(/^pair:WETH-USDC\s+pinned\s+\d\.\d\d\s+-\s+watch depth$/);
+    const listJson = await runPresence(['memory', 'list', '--json'], e);
+    expect(JSON.parse(listJson.stdout).pinned).toContainEqual(expect.objectContaining({ key: 'pair:WETH-USDC', note: 'watch depth' }));
+
+    const forget = await runPresence(['memory', 'forget', 'pair:WETH-USDC', '--json'], e);
+    expect(JSON.parse(forget.stdout)).toEqual({ key: 'pair:WETH-USDC', forgotten: true });
+    const gone = await runPresence(['memory', 'forget', 'pair:WETH-USDC'], e);
+    expect(gone.code).toBe(7);
+    expect(oneLine(gone.stderr)).toEqual(['error: not_found — memory key pair:WETH-USDC is not stored']);
+  });
+
+  it('a test key says its write was simulated', async () => {
+    const r = await runPresence(['memory', 'pin', 'topic:sandbox'], env({ PRESENCE_TOKEN: s.test }));
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('note: test key');
+  });
+
+  it('keys create, list, rotate, revoke: human and --json', async () => {
+    const e = env({ PRESENCE_TOKEN: s.live });
+    const created = await runPresence(['keys', 'create', '--name', 'cli-bot', '--scopes', 'talk, memory:read'], e);
+    expect(created.code).toBe(0);
+    const secret = /^secret\s+(prs_live_\S+)$/m.exec(created.stdout)?.[1];
+    const id = /^id\s+(key_\S+)$/m.exec(created.stdout)?.[1];
+    expect(secret).toBeTruthy();
+    expect(created.stdout).toMatch(/^scopes\s+talk, memory:read$/m);
+    expect(created.stdout).toContain('shown once');
+
+    const list = await runPresence(['keys', 'list'], e);
+    const [header, ...rows] = list.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^ID\s+NAME\s+KIND\s+SCOPES\s+LAST4\s+STATE\s+CREATED\s+LAST USED$/);
+    expect(rows.find((r) => r.startsWith(id!))).toMatch(
+      new RegExp(`^${id}\\s+cli-bot\\s+live\\s+talk,memory:read\\s+${secret!.slice(-4)}\\s+active`),
+    );
+    expect(list.stdout).not.toContain(secret);
+    const listJson = JSON.parse((await runPresence(['keys', 'list', '--json'], e)).stdout);
+    expect(listJson.keys.map((k: { id: string }) => k.id)).toContain(id);
+
+    const rotated = JSON.parse((await runPresence(['keys', 'rotate', id!, '--grace', '60', '--json'], e)).stdout);
+    expect(rotated).toMatchObject({ id, secret: expect.stringMatching(/^prs_live_/), grace_until: expect.any(String) });
+    expect(rotated.secret).not.toBe(secret);
+
+    const revoked = await runPresence(['keys', 'revoke', id!], e);
+    expect([revoked.code, revoked.stdout]).toEqual([0, `revoked ${id} (cli-bot)\n`]);
+    const testKey = JSON.parse((await runPresence(['keys', 'create', '--name', 't', '--scopes', 'talk', '--test', '--json'], e)).stdout);
+    expect(testKey.kind).toBe('test');
+  });
+
+  it('exit codes: 3 auth, 4 scope, 2 usage and invalid input, 6 network; one line, stack only with PRESENCE_DEBUG', async () => {
+    const admin = createPresenceClient({ baseUrl: s.url, token: s.live });
+    const talker = await admin.keys.create({ name: 'talker', scopes: ['talk'] });
+
+    const auth = await runPresence(['me'], env({ PRESENCE_TOKEN: 'prs_live_nope' }));
+    expect(auth.code).toBe(3);
+    expect(oneLine(auth.stderr)).toHaveLength(1);
+
+    const scope = await runPresence(['memory', 'list'], env({ PRESENCE_TOKEN: talker.secret }));
+    expect(scope.code).toBe(4);
+    expect(oneLine(scope.stderr)).toHaveLength(1);
+    expect(scope.stderr).toMatch(/^error: scope — .*memory:read/);
+
+    const keysScope = await runPresence(['keys', 'list', '--json'], env({ PRESENCE_TOKEN: talker.secret }));
+    expect(keysScope.code).toBe(4);
+    expect(keysScope.stdout).toBe('');
+
+    const invalid = await runPresence(['memory', 'pin', 'no-namespace'], env({ PRESENCE_TOKEN: s.live }));
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toMatch(/^error: invalid_request — /);
+
+    const usage = await runPresence(['keys', 'nope'], env({ PRESENCE_TOKEN: s.live }));
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/^error: usage — /);
+    const badFlag = await runPresence(['keys', 'rotate', 'key_x', '--grace', 'soon'], env({ PRESENCE_TOKEN: s.live }));
+    expect(badFlag.code).toBe(2);
+
+    const down = await runPresence(['me'], env({ PRESENCE_TOKEN: s.live, PRESENCE_URL: 'http://127.0.0.1:9' }));
+    expect(down.code).toBe(6);
+    expect(oneLine(down.stderr)).toEqual([expect.stringMatching(/^error: network — GET \/v1\/presence\/me: could not reach/)]);
+    expect(down.stderr).not.toContain('    at ');
+
+    const debug = await runPresence(['me'], env({ PRESENCE_TOKEN: 'prs_live_nope', PRESENCE_DEBUG: '1' }));
+    expect(debug.code).toBe(3);
+    expect(debug.stderr).toContain('debug: GET /v1/presence/me → 401');
+    expect(debug.stderr).toContain('    at ');
+  });
+
+  it('events tails as NDJSON with --json and resumes after a dropped connection', async () => {
+    const proxy = await startProxy(s.url);
+    try {
+      const { latest: base } = await s.core.events.bounds('default', 'live');
+      const child = spawnPresence(
+        ['events', '--json', '--since', String(base), '--limit', '4'],
+        env({ PRESENCE_TOKEN: s.live, PRESENCE_URL: proxy.url }),
+      );
+      const emit = (i: number) => s.core.events.emit('default', 'live', 'memory', { key: `topic:cli${i}`, tier: 'fading' });
+      await emit(1);
+      await emit(2);
+      await waitFor(() => child.stdout.split('\n').filter(Boolean).length === 2);
+      proxy.dropAll();
+      await emit(3);
+      await emit(4);
+      const r = await child.exited;
+      expect(r.code).toBe(0);
+      const lines = r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(lines.map((l) => l.id)).toEqual([base + 1, base + 2, base + 3, base + 4]);
+      expect(lines[0]).toMatchObject({ type: 'memory', data: { key: 'topic:cli1', tier: 'fading' } });
+      expect(r.stderr).toMatch(/^reconnecting in \d+\.\d s/m);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('events prints one aligned line per event for people', async () => {
+    const { latest: base } = await s.core.events.bounds('default', 'live');
+    await s.core.events.emit('default', 'live', 'memory', { key: 'topic:human', tier: 'pinned' });
+    const r = await runPresence(['events', '--since', String(base), '--limit', '1'], env({ PRESENCE_TOKEN: s.live }));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      new RegExp(`^#${base + 1}\\s+\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\s+memory\\s+key=topic:human tier=pinned\\n$`),
+    );
+  });
+});

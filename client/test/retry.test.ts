@@ -1,0 +1,143 @@
+// Retries at the edges a real server will not produce on demand: 429 with Retry-After,
+// 503, a dropped socket, a hang, and what must never be retried.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPresenceClient, PresenceApiError, PresenceNetworkError } from '../src/index';
+import { drop, hang, json, problem, startFakeServer } from './helpers/fake-server';
+
+const me = {
+  name: 'P',
+  route: { model: 'local' },
+  memory: { pinned: 0, fading: 0 },
+  wallet: { chain: 'devnet', spend: 'guarded' },
+  preferences: {},
+  mode: 'live',
+};
+const pin = { key: 'topic:x', tier: 'pinned', note: '', changed: true };
+
+let fake: Awaited<ReturnType<typeof startFakeServer>> | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+function client(url: string, extra: Parameters<typeof createPresenceClient>[0] = {}) {
+  const sleeps: number[] = [];
+  const c = createPresenceClient({
+    baseUrl: url,
+    token: 'prs_live_x',
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+    random: () => 0.5,
+    ...extra,
+  });
+  return { c, sleeps };
+}
+
+describe('retries', () => {
+  it('429 then 200: waits Retry-After, then succeeds, reusing the Idempotency-Key', async () => {
+    fake = await startFakeServer([problem(429, 'rate_limited', 'slow down', { 'retry-after': '2' }), json(200, pin)]);
+    const { c, sleeps } = client(fake.url);
+    expect(await c.memory.pin({ key: 'topic:x' })).toMatchObject({ changed: true });
+    expect(fake.seen).toHaveLength(2);
+    expect(sleeps).toHaveLength(1);
+    expect(sleeps[0]).toBeGreaterThanOrEqual(2000);
+    expect(sleeps[0]).toBeLessThan(2200);
+    const [k1, k2] = fake.seen.map((r) => r.headers['idempotency-key']);
+    expect(k1).toBeTruthy();
+    expect(k2).toBe(k1);
+  });
+
+  it('honours Retry-After in real time with the default sleep', async () => {
+    fake = await startFakeServer([problem(429, 'rate_limited', 'slow down', { 'retry-after': '1' }), json(200, me)]);
+    const c = createPresenceClient({ baseUrl: fake.url, token: 'prs_live_x' });
+    const t0 = Date.now();
+    expect((await c.presence.me()).name).toBe('P');
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('a Retry-After beyond the limit is not waited out: the typed error carries it', async () => {
+    fake = await startFakeServer([problem(429, 'rate_limited', 'slow down', { 'retry-after': '3600' })]);
+    const { c, sleeps } = client(fake.url);
+    const e = await c.presence.me().catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(PresenceApiError);
+    expect(e).toMatchObject({ type: 'rate_limited', status: 429, retryAfter: 3600 });
+    expect(sleeps).toEqual([]);
+  });
+
+  it('503 and a dropped socket are retried with growing, jittered backoff', async () => {
+    fake = await startFakeServer([problem(503, 'unavailable', 'busy'), drop, json(200, me)]);
+    const { c, sleeps } = client(fake.url);
+    expect((await c.presence.me()).name).toBe('P');
+    expect(fake.seen).toHaveLength(3);
+    // base 250 ms: attempt 0 waits 125..250, attempt 1 waits 250..500 (random 0.5 → 3/4 of the step).
+    expect(sleeps).toEqual([188, 375]);
+  });
+
+  it('gives up after the retry budget with the last error', async () => {
+    fake = await startFakeServer([problem(503, 'unavailable', 'still busy')]);
+    const { c } = client(fake.url, { retries: 1 });
+    await expect(c.presence.me()).rejects.toMatchObject({ type: 'unavailable', status: 503 });
+    expect(fake.seen).toHaveLength(2);
+  });
+
+  it.each([
+    [400, 'invalid_request'],
+    [401, 'auth'],
+    [403, 'scope'],
+    [404, 'not_found'],
+    [409, 'policy_block'],
+    [422, 'idempotency_mismatch'],
+  ])('%i %s is never retried', async (status, type) => {
+    fake = await startFakeServer([problem(status, type, 'no'), json(200, me)]);
+    const { c } = client(fake.url);
+    await expect(c.presence.me()).rejects.toMatchObject({ type, status });
+    expect(fake.seen).toHaveLength(1);
+  });
+
+  it('a non-problem error body is still a typed error, by status', async () => {
+    fake = await startFakeServer([
+      (_req, res) => {
+        res.writeHead(502, { 'content-type': 'text/html' });
+        res.end('<html>Bad gateway</html>');
+      },
+    ]);
+    const { c } = client(fake.url, { retries: 0 });
+    await expect(c.presence.me()).rejects.toMatchObject({ type: 'unavailable', status: 502, detail: '<html>Bad gateway</html>' });
+  });
+
+  it('a hang becomes a timeout network error (per attempt), then retries', async () => {
+    fake = await startFakeServer([hang, json(200, me)]);
+    const { c } = client(fake.url, { timeoutMs: 150 });
+    expect((await c.presence.me()).name).toBe('P');
+    const { c: noRetry } = client(fake.url, { timeoutMs: 150, retries: 0 });
+    fake.seen.length = 0;
+    const e = await noRetry.presence.me().catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(PresenceNetworkError);
+    expect(e).toMatchObject({ code: 'timeout' });
+  });
+
+  it('a refused connection is a network error', async () => {
+    const { c } = client('http://127.0.0.1:9', { retries: 1 });
+    const e = await c.presence.me().catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(PresenceNetworkError);
+    expect(e).toMatchObject({ code: 'network' });
+  });
+
+  it('an answer that does not match the schema is a protocol error, not retried', async () => {
+    fake = await startFakeServer([json(200, { name: 1 })]);
+    const { c } = client(fake.url);
+    await expect(c.presence.me()).rejects.toMatchObject({ kind: 'protocol', status: 200 });
+    expect(fake.seen).toHaveLength(1);
+  });
+
+  it('aborting during a backoff wait stops at once', async () => {
+    fake = await startFakeServer([problem(503, 'unavailable', 'busy')]);
+    const ctl = new AbortController();
+    const c = createPresenceClient({ baseUrl: fake.url, token: 'prs_live_x', retries: { retries: 5, baseDelayMs: 10_000 } });
+    const p = c.presence.me({ signal: ctl.signal });
+    setTimeout(() => ctl.abort(new Error('user stopped')), 100);
+    await expect(p).rejects.toThrow('user stopped');
+    expect(fake.seen).toHaveLength(1);
+  });
+});
