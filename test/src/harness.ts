@@ -88,6 +88,8 @@ export function openStream(base: string, url: string, key: string, headers: Reco
   const controller = new AbortController();
   const frames: SseFrame[] = [];
   const comments: string[] = [];
+  /** Ids of id-only frames (the server's starting cursor on live-only streams). */
+  const cursors: number[] = [];
   let waiters: { pred: () => boolean; resolve: () => void }[] = [];
   let ended = false;
   let status = 0;
@@ -137,6 +139,7 @@ export function openStream(base: string, url: string, key: string, headers: Reco
   return {
     frames,
     comments,
+    cursors,
     get status() {
       return status;
     },

@@ -12,7 +12,11 @@ import type { EventStore } from './event-store';
 import { createMemoryEventStore } from './event-store';
 
 export type FeedEvent = { id: number; type: EventType; data: Record<string, unknown> };
-export type FeedItem = { kind: 'event'; event: FeedEvent } | { kind: 'gap'; oldest_id: number };
+export type FeedItem =
+  | { kind: 'event'; event: FeedEvent }
+  | { kind: 'gap'; oldest_id: number }
+  /** Where a live-only stream starts, so a client that drops before any event can resume. */
+  | { kind: 'cursor'; id: number };
 
 export type Subscription = AsyncIterable<FeedItem> & {
   close(): void;
@@ -98,6 +102,7 @@ export function createEventsLog({
       let last: number;
       if (afterId === undefined) {
         last = (await es.eventBounds(accountId)).latest;
+        yield { kind: 'cursor', id: last };
       } else {
         last = afterId;
         const { oldest } = await es.eventBounds(accountId);

@@ -16,6 +16,32 @@ export const eventScope: Record<EventType, Scope> = {
 
 export const MemoryEventData = z.object({ key: z.string(), tier: z.enum(['pinned', 'fading', 'dropped']), at: z.string() });
 export const MessageEventData = z.object({ text: z.string(), cause: z.string(), at: z.string() });
+export const TxEventData = z.object({
+  hash: z.string(),
+  block: z.number().int(),
+  intent: z.object({ id: z.string(), summary: z.string(), amount: z.string(), source: z.string() }),
+  at: z.string(),
+});
+export const NeedsConfirmEventData = z.object({
+  confirm_id: z.string(),
+  intent_id: z.string(),
+  summary: z.string(),
+  amount: z.string(),
+  value_usd: z.string(),
+  expires_at: z.string(),
+  timeout_s: z.number().int(),
+  at: z.string(),
+});
+export const ConfirmEventData = z.object({
+  confirm_id: z.string(),
+  intent_id: z.string(),
+  status: z.enum(['executed', 'denied', 'expired', 'failed']),
+  tx: z.string().optional(),
+  block: z.number().int().optional(),
+  reason: z.string().optional(),
+  at: z.string(),
+});
+export const GapEventData = z.object({ oldest_id: z.number().int() });
 
 export const PresenceEvent = z.object({
   id: z.number().int().positive(),

@@ -43,6 +43,7 @@ export const StandingView = z.object({
   text: z.string(),
   trigger: z.record(z.string(), z.unknown()),
   then: z.record(z.string(), z.unknown()),
+  state: z.enum(['active', 'cancelled']),
   armed: z.boolean(),
   next_at: z.string().nullable(),
   fired_count: z.number().int(),

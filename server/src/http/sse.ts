@@ -7,6 +7,8 @@ export type SseWriter = {
   /** Resolves false when the stream is closed or the peer stopped reading for too long. */
   send(frame: { id?: number | string; event: string; data: unknown }): Promise<boolean>;
   comment(text: string): void;
+  /** An id-only frame: sets the client's Last-Event-ID without dispatching an event. */
+  cursor(id: number | string): Promise<boolean>;
   end(): void;
   readonly closed: boolean;
   onClose(fn: () => void): void;
@@ -72,6 +74,9 @@ export function openSse(reply: FastifyReply, headers: Record<string, string> = {
       frame += `event: ${noNewline(event)}\n`;
       for (const line of JSON.stringify(data).split('\n')) frame += `data: ${line}\n`;
       return write(`${frame}\n`);
+    },
+    cursor(id) {
+      return write(`id: ${noNewline(String(id))}\n\n`);
     },
     comment(text) {
       if (!closed) raw.write(`: ${text.replace(/[\r\n]/g, ' ')}\n\n`);

@@ -46,7 +46,9 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
             const ok =
               item.kind === 'gap'
                 ? await sse.send({ event: 'gap', data: { oldest_id: item.oldest_id } })
-                : await sse.send({ id: item.event.id, event: item.event.type, data: item.event.data });
+                : item.kind === 'cursor'
+                  ? await sse.cursor(item.id)
+                  : await sse.send({ id: item.event.id, event: item.event.type, data: item.event.data });
             if (!ok) break;
           }
         } catch (err) {

@@ -161,6 +161,7 @@ function standingView(r: Awaited<ReturnType<RouteDeps['core']['standing']['list'
     text: r.text,
     trigger: r.trigger,
     then: r.then,
+    state: r.state,
     armed: r.armed,
     next_at: iso(r.next_at),
     fired_count: r.fired_count,
