@@ -123,6 +123,7 @@ export function openStream(base: string, url: string, key: string, headers: Reco
             else if (line.startsWith('event: ')) frame.event = line.slice(7);
             else if (line.startsWith('data: ')) frame.dataLines.push(line.slice(6));
           }
+          if (!frame.event && frame.id && frame.dataLines.length === 0) cursors.push(Number(frame.id));
           if (frame.event)
             frames.push({ ...(frame.id ? { id: frame.id } : {}), event: frame.event, data: JSON.parse(frame.dataLines.join('\n')) });
           i = buf.indexOf('\n\n');
