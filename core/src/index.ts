@@ -10,6 +10,7 @@ export {
   type AiPlannerOptions,
   createAiPlanner,
 } from './conversation/ai-planner';
+export { chunkReply } from './conversation/local-planner';
 export { type Core, type CoreOptions, createCore } from './create-core';
 export { type ProblemType, problemCatalogue } from './errors/catalogue';
 export { isPresenceError, PresenceError, type Problem } from './errors/presence-error';

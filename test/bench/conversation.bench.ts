@@ -68,7 +68,7 @@ export async function conversationBenchmarks(rows: Row[]) {
         op: 'below' as const,
         threshold_usd: String(BigInt(1000 + (i % 500)) * 10n ** 18n),
       },
-      then: { kind: 'notify' as const },
+      action: { kind: 'notify' as const },
     });
     let made = 0;
     for (const a of accounts) for (let j = 0; j < 100; j++) await s.core.standing.create(a, 'live', 'bench', spec(made++), false);

@@ -42,7 +42,7 @@ export const StandingView = z.object({
   id: z.string(),
   text: z.string(),
   trigger: z.record(z.string(), z.unknown()),
-  then: z.record(z.string(), z.unknown()),
+  action: z.record(z.string(), z.unknown()),
   state: z.enum(['active', 'cancelled']),
   armed: z.boolean(),
   next_at: z.string().nullable(),

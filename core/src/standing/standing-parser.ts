@@ -5,7 +5,7 @@ import { parseUnits } from '../chain/amounts';
 import { parseIntent } from '../intents/intent-parser';
 import type { StandingRecord } from '../store/documents';
 
-export type StandingSpec = Pick<StandingRecord, 'trigger' | 'then'>;
+export type StandingSpec = Pick<StandingRecord, 'trigger' | 'action'>;
 
 const VERB = '(?:is|goes|drops|falls|gets|trades|rises|climbs|moves)';
 const SIDE = '(below|under|above|over)';
@@ -27,14 +27,14 @@ export function parseStanding(text: string): StandingSpec | null {
   if (m)
     return {
       trigger: { kind: 'price', token: (m[1] as string).toUpperCase(), op: op(m[2] as string), threshold_usd: usd(m[3] as string) },
-      then: { kind: 'notify' },
+      action: { kind: 'notify' },
     };
   m = daily.exec(t);
   if (m) {
     const h = Number(m[1]);
     const min = Number(m[2]);
     if (h > 23 || min > 59) return null;
-    return { trigger: { kind: 'daily', at: `${String(h).padStart(2, '0')}:${m[2]}` }, then: { kind: 'balance' } };
+    return { trigger: { kind: 'daily', at: `${String(h).padStart(2, '0')}:${m[2]}` }, action: { kind: 'balance' } };
   }
   m = act.exec(t);
   if (m) {
@@ -42,7 +42,7 @@ export function parseStanding(text: string): StandingSpec | null {
     parseIntent(intent); // throws intent_unresolved with the forms it knows
     return {
       trigger: { kind: 'price', token: (m[1] as string).toUpperCase(), op: op(m[2] as string), threshold_usd: usd(m[3] as string) },
-      then: { kind: 'act', intent },
+      action: { kind: 'act', intent },
     };
   }
   return null;

@@ -42,7 +42,7 @@ export function createStandingService({
   wallet: WalletDomain | null;
 }) {
   async function create(accountId: string, mode: KeyKind, text: string, spec: StandingSpec, mayAct: boolean): Promise<StandingRecord> {
-    if (spec.then.kind === 'act' && !mayAct) {
+    if (spec.action.kind === 'act' && !mayAct) {
       throw new PresenceError('scope', 'a standing intent that acts must be created by a key holding wallet:act', {
         extra: { missing: ['wallet:act'] },
       });
@@ -61,7 +61,7 @@ export function createStandingService({
       account_id: accountId,
       text,
       trigger: spec.trigger,
-      then: spec.then,
+      action: spec.action,
       may_act: mayAct,
       armed: true,
       next_at: spec.trigger.kind === 'daily' ? nextDailyAt(spec.trigger.at, now) : null,
@@ -78,8 +78,8 @@ export function createStandingService({
   async function fire(r: StandingRecord, why: string) {
     const cause = `standing:${r.id}`;
     const w = wallet;
-    if (r.then.kind === 'notify') return thread.say(r.account_id, 'live', why, cause);
-    if (r.then.kind === 'balance') {
+    if (r.action.kind === 'notify') return thread.say(r.account_id, 'live', why, cause);
+    if (r.action.kind === 'balance') {
       if (!w) return thread.say(r.account_id, 'live', 'It is time for your balance, but no chain is configured.', cause);
       const v = await w.view(r.account_id, 'live');
       const lines = v.balances.filter((b) => !/^0 /.test(b.amount)).map((b) => `${b.amount}${b.value_usd ? ` (${b.value_usd})` : ''}`);
@@ -95,7 +95,7 @@ export function createStandingService({
       const result = await w.pipeline.submit({
         accountId: r.account_id,
         mode: 'live',
-        text: r.then.intent,
+        text: r.action.intent,
         source: 'standing',
         // One action per firing, even if evaluation is retried after a crash.
         idempotencyKey: `standing:${r.id}:${r.fired_count}`,
@@ -108,7 +108,7 @@ export function createStandingService({
       await thread.say(r.account_id, 'live', said, cause);
     } catch (e) {
       const detail = e instanceof PresenceError ? e.detail : 'it failed';
-      await thread.say(r.account_id, 'live', `${why} I tried to ${r.then.intent}, but could not: ${detail}`, cause);
+      await thread.say(r.account_id, 'live', `${why} I tried to ${r.action.intent}, but could not: ${detail}`, cause);
     }
   }
 

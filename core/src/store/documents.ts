@@ -154,7 +154,7 @@ export const StandingRecord = z.object({
     z.object({ kind: z.literal('daily'), at: z.string().regex(/^\d{2}:\d{2}$/) }),
   ]),
   /** What happens when it fires: speak, report the balance, or submit an intent. */
-  then: z.discriminatedUnion('kind', [
+  action: z.discriminatedUnion('kind', [
     z.object({ kind: z.literal('notify') }),
     z.object({ kind: z.literal('balance') }),
     z.object({ kind: z.literal('act'), intent: z.string() }),

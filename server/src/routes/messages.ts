@@ -1,15 +1,12 @@
 // POST /v1/messages (plain JSON or SSE), GET /v1/messages (the thread), standing intents.
 // Messages manage their own Idempotency-Key: one stored answer serves a retry whether it
 // asks for JSON or a stream, so the fingerprint covers text and allow_act but not `stream`.
-import { fingerprintRequest, type IdempotencyClaim, PresenceError, type Problem, requireScope, schemas } from '@presence/core';
+import { chunkReply, fingerprintRequest, type IdempotencyClaim, PresenceError, type Problem, requireScope, schemas } from '@presence/core';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteDeps } from '../app';
 import { problemOf } from '../http/problem';
 import { openSse } from '../http/sse';
-
-const chunk = (text: string) =>
-  text.split(/(?<=\s)/).reduce<string[]>((out, w, i) => (i % 4 === 0 ? out.push(w) : (out[out.length - 1] += w), out), []);
 
 function toProblem(e: unknown): Problem {
   if (e instanceof PresenceError) return e.toProblem();
@@ -128,7 +125,7 @@ export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
     if (answer.status === 200) {
       for (const call of data.used ?? []) await sse.send({ event: 'tool', data: { name: call.tool, args: call.args } });
       if (data.confirm_id) await sse.send({ event: 'needs_confirm', data: { confirm_id: data.confirm_id } });
-      for (const text of chunk(data.reply)) await sse.send({ event: 'token', data: { text } });
+      for (const text of chunkReply(data.reply)) await sse.send({ event: 'token', data: { text } });
       await sse.send({ event: 'done', data });
     } else await sse.send({ event: 'error', data });
     sse.end();
@@ -160,7 +157,7 @@ function standingView(r: Awaited<ReturnType<RouteDeps['core']['standing']['list'
     id: r.id,
     text: r.text,
     trigger: r.trigger,
-    then: r.then,
+    action: r.action,
     state: r.state,
     armed: r.armed,
     next_at: iso(r.next_at),
