@@ -1,12 +1,13 @@
-// Typed failures of the chain layer. Each carries a stable `type` string that the HTTP layer
-// maps to a problem+json status; messages never contain keys or raw RPC URLs with secrets.
+// Typed failures of the chain layer, as PresenceErrors with stable types, so they map to
+// problem+json like every other failure and tools can report them as data. Messages never
+// contain keys or raw RPC URLs (which may embed secrets).
+import { PresenceError } from '../errors/presence-error';
 
 /** The RPC did not answer in time, refused the connection, or failed at the transport level. */
-export class ChainUnavailableError extends Error {
-  readonly type = 'chain_unavailable' as const;
+export class ChainUnavailableError extends PresenceError {
   override readonly name: string = 'ChainUnavailableError';
   constructor(detail: string, options?: { cause?: unknown }) {
-    super(detail, options);
+    super('chain_unavailable', detail, options?.cause === undefined ? {} : { cause: options.cause });
   }
 }
 
@@ -24,38 +25,40 @@ export class ReceiptTimeoutError extends ChainUnavailableError {
 
 /** The chain answered, but executing the call or transaction reverted (e.g. gas estimation of
  * a swap whose balance or allowance is short). `reason` is the revert reason when known. */
-export class ChainRevertedError extends Error {
-  readonly type = 'chain_reverted' as const;
+export class ChainRevertedError extends PresenceError {
   override readonly name = 'ChainRevertedError';
   constructor(
     readonly reason: string,
     options?: { cause?: unknown },
   ) {
-    super(`execution reverted: ${reason}`, options);
+    super('chain_reverted', `execution reverted: ${reason}`, options?.cause === undefined ? {} : { cause: options.cause });
   }
 }
 
 /** The node refused a signed transaction (nonce too low, insufficient funds for gas,
  * underpriced...). Nothing was broadcast. */
-export class TransactionRejectedError extends Error {
-  readonly type = 'chain_rejected' as const;
+export class TransactionRejectedError extends PresenceError {
   override readonly name = 'TransactionRejectedError';
   constructor(
     readonly reason: string,
     options?: { cause?: unknown },
   ) {
-    super(`transaction rejected: ${reason}`, options);
+    super('chain_rejected', `transaction rejected: ${reason}`, options?.cause === undefined ? {} : { cause: options.cause });
   }
 }
 
 /** A token, pair or pool that the list or the chain does not know. */
-export class NotFoundError extends Error {
-  readonly type = 'not_found' as const;
+export class NotFoundError extends PresenceError {
   override readonly name = 'NotFoundError';
+  constructor(detail: string) {
+    super('not_found', detail);
+  }
 }
 
 /** Malformed input: a pair string, an amount string, an address. */
-export class InvalidRequestError extends Error {
-  readonly type = 'invalid_request' as const;
+export class InvalidRequestError extends PresenceError {
   override readonly name = 'InvalidRequestError';
+  constructor(detail: string) {
+    super('invalid_request', detail);
+  }
 }

@@ -11,6 +11,8 @@ export const problemCatalogue = {
   confirm_resolved: { status: 409, title: 'Confirmation already resolved' },
   idempotency_in_progress: { status: 409, title: 'Request with this Idempotency-Key is in progress' },
   conflict: { status: 409, title: 'Conflict' },
+  chain_reverted: { status: 409, title: 'The chain refused to execute this' },
+  chain_rejected: { status: 409, title: 'The node rejected the transaction' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   idempotency_mismatch: { status: 422, title: 'Idempotency-Key reused with a different request' },

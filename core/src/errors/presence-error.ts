@@ -6,7 +6,7 @@ import { type ProblemType, problemCatalogue } from './catalogue';
 export type ProblemExtras = Record<string, string | number | boolean | null | string[]>;
 
 export class PresenceError extends Error {
-  override readonly name = 'PresenceError';
+  override readonly name: string = 'PresenceError';
   readonly type: ProblemType;
   readonly status: number;
   readonly title: string;

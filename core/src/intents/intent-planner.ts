@@ -4,7 +4,7 @@
 import type { Address } from 'viem';
 import { formatAmount, formatUnits, parseUnits, USD_ONE } from '../chain/amounts';
 import type { ChainPort, TxRequest } from '../chain/chain-port';
-import { NotFoundError } from '../chain/errors';
+import { InvalidRequestError, NotFoundError } from '../chain/errors';
 import type { MarketSnapshot } from '../chain/market';
 import { resolveToken, type Token, type TokenList, wethOf } from '../chain/token-list';
 import { type ParsedIntent, unresolved } from './intent-parser';
@@ -76,7 +76,7 @@ export async function planIntent(parsed: ParsedIntent, ctx: PlanContext): Promis
       if (v === 0n) throw unresolved('the amount must be more than zero');
       return v;
     } catch (e) {
-      if (e instanceof Error && e.name === 'InvalidRequestError') throw unresolved(e.message);
+      if (e instanceof InvalidRequestError) throw unresolved(e.detail);
       throw e;
     }
   };

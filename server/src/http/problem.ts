@@ -46,21 +46,10 @@ function validationDetail(err: FastifyError): string {
   return parts.length > 0 ? parts.join('; ') : err.message;
 }
 
-/** Errors from the chain layer carry a `type`; most are catalogue types already. */
-const chainTypes: Record<string, ProblemType> = { chain_reverted: 'conflict', chain_rejected: 'conflict' };
-function typedProblem(err: unknown): Problem | null {
-  const t = (err as { type?: unknown }).type;
-  if (typeof t !== 'string') return null;
-  const type = (t in problemCatalogue ? t : chainTypes[t]) as ProblemType | undefined;
-  return type ? problemOf(type, (err as Error).message) : null;
-}
-
 export function errorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  if (err instanceof PresenceError) return sendProblem(reply, err.toProblem(), err.retryAfter);
-  const typed = typedProblem(err);
-  if (typed) {
-    if (typed.status >= 500) request.log.warn({ err }, typed.type);
-    return sendProblem(reply, typed);
+  if (err instanceof PresenceError) {
+    if (err.status >= 500) request.log.warn({ err: { type: err.type, detail: err.detail } }, 'answered with a 5xx problem');
+    return sendProblem(reply, err.toProblem(), err.retryAfter);
   }
   if (hasZodFastifySchemaValidationErrors(err) || err.validation) {
     return sendProblem(reply, problemOf('invalid_request', validationDetail(err)));

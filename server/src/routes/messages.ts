@@ -10,8 +10,6 @@ import { openSse } from '../http/sse';
 
 function toProblem(e: unknown): Problem {
   if (e instanceof PresenceError) return e.toProblem();
-  const t = (e as { type?: unknown }).type;
-  if (t === 'chain_unavailable') return problemOf('chain_unavailable', (e as Error).message);
   return problemOf('internal', 'the turn failed on our side; nothing was stored, and retrying with the same Idempotency-Key is safe');
 }
 
