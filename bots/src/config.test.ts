@@ -1,0 +1,33 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BotsConfigError, loadBotsConfig } from './config';
+
+describe('loadBotsConfig', () => {
+  it('needs at least one bot token, and says so without quoting anything secret', () => {
+    expect(() => loadBotsConfig({})).toThrow(BotsConfigError);
+    expect(() => loadBotsConfig({ TELEGRAM_BOT_TOKEN: '  ' })).toThrow(/TELEGRAM_BOT_TOKEN and\/or DISCORD_BOT_TOKEN/);
+  });
+
+  it('turns on only the bots whose token is set, with defaults for the rest', () => {
+    const c = loadBotsConfig({ TELEGRAM_BOT_TOKEN: 't0k3n', INIT_CWD: '/srv/presence' });
+    expect(c).toEqual({
+      presenceUrl: 'http://127.0.0.1:8787',
+      dataDir: path.resolve('/srv/presence/.presence-bots'),
+      telegram: { token: 't0k3n', apiRoot: 'https://api.telegram.org' },
+      discord: null,
+    });
+    const d = loadBotsConfig({ DISCORD_BOT_TOKEN: 'd', DISCORD_API_ROOT: 'http://127.0.0.1:9/api/', PRESENCE_URL: 'http://10.0.0.1:8787' });
+    expect(d.discord).toEqual({ token: 'd', apiRoot: 'http://127.0.0.1:9/api' });
+    expect(d.telegram).toBeNull();
+    expect(d.presenceUrl).toBe('http://10.0.0.1:8787');
+  });
+
+  it('rejects an address that is not http(s)', () => {
+    expect(() => loadBotsConfig({ TELEGRAM_BOT_TOKEN: 'secret-token', PRESENCE_URL: 'ftp://x' })).toThrow(/invalid PRESENCE_URL/);
+    try {
+      loadBotsConfig({ TELEGRAM_BOT_TOKEN: 'secret-token', TELEGRAM_API_ROOT: 'nope' });
+    } catch (e) {
+      expect(String(e)).not.toContain('secret-token');
+    }
+  });
+});

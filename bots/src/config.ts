@@ -1,0 +1,46 @@
+// presence-bots configuration from the environment. A bot whose token is unset stays off;
+// with neither token there is nothing to run, which is an error. Messages never quote a token.
+import path from 'node:path';
+import { DISCORD_API_ROOT } from './discord/discord-bot';
+import { TELEGRAM_API_ROOT } from './telegram/telegram-bot';
+
+export type BotsConfig = {
+  presenceUrl: string;
+  dataDir: string;
+  telegram: { token: string; apiRoot: string } | null;
+  discord: { token: string; apiRoot: string } | null;
+};
+
+export class BotsConfigError extends Error {}
+
+export const DEFAULT_PRESENCE_URL = 'http://127.0.0.1:8787';
+export const DEFAULT_DATA_DIR = './.presence-bots';
+
+function httpUrl(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const value = env[name]?.trim() || fallback;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new BotsConfigError(`invalid ${name}=${JSON.stringify(value)}: expected an http(s) address`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new BotsConfigError(`invalid ${name}=${JSON.stringify(value)}: expected an http(s) address`);
+  }
+  return value.replace(/\/+$/, '');
+}
+
+export function loadBotsConfig(env: NodeJS.ProcessEnv = process.env): BotsConfig {
+  const telegramToken = env.TELEGRAM_BOT_TOKEN?.trim() ?? '';
+  const discordToken = env.DISCORD_BOT_TOKEN?.trim() ?? '';
+  if (!telegramToken && !discordToken) {
+    throw new BotsConfigError('no bot to run: set TELEGRAM_BOT_TOKEN and/or DISCORD_BOT_TOKEN (see bots/README.md)');
+  }
+  return {
+    presenceUrl: httpUrl(env, 'PRESENCE_URL', DEFAULT_PRESENCE_URL),
+    // Relative to where the command was typed: `npm run bots` at the root runs in bots/, but npm keeps INIT_CWD.
+    dataDir: path.resolve(env.INIT_CWD || process.cwd(), env.PRESENCE_BOTS_DATA_DIR?.trim() || DEFAULT_DATA_DIR),
+    telegram: telegramToken ? { token: telegramToken, apiRoot: httpUrl(env, 'TELEGRAM_API_ROOT', TELEGRAM_API_ROOT) } : null,
+    discord: discordToken ? { token: discordToken, apiRoot: httpUrl(env, 'DISCORD_API_ROOT', DISCORD_API_ROOT) } : null,
+  };
+}

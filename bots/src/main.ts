@@ -1,0 +1,43 @@
+// presence-bots: runs the Telegram and/or Discord bot against PRESENCE_URL until SIGINT or
+// SIGTERM. Configuration errors are one line on stderr and exit code 2.
+import { BotsConfigError, loadBotsConfig } from './config';
+import { createLogger } from './log';
+import { runBots } from './run-bots';
+
+const log = createLogger();
+
+async function main() {
+  let config: ReturnType<typeof loadBotsConfig>;
+  try {
+    config = loadBotsConfig(process.env);
+  } catch (e) {
+    if (e instanceof BotsConfigError) {
+      process.stderr.write(`presence-bots: ${e.message}\n`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  const bots = await runBots(config, log);
+  const on = [config.telegram && 'telegram', config.discord && 'discord'].filter(Boolean).join(' and ');
+  log('info', `presence-bots running (${on}) against ${config.presenceUrl}; data in ${config.dataDir}`);
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log('info', `${signal}: stopping`);
+    bots.stop().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        log('error', 'stopping failed', { error: String(e) });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((e: unknown) => {
+  log('error', `presence-bots could not start: ${e instanceof Error ? e.message : String(e)}`);
+  process.exit(1);
+});

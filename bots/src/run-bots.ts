@@ -1,0 +1,42 @@
+// Starts the configured bots over one shared link table; `stop()` ends them in order.
+
+import type { BotsConfig } from './config';
+import { createDiscordBot, type DiscordBotOptions } from './discord/discord-bot';
+import type { Logger } from './log';
+import { openLinkStore } from './surface/link-store';
+import type { SurfaceOptions } from './surface/surface';
+import { createTelegramBot } from './telegram/telegram-bot';
+
+export type RunningBots = {
+  telegram: ReturnType<typeof createTelegramBot> | null;
+  discord: ReturnType<typeof createDiscordBot> | null;
+  stop(): Promise<void>;
+};
+
+/** Options for both bots beyond the config (tests shorten intervals and retries). */
+export type BotsTuning = Partial<Pick<SurfaceOptions, 'editIntervalMs' | 'client' | 'events' | 'now'>> & { pollTimeoutS?: number };
+
+export async function runBots(config: BotsConfig, log: Logger, tuning: BotsTuning = {}): Promise<RunningBots> {
+  for (const t of [config.telegram?.token, config.discord?.token]) if (t) log.addSecret(t);
+  const store = await openLinkStore(config.dataDir);
+  const common = { ...tuning, store, presenceUrl: config.presenceUrl, log, onSecret: log.addSecret } satisfies Omit<
+    DiscordBotOptions,
+    'token'
+  >;
+  const telegram = config.telegram
+    ? createTelegramBot({ ...common, token: config.telegram.token, apiRoot: config.telegram.apiRoot })
+    : null;
+  const discord = config.discord ? createDiscordBot({ ...common, token: config.discord.token, apiRoot: config.discord.apiRoot }) : null;
+  const stop = async () => {
+    await Promise.allSettled([telegram?.stop(), discord?.stop()]);
+    await store.close();
+  };
+  try {
+    await telegram?.start();
+    await discord?.start();
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { telegram, discord, stop };
+}

@@ -1,0 +1,156 @@
+// Confirmation cards: a held action shown with [Approve] [Deny], answered through the
+// confirm endpoint with the owner's key, and edited to its outcome — by the press itself
+// or by a `confirm` event from anywhere else (CLI, extension, timeout). A card's state moves
+// open → answering → closed (or back to open when the answer did not settle it); the
+// check-and-set happens synchronously, so a double press or a press racing an event acts once.
+import { PresenceApiError, type PresenceClient } from '@presence/client';
+import { type ChatButton, type ChatPort, type ChatUser, type MessageRef, userKey } from './chat-port';
+import type { Log } from './event-feed';
+import type { CardRecord, LinkStore } from './link-store';
+import { describeError, isRevoked } from './problems';
+import { cardText, type Outcome, outcomeText, policyBlockNote, REVOKED } from './render';
+
+export type CardFacts = Pick<CardRecord, 'confirm_id' | 'summary' | 'amount' | 'value_usd' | 'expires_at' | 'timeout_s'>;
+
+/** What the adapter does with a button press: answer it at once with `toast`, then await `run`. */
+export type PressAnswer = { toast: string; run?: () => Promise<void> };
+
+const CALLBACK = /^cf:(cf_[0-9A-Za-z]{16}):([ad])$/;
+export const buttonsFor = (confirmId: string): ChatButton[] => [
+  { label: 'Approve', data: `cf:${confirmId}:a`, style: 'approve' },
+  { label: 'Deny', data: `cf:${confirmId}:d`, style: 'deny' },
+];
+
+export type Cards = ReturnType<typeof createCards>;
+
+export function createCards(o: {
+  store: LinkStore;
+  port: ChatPort;
+  clientFor(owner: string): PresenceClient;
+  revoked(owner: string): Promise<void>;
+  now: () => number;
+  log: Log;
+}) {
+  const { store, port } = o;
+
+  /** Edits every copy of the card; edits of one card run in the order they were asked for. */
+  const painting = new Map<CardRecord, Promise<void>>();
+  function paint(card: CardRecord, text: string, withButtons: boolean): Promise<void> {
+    const next = (painting.get(card) ?? Promise.resolve()).then(async () => {
+      for (const ref of card.messages) {
+        try {
+          await port.edit(ref, text, withButtons ? buttonsFor(card.confirm_id) : undefined);
+        } catch (e) {
+          o.log('warn', 'could not edit a confirmation card', { confirm_id: card.confirm_id, error: String(e) });
+        }
+      }
+    });
+    painting.set(card, next);
+    void next.then(() => {
+      if (painting.get(card) === next) painting.delete(card);
+    });
+    return next;
+  }
+
+  async function close(card: CardRecord, outcome: Outcome) {
+    if (card.state === 'closed') return;
+    const done = store.updateCard(card.owner, card.confirm_id, { state: 'closed' });
+    await paint(card, outcomeText(card, outcome), false);
+    await done;
+  }
+
+  /** Back to open (buttons shown again) when an answer did not settle the hold. */
+  async function reopen(card: CardRecord, note: string) {
+    if (card.state !== 'answering') return;
+    const done = store.updateCard(card.owner, card.confirm_id, { state: 'open' });
+    await paint(card, cardText(card, o.now(), note), true);
+    await done;
+  }
+
+  async function settledElsewhere(card: CardRecord, client: PresenceClient, fallback: unknown) {
+    try {
+      const found = (await client.confirm.list()).confirmations.find((c) => c.confirm_id === card.confirm_id);
+      if (found?.status === 'executed')
+        return close(card, {
+          status: 'executed',
+          ...(found.tx ? { tx: found.tx } : {}),
+          ...(found.block !== null ? { block: found.block } : {}),
+        });
+      if (found?.status === 'denied' || found?.status === 'expired' || found?.status === 'failed')
+        return close(card, { status: found.status });
+    } catch {}
+    return reopen(card, describeError(fallback));
+  }
+
+  async function answer(card: CardRecord, approve: boolean) {
+    await paint(card, outcomeText(card, { status: 'answering', approve }), false);
+    const client = o.clientFor(card.owner);
+    try {
+      const r = await client.confirm.answer(card.confirm_id, { approve });
+      await close(card, r.status === 'executed' ? { status: 'executed', tx: r.tx, block: r.block } : { status: 'denied' });
+    } catch (e) {
+      if (isRevoked(e)) {
+        await paint(card, cardText(card, o.now(), REVOKED), false);
+        return o.revoked(card.owner);
+      }
+      const type = e instanceof PresenceApiError ? e.type : undefined;
+      if (type === 'confirm_expired') return close(card, { status: 'expired' });
+      if (type === 'confirm_resolved') return settledElsewhere(card, client, e);
+      if (type === 'policy_block') return reopen(card, policyBlockNote((e as PresenceApiError).detail));
+      if (type === 'not_found') return close(card, { status: 'failed', reason: 'Presence no longer knows this request' });
+      o.log('warn', 'answering a confirmation failed', { confirm_id: card.confirm_id, error: String(e) });
+      return reopen(card, describeError(e));
+    }
+  }
+
+  return {
+    /** Shows a card for a hold once per owner; `again` (from /pending) shows it once more in `chatId`. */
+    async show(owner: string, chatId: string, facts: CardFacts, { again = false } = {}) {
+      const existing = store.card(owner, facts.confirm_id);
+      if (existing && (!again || existing.state === 'closed')) return;
+      const ref = await port.send(chatId, cardText(facts, o.now()), buttonsFor(facts.confirm_id));
+      const current = store.card(owner, facts.confirm_id);
+      if (current) await store.updateCard(owner, facts.confirm_id, { messages: [...current.messages, ref] });
+      else await store.putCard({ owner, ...facts, messages: [ref], state: 'open' });
+    },
+
+    /** A `confirm` event: the hold was settled somewhere; the card loses its buttons. */
+    async retire(owner: string, data: Record<string, unknown>) {
+      const card = store.card(owner, String(data.confirm_id));
+      if (!card) return;
+      const status = data.status;
+      if (status === 'executed') {
+        await close(card, {
+          status,
+          ...(typeof data.tx === 'string' ? { tx: data.tx } : {}),
+          ...(typeof data.block === 'number' ? { block: data.block } : {}),
+        });
+      } else if (status === 'denied' || status === 'expired') await close(card, { status });
+      else if (status === 'failed') await close(card, { status, ...(typeof data.reason === 'string' ? { reason: data.reason } : {}) });
+    },
+
+    /** Decides at once (no I/O) what a press means; the slow part is in `run`. */
+    press(presser: ChatUser, data: string, at: MessageRef): PressAnswer {
+      const m = CALLBACK.exec(data);
+      if (!m) return { toast: 'This button is not one of mine.' };
+      const [, confirmId, choice] = m as unknown as [string, string, 'a' | 'd'];
+      const card = store.cardAt(at) ?? store.card(userKey(presser), confirmId);
+      if (!card || card.confirm_id !== confirmId) return { toast: 'I no longer know this request. Send /pending to see what is waiting.' };
+      if (card.owner !== userKey(presser)) {
+        const name = store.get(card.owner)?.name;
+        return { toast: `Sorry, only ${name ?? 'the person it was shown to'} can answer this request.` };
+      }
+      if (card.state === 'closed') return { toast: 'This request is already settled.' };
+      if (card.state === 'answering') return { toast: 'Already on it…' };
+      const approve = choice === 'a';
+      const claimed = store.updateCard(card.owner, confirmId, { state: 'answering' });
+      return {
+        toast: approve ? 'Approving…' : 'Denying…',
+        run: async () => {
+          await claimed;
+          await answer(card, approve);
+        },
+      };
+    },
+  };
+}

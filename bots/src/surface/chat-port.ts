@@ -1,0 +1,36 @@
+// The port each chat platform implements for the shared surface layer: send a message
+// (optionally with buttons), edit one, and find a user's private chat. Everything the
+// bots do is written against this, so the Telegram and Discord adapters stay thin.
+
+/** Which platform a user or chat belongs to; also the `surface` sent when redeeming a code. */
+export type SurfaceName = 'telegram' | 'discord';
+
+/** A platform user as the surface layer sees them. */
+export type ChatUser = {
+  surface: SurfaceName;
+  /** The platform's user id, as a string. */
+  id: string;
+  /** A display name: username or first name. */
+  name: string;
+};
+
+/** One message the bot sent. */
+export type MessageRef = { chatId: string; messageId: string };
+
+export type ChatButton = { label: string; data: string; style: 'approve' | 'deny' };
+
+export interface ChatPort {
+  readonly surface: SurfaceName;
+  /** The platform's length limit for one message, in characters. */
+  readonly maxLength: number;
+  send(chatId: string, text: string, buttons?: readonly ChatButton[]): Promise<MessageRef>;
+  /** Replaces the text; without `buttons` any buttons are removed. "Not modified" is not an error. */
+  edit(ref: MessageRef, text: string, buttons?: readonly ChatButton[]): Promise<void>;
+  /** The chat in which the bot can write to this user privately. */
+  privateChat(userId: string): Promise<string>;
+  /** Deletes a user's message where the platform lets bots do so (used for /link CODE). */
+  remove?(ref: MessageRef): Promise<void>;
+}
+
+/** The link table's key for a user: `<surface>:<user id>`. */
+export const userKey = (user: Pick<ChatUser, 'surface' | 'id'>) => `${user.surface}:${user.id}`;

@@ -1,0 +1,116 @@
+// One events subscription per linked user, resumed from the id persisted in the link table.
+// The SDK's iterator reconnects with Last-Event-ID and hands each id out once; this loop
+// handles the event, then records its id, so a restart neither repeats nor drops anything
+// (a crash between the two repeats at most the one event, and cards are deduplicated by
+// confirm id on top). A 401 means the key is gone: the user is unlinked.
+import { setTimeout as delay } from 'node:timers/promises';
+import type { PresenceClient, PresenceEvent } from '@presence/client';
+import type { LinkStore } from './link-store';
+import { isRevoked } from './problems';
+
+export type Log = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+
+export type EventFeedOptions = {
+  store: LinkStore;
+  clientFor(owner: string): PresenceClient;
+  handle(owner: string, event: PresenceEvent): Promise<void>;
+  revoked(owner: string): Promise<void>;
+  log: Log;
+  /** Reconnect backoff for the SDK iterator. */
+  reconnect?: { baseDelayMs?: number; maxDelayMs?: number };
+  /** Wait before restarting a subscription that ended with an error other than 401. */
+  restartMs?: number;
+  /** Attempts per event before it is skipped (a platform that keeps refusing must not stall the feed). */
+  handleAttempts?: number;
+};
+
+export type EventFeeds = ReturnType<typeof createEventFeeds>;
+
+/** Waits, or stops waiting when the feed is stopped. */
+const sleep = (ms: number, signal: AbortSignal) => delay(ms, undefined, { signal }).catch(() => undefined);
+
+export function createEventFeeds(o: EventFeedOptions) {
+  const running = new Map<string, { stop: AbortController; done: Promise<void> }>();
+  const attempts = o.handleAttempts ?? 3;
+
+  /** True once the event is done with (handled, or given up on); false when a stop cut it short. */
+  async function handleWithRetry(owner: string, event: PresenceEvent, signal: AbortSignal): Promise<boolean> {
+    for (let i = 1; ; i++) {
+      try {
+        await o.handle(owner, event);
+        return true;
+      } catch (e) {
+        if (isRevoked(e)) throw e;
+        o.log('warn', 'handling an event failed', { user: owner, event: event.id, type: event.type, attempt: i, error: String(e) });
+        if (i >= attempts) return true;
+        await sleep(500 * 2 ** i, signal);
+        if (signal.aborted) return false;
+      }
+    }
+  }
+
+  async function run(owner: string, stop: AbortController) {
+    const { signal } = stop;
+    while (!signal.aborted) {
+      const link = o.store.get(owner);
+      if (!link) return;
+      const sub = o.clientFor(owner).events.subscribe({
+        ...(link.last_event_id !== null ? { lastEventId: link.last_event_id } : {}),
+        signal,
+        ...(o.reconnect ? { reconnect: o.reconnect } : {}),
+        onReconnect: ({ attempt, delayMs, error }) =>
+          o.log('warn', 'events stream dropped; reconnecting', { user: owner, attempt, delayMs, error: error.message }),
+      });
+      try {
+        for await (const item of sub) {
+          if (item.type === 'gap') {
+            o.log('warn', 'events were dropped by the server before we resumed', { user: owner, oldest_id: item.data.oldest_id });
+            continue;
+          }
+          // Recorded even when a stop arrived meanwhile: what was shown must not be shown again.
+          if (await handleWithRetry(owner, item, signal)) await o.store.setLastEventId(owner, item.id);
+          if (signal.aborted) return;
+        }
+        return;
+      } catch (e) {
+        if (signal.aborted) return;
+        if (isRevoked(e)) {
+          await o.revoked(owner);
+          return;
+        }
+        o.log('error', 'events stream ended', { user: owner, error: String(e) });
+        await sleep(o.restartMs ?? 60_000, signal);
+      } finally {
+        sub.close();
+      }
+    }
+  }
+
+  /** Stops a user's loop; the promise settles when it has ended (never await it from inside `handle`). */
+  function stop(owner: string): Promise<void> {
+    const r = running.get(owner);
+    if (!r) return Promise.resolve();
+    running.delete(owner);
+    r.stop.abort();
+    return r.done;
+  }
+
+  return {
+    /** Starts the user's subscription unless it runs already. */
+    start(owner: string) {
+      if (running.has(owner)) return;
+      const stop = new AbortController();
+      const done = run(owner, stop)
+        .catch((e) => o.log('error', 'events loop failed', { user: owner, error: String(e) }))
+        .finally(() => {
+          if (running.get(owner)?.stop === stop) running.delete(owner);
+        });
+      running.set(owner, { stop, done });
+    },
+    stop,
+    async stopAll() {
+      await Promise.all([...running.keys()].map(stop));
+    },
+    has: (owner: string) => running.has(owner),
+  };
+}

@@ -1,0 +1,193 @@
+// The bots' own state in PRESENCE_BOTS_DATA_DIR: who is linked (with their key sealed by
+// the secret box), each user's last events id, and the confirmation cards on screen. One
+// JSON document, rewritten atomically (0600) after each change; writes are serialised and
+// coalesced. One process owns a data directory at a time (a pid file, like the server's).
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { writeFileAtomic } from './atomic-file';
+import type { MessageRef, SurfaceName } from './chat-port';
+import { createSecretBox, loadOrCreateKey, type SecretBox } from './secret-box';
+
+export type LinkRecord = {
+  surface: SurfaceName;
+  user_id: string;
+  name: string;
+  account: string;
+  key_id: string;
+  key_name: string;
+  scopes: string[];
+  /** The key, sealed; read it with `keyOf`. */
+  sealed_key: string;
+  /** Where unprompted messages go: the user's private chat, once known. */
+  home_chat: string | null;
+  linked_at: string;
+  /** The last events id handled for this user: the stream resumes after it. */
+  last_event_id: number | null;
+};
+
+export type CardState = 'open' | 'answering' | 'closed';
+
+export type CardRecord = {
+  /** The user whose key the card answers with (`<surface>:<user id>`); only they may press. */
+  owner: string;
+  confirm_id: string;
+  summary: string;
+  amount: string;
+  value_usd: string | null;
+  expires_at: string;
+  timeout_s: number | null;
+  messages: MessageRef[];
+  state: CardState;
+  updated_at: number;
+};
+
+type Document = { version: 1; links: Record<string, LinkRecord>; cards: Record<string, CardRecord> };
+
+export const LINKS_FILE = 'links.json';
+export const KEY_FILE = 'links.key';
+const PID_FILE = 'bots.pid';
+const CARD_RETENTION_MS = 7 * 24 * 3_600_000;
+
+const cardId = (owner: string, confirmId: string) => `${owner}|${confirmId}`;
+const heldHere = new Set<string>();
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+function takeLock(dir: string): () => void {
+  const file = path.join(dir, PID_FILE);
+  let holder: number | null = heldHere.has(dir) ? process.pid : null;
+  if (holder === null) {
+    try {
+      const pid = Number(readFileSync(file, 'utf8'));
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) holder = pid;
+    } catch {}
+  }
+  if (holder !== null) throw new Error(`another presence-bots process (pid ${holder}) is using ${dir}`);
+  writeFileSync(file, String(process.pid), { mode: 0o600 });
+  heldHere.add(dir);
+  return () => {
+    heldHere.delete(dir);
+    rmSync(file, { force: true });
+  };
+}
+
+function readDocument(file: string): Document {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, links: {}, cards: {} };
+    throw e;
+  }
+  const doc = JSON.parse(text) as Partial<Document>;
+  if (doc.version !== 1 || typeof doc.links !== 'object' || doc.links === null)
+    throw new Error(`${file} is not a presence-bots link table`);
+  return { version: 1, links: doc.links, cards: doc.cards ?? {} };
+}
+
+export type LinkStore = Awaited<ReturnType<typeof openLinkStore>>;
+
+export async function openLinkStore(dir: string, { now = Date.now }: { now?: () => number } = {}) {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const unlock = takeLock(dir);
+  let box: SecretBox;
+  let doc: Document;
+  try {
+    box = createSecretBox(loadOrCreateKey(path.join(dir, KEY_FILE)));
+    doc = readDocument(path.join(dir, LINKS_FILE));
+  } catch (e) {
+    unlock();
+    throw e;
+  }
+  const file = path.join(dir, LINKS_FILE);
+  // An answer cut short by a stop or crash left its card "answering": offer its buttons again.
+  for (const c of Object.values(doc.cards)) if (c.state === 'answering') c.state = 'open';
+
+  let tail: Promise<void> = Promise.resolve();
+  let queued: Promise<void> | null = null;
+  /** Writes the document as it is when the write starts; calls made before then share it. */
+  function save(): Promise<void> {
+    if (queued) return queued;
+    const write = tail.then(() => {
+      queued = null;
+      return writeFileAtomic(file, `${JSON.stringify(doc, null, 1)}\n`);
+    });
+    queued = write;
+    tail = write.catch(() => undefined);
+    return write;
+  }
+
+  function prune() {
+    const t = now();
+    for (const [id, c] of Object.entries(doc.cards)) {
+      const ended = c.state === 'closed' ? c.updated_at : Date.parse(c.expires_at);
+      if (!doc.links[c.owner] || (Number.isFinite(ended) && t - ended > CARD_RETENTION_MS)) delete doc.cards[id];
+    }
+  }
+
+  return {
+    dir,
+    get: (key: string): LinkRecord | undefined => doc.links[key],
+    list: (surface?: SurfaceName): LinkRecord[] => Object.values(doc.links).filter((l) => !surface || l.surface === surface),
+    /** The user's Presence key, opened from its sealed form. */
+    keyOf(key: string): string {
+      const link = doc.links[key];
+      if (!link) throw new Error(`${key} is not linked`);
+      return box.open(link.sealed_key, key);
+    },
+    async link(key: string, record: Omit<LinkRecord, 'sealed_key'>, secret: string) {
+      doc.links[key] = { ...record, sealed_key: box.seal(secret, key) };
+      await save();
+    },
+    /** Forgets the user, their key and their cards. */
+    async unlink(key: string): Promise<LinkRecord | undefined> {
+      const link = doc.links[key];
+      if (!link) return undefined;
+      delete doc.links[key];
+      prune();
+      await save();
+      return link;
+    },
+    async setHomeChat(key: string, chatId: string) {
+      const link = doc.links[key];
+      if (!link || link.home_chat === chatId) return;
+      link.home_chat = chatId;
+      await save();
+    },
+    async setLastEventId(key: string, id: number) {
+      const link = doc.links[key];
+      if (!link || (link.last_event_id !== null && link.last_event_id >= id)) return;
+      link.last_event_id = id;
+      await save();
+    },
+
+    card: (owner: string, confirmId: string): CardRecord | undefined => doc.cards[cardId(owner, confirmId)],
+    /** The card shown in this message, whoever owns it. */
+    cardAt(ref: MessageRef): CardRecord | undefined {
+      return Object.values(doc.cards).find((c) => c.messages.some((m) => m.chatId === ref.chatId && m.messageId === ref.messageId));
+    },
+    async putCard(card: Omit<CardRecord, 'updated_at'>) {
+      doc.cards[cardId(card.owner, card.confirm_id)] = { ...card, updated_at: now() };
+      prune();
+      await save();
+    },
+    async updateCard(owner: string, confirmId: string, patch: Partial<Pick<CardRecord, 'state' | 'messages'>>) {
+      const card = doc.cards[cardId(owner, confirmId)];
+      if (!card) return;
+      Object.assign(card, patch, { updated_at: now() });
+      await save();
+    },
+
+    async close() {
+      await tail;
+      unlock();
+    },
+  };
+}

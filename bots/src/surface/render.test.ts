@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { parseCommand } from './commands';
+import { cardText, outcomeText, timeLeft } from './render';
+
+describe('render', () => {
+  it('time left reads like a person would say it', () => {
+    expect([timeLeft(-5), timeLeft(59_999), timeLeft(600_000), timeLeft(599_000), timeLeft(3_900_000)]).toEqual([
+      '0 s',
+      '59 s',
+      '10 min',
+      '9 min 59 s',
+      '1 h 5 min',
+    ]);
+  });
+
+  it('a card shows summary, amount with value, and time left within the hold timeout', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    const card = {
+      summary: 'swap 20 USDC for WETH',
+      amount: '20 USDC',
+      value_usd: '20.00 USD',
+      expires_at: '2026-01-01T00:10:00.000Z',
+      timeout_s: 600,
+    };
+    expect(cardText(card, now)).toBe(
+      'Approval needed: swap 20 USDC for WETH\nAmount: 20 USDC (≈ 20.00 USD)\nTime left: 10 min (until 00:10 UTC)',
+    );
+    // A bot clock far behind the server's is not trusted beyond the timeout.
+    expect(cardText(card, now - 3_600_000)).toContain('Time left: 10 min');
+  });
+
+  it('outcomes name what happened', () => {
+    const card = { summary: 'swap', amount: '1 USDC' };
+    expect(outcomeText(card, { status: 'executed', tx: '0xabc', block: 7 })).toBe('✅ Approved and executed: swap\nTx 0xabc in block 7');
+    expect(outcomeText(card, { status: 'expired' })).toMatch(/^⌛ Expired: swap/);
+    expect(outcomeText(card, { status: 'failed', reason: 'reverted' })).toBe('⚠️ Failed: swap (reverted).');
+  });
+
+  it('parses commands with a bot name and arguments', () => {
+    expect(parseCommand('/link  ABCD2345 ')).toEqual({ name: 'link', target: null, args: 'ABCD2345' });
+    expect(parseCommand('/Wallet@presence_bot')).toEqual({ name: 'wallet', target: 'presence_bot', args: '' });
+    expect(parseCommand('how deep is WETH-USDC')).toBeNull();
+    expect(parseCommand('/ not a command')).toBeNull();
+  });
+});
