@@ -266,6 +266,17 @@ describe('Telegram bot', () => {
     await waitFor(() => tg.botMessages(alice.id).at(-1)?.text === NOT_LINKED, { what: 'the not-linked answer' });
   });
 
+  it('/unlink revokes the key on the server and forgets it', async () => {
+    const { code } = await presence.admin.links.create();
+    tg.say(mallory, `/link ${code}`);
+    await botMessage(mallory.id, (m) => m.text.startsWith('Linked to the account default as telegram:mallory'), 'the link confirmation');
+    tg.say(mallory, '/unlink');
+    await botMessage(mallory.id, (m) => m.text.startsWith('Unlinked. The key telegram:mallory'), 'the unlink answer');
+    const key = (await presence.admin.keys.list()).keys.find((k) => k.name === 'telegram:mallory');
+    expect(key?.state).toBe('revoked');
+    expect(readFileSync(path.join(dataDir, LINKS_FILE), 'utf8')).not.toContain('"telegram:1002"');
+  });
+
   it('never shows or logs a secret, and calls no method the loopback lacks', () => {
     const all = [...tg.botMessages(alice.id), ...tg.botMessages(group.id)].flatMap((m) => m.history).join('\n');
     expect(all).not.toMatch(/prs_(live|test)_/);

@@ -107,6 +107,15 @@ describe('keys', () => {
     expect((await call(s.url, 'POST', `/v1/keys/${created.json.id}/rotate`, { key: s.live, body: { grace_s: 90_000 } })).status).toBe(400);
     expect((await call(s.url, 'DELETE', '/v1/keys/key_AAAAAAAAAAAAAAAA', { key: s.live })).status).toBe(404);
   });
+  it('any key may revoke itself (DELETE /v1/keys/self), and only itself', async () => {
+    const bot = await call(s.url, 'POST', '/v1/keys', { key: s.live, body: { name: 'bot-self', scopes: ['talk'] } });
+    const r = await call(s.url, 'DELETE', '/v1/keys/self', { key: bot.json.secret });
+    expect([r.status, r.json.id, r.json.state]).toEqual([200, bot.json.id, 'revoked']);
+    expect((await call(s.url, 'GET', '/v1/presence/me', { key: bot.json.secret })).status).toBe(401);
+    expect((await call(s.url, 'GET', '/v1/presence/me', { key: s.live })).status).toBe(200);
+    expect((await call(s.url, 'DELETE', '/v1/keys/self', { key: s.test })).status).toBe(403);
+  });
+
   it('an account cannot see or revoke another account’s keys', async () => {
     const other = await s.core.accounts.create('tenant2');
     const mine = await call(s.url, 'GET', '/v1/keys', { key: s.live });

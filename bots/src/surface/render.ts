@@ -41,8 +41,10 @@ export const linkedText = (r: RedeemLinkReturnType) =>
     r.scopes.includes('wallet:act') ? '' : '\nThis link cannot act on the wallet, so actions you ask for are only explained.'
   }`;
 
-export const unlinkedText = (link: LinkRecord) =>
-  `Unlinked. I forgot the key ${link.key_name} (id ${link.key_id}); to revoke it on the server as well, an admin can run \`presence keys revoke ${link.key_id}\`.`;
+export const unlinkedText = (link: LinkRecord, revoked: boolean) =>
+  revoked
+    ? `Unlinked. The key ${link.key_name} (id ${link.key_id}) is revoked and forgotten.`
+    : `Unlinked. I forgot the key ${link.key_name} (id ${link.key_id}), but could not revoke it on the server; an admin can run \`presence keys revoke ${link.key_id}\`.`;
 
 export function walletText(w: WalletView): string {
   const lines = [`Wallet ${w.address} on ${w.chain.name} (chain ${w.chain.id}), block ${w.as_of_block}`, `Total: ${w.total_usd}`];

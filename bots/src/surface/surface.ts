@@ -278,11 +278,20 @@ export function createSurface(o: SurfaceOptions) {
       case 'link':
         return link(user, chatId, args.split(/\s+/)[0] ?? '', ctx);
       case 'unlink': {
+        // Retire the key on the server first, so an unlinked chat leaves no working key behind.
+        const revoked = store.get(owner)
+          ? await clientFor(owner)
+              .keys.revokeSelf({ retries: 1 })
+              .then(
+                () => true,
+                () => false,
+              )
+          : false;
         const gone = await store.unlink(owner);
         if (!gone) return { text: NOT_LINKED };
         await feeds.stop(owner);
         clients.delete(owner);
-        return { text: unlinkedText(gone) };
+        return { text: unlinkedText(gone, revoked) };
       }
       case 'wallet':
         return asLinked(user, async (_owner, client) => ({ text: walletText(await client.wallet.get()) }));

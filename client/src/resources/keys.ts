@@ -26,9 +26,14 @@ export const rotateKey = (http: Http, id: string, params: RotateKeyParameters = 
 export const revokeKey = (http: Http, id: string, options?: RequestOptions): Promise<KeyView> =>
   http.json(KeyView, { method: 'DELETE', path: keyPath(id) }, options);
 
+/** Revokes the calling key itself (no admin scope needed): how a surface unlinks a user. */
+export const revokeSelf = (http: Http, options?: RequestOptions): Promise<KeyView> =>
+  http.json(KeyView, { method: 'DELETE', path: '/v1/keys/self' }, options);
+
 export const keysResource = (http: Http) => ({
   list: (options?: RequestOptions) => listKeys(http, options),
   create: (params: CreateKeyParameters, options?: RequestOptions) => createKey(http, params, options),
   rotate: (id: string, params?: RotateKeyParameters, options?: RequestOptions) => rotateKey(http, id, params, options),
   revoke: (id: string, options?: RequestOptions) => revokeKey(http, id, options),
+  revokeSelf: (options?: RequestOptions) => revokeSelf(http, options),
 });

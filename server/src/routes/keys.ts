@@ -64,6 +64,23 @@ export const keysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }
   );
 
   app.delete(
+    '/v1/keys/self',
+    {
+      config: { scope: 'key' },
+      schema: {
+        summary: 'Revoke the key making this call (any key may retire itself, e.g. a bot on /unlink)',
+        tags,
+        response: { 200: schemas.KeyView },
+      },
+    },
+    async (req) => {
+      const p = req.principal!;
+      if (p.kind === 'test') throw testKeyCannot('revoke keys');
+      return core.keys.revoke(p.accountId, p.keyId);
+    },
+  );
+
+  app.delete(
     '/v1/keys/:id',
     {
       config: { scope: 'admin' },
