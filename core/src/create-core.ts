@@ -92,6 +92,14 @@ export function createCore(o: CoreOptions) {
     links: createLinkService({ store, clock, keys }),
     /** Redeem attempts per client address: codes must not be guessable by brute force. */
     redeemLimiter: createRateLimiter({ limit: 10, windowMs: 60_000, clock }),
+    /**
+     * The short beat (about every second): holds past their time are dropped promptly (so
+     * surfaces retire their buttons on time) and standing intents see new blocks and the clock.
+     */
+    async tick() {
+      if (wallet) await wallet.confirmations.sweep((await store.listAccounts()).map((a) => a.id));
+      return standing.tick();
+    },
     /** Periodic upkeep: expired holds, retention of events and idempotency answers, idle rate-limit logs. */
     async maintain() {
       const accounts = (await store.listAccounts()).map((a) => a.id);

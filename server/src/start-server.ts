@@ -34,7 +34,7 @@ export type StartOptions = {
   heartbeatMs?: number;
   /** Upkeep period (retention, compactor); tests drive upkeep by hand with 0. */
   maintenanceMs?: number;
-  /** Standing-intent evaluation period; 0 leaves it to the caller (tests drive `core.standing.tick()`). */
+  /** Period of the short beat (hold expiry, standing intents); 0 leaves it to the caller (tests drive `core.tick()`). */
   standingMs?: number;
   /** false runs without any chain (wallet routes answer chain_unavailable): platform tests. */
   chain?: boolean;
@@ -153,15 +153,15 @@ export async function startServer({
     const host = config.PRESENCE_HOST.includes(':') ? `[${config.PRESENCE_HOST}]` : config.PRESENCE_HOST;
 
     if (standingMs > 0) {
-      // Standing intents: new blocks and the clock are checked on a short period; a tick
-      // that finds neither moved costs one eth_blockNumber.
+      // The short beat: expired holds and standing intents (new blocks and the clock). A beat
+      // that finds nothing moved costs one eth_blockNumber.
       let running = false;
       const standingTimer = setInterval(() => {
         if (running) return;
         running = true;
-        core.standing
+        core
           .tick()
-          .catch((err) => app.log.warn({ err }, 'standing intents evaluation failed'))
+          .catch((err) => app.log.warn({ err }, 'expiry sweep or standing intents evaluation failed'))
           .finally(() => {
             running = false;
           });
