@@ -21,6 +21,8 @@ export async function startTestServer(
     keys?: { live: string; test: string };
     /** Start the embedded devnet (off by default: platform tests need no chain). */
     chain?: boolean;
+    /** Run the server's one-second beat at this period (off by default: tests drive it). */
+    beatMs?: number;
   } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDir();
@@ -30,7 +32,7 @@ export async function startTestServer(
     ...(options.clock ? { clock: options.clock } : {}),
     logger: false,
     maintenanceMs: 0,
-    standingMs: 0,
+    standingMs: options.beatMs ?? 0,
     chain: options.chain ?? false,
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
   });
