@@ -196,6 +196,7 @@ describe('test keys and limits', () => {
   });
 
   it('GET /v1/messages pages backwards with next_before', async () => {
+    for (const t of ['page one', 'page two', 'page three', 'page four']) await say(t);
     const first = await call(s.url, 'GET', '/v1/messages?limit=2', { key: s.live });
     expect(first.json.messages).toHaveLength(4);
     const older = await call(s.url, 'GET', `/v1/messages?limit=2&before=${first.json.next_before}`, { key: s.live });
