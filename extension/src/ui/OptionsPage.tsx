@@ -1,0 +1,222 @@
+// Options: where the server is and which key to use. A link code is redeemed for this
+// install's own key; the key is checked with GET /v1/presence/me before it is stored. Host
+// access is asked for the chosen origin only (from the manifest's optional host permissions),
+// first thing in the click handler, while the click still counts as a user gesture.
+import { createPresenceClient, DEFAULT_BASE_URL, PresenceApiError } from '@presence/client';
+import { type FormEvent, useEffect, useId, useState } from 'react';
+import { describeError } from '../lib/describe-error';
+import {
+  type Credential,
+  LinkCheckError,
+  LinkInputError,
+  linkPresence,
+  normaliseServerUrl,
+  originPattern,
+  parseCredential,
+} from '../lib/link';
+import { isLinked, loadSettings, type Settings, saveSettings } from '../lib/settings';
+import { Loading } from './states';
+
+type Status = { kind: 'idle' } | { kind: 'working'; text: string } | { kind: 'ok'; text: string } | { kind: 'error'; text: string };
+
+export function OptionsPage() {
+  const [settings, setSettings] = useState<Settings | null>(null);
+  const [url, setUrl] = useState(DEFAULT_BASE_URL);
+  const [credential, setCredential] = useState('');
+  const [status, setStatus] = useState<Status>({ kind: 'idle' });
+  const urlHint = useId();
+  const keyHint = useId();
+
+  useEffect(() => {
+    void loadSettings().then((s) => {
+      setSettings(s);
+      setUrl(s.serverUrl);
+    });
+  }, []);
+
+  if (!settings) return <Loading label="Loading settings…" />;
+  const linked = isLinked(settings);
+
+  async function save(e: FormEvent) {
+    e.preventDefault();
+    if (!settings || status.kind === 'working') return;
+    let serverUrl: string;
+    let cred: Credential;
+    try {
+      serverUrl = normaliseServerUrl(url);
+      if (credential.trim() === '') {
+        if (!settings.key) throw new LinkInputError('Enter a link code or a key.');
+        cred = { kind: 'key', key: settings.key };
+      } else {
+        cred = parseCredential(credential);
+      }
+    } catch (err) {
+      setStatus({ kind: 'error', text: describeError(err) });
+      return;
+    }
+    const pattern = originPattern(serverUrl);
+    setStatus({ kind: 'working', text: `Asking for access to ${serverUrl}…` });
+    let granted: boolean;
+    try {
+      // Resolves at once when already granted; otherwise Chromium shows its prompt.
+      granted = await chrome.permissions.request({ origins: [pattern] });
+    } catch (err) {
+      setStatus({ kind: 'error', text: `Could not ask for access to ${serverUrl}: ${describeError(err)}` });
+      return;
+    }
+    if (!granted) {
+      setStatus({ kind: 'error', text: `Access to ${serverUrl} was not granted; the extension cannot talk to the server without it.` });
+      return;
+    }
+    setStatus({ kind: 'working', text: cred.kind === 'code' ? 'Redeeming the link code…' : 'Checking the key…' });
+    try {
+      const r = await linkPresence({ serverUrl, credential: cred, installId: settings.installId });
+      const previous = { serverUrl: settings.serverUrl, key: settings.key };
+      const next = await saveSettings({ serverUrl, key: r.key, presenceName: r.presence.name, linkedAt: Date.now() });
+      setSettings(next);
+      setUrl(serverUrl);
+      setCredential('');
+      setStatus({
+        kind: 'ok',
+        text: `Linked to ${r.presence.name}${r.presence.mode === 'test' ? ' with a test key (nothing it does is stored or sent)' : ''}.`,
+      });
+      // The key this one replaces stops working too (best effort: its server may be gone).
+      if (previous.key && previous.key !== r.key) void revokeKey(previous.serverUrl, previous.key);
+      if (previous.serverUrl !== serverUrl) void dropOrigin(previous.serverUrl);
+    } catch (err) {
+      // A redeemed code is spent: keep the new key in the field so Save can check it again.
+      if (err instanceof LinkCheckError) setCredential(err.key);
+      const context = cred.kind === 'code' && !(err instanceof LinkCheckError) ? 'redeem' : 'link';
+      setStatus({ kind: 'error', text: describeError(err, context) });
+    }
+  }
+
+  async function unlink() {
+    if (!settings?.key) return;
+    setStatus({ kind: 'working', text: 'Unlinking…' });
+    const revoked = await revokeKey(settings.serverUrl, settings.key);
+    const last4 = settings.key.slice(-4);
+    const next = await saveSettings({ key: null, presenceName: null, linkedAt: null });
+    setSettings(next);
+    void dropOrigin(next.serverUrl);
+    setStatus(
+      revoked
+        ? { kind: 'ok', text: 'Unlinked: the key is revoked on the server and forgotten here.' }
+        : {
+            kind: 'ok',
+            text: `Unlinked here, but the server could not be reached: revoke the key ending …${last4} with \`presence keys revoke\`.`,
+          },
+    );
+  }
+
+  async function toggle(patch: Partial<Pick<Settings, 'notifyConfirm' | 'notifyMessages'>>) {
+    setSettings(await saveSettings(patch));
+  }
+
+  return (
+    <main className="options">
+      <h1>Presence</h1>
+      <p className="muted">Link this browser to your presence. Everything stays in this browser profile (chrome.storage.local).</p>
+      <form onSubmit={save} className="card" noValidate>
+        <h2 className="card-title">Server and key</h2>
+        <label htmlFor="options-url">Server address</label>
+        <input
+          id="options-url"
+          data-testid="options-url"
+          type="url"
+          value={url}
+          autoComplete="off"
+          spellCheck={false}
+          aria-describedby={urlHint}
+          onChange={(e) => setUrl(e.target.value)}
+        />
+        <p id={urlHint} className="muted small">
+          The Presence server, e.g. {DEFAULT_BASE_URL}. The browser asks you to allow access to this address only.
+        </p>
+        <label htmlFor="options-key">Link code or key</label>
+        <input
+          id="options-key"
+          data-testid="options-key"
+          type="text"
+          value={credential}
+          autoComplete="off"
+          spellCheck={false}
+          placeholder={linked ? 'Linked — leave empty to keep the current key' : 'e.g. K7QM2XRP'}
+          aria-describedby={keyHint}
+          onChange={(e) => setCredential(e.target.value)}
+        />
+        <p id={keyHint} className="muted small">
+          A one-time code from <code>presence link</code> (or POST /v1/links) is exchanged for this browser’s own key. A key (prs_live_… or
+          prs_test_…) works too.
+        </p>
+        <div className="actions">
+          <button type="submit" data-testid="options-save" disabled={status.kind === 'working'}>
+            {status.kind === 'working' ? 'Saving…' : 'Save'}
+          </button>
+          {linked ? (
+            <button type="button" className="secondary" onClick={() => void unlink()}>
+              Unlink
+            </button>
+          ) : null}
+        </div>
+        <p
+          data-testid="options-status"
+          className={`status status-${status.kind}`}
+          role={status.kind === 'error' ? 'alert' : 'status'}
+          aria-live="polite"
+        >
+          {status.kind === 'idle'
+            ? linked
+              ? `Linked to ${settings.presenceName ?? 'a presence'} at ${settings.serverUrl} (key …${settings.key?.slice(-4)}).`
+              : 'Not linked yet.'
+            : status.text}
+        </p>
+      </form>
+
+      <fieldset className="card">
+        <legend className="card-title">Notifications</legend>
+        <label className="switch">
+          <input
+            type="checkbox"
+            role="switch"
+            data-testid="options-notify-confirm"
+            checked={settings.notifyConfirm}
+            aria-checked={settings.notifyConfirm}
+            onChange={(e) => void toggle({ notifyConfirm: e.target.checked })}
+          />
+          When an action waits for my approval
+        </label>
+        <label className="switch">
+          <input
+            type="checkbox"
+            role="switch"
+            data-testid="options-notify-messages"
+            checked={settings.notifyMessages}
+            aria-checked={settings.notifyMessages}
+            onChange={(e) => void toggle({ notifyMessages: e.target.checked })}
+          />
+          When my presence says something unprompted (alerts, standing intents, resolved actions)
+        </label>
+      </fieldset>
+    </main>
+  );
+}
+
+/** DELETE /v1/keys/self with the key itself; true when the server no longer accepts it. */
+async function revokeKey(serverUrl: string, key: string): Promise<boolean> {
+  try {
+    await createPresenceClient({ baseUrl: serverUrl, token: key, retries: 0, timeoutMs: 5_000 }).keys.revokeSelf();
+    return true;
+  } catch (e) {
+    return e instanceof PresenceApiError && e.type === 'auth'; // already revoked
+  }
+}
+
+/** Gives back access to an origin no longer used; harmless if it was never granted. */
+async function dropOrigin(serverUrl: string) {
+  try {
+    await chrome.permissions.remove({ origins: [originPattern(serverUrl)] });
+  } catch {
+    // a required permission (or none): nothing to give back
+  }
+}

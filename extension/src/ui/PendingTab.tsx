@@ -1,0 +1,188 @@
+// Pending: held actions with a live countdown and Approve / Deny. An answered item stays in
+// the list with its outcome (the transaction hash when executed) until the popup closes.
+// Answers given elsewhere (a bot, the CLI) arrive as `confirm` events and retire the buttons.
+import type { ConfirmationView, PresenceClient } from '@presence/client';
+import { PresenceApiError } from '@presence/client';
+import { useEffect, useState } from 'react';
+import { describeError } from '../lib/describe-error';
+import { formatCountdown } from '../lib/format';
+import { sendRuntimeMessage } from '../lib/runtime-messages';
+import { useNow, usePresenceEvents, useResource } from './hooks';
+import { Empty, ErrorNote, Loading } from './states';
+
+type Outcome =
+  | { status: 'executed'; tx: string | null; block: number | null }
+  | { status: 'denied' | 'expired' }
+  | { status: 'failed'; reason: string | null }
+  | { status: 'elsewhere' };
+
+export function PendingTab({ client, onCount }: { client: PresenceClient; onCount?: (n: number) => void }) {
+  const { state, reload } = useResource((signal) => client.confirm.list({ status: 'held' }, { signal }));
+  const [shown, setShown] = useState<ConfirmationView[]>([]);
+  const [outcomes, setOutcomes] = useState<Record<string, Outcome>>({});
+  const [busy, setBusy] = useState<Record<string, 'approve' | 'deny'>>({});
+  const [errors, setErrors] = useState<Record<string, string>>({});
+
+  // Merge each fresh list with the answered items already on screen, oldest first.
+  useEffect(() => {
+    if (state.status !== 'ready') return;
+    const held = state.data.confirmations;
+    setShown((prev) => {
+      const ids = new Set(held.map((c) => c.confirm_id));
+      const kept = prev.filter((c) => !ids.has(c.confirm_id) && outcomes[c.confirm_id]);
+      return [...held, ...kept].sort((a, b) => a.created_at.localeCompare(b.created_at));
+    });
+  }, [state, outcomes]);
+
+  const waiting = shown.filter((c) => !outcomes[c.confirm_id]);
+  const now = useNow(1000, waiting.length > 0);
+  const open = waiting.filter((c) => Date.parse(c.expires_at) > now).length;
+  useEffect(() => {
+    onCount?.(open);
+  }, [open, onCount]);
+
+  usePresenceEvents((event) => {
+    if (event.type === 'needs_confirm') void reload();
+    if (event.type === 'confirm') {
+      const id = String(event.data.confirm_id);
+      const status = String(event.data.status);
+      setOutcomes((prev) => {
+        if (prev[id]) return prev;
+        const o: Outcome =
+          status === 'executed'
+            ? {
+                status: 'executed',
+                tx: typeof event.data.tx === 'string' ? event.data.tx : null,
+                block: Number(event.data.block ?? 0) || null,
+              }
+            : status === 'failed'
+              ? { status: 'failed', reason: typeof event.data.reason === 'string' ? event.data.reason : null }
+              : status === 'denied'
+                ? { status: 'denied' }
+                : { status: 'expired' };
+        return { ...prev, [id]: o };
+      });
+    }
+  });
+
+  async function answer(c: ConfirmationView, approve: boolean) {
+    const id = c.confirm_id;
+    setBusy((b) => ({ ...b, [id]: approve ? 'approve' : 'deny' }));
+    setErrors(({ [id]: _, ...rest }) => rest);
+    try {
+      const r = await client.confirm.answer(id, { approve });
+      setOutcomes((o) => ({
+        ...o,
+        [id]: r.status === 'executed' ? { status: 'executed', tx: r.tx, block: r.block } : { status: 'denied' },
+      }));
+    } catch (e) {
+      if (e instanceof PresenceApiError && e.type === 'confirm_expired') setOutcomes((o) => ({ ...o, [id]: { status: 'expired' } }));
+      else if (e instanceof PresenceApiError && e.type === 'confirm_resolved')
+        setOutcomes((o) => ({ ...o, [id]: { status: 'elsewhere' } }));
+      else setErrors((er) => ({ ...er, [id]: describeError(e) }));
+    } finally {
+      setBusy(({ [id]: _, ...rest }) => rest);
+      sendRuntimeMessage({ type: 'presence:refresh' });
+    }
+  }
+
+  if (state.status === 'loading') return <Loading label="Looking for held actions…" />;
+  if (state.status === 'error') return <ErrorNote error={state.error} onRetry={() => void reload()} />;
+  if (shown.length === 0)
+    return <Empty title="Nothing waiting">Actions over your approval limit appear here, with Approve and Deny.</Empty>;
+
+  return (
+    <ul className="pending" aria-label="Held actions">
+      {shown.map((c) => {
+        const outcome = outcomes[c.confirm_id];
+        const left = Date.parse(c.expires_at) - now;
+        const expired = !outcome && left <= 0;
+        const doing = busy[c.confirm_id];
+        const titleId = `pending-${c.confirm_id}`;
+        return (
+          <li key={c.confirm_id} className="card pending-item" data-testid="pending-item" aria-labelledby={titleId}>
+            <p id={titleId} className="summary">
+              {c.summary}
+            </p>
+            <p className="pending-meta">
+              <span className="amount">{c.amount}</span>
+              {outcome ? null : expired ? (
+                <span className="muted">expired</span>
+              ) : (
+                <span role="timer" className="countdown" aria-label={`${formatCountdown(left)} left to answer`}>
+                  {formatCountdown(left)} left
+                </span>
+              )}
+            </p>
+            {outcome ? (
+              <OutcomeLine outcome={outcome} />
+            ) : (
+              <div className="actions">
+                <button
+                  type="button"
+                  data-testid="approve"
+                  disabled={expired || doing !== undefined}
+                  onClick={() => void answer(c, true)}
+                  aria-describedby={titleId}
+                >
+                  {doing === 'approve' ? 'Approving…' : 'Approve'}
+                </button>
+                <button
+                  type="button"
+                  className="secondary"
+                  data-testid="deny"
+                  disabled={expired || doing !== undefined}
+                  onClick={() => void answer(c, false)}
+                  aria-describedby={titleId}
+                >
+                  {doing === 'deny' ? 'Denying…' : 'Deny'}
+                </button>
+              </div>
+            )}
+            {errors[c.confirm_id] ? (
+              <p className="bubble-error" role="alert">
+                {errors[c.confirm_id]}
+              </p>
+            ) : null}
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+function OutcomeLine({ outcome }: { outcome: Outcome }) {
+  const text = (() => {
+    switch (outcome.status) {
+      case 'executed':
+        return null;
+      case 'denied':
+        return 'Denied: nothing was sent.';
+      case 'expired':
+        return 'Expired before it was answered: nothing was sent.';
+      case 'failed':
+        return `Approved, but it failed${outcome.reason ? `: ${outcome.reason}` : '.'}`;
+      case 'elsewhere':
+        return 'Already answered elsewhere.';
+    }
+  })();
+  return (
+    <p className={`outcome outcome-${outcome.status}`} role="status" data-testid="pending-outcome">
+      {outcome.status === 'executed' ? (
+        <>
+          Approved and sent{outcome.block ? ` in block ${outcome.block}` : ''}.{' '}
+          {outcome.tx ? (
+            <span className="tx">
+              tx{' '}
+              <code title={outcome.tx} data-testid="pending-tx">
+                {outcome.tx}
+              </code>
+            </span>
+          ) : null}
+        </>
+      ) : (
+        text
+      )}
+    </p>
+  );
+}

@@ -1,0 +1,116 @@
+// Wallet: address, balances priced in USD, total, the spend policy's label and caps, and
+// the block all of it was read at. Refreshed by hand or when a transaction lands.
+import type { PresenceClient } from '@presence/client';
+import { formatAmount, spendLabels } from '../lib/format';
+import { CopyButton } from './CopyButton';
+import { usePresenceEvents, useResource } from './hooks';
+import { Empty, ErrorNote, Loading } from './states';
+
+/** "10 ETH" in the ETH row reads as "10": the row already names the token. */
+const withoutUnit = (amount: string, symbol: string) => (amount.endsWith(` ${symbol}`) ? amount.slice(0, -symbol.length - 1) : amount);
+
+export function WalletTab({ client }: { client: PresenceClient }) {
+  const { state, reload, refreshing, refreshError } = useResource((signal) => client.wallet.get({ signal }));
+  usePresenceEvents((event) => {
+    if (event.type === 'tx' || (event.type === 'confirm' && event.data.status === 'executed')) void reload();
+  });
+
+  if (state.status === 'loading') return <Loading label="Reading the wallet…" />;
+  if (state.status === 'error') return <ErrorNote error={state.error} onRetry={() => void reload()} />;
+  const w = state.data;
+  const policy = w.policy;
+  const label = spendLabels[policy.spend];
+  return (
+    <div className="wallet">
+      <section aria-labelledby="wallet-address-label" className="card">
+        <h2 id="wallet-address-label" className="card-title">
+          Address <span className="muted small">on {w.chain.name}</span>
+        </h2>
+        <div className="address-row">
+          <code data-testid="wallet-address" className="address">
+            {w.address}
+          </code>
+          <CopyButton value={w.address} label="Copy address" testId="wallet-copy" />
+        </div>
+      </section>
+
+      <section aria-labelledby="wallet-total-label" className="card total">
+        <h2 id="wallet-total-label" className="card-title">
+          Total
+        </h2>
+        <p className="total-value" data-testid="wallet-total">
+          {formatAmount(w.total_usd)}
+        </p>
+        <p className="muted small" data-testid="wallet-block">
+          as of block {w.as_of_block}
+          {refreshing ? ' · refreshing…' : ''}
+        </p>
+      </section>
+
+      <section aria-labelledby="wallet-balances-label" className="card">
+        <h2 id="wallet-balances-label" className="card-title">
+          Balances
+        </h2>
+        {w.balances.length === 0 ? (
+          <Empty title="No tokens yet" />
+        ) : (
+          <table className="balances">
+            <thead>
+              <tr>
+                <th scope="col">Token</th>
+                <th scope="col" className="num">
+                  Amount
+                </th>
+                <th scope="col" className="num">
+                  Value
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {w.balances.map((b) => (
+                <tr key={b.address ?? b.symbol} data-testid="wallet-balance">
+                  <th scope="row">{b.symbol}</th>
+                  <td className="num">{formatAmount(withoutUnit(b.amount, b.symbol))}</td>
+                  <td className="num">{b.value_usd === null ? <span className="muted">no price</span> : formatAmount(b.value_usd)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {w.lp.length > 0 ? (
+          <ul className="lp">
+            {w.lp.map((p) => (
+              <li key={p.pair}>
+                LP {p.pair}: {p.value_usd === null ? 'no price' : formatAmount(p.value_usd)}
+              </li>
+            ))}
+          </ul>
+        ) : null}
+      </section>
+
+      <section aria-labelledby="wallet-policy-label" className="card">
+        <h2 id="wallet-policy-label" className="card-title">
+          Spending <span className={`pill spend-${policy.spend}`}>{label.title}</span>
+        </h2>
+        <p className="muted small">{label.detail}</p>
+        <dl className="caps">
+          <dt>Per action</dt>
+          <dd>{formatAmount(policy.per_tx_cap)}</dd>
+          <dt>Approval over</dt>
+          <dd>{formatAmount(policy.confirm_over)}</dd>
+          <dt>Daily cap</dt>
+          <dd>{formatAmount(policy.daily_cap)}</dd>
+          <dt>Spent today</dt>
+          <dd>{formatAmount(policy.spent_today)}</dd>
+          <dt>Left today</dt>
+          <dd>{formatAmount(policy.left_today)}</dd>
+        </dl>
+      </section>
+
+      {refreshError ? <ErrorNote error={refreshError} /> : null}
+      <button type="button" className="secondary" onClick={() => void reload()} disabled={refreshing}>
+        Refresh
+      </button>
+    </div>
+  );
+}
