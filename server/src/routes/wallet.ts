@@ -1,7 +1,7 @@
 // The wallet: its view, the spend policy, intents, withdrawals, held confirmations and the
 // chain views. Every handler is a call into core's wallet domain.
 import { type Core, PresenceError, schemas } from '@presence/core';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Address } from 'viem';
 import type { RouteDeps } from '../app';
@@ -10,6 +10,10 @@ const walletOf = (core: Core) => {
   if (!core.wallet) throw new PresenceError('chain_unavailable', 'no chain is configured for this server');
   return core.wallet;
 };
+/** Intents and withdrawals answer alike: 200 when done, 202 when held for confirmation. */
+const intentResponses = { 200: schemas.IntentDone, 202: schemas.IntentHeld };
+const sendIntentResult = (reply: FastifyReply, r: schemas.IntentResult) => reply.code(r.status === 'done' ? 200 : 202).send(r);
+
 const idemKey = (req: FastifyRequest) => {
   const k = req.headers['idempotency-key'];
   return typeof k === 'string' ? k : null;
@@ -53,7 +57,7 @@ export const walletRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
         summary: 'Act: 200 done, 202 needs_confirm, 409 policy_block, 422 intent_unresolved',
         tags,
         body: schemas.IntentRequest,
-        response: { 200: schemas.IntentDone, 202: schemas.IntentHeld },
+        response: intentResponses,
       },
     },
     async (req, reply) => {
@@ -65,7 +69,7 @@ export const walletRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
         source: 'api',
         idempotencyKey: idemKey(req),
       });
-      return reply.code(r.status === 'done' ? 200 : 202).send(r);
+      return sendIntentResult(reply, r);
     },
   );
 
@@ -77,7 +81,7 @@ export const walletRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
         summary: 'Send to an address on withdraw_allowlist (never available to the model)',
         tags,
         body: schemas.WithdrawRequest,
-        response: { 200: schemas.IntentDone, 202: schemas.IntentHeld },
+        response: intentResponses,
       },
     },
     async (req, reply) => {
@@ -89,7 +93,7 @@ export const walletRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
         amount: req.body.amount,
         idempotencyKey: idemKey(req),
       });
-      return reply.code(r.status === 'done' ? 200 : 202).send(r);
+      return sendIntentResult(reply, r);
     },
   );
 
