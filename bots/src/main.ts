@@ -6,6 +6,26 @@ import { runBots } from './run-bots';
 
 const log = createLogger();
 
+// Handlers first: a signal that arrives right after the "running" line must still stop us
+// cleanly (a signal that beats its handler kills the process without stopping the bots).
+let bots: Awaited<ReturnType<typeof runBots>> | null = null;
+let stopping = false;
+function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  log('info', `${signal}: stopping`);
+  if (!bots) return; // still starting: main() stops them as soon as they are up
+  bots.stop().then(
+    () => process.exit(0),
+    (e: unknown) => {
+      log('error', 'stopping failed', { error: String(e) });
+      process.exit(1);
+    },
+  );
+}
+process.on('SIGINT', () => shutdown('SIGINT'));
+process.on('SIGTERM', () => shutdown('SIGTERM'));
+
 async function main() {
   let config: ReturnType<typeof loadBotsConfig>;
   try {
@@ -17,24 +37,13 @@ async function main() {
     }
     throw e;
   }
-  const bots = await runBots(config, log);
+  bots = await runBots(config, log);
+  if (stopping) {
+    stopping = false;
+    return shutdown('stop requested during start');
+  }
   const on = [config.telegram && 'telegram', config.discord && 'discord'].filter(Boolean).join(' and ');
   log('info', `presence-bots running (${on}) against ${config.presenceUrl}; data in ${config.dataDir}`);
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log('info', `${signal}: stopping`);
-    bots.stop().then(
-      () => process.exit(0),
-      (e: unknown) => {
-        log('error', 'stopping failed', { error: String(e) });
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
 }
 
 main().catch((e: unknown) => {

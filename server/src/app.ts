@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import { registerAuth } from './http/auth';
 import { registerIdempotency } from './http/idempotency';
 import { errorHandler, problemOf, sendProblem } from './http/problem';
+import { createSerializerCompiler } from './http/serializer';
 import { createStreamRegistry, type StreamRegistry } from './http/stream-registry';
 import './http/types';
 import { eventsRoutes } from './routes/events';
@@ -34,9 +35,17 @@ export type AppOptions = {
   logger?: FastifyServerOptions['logger'];
   heartbeatMs?: number;
   chainHead?: () => Promise<{ id: number; block: number } | null>;
+  /** Check every answer against its zod schema (default: under tests, NODE_ENV=test). */
+  validateResponses?: boolean;
 };
 
-export async function buildApp({ core, logger = false, heartbeatMs = 15_000, chainHead = async () => null }: AppOptions) {
+export async function buildApp({
+  core,
+  logger = false,
+  heartbeatMs = 15_000,
+  chainHead = async () => null,
+  validateResponses = process.env.NODE_ENV === 'test',
+}: AppOptions) {
   const app = Fastify({
     logger,
     bodyLimit: BODY_LIMIT,
@@ -44,7 +53,7 @@ export async function buildApp({ core, logger = false, heartbeatMs = 15_000, cha
     return503OnClosing: true,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(createSerializerCompiler({ validate: validateResponses }));
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((req, reply) => sendProblem(reply, problemOf('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)));
   // JSON only: a text/plain body is a 415, not a string that fails validation.

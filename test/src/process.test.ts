@@ -33,7 +33,8 @@ describe('server process', () => {
     expect(child.stdout()).toContain(saved.live);
     expect((await call(child.url, 'GET', '/v1/presence/me', { key: saved.live })).status).toBe(200);
     child.proc.kill('SIGTERM');
-    expect(await child.exited).toBe(0);
+    const code = await child.exited;
+    expect(code, child.stderr()).toBe(0);
     const again = await spawnServer({ PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: '0' });
     expect(again.stdout()).not.toContain(saved.live);
     again.proc.kill('SIGINT');

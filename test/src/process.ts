@@ -29,7 +29,12 @@ export function spawnServer(env: Record<string, string>, timeoutMs = 30_000): Pr
   proc.stderr.on('data', (d) => {
     err += d;
   });
-  const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+  const exited = new Promise<number | null>((r) =>
+    proc.on('exit', (code, signal) => {
+      if (signal) err += `\n[exited on ${signal}]`;
+      r(code);
+    }),
+  );
   return new Promise((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`server did not start: ${err}`)), timeoutMs);
     const onData = () => {
