@@ -15,12 +15,13 @@ export function registerAuth(app: FastifyInstance, core: Core) {
     if (header && !m) throw new PresenceError('auth', 'malformed Authorization header: expected "Bearer <key>"');
     const principal = await core.keys.authenticate(m?.[1]);
     request.principal = principal;
-    reply.header('presence-mode', principal.kind);
-
     const rate = core.rateLimiter.hit(principal.keyId);
-    reply.header('ratelimit-limit', String(rate.limit));
-    reply.header('ratelimit-remaining', String(rate.remaining));
-    reply.header('ratelimit-reset', String(rate.resetS));
+    reply.headers({
+      'presence-mode': principal.kind,
+      'ratelimit-limit': String(rate.limit),
+      'ratelimit-remaining': String(rate.remaining),
+      'ratelimit-reset': String(rate.resetS),
+    });
     if (!rate.allowed) {
       throw new PresenceError('rate_limited', `this key made ${rate.limit} requests in the current window; retry in ${rate.resetS} s`, {
         retryAfter: rate.resetS,
