@@ -71,7 +71,9 @@ export function createIntentPipeline(deps: {
   async function spentToday(accountId: string, mode: KeyKind): Promise<bigint> {
     const dayStart = Math.floor(clock.now() / DAY_MS) * DAY_MS;
     let sum = 0n;
-    for (const r of await storeFor(mode).listIntents(accountId, { states: SPENDING })) {
+    // Only intents created since yesterday's start can have executed today (a hold lives at
+    // most a day), so a store with an index never scans an account's whole history.
+    for (const r of await storeFor(mode).listIntents(accountId, { states: SPENDING, since: dayStart - DAY_MS })) {
       if ((r.executed_at ?? r.updated_at) >= dayStart) sum += BigInt(r.value_usd);
     }
     return sum;
