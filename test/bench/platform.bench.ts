@@ -48,7 +48,11 @@ async function authOverhead(rows: Row[]) {
     const ratios = ourss.map((o, i) => o / (bares[i] as number));
     rows.push({ benchmark: 'GET /v1/presence/me (authenticated) req/s, median of 3', figure: fmt(percentile(ourss, 50), 0), target: '' });
     rows.push({ benchmark: 'bare Fastify, same JSON, req/s, median of 3', figure: fmt(percentile(bares, 50), 0), target: '' });
-    rows.push({ benchmark: 'ratio authenticated / bare, median (range)', figure: `${fmt(percentile(ratios, 50), 2)} (${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)})`, target: '>= 0.5' });
+    rows.push({
+      benchmark: 'ratio authenticated / bare, median (range)',
+      figure: `${fmt(percentile(ratios, 50), 2)} (${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)})`,
+      target: '>= 0.5',
+    });
   } finally {
     bareProc.kill();
     server.proc.kill('SIGTERM');
