@@ -44,7 +44,8 @@ export async function buildApp({
   logger = false,
   heartbeatMs = 15_000,
   chainHead = async () => null,
-  validateResponses = process.env.NODE_ENV === 'test',
+  // Read as a plain string: some bundler typings narrow NODE_ENV to development|production.
+  validateResponses = (process.env.NODE_ENV as string | undefined) === 'test',
 }: AppOptions) {
   const app = Fastify({
     logger,
