@@ -5,7 +5,7 @@
 // signing anything new.
 import type { Address, Hash, Hex } from 'viem';
 import type { ChainPort } from '../chain/chain-port';
-import { ChainRevertedError, ReceiptTimeoutError, TransactionRejectedError } from '../chain/errors';
+import { ChainRevertedError, TransactionRejectedError } from '../chain/errors';
 import type { Clock } from '../clock/clock';
 import { PresenceError } from '../errors/presence-error';
 import type { IntentRecord, PlannedTx } from '../store/documents';
@@ -122,5 +122,5 @@ export function createIntentExecutor({
     return { hash: signed.hash };
   }
 
-  return { run, settle, simulate, isReceiptTimeout: (e: unknown) => e instanceof ReceiptTimeoutError };
+  return { run, settle, simulate };
 }

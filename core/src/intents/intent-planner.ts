@@ -2,7 +2,7 @@
 // transactions to send, what they move, and their USD value at that block's pool prices.
 // Plans are pure data; the executor signs and sends them.
 import type { Address } from 'viem';
-import { formatAmount, formatUnits, parseUnits, USD_ONE } from '../chain/amounts';
+import { formatAmount, formatUnits, parseUnits } from '../chain/amounts';
 import type { ChainPort, TxRequest } from '../chain/chain-port';
 import { InvalidRequestError, NotFoundError } from '../chain/errors';
 import type { MarketSnapshot } from '../chain/market';
@@ -202,5 +202,3 @@ export function capInUsd(amount: string, list: TokenList, snapshot: MarketSnapsh
   // An unpriceable cap cannot be honoured loosely: treat it as zero (everything blocks).
   return v ?? 0n;
 }
-
-export const usdScale = USD_ONE;

@@ -119,13 +119,6 @@ export function createKeyService({ store, clock }: { store: StorePort; clock: Cl
       return { keyId: k.id, accountId: k.account_id, kind: k.kind, scopes: k.scopes, validUntil: s.valid_until };
     },
 
-    /** Still valid now? Long-lived streams re-check this to end when a grace window closes. */
-    async stillValid(p: Principal): Promise<boolean> {
-      if (p.validUntil !== null && p.validUntil <= clock.now()) return false;
-      const k = await store.getKey(p.keyId);
-      return k !== null && k.state === 'active';
-    },
-
     onRevoke(listener: (keyId: string) => void): () => void {
       revokeListeners.add(listener);
       return () => revokeListeners.delete(listener);

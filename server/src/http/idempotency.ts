@@ -1,6 +1,6 @@
 // Idempotency-Key for every write: claim before the handler runs, record the exact bytes
 // sent, replay them (with Idempotent-Replayed: true) for a later duplicate.
-import { type Core, fingerprintRequest } from '@presence/core';
+import { type Core, fingerprintRequest, type StoredAnswer } from '@presence/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -8,6 +8,16 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 export function idempotencyFingerprint(request: FastifyRequest) {
   const body = request.body === undefined ? '' : JSON.stringify(request.body);
   return fingerprintRequest(request.method, request.url, body);
+}
+
+/** Sends a stored answer again, as the exact bytes first sent, marked as a replay. */
+export function sendStoredAnswer(reply: FastifyReply, answer: StoredAnswer) {
+  return reply
+    .headers(answer.headers)
+    .header('idempotent-replayed', 'true')
+    .code(answer.status)
+    .serializer((x: unknown) => x as string)
+    .send(answer.body as never);
 }
 
 type Hook = (...args: never[]) => unknown;
@@ -26,9 +36,7 @@ export function registerIdempotency(app: FastifyInstance, core: Core) {
       request.idempotency = c;
       return;
     }
-    const { status, headers, body } = c.answer;
-    reply.headers(headers).header('idempotent-replayed', 'true').code(status);
-    return reply.send(body);
+    return sendStoredAnswer(reply, c.answer);
   };
 
   const record = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {

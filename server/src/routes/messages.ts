@@ -1,12 +1,24 @@
 // POST /v1/messages (plain JSON or SSE), GET /v1/messages (the thread), standing intents.
 // Messages manage their own Idempotency-Key: one stored answer serves a retry whether it
 // asks for JSON or a stream, so the fingerprint covers text and allow_act but not `stream`.
-import { chunkReply, fingerprintRequest, type IdempotencyClaim, PresenceError, type Problem, requireScope, schemas } from '@presence/core';
+import {
+  chunkReply,
+  fingerprintRequest,
+  type IdempotencyClaim,
+  PresenceError,
+  type Problem,
+  requireScope,
+  type StoredAnswer,
+  schemas,
+} from '@presence/core';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteDeps } from '../app';
+import { sendStoredAnswer } from '../http/idempotency';
 import { problemOf } from '../http/problem';
 import { openSse } from '../http/sse';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 function toProblem(e: unknown): Problem {
   if (e instanceof PresenceError) return e.toProblem();
@@ -53,27 +65,32 @@ export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
         if (claim.kind === 'replay') return replay(reply, claim.answer, stream);
       }
       const proceed = claim?.kind === 'proceed' ? claim : null;
+      // Answers and 4xx problems are final for this key; a 5xx is not stored, so a retry runs again.
+      const recordOutcome = async (outcome: { result: schemas.MessageResult } | { problem: Problem }) => {
+        if (!proceed) return;
+        if ('result' in outcome) {
+          await proceed.complete({ status: 200, headers: { 'content-type': JSON_TYPE }, body: JSON.stringify(outcome.result) });
+        } else if (outcome.problem.status < 500) {
+          await proceed.complete({
+            status: outcome.problem.status,
+            headers: { 'content-type': 'application/problem+json' },
+            body: JSON.stringify(outcome.problem),
+          });
+        } else proceed.abandon();
+      };
       const input = { text: req.body.text, allowAct, idempotencyKey: typeof key === 'string' ? key : null };
 
       if (!stream) {
         try {
           const result = await core.conversation.send(p, input, { token() {}, tool() {}, needsConfirm() {} });
-          const body = JSON.stringify(result);
-          await proceed?.complete({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body });
-          // Send the stored bytes themselves, so a replay is byte-identical to this answer.
+          await recordOutcome({ result });
+          // Send the bytes just stored, so a replay is byte-identical to this answer.
           return reply
-            .type('application/json; charset=utf-8')
+            .type(JSON_TYPE)
             .serializer((x: unknown) => x as string)
-            .send(body as never);
+            .send(JSON.stringify(result) as never);
         } catch (e) {
-          const problem = toProblem(e);
-          if (problem.status < 500)
-            await proceed?.complete({
-              status: problem.status,
-              headers: { 'content-type': 'application/problem+json' },
-              body: JSON.stringify(problem),
-            });
-          else proceed?.abandon();
+          await recordOutcome({ problem: toProblem(e) });
           throw e;
         }
       }
@@ -85,22 +102,12 @@ export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
           tool: (name, args) => void sse.send({ event: 'tool', data: { name, args } }),
           needsConfirm: (confirmId) => void sse.send({ event: 'needs_confirm', data: { confirm_id: confirmId } }),
         });
-        await proceed?.complete({
-          status: 200,
-          headers: { 'content-type': 'application/json; charset=utf-8' },
-          body: JSON.stringify(result),
-        });
+        await recordOutcome({ result });
         await sse.send({ event: 'done', data: result });
       } catch (e) {
         const problem = toProblem(e);
         if (problem.status >= 500) req.log.error({ err: e }, 'streamed turn failed');
-        if (problem.status < 500)
-          await proceed?.complete({
-            status: problem.status,
-            headers: { 'content-type': 'application/problem+json' },
-            body: JSON.stringify(problem),
-          });
-        else proceed?.abandon();
+        await recordOutcome({ problem });
         await sse.send({ event: 'error', data: problem });
       } finally {
         sse.end();
@@ -109,15 +116,8 @@ export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
   );
 
   /** A stored answer, as JSON or re-rendered as the stream the caller asked for. */
-  async function replay(reply: FastifyReply, answer: { status: number; headers: Record<string, string>; body: string }, stream: boolean) {
-    if (!stream) {
-      return reply
-        .headers(answer.headers)
-        .header('idempotent-replayed', 'true')
-        .code(answer.status)
-        .serializer((x: unknown) => x as string)
-        .send(answer.body as never);
-    }
+  async function replay(reply: FastifyReply, answer: StoredAnswer, stream: boolean) {
+    if (!stream) return sendStoredAnswer(reply, answer);
     const sse = openSse(reply, { 'idempotent-replayed': 'true' });
     const data = JSON.parse(answer.body);
     if (answer.status === 200) {
