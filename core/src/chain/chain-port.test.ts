@@ -44,6 +44,15 @@ async function newWallet() {
   return { key, address };
 }
 
+async function anvilRpc(method: string, params: unknown[]) {
+  const res = await fetch(devnet.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  expect(res.ok).toBe(true);
+}
+
 /** sign → send → receipt, the way the intent pipeline will do it. */
 async function execute(key: Hex, from: Address, tx: Parameters<ChainPort['signTransaction']>[1]) {
   const nonce = await chain.nonceOf(from, 'pending');
@@ -119,6 +128,21 @@ describe('viem chain port on the devnet', () => {
     await execute(key, address, chain.buildSwap({ path: quote.path, amountIn, minAmountOut: quote.amountOut, recipient: address }));
     expect((await chain.tokenBalance(addr('DAI'), address)) - daiBefore).toBe(quote.amountOut);
     expect(await chain.tokenBalance(addr('USDC'), address)).toBe(FUNDING.usdc - amountIn);
+  });
+
+  it('gives a swap enough gas when it is mined in a later second than it was estimated in', async () => {
+    // A pair writes its price oracle only when block.timestamp moved since its last update,
+    // which anvil's estimate (at the latest block's timestamp) does not see.
+    const { key, address } = await newWallet();
+    await execute(key, address, chain.buildApprove(addr('USDC'), list.dex.router, maxUint256));
+    for (const _ of [1, 2]) {
+      const quote = await chain.quoteExactIn([addr('USDC'), addr('WETH'), addr('DAI')], parseUnits('100', 6));
+      const tx = chain.buildSwap({ path: quote.path, amountIn: quote.amountIn, minAmountOut: 0n, recipient: address });
+      const signed = await chain.signTransaction(key, tx, await chain.nonceOf(address, 'pending'));
+      await anvilRpc('evm_increaseTime', [60]);
+      const receipt = await chain.waitForReceipt(await chain.sendRaw(signed.raw), 10_000);
+      expect(receipt.status).toBe('success');
+    }
   });
 
   it('wraps, unwraps and transfers', async () => {

@@ -32,6 +32,8 @@ export interface TxRequest {
   data: Hex;
   value: bigint;
   gas?: bigint;
+  /** Added to the estimate for costs the estimate cannot see (see SWAP_HOP_HEADROOM). */
+  gasHeadroom?: bigint;
 }
 
 export interface SignedTx {
@@ -160,6 +162,12 @@ export interface ViemChainOptions {
   /** Unix milliseconds; injectable for deadlines. */
   now?: () => number;
 }
+
+// A Uniswap V2 pair writes its two cumulative-price slots only when block.timestamp has
+// moved since its last update. anvil estimates at the latest block's timestamp, so a swap
+// mined a second later can cost up to two fresh SSTOREs (2 × 22,100 gas) per hop more than
+// estimated and run out of gas. Unused gas is not charged, so the headroom is free.
+const SWAP_HOP_HEADROOM = 45_000n;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -338,10 +346,12 @@ export function createViemChain(opts: ViemChainOptions): ChainPort {
         throw new InvalidRequestError('a native-out swap must end at WETH');
       }
       const fot = req.feeOnTransfer === true;
+      const gasHeadroom = SWAP_HOP_HEADROOM * BigInt(path.length - 1);
       if (req.nativeIn) {
         return {
           to: router,
           value: amountIn,
+          gasHeadroom,
           data: encodeFunctionData({
             abi: routerAbi,
             functionName: fot ? 'swapExactETHForTokensSupportingFeeOnTransferTokens' : 'swapExactETHForTokens',
@@ -352,6 +362,7 @@ export function createViemChain(opts: ViemChainOptions): ChainPort {
       return {
         to: router,
         value: 0n,
+        gasHeadroom,
         data: encodeFunctionData({
           abi: routerAbi,
           functionName: req.nativeOut
@@ -390,7 +401,9 @@ export function createViemChain(opts: ViemChainOptions): ChainPort {
         const account = accountOf(privateKey);
         const [gas, fees] = await Promise.all([
           tx.gas ??
-            client.estimateGas({ account: account.address, to: tx.to, data: tx.data, value: tx.value }).then((g) => (g * 12n) / 10n),
+            client
+              .estimateGas({ account: account.address, to: tx.to, data: tx.data, value: tx.value })
+              .then((g) => (g * 12n) / 10n + (tx.gasHeadroom ?? 0n)),
           client.estimateFeesPerGas(),
         ]);
         const raw = await account.signTransaction({

@@ -40,6 +40,7 @@ export function createIntentExecutor({
     data: s.data as Hex,
     value: BigInt(s.value),
     ...(s.gas ? { gas: BigInt(s.gas) } : {}),
+    ...(s.gas_headroom ? { gasHeadroom: BigInt(s.gas_headroom) } : {}),
   });
 
   /** Signs and broadcasts the steps not yet sent, then waits for every receipt. `onSent`

@@ -100,6 +100,7 @@ export function createIntentPipeline(deps: {
       data: s.data,
       value: s.value.toString(),
       ...(s.gas ? { gas: s.gas.toString() } : {}),
+      ...(s.gasHeadroom ? { gas_headroom: s.gasHeadroom.toString() } : {}),
       label: s.label,
     }));
 

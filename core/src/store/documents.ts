@@ -83,7 +83,14 @@ export const IntentState = z.enum(intentStates);
 export type IntentState = z.infer<typeof IntentState>;
 
 /** One step of an intent's plan: an unsigned transaction and what it does. */
-export const PlannedTx = z.object({ to: z.string(), data: z.string(), value: z.string(), gas: z.string().optional(), label: z.string() });
+export const PlannedTx = z.object({
+  to: z.string(),
+  data: z.string(),
+  value: z.string(),
+  gas: z.string().optional(),
+  gas_headroom: z.string().optional(),
+  label: z.string(),
+});
 export type PlannedTx = z.infer<typeof PlannedTx>;
 
 export const SentTx = z.object({ hash: z.string(), raw: z.string(), nonce: z.number().int(), label: z.string() });
