@@ -152,6 +152,8 @@ describe('interrupted intents complete exactly once', () => {
     await until(() => loggedByKey(dataDir, 'crash-mined')?.state === 'signed', 15_000, 'the intent to be signed');
     const signed = loggedByKey(dataDir, 'crash-mined') as LoggedIntent;
     const hash = signed.txs[0]?.hash as Hex;
+    // The hash is stored before the broadcast: wait until the node holds the transaction.
+    await until(async () => (await rpc(anvil.rpcUrl, 'eth_getTransactionByHash', [hash])) !== null, 15_000, 'the broadcast');
     // Freeze the server so it cannot see the receipt, mine the block, then kill it.
     c.proc.kill('SIGSTOP');
     await rpc(anvil.rpcUrl, 'evm_mine');
