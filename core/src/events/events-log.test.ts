@@ -1,6 +1,7 @@
 // The events log in isolation: replay-then-live with no gap or duplicate at the switch, and
 // backpressure — a consumer that stops reading is ended at its high-water mark instead of
-// holding up emitters or growing without bound.
+// holding up emitters or growing without bound — while one whose queue fills during a replay
+// still gets every id, in order (the replay reads on from the store).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -68,5 +69,49 @@ describe('events log', () => {
     const rest: number[] = [];
     for (let r = await stalledIt.next(); !r.done; r = await stalledIt.next()) if (r.value.kind === 'event') rest.push(r.value.event.id);
     expect(rest).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+  });
+
+  it('a queue that overflows during a multi-page replay skips no id: the replay reads on from the store', async () => {
+    const log = createEventsLog({ store, clock: createManualClock(), highWaterMark: 5 });
+    await emitN(log, 1_200); // more than two replay pages
+    const sub = log.subscribe('a', 'live', 0, () => true);
+    const it = sub[Symbol.asyncIterator]();
+    const got: number[] = [];
+    const first = await it.next();
+    if (!first.done && first.value.kind === 'event') got.push(first.value.event.id);
+    await emitN(log, 20); // overflows the 5-event queue while the replay is on its first page
+    for (let r = await it.next(); !r.done; r = await it.next()) {
+      if (r.value.kind === 'event') got.push(r.value.event.id);
+      if (got.at(-1) === 1_220) break;
+    }
+    await emitN(log, 3); // and it is live afterwards
+    for (let r = await it.next(); !r.done; r = await it.next()) {
+      if (r.value.kind === 'event') got.push(r.value.event.id);
+      if (got.at(-1) === 1_223) break;
+    }
+    sub.close();
+    expect(sub.endReason).toBe('closed');
+    expect(got).toEqual(Array.from({ length: 1_223 }, (_, i) => i + 1));
+  });
+
+  it('a slow reader replaying while emits keep overflowing its queue sees every id once, in order', async () => {
+    const log = createEventsLog({ store, clock: createManualClock(), highWaterMark: 3 });
+    await emitN(log, 600);
+    const sub = log.subscribe('a', 'live', 0, () => true);
+    const emitting = (async () => {
+      for (let i = 0; i < 300; i++) {
+        await log.emit('a', 'live', 'memory', { key: `topic:late${i}`, tier: 'fading' });
+        if (i % 7 === 0) await new Promise((r) => setImmediate(r));
+      }
+    })();
+    const got: number[] = [];
+    for await (const item of sub) {
+      if (item.kind === 'event') got.push(item.event.id);
+      if (got.at(-1) === 900) break;
+      if (got.length % 10 === 0) await new Promise((r) => setImmediate(r));
+    }
+    await emitting;
+    sub.close();
+    expect(got).toEqual(Array.from({ length: 900 }, (_, i) => i + 1));
   });
 });

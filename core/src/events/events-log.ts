@@ -1,8 +1,9 @@
 // The per-account events log: durable append with increasing ids, fan-out to live
 // subscribers, and subscriptions that replay from a Last-Event-ID and then continue live
-// with no gap and no duplicate at the switch. Each subscriber has a bounded queue: one that
-// falls too far behind is ended (it reconnects with Last-Event-ID and loses nothing) so a
-// slow consumer never blocks others or grows memory without bound.
+// with no gap and no duplicate at the switch. Each subscriber has a bounded queue: a live one
+// that falls too far behind is ended (it reconnects with Last-Event-ID and loses nothing) so a
+// slow consumer never blocks others or grows memory without bound; during a replay a full
+// queue is dropped instead and the replay reads on from the store until it has caught up.
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import type { KeyKind } from '../schemas/common';
@@ -74,6 +75,12 @@ export function createEventsLog({
     const ch = channel(accountId, mode);
     const queue: FeedEvent[] = [];
     let endReason: Subscription['endReason'] = 'open';
+    // While replaying, the store is the source of truth and the queue only has to cover what
+    // arrives after the replay's last read. A full queue then drops what it holds and marks
+    // itself incomplete (`dropped`) instead of ending the stream: the replay reads on from the
+    // store, and only switches to the queue after a read that began with a complete queue.
+    let replaying = afterId !== undefined;
+    let dropped = false;
     let wake: (() => void) | null = null;
     const poke = () => {
       const w = wake;
@@ -83,6 +90,13 @@ export function createEventsLog({
     const listener = (e: FeedEvent) => {
       if (endReason !== 'open') return;
       if (queue.length >= highWaterMark) {
+        if (replaying) {
+          queue.length = 0;
+          dropped = true;
+          return;
+        }
+        // Live and too far behind: end after what is queued (contiguous ids), so the client
+        // reconnects with the last id it saw and loses nothing.
         endReason = 'overflow';
         detach();
       } else queue.push(e);
@@ -108,13 +122,24 @@ export function createEventsLog({
         const { oldest } = await es.eventBounds(accountId);
         if (oldest !== null && afterId + 1 < oldest) yield { kind: 'gap', oldest_id: oldest };
         for (;;) {
+          // Every event appended after this read starts is notified after it, so if nothing
+          // was dropped since, the queue holds every id above what the read returns.
+          const completeBefore = !dropped;
           const page = await es.eventsAfter(accountId, last, REPLAY_PAGE);
           for (const s of page) {
+            if (endReason === 'closed') return;
             last = s.id;
             if (accept(s.type as EventType)) yield { kind: 'event', event: { id: s.id, type: s.type as EventType, data: s.data } };
           }
-          if (page.length < REPLAY_PAGE || endReason !== 'open') break;
+          if (endReason === 'closed') return;
+          if (page.length < REPLAY_PAGE) {
+            if (completeBefore && !dropped) break;
+            // The queue lost events during that read: start it afresh and read again.
+            dropped = false;
+            queue.length = 0;
+          }
         }
+        replaying = false;
       }
       while (endReason === 'open' || queue.length > 0) {
         const e = queue.shift();
