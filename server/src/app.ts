@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Core, schemas } from '@presence/core';
 import Fastify, { type FastifyServerOptions } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { registerAuth } from './http/auth';
 import { registerIdempotency } from './http/idempotency';
@@ -60,10 +60,14 @@ export async function buildApp({
   // JSON only: a text/plain body is a 415, not a string that fails validation.
   app.removeContentTypeParser('text/plain');
 
-  const streams = createStreamRegistry();
+  const streams = createStreamRegistry({ now: () => core.clock.now() });
   const stopRevokeListener = core.keys.onRevoke((keyId) => streams.closeKey(keyId));
+  const stopRotateListener = core.keys.onRotate((retired) => streams.retire(retired));
+  // Event streams never end by themselves: close them first, so that closing the server
+  // waits only for ordinary in-flight requests.
   app.addHook('preClose', async () => {
     stopRevokeListener();
+    stopRotateListener();
     streams.closeAll();
   });
 

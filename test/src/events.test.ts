@@ -107,6 +107,40 @@ describe('GET /v1/events', () => {
     await st.until(() => st.ended, 5000);
     expect(st.status).toBe(200);
   });
+
+  it('a stream opened before a rotation ends when the grace window does; the new secret stream stays', async () => {
+    const mk = await call(s.url, 'POST', '/v1/keys', { key: s.live, body: { name: 'rotating-later', scopes: ['talk'] } });
+    const old = openStream(s.url, '/v1/events', mk.json.secret);
+    await old.until(() => old.cursors.length === 1);
+    const rotated = await call(s.url, 'POST', `/v1/keys/${mk.json.id}/rotate`, { key: s.live, body: { grace_s: 1 } });
+    expect(rotated.status).toBe(200);
+    const fresh = openStream(s.url, '/v1/events', rotated.json.secret);
+    await fresh.until(() => fresh.cursors.length === 1);
+    // The old secret still works during the grace window, and so does its stream.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(old.ended).toBe(false);
+    await old.until(() => old.ended, 5000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(fresh.ended).toBe(false);
+    // Revocation still closes at once whatever secret opened the stream.
+    clock.advance(1_000); // the server's clock is driven; its grace timers are real ones
+    const second = openStream(s.url, '/v1/events', mk.json.secret);
+    await second.until(() => second.ended, 2000); // the grace is over: refused
+    expect(second.status).toBe(401);
+    await call(s.url, 'DELETE', `/v1/keys/${mk.json.id}`, { key: s.live });
+    await fresh.until(() => fresh.ended, 2000);
+  });
+
+  it('revoking a key during a grace window closes the streams of both secrets at once', async () => {
+    const mk = await call(s.url, 'POST', '/v1/keys', { key: s.live, body: { name: 'rotating-revoked', scopes: ['talk'] } });
+    const old = openStream(s.url, '/v1/events', mk.json.secret);
+    await old.until(() => old.cursors.length === 1);
+    const rotated = await call(s.url, 'POST', `/v1/keys/${mk.json.id}/rotate`, { key: s.live, body: { grace_s: 3600 } });
+    const fresh = openStream(s.url, '/v1/events', rotated.json.secret);
+    await fresh.until(() => fresh.cursors.length === 1);
+    await call(s.url, 'DELETE', `/v1/keys/${mk.json.id}`, { key: s.live });
+    await Promise.all([old.until(() => old.ended, 2000), fresh.until(() => fresh.ended, 2000)]);
+  });
 });
 
 describe('retention', () => {

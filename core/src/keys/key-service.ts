@@ -1,5 +1,6 @@
 // API keys: creation, listing, rotation with a grace window, instant revocation and
-// authentication. Listeners hear about revocations so transports can close live streams.
+// authentication. Listeners hear about revocations and rotations so transports can close
+// live streams: at once on revocation, at the end of the grace window for a retired secret.
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import { notFound, PresenceError } from '../errors/presence-error';
@@ -16,7 +17,12 @@ export type Principal = {
   scopes: readonly Scope[];
   /** Set when authenticated with a rotated-away secret: the moment it stops working. */
   validUntil: number | null;
+  /** Which of the key's secrets authenticated (its hash), so a later rotation can tell. */
+  secretHash: string;
 };
+
+/** A rotation retired `secretHash` of key `keyId`: it stops working at `validUntil`. */
+export type SecretRetired = { keyId: string; secretHash: string; validUntil: number };
 
 export type KeyService = ReturnType<typeof createKeyService>;
 
@@ -24,6 +30,7 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 
 export function createKeyService({ store, clock }: { store: StorePort; clock: Clock }) {
   const revokeListeners = new Set<(keyId: string) => void>();
+  const rotateListeners = new Set<(retired: SecretRetired) => void>();
   const lastUsedWritten = new Map<string, number>();
 
   const view = (k: KeyRecord): KeyView => {
@@ -76,16 +83,26 @@ export function createKeyService({ store, clock }: { store: StorePort; clock: Cl
       if (k.state === 'revoked') throw new PresenceError('conflict', `key ${id} is revoked and cannot be rotated`);
       const now = clock.now();
       const secret = newSecret(k.kind);
-      const updated = await store.updateKey(id, (rec) => ({
-        ...rec,
-        secrets: [
-          // Earlier rotations keep their own, earlier, end; expired secrets are dropped.
-          ...rec.secrets
-            .map((s) => (s.valid_until === null ? { ...s, valid_until: now + graceS * 1000 } : s))
-            .filter((s) => (s.valid_until ?? Number.POSITIVE_INFINITY) > now),
-          { hash: hashSecret(secret), last4: secret.slice(-4), valid_until: null },
-        ],
-      }));
+      const validUntil = now + graceS * 1000;
+      const retired: SecretRetired[] = [];
+      const updated = await store.updateKey(id, (rec) => {
+        retired.length = 0;
+        return {
+          ...rec,
+          secrets: [
+            // Earlier rotations keep their own, earlier, end; expired secrets are dropped.
+            ...rec.secrets
+              .map((s) => {
+                if (s.valid_until !== null) return s;
+                retired.push({ keyId: id, secretHash: s.hash, validUntil });
+                return { ...s, valid_until: validUntil };
+              })
+              .filter((s) => (s.valid_until ?? Number.POSITIVE_INFINITY) > now),
+            { hash: hashSecret(secret), last4: secret.slice(-4), valid_until: null },
+          ],
+        };
+      });
+      for (const r of retired) for (const l of rotateListeners) l(r);
       return { ...view(updated), secret };
     },
 
@@ -116,12 +133,32 @@ export function createKeyService({ store, clock }: { store: StorePort; clock: Cl
         void store.updateKey(k.id, (rec) => ({ ...rec, last_used_at: iso(now) })).catch(() => undefined);
         // (The store's close() drains this write, so shutdown never cuts it in half.)
       }
-      return { keyId: k.id, accountId: k.account_id, kind: k.kind, scopes: k.scopes, validUntil: s.valid_until };
+      return { keyId: k.id, accountId: k.account_id, kind: k.kind, scopes: k.scopes, validUntil: s.valid_until, secretHash: hash };
+    },
+
+    /**
+     * Where an authenticated secret stands now: null when it no longer works (key revoked,
+     * secret expired or gone), else when it stops (null: not rotated away). A transport that
+     * registers a long-lived stream asks this after registering, so a rotation or revocation
+     * between authentication and registration is not missed.
+     */
+    async secretValidity(p: Pick<Principal, 'keyId' | 'secretHash'>): Promise<{ validUntil: number | null } | null> {
+      const k = await store.getKey(p.keyId);
+      if (!k || k.state === 'revoked') return null;
+      const s = k.secrets.find((x) => x.hash === p.secretHash);
+      if (!s || (s.valid_until !== null && s.valid_until <= clock.now())) return null;
+      return { validUntil: s.valid_until };
     },
 
     onRevoke(listener: (keyId: string) => void): () => void {
       revokeListeners.add(listener);
       return () => revokeListeners.delete(listener);
+    },
+
+    /** Called after a rotation, once per secret it retired (with the end of its grace). */
+    onRotate(listener: (retired: SecretRetired) => void): () => void {
+      rotateListeners.add(listener);
+      return () => rotateListeners.delete(listener);
     },
   };
 }

@@ -28,18 +28,27 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
       const accept = (t: schemas.EventType) => p.scopes.includes(schemas.eventScope[t]);
       const sub = core.events.subscribe(p.accountId, p.kind, afterId, accept);
       const sse = openSse(reply);
-      const unregister = streams.add(p.keyId, () => sse.end());
+      // The registry ends the stream on revocation, and when the secret it was opened with
+      // stops working (a grace window known now, or one a later rotation starts).
+      const unregister = streams.add(p, () => sse.end());
       const heartbeat = setInterval(() => sse.comment('heartbeat'), heartbeatMs);
-      const graceEnd =
-        p.validUntil === null
-          ? undefined
-          : setTimeout(() => sse.end(), Math.min(2 ** 31 - 1, Math.max(0, p.validUntil - core.clock.now())));
       sse.onClose(() => {
         clearInterval(heartbeat);
-        clearTimeout(graceEnd);
         unregister();
         sub.close();
       });
+      // A rotation or revocation between authentication and registering was heard by no one:
+      // look again now that the registry would hear the next one.
+      core.keys.secretValidity(p).then(
+        (v) => {
+          if (v === null) sse.end();
+          else if (v.validUntil !== null) streams.retire({ keyId: p.keyId, secretHash: p.secretHash, validUntil: v.validUntil });
+        },
+        (err: unknown) => {
+          req.log.error({ err }, 'events stream: key check failed');
+          sse.end();
+        },
+      );
       void (async () => {
         try {
           for await (const item of sub) {
