@@ -100,10 +100,13 @@ export function createCore(o: CoreOptions) {
       if (wallet) await wallet.confirmations.sweep((await store.listAccounts()).map((a) => a.id));
       return standing.tick();
     },
-    /** Periodic upkeep: expired holds, retention of events and idempotency answers, idle rate-limit logs. */
+    /** Periodic upkeep: expired holds, intents an outage left mid-flight, retention of events and idempotency answers, idle rate-limit logs. */
     async maintain() {
       const accounts = (await store.listAccounts()).map((a) => a.id);
-      if (wallet) await wallet.confirmations.sweep(accounts);
+      if (wallet) {
+        await wallet.confirmations.sweep(accounts);
+        await wallet.resumeStranded();
+      }
       for (const a of accounts) await events.prune(a, 'live');
       await idempotency.prune();
       rateLimiter.sweep();

@@ -85,36 +85,43 @@ export function createConfirmations({
           }
           // Throws policy_block when the policy now forbids it; the hold stays until it expires.
           // The claim happens inside the gate lock, so the spend it reserves is counted by the
-          // next gate (see replan).
+          // next gate (see replan); expiry is asked again there, as the lock may have waited.
           const claimed = await pipeline.replan(r, mode, (plan) =>
-            istore.transitionIntent(accountId, r.id, ['held'], 'executing', {
-              summary: plan.summary,
-              amount: plan.amount,
-              value_usd: plan.valueUsd.toString(),
-              quote_block: Number(plan.block),
-              steps: pipeline.steps(plan),
-              updated_at: clock.now(),
-            }),
+            clock.now() >= (r.expires_at as number)
+              ? Promise.resolve(null)
+              : istore.transitionIntent(accountId, r.id, ['held'], 'executing', {
+                  summary: plan.summary,
+                  amount: plan.amount,
+                  value_usd: plan.valueUsd.toString(),
+                  quote_block: Number(plan.block),
+                  steps: pipeline.steps(plan),
+                  updated_at: clock.now(),
+                }),
           );
           if (!claimed) continue;
-          try {
-            const done = await pipeline.execute(mode, claimed);
-            await resolved({ record: done.record, mode, status: 'executed', tx: done.tx, block: done.block });
-            return executed({ ...done.record, block: done.block });
-          } catch (e) {
-            const after = await istore.getIntent(accountId, r.id);
-            if (after?.state === 'failed') await resolved({ record: after, mode, status: 'failed' });
-            throw e;
-          }
+          // A chain outage before signing puts the hold back, to be approved again in time.
+          const done = await pipeline.execute(mode, claimed, 'hold');
+          // Live outcomes are announced by the executor's listener below; a simulation has none.
+          if (mode === 'test') await resolved({ record: done.record, mode, status: 'executed', tx: done.tx, block: done.block });
+          return executed({ ...done.record, block: done.block });
         }
         case 'executing':
         case 'signed':
           if (!approve) throw resolvedError(confirmId, 'approved');
-          if (r.state === 'signed') {
-            await executor.settle(istore, r);
+          // Another answer is executing it (or an outage interrupted it): wait for that drive
+          // or resume it; either way the loop then reads the outcome.
+          if (mode === 'test') {
+            await new Promise((res) => setTimeout(res, WAIT_STEP_MS));
             continue;
           }
-          await new Promise((res) => setTimeout(res, WAIT_STEP_MS));
+          try {
+            await executor.drive(istore, r);
+          } catch (e) {
+            // Still unfinished after our own attempt: the outage is the answer. Otherwise it
+            // moved on (done, failed, or back to held) and the loop reads where it went.
+            const after = await istore.getIntent(accountId, r.id);
+            if (after?.state === 'executing' || after?.state === 'signed') throw e;
+          }
           continue;
         case 'done':
           if (approve) return executed(r);
@@ -129,6 +136,15 @@ export function createConfirmations({
       }
     }
   }
+
+  // Whichever drive finishes a held intent (this answer, a concurrent one, a retry after an
+  // outage, recovery at start) makes it known here, once.
+  executor.onOutcome((o) => {
+    if (!o.record.confirm_id) return;
+    return o.status === 'done'
+      ? resolved({ record: o.record, mode: 'live', status: 'executed', tx: o.hash, block: o.block })
+      : resolved({ record: o.record, mode: 'live', status: 'failed' });
+  });
 
   const statusOf = (s: IntentRecord['state']): ConfirmationView['status'] =>
     s === 'done' ? 'executed' : s === 'signed' ? 'executing' : (s as 'held' | 'executing' | 'denied' | 'expired' | 'failed');

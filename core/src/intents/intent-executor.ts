@@ -3,12 +3,19 @@
 // record says exactly what may be on chain: recovery re-broadcasts the same bytes (same
 // nonce, same hash — it can land at most once) and waits for the receipt instead of
 // signing anything new.
+//
+// Everyone who wants an intent finished — the request that made it, a retry of that
+// request, a second approval, recovery at start, the upkeep — calls `drive`. Drives of one
+// intent run one at a time and each starts from the stored record, so two of them can never
+// sign the same step twice; whoever makes the final transition (done or failed) publishes
+// the outcome, so its events are announced exactly once, whichever path got there.
 import type { Address, Hash, Hex } from 'viem';
 import type { ChainPort } from '../chain/chain-port';
-import { ChainRevertedError, TransactionRejectedError } from '../chain/errors';
+import { ChainRevertedError, ChainUnavailableError, TransactionRejectedError } from '../chain/errors';
 import type { Clock } from '../clock/clock';
 import { PresenceError } from '../errors/presence-error';
 import type { IntentRecord, PlannedTx } from '../store/documents';
+import { createKeyedLock } from '../store/keyed-lock';
 import type { StorePort } from '../store/store-port';
 import type { NonceAllocator } from '../wallet/nonce-allocator';
 import type { Wallets } from '../wallet/wallets';
@@ -19,6 +26,16 @@ export type IntentStore = Pick<
 >;
 
 export type Executed = { record: IntentRecord; hash: Hash; block: number };
+
+/** A final transition made by a drive: published once, after the intent's lock is released. */
+export type Outcome = { status: 'done'; record: IntentRecord; hash: Hash; block: number } | { status: 'failed'; record: IntentRecord };
+
+/**
+ * What a chain outage before anything was signed does to the record: a new intent `fail`s
+ * (and releases its Idempotency-Key, so a retry plans afresh: nothing reached the chain);
+ * an approved hold goes back to `hold`, to be approved again before it expires.
+ */
+export type UnsignedOutage = 'fail' | 'hold';
 
 const RECEIPT_TIMEOUT_MS = 60_000;
 
@@ -35,6 +52,10 @@ export function createIntentExecutor({
   nonces: NonceAllocator;
   clock: Clock;
 }) {
+  const lock = createKeyedLock();
+  const driving = new Set<string>();
+  const listeners = new Set<(o: Outcome) => Promise<void> | void>();
+
   const toRequest = (s: PlannedTx) => ({
     to: s.to as Address,
     data: s.data as Hex,
@@ -43,71 +64,131 @@ export function createIntentExecutor({
     ...(s.gas_headroom ? { gasHeadroom: BigInt(s.gas_headroom) } : {}),
   });
 
-  /** Signs and broadcasts the steps not yet sent, then waits for every receipt. `onSent`
-   * marks the moment the last one is broadcast (timing only). */
-  async function run(store: IntentStore, intent: IntentRecord, onSent?: () => void): Promise<Executed> {
-    let record = intent;
-    const address = await wallets.address(record.account_id);
-    const key = await wallets.privateKey(record.account_id);
-    for (let i = record.txs.length; i < record.steps.length; i++) {
-      const step = record.steps[i] as PlannedTx;
+  const executedOf = (r: IntentRecord): Executed => ({ record: r, hash: r.txs.at(-1)?.hash as Hash, block: r.block as number });
+
+  const endedError = (r: IntentRecord) =>
+    new PresenceError('conflict', `intent ${r.id} ended ${r.state}${r.error ? `: ${r.error}` : ''}`, { extra: { intent_id: r.id } });
+
+  /**
+   * Brings a live intent in `executing` or `signed` to `done`, or to `failed` when the chain
+   * refuses it. A chain outage leaves a signed record as it is (the next drive resumes it).
+   * `onSent` marks the moment the last transaction is broadcast (timing only).
+   */
+  async function drive(
+    store: IntentStore,
+    intent: IntentRecord,
+    opts: { onSent?: () => void; unsignedOutage?: UnsignedOutage } = {},
+  ): Promise<Executed> {
+    let outcome: Outcome | null = null;
+    const settle = (o: Outcome) => {
+      outcome = o;
+    };
+    try {
+      return await lock(intent.id, async () => {
+        driving.add(intent.id);
+        try {
+          return await driveLocked(store, intent, opts, settle);
+        } finally {
+          driving.delete(intent.id);
+        }
+      });
+    } finally {
+      // Outside the lock: listeners (resume messages) may wait on other locks of their own.
+      if (outcome) for (const l of listeners) await l(outcome);
+    }
+  }
+
+  async function driveLocked(
+    store: IntentStore,
+    intent: IntentRecord,
+    opts: { onSent?: () => void; unsignedOutage?: UnsignedOutage },
+    settle: (o: Outcome) => void,
+  ): Promise<Executed> {
+    let r = await store.getIntent(intent.account_id, intent.id);
+    if (!r) throw new PresenceError('conflict', `intent ${intent.id} is gone`);
+    if (r.state === 'done') return executedOf(r);
+    if (r.state !== 'executing' && r.state !== 'signed') throw endedError(r);
+
+    const fail = async (reason: string) => {
+      const failed = await store.transitionIntent(r!.account_id, r!.id, ['executing', 'signed'], 'failed', {
+        error: reason,
+        updated_at: clock.now(),
+      });
+      if (failed) settle({ status: 'failed', record: failed });
+      return new PresenceError('conflict', `the action failed on chain: ${reason}`, { extra: { intent_id: intent.id } });
+    };
+
+    // What was stored must be on the node before anything new is signed: the next step's
+    // nonce comes after it. A stored transaction the node refuses now (its nonce went to
+    // another) can never land, and neither can the steps behind it.
+    for (const tx of r.txs) {
+      if (await chain.getTransaction(tx.hash as Hash)) continue;
       try {
-        record = await nonces.withNonce(address, async (nonce) => {
+        await chain.sendRaw(tx.raw as Hex);
+      } catch (e) {
+        if (e instanceof TransactionRejectedError)
+          throw await fail(`${tx.label} transaction ${tx.hash} can no longer be sent: ${e.reason}`);
+        throw e;
+      }
+    }
+
+    const address = await wallets.address(r.account_id);
+    const key = await wallets.privateKey(r.account_id);
+    for (let i = r.txs.length; i < r.steps.length; i++) {
+      const step = r.steps[i] as PlannedTx;
+      const current: IntentRecord = r;
+      try {
+        r = await nonces.withNonce(address, async (nonce) => {
           const signed = await chain.signTransaction(key, toRequest(step), nonce);
-          const next = await store.transitionIntent(record.account_id, record.id, ['executing', 'signed'], 'signed', {
-            txs: [...record.txs, { hash: signed.hash, raw: signed.raw, nonce, label: step.label }],
+          const next = await store.transitionIntent(current.account_id, current.id, ['executing', 'signed'], 'signed', {
+            txs: [...current.txs, { hash: signed.hash, raw: signed.raw, nonce, label: step.label }],
             updated_at: clock.now(),
           });
-          if (!next) throw new PresenceError('conflict', `intent ${record.id} changed state while signing`);
+          if (!next) throw new PresenceError('conflict', `intent ${current.id} changed state while signing`);
           await chain.sendRaw(signed.raw);
           return next;
         });
       } catch (e) {
-        if (e instanceof ChainRevertedError || e instanceof TransactionRejectedError) {
-          // Nothing from this step reached the chain: the intent fails cleanly here.
-          throw await fail(store, record, e.message);
-        }
+        // Reverted while estimating, or refused by the node: this step cannot land.
+        if (e instanceof ChainRevertedError || e instanceof TransactionRejectedError) throw await fail(e.message);
+        if (e instanceof ChainUnavailableError) await unsigned(store, current, opts.unsignedOutage ?? 'fail');
         throw e;
       }
     }
-    onSent?.();
-    return settle(store, record);
-  }
+    opts.onSent?.();
 
-  /** Waits for the receipts of everything sent (re-broadcasting bytes the node lost). */
-  async function settle(store: IntentStore, intent: IntentRecord): Promise<Executed> {
     let last: { hash: Hash; block: bigint } | null = null;
-    for (const tx of intent.txs) {
+    for (const tx of r.txs) {
       const hash = tx.hash as Hash;
-      if (!(await chain.getTransaction(hash))) await chain.sendRaw(tx.raw as Hex);
       const receipt = await chain.waitForReceipt(hash, RECEIPT_TIMEOUT_MS);
-      if (receipt.status !== 'success')
-        throw await fail(store, intent, `${tx.label} transaction ${hash} reverted in block ${receipt.block}`);
+      if (receipt.status !== 'success') throw await fail(`${tx.label} transaction ${hash} reverted in block ${receipt.block}`);
       last = { hash, block: receipt.block };
     }
-    // A crash or a failed RPC between the steps of a plan (after the approval, before the swap)
-    // leaves a signed record whose later steps were never signed, so none of them can be on
-    // chain. Now that the earlier ones are mined (so the pending nonce is past them), sign and
-    // send the rest instead of calling the intent done without them. The swap still carries
-    // the quote's minimum out and deadline, so a stale plan reverts rather than trading badly.
-    if (intent.txs.length < intent.steps.length) return run(store, intent);
-    if (!last) throw new Error(`intent ${intent.id} has nothing to settle`);
-    const done =
-      (await store.transitionIntent(intent.account_id, intent.id, ['signed'], 'done', {
-        block: Number(last.block),
-        executed_at: clock.now(),
-        updated_at: clock.now(),
-      })) ?? (await store.getIntent(intent.account_id, intent.id));
-    if (!done || done.state !== 'done') throw new PresenceError('conflict', `intent ${intent.id} ended as ${done?.state}`);
-    return { record: done, hash: last.hash, block: Number(last.block) };
-  }
-
-  async function fail(store: IntentStore, intent: IntentRecord, reason: string) {
-    await store.transitionIntent(intent.account_id, intent.id, ['executing', 'signed'], 'failed', {
-      error: reason,
+    if (!last) throw new Error(`intent ${r.id} has nothing to settle`);
+    const done = await store.transitionIntent(r.account_id, r.id, ['signed'], 'done', {
+      block: Number(last.block),
+      executed_at: clock.now(),
       updated_at: clock.now(),
     });
-    return new PresenceError('conflict', `the action failed on chain: ${reason}`, { extra: { intent_id: intent.id } });
+    if (!done) throw new PresenceError('conflict', `intent ${r.id} changed state while settling`);
+    const executed = { record: done, hash: last.hash, block: Number(last.block) };
+    settle({ status: 'done', ...executed });
+    return executed;
+  }
+
+  /** A chain outage before this record's first signature: nothing of it reached the chain. */
+  async function unsigned(store: IntentStore, r: IntentRecord, outage: UnsignedOutage) {
+    const stored = await store.getIntent(r.account_id, r.id);
+    if (!stored || stored.state !== 'executing' || stored.txs.length > 0) return;
+    if (outage === 'hold') {
+      await store.transitionIntent(r.account_id, r.id, ['executing'], 'held', { updated_at: clock.now() });
+      return;
+    }
+    await store.transitionIntent(r.account_id, r.id, ['executing'], 'failed', {
+      error: 'the chain was unavailable before anything was signed; nothing was sent',
+      idempotency_key: null,
+      updated_at: clock.now(),
+    });
   }
 
   /**
@@ -123,5 +204,15 @@ export function createIntentExecutor({
     return { hash: signed.hash };
   }
 
-  return { run, settle, simulate };
+  return {
+    drive,
+    simulate,
+    /** Whether a drive of this intent is under way in this process. */
+    isDriving: (intentId: string) => driving.has(intentId),
+    /** Called once per final transition, after the drive that made it let go of the intent. */
+    onOutcome(listener: (o: Outcome) => Promise<void> | void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
 }

@@ -20,7 +20,7 @@ import type { IntentRecord } from '../store/documents';
 import { createKeyedLock } from '../store/keyed-lock';
 import type { StorePort } from '../store/store-port';
 import type { Wallets } from '../wallet/wallets';
-import type { IntentExecutor, IntentStore } from './intent-executor';
+import type { IntentExecutor, IntentStore, UnsignedOutage } from './intent-executor';
 import { type ParsedIntent, parseIntent } from './intent-parser';
 import { capInUsd, type Plan, planIntent } from './intent-planner';
 import { createSandboxIntentStore } from './sandbox-intent-store';
@@ -104,10 +104,27 @@ export function createIntentPipeline(deps: {
       label: s.label,
     }));
 
-  /** Executes a record already in `executing`, then announces the receipt. */
-  async function execute(mode: KeyKind, record: IntentRecord, marks?: Marks): Promise<{ record: IntentRecord; tx: string; block: number }> {
+  /**
+   * Executes a record already in `executing`. Live receipts are announced by the outcome
+   * listener below, whichever drive completes the intent.
+   */
+  async function execute(
+    mode: KeyKind,
+    record: IntentRecord,
+    opts: { marks?: Marks; unsignedOutage?: UnsignedOutage } = {},
+  ): Promise<{ record: IntentRecord; tx: string; block: number }> {
     if (mode === 'test') {
-      const { hash } = await executor.simulate(record.account_id, record.steps);
+      const { hash } = await executor.simulate(record.account_id, record.steps).catch(async (e: unknown) => {
+        // Same fate as a live record that could not be signed (see UnsignedOutage).
+        await (opts.unsignedOutage === 'hold'
+          ? sandbox.transitionIntent(record.account_id, record.id, ['executing'], 'held', { updated_at: clock.now() })
+          : sandbox.transitionIntent(record.account_id, record.id, ['executing'], 'failed', {
+              error: e instanceof Error ? e.message : String(e),
+              idempotency_key: null,
+              updated_at: clock.now(),
+            }));
+        throw e;
+      });
       const done = await sandbox.transitionIntent(record.account_id, record.id, ['executing'], 'done', {
         txs: [{ hash, raw: '', nonce: -1, label: 'simulated' }],
         block: record.quote_block,
@@ -116,13 +133,21 @@ export function createIntentPipeline(deps: {
       });
       return { record: done ?? record, tx: hash, block: record.quote_block };
     }
-    const onSent = marks
-      ? () => {
-          marks.sent = performance.now();
-        }
-      : undefined;
-    const { record: done, hash, block } = await executor.run(store, record, onSent);
-    await announceTx(done, hash, block);
+    const { marks } = opts;
+    const {
+      record: done,
+      hash,
+      block,
+    } = await executor.drive(store, record, {
+      ...(opts.unsignedOutage ? { unsignedOutage: opts.unsignedOutage } : {}),
+      ...(marks
+        ? {
+            onSent: () => {
+              marks.sent = performance.now();
+            },
+          }
+        : {}),
+    });
     if (marks) {
       marks.settled = performance.now();
       const t = { ...marks, intent_id: done.id } as IntentTiming;
@@ -130,6 +155,8 @@ export function createIntentPipeline(deps: {
     }
     return { record: done, tx: hash, block };
   }
+
+  executor.onOutcome((o) => (o.status === 'done' ? announceTx(o.record, o.hash, o.block) : undefined));
 
   async function announceTx(r: IntentRecord, hash: string, block: number) {
     await events.emit(r.account_id, 'live', 'tx', {
@@ -160,19 +187,21 @@ export function createIntentPipeline(deps: {
     ...(mode === 'test' ? { simulated: true } : {}),
   });
 
-  /** What an existing record answers to a retry: never a second action. */
+  /** What an existing record answers to a retry: never a second action. One still running
+   * is waited for (its drive holds the intent), one left signed by an outage is resumed. */
   async function resultOf(r: IntentRecord, mode: KeyKind): Promise<IntentResult> {
     switch (r.state) {
       case 'held':
         return heldResult(r, mode);
+      case 'executing':
       case 'signed': {
-        const { hash, block } = await executor.settle(store, r);
+        // A simulation takes a moment and is not durable: nothing to wait on but the answer.
+        if (mode === 'test') throw new PresenceError('idempotency_in_progress', `intent ${r.id} is still running`, { retryAfter: 1 });
+        const { hash, block } = await executor.drive(store, r);
         return doneResult(r, hash, block, mode);
       }
       case 'done':
         return doneResult(r, r.txs.at(-1)?.hash as string, r.block as number, mode);
-      case 'executing':
-        throw new PresenceError('idempotency_in_progress', `intent ${r.id} is still being executed; retry shortly`, { retryAfter: 2 });
       default:
         throw new PresenceError('conflict', `intent ${r.id} ended ${r.state}${r.error ? `: ${r.error}` : ''}`, {
           extra: { intent_id: r.id },
@@ -183,11 +212,13 @@ export function createIntentPipeline(deps: {
   async function admit(s: Submission, parsed: ParsedIntent, kind?: 'withdraw'): Promise<IntentResult> {
     const marks: Marks | undefined = timingListeners.size > 0 && s.mode === 'live' ? { start: performance.now() } : undefined;
     const istore = storeFor(s.mode);
-    if (s.idempotencyKey) {
-      const existing = await istore.findIntentByIdempotencyKey(s.accountId, s.idempotencyKey);
-      if (existing) return resultOf(existing, s.mode);
-    }
-    const record = await gateLock(s.accountId, async () => {
+    const prior = async () => (s.idempotencyKey ? istore.findIntentByIdempotencyKey(s.accountId, s.idempotencyKey) : null);
+    const early = await prior();
+    if (early) return resultOf(early, s.mode);
+    const admitted = await gateLock<{ existing: IntentRecord } | { created: IntentRecord }>(s.accountId, async () => {
+      // Asked again under the lock: a duplicate that arrived meanwhile created it already.
+      const existing = await prior();
+      if (existing) return { existing };
       const { plan, decision, policy } = await planAndGate(s.accountId, s.mode, parsed, kind, marks);
       const now = clock.now();
       const held = decision === 'hold';
@@ -218,8 +249,10 @@ export function createIntentPipeline(deps: {
       };
       await istore.createIntent(r);
       if (marks) marks.gated = performance.now();
-      return r;
+      return { created: r };
     });
+    if ('existing' in admitted) return resultOf(admitted.existing, s.mode);
+    const record = admitted.created;
     if (record.state === 'held') {
       await events.emit(s.accountId, s.mode, 'needs_confirm', {
         confirm_id: record.confirm_id,
@@ -232,7 +265,7 @@ export function createIntentPipeline(deps: {
       });
       return heldResult(record, s.mode);
     }
-    const { record: done, tx, block } = await execute(s.mode, record, marks);
+    const { record: done, tx, block } = await execute(s.mode, record, marks ? { marks } : {});
     return doneResult(done, tx, block, s.mode);
   }
 
@@ -260,7 +293,8 @@ export function createIntentPipeline(deps: {
         );
         return claim(plan);
       }),
-    execute: (mode: KeyKind, record: IntentRecord) => execute(mode, record),
+    execute: (mode: KeyKind, record: IntentRecord, unsignedOutage?: UnsignedOutage) =>
+      execute(mode, record, unsignedOutage ? { unsignedOutage } : {}),
     /** Reports the phase timings of every live intent that executes at once (benchmarks). */
     onTiming(listener: (t: IntentTiming) => void) {
       timingListeners.add(listener);
@@ -269,7 +303,6 @@ export function createIntentPipeline(deps: {
     steps,
     storeFor,
     spentToday,
-    announceTx,
   };
 }
 

@@ -16,6 +16,7 @@ import type { PolicyService } from '../policy/policy-service';
 import { spendLabel } from '../policy/spend-label';
 import type { KeyKind } from '../schemas/common';
 import type { WalletView } from '../schemas/wallet';
+import type { IntentRecord } from '../store/documents';
 import type { StorePort } from '../store/store-port';
 import type { Keystore } from './keystore';
 import { createNonceAllocator } from './nonce-allocator';
@@ -29,6 +30,9 @@ export type ChainRuntime = {
 };
 
 export type WalletDomain = ReturnType<typeof createWalletDomain>;
+
+/** A record in flight this long with no drive under way was left behind by an outage. */
+const STRANDED_AFTER_MS = 60_000;
 
 export function createWalletDomain(deps: {
   store: StorePort;
@@ -45,6 +49,22 @@ export function createWalletDomain(deps: {
   const executor = createIntentExecutor({ chain, wallets, nonces: createNonceAllocator(chain), clock });
   const pipeline = createIntentPipeline({ store, clock, chain, tokenList, market: views.market, wallets, executor, policies, events });
   const confirmations = createConfirmations({ pipeline, executor, events, clock });
+
+  async function finish(r: IntentRecord): Promise<'settled' | 'failed'> {
+    if (r.state === 'executing' && r.txs.length === 0) {
+      await store.transitionIntent(r.account_id, r.id, ['executing'], 'failed', {
+        error: 'interrupted before signing; nothing was sent',
+        updated_at: clock.now(),
+      });
+      return 'failed';
+    }
+    try {
+      await executor.drive(store, r);
+      return 'settled';
+    } catch {
+      return 'failed';
+    }
+  }
 
   return {
     chain,
@@ -87,30 +107,35 @@ export function createWalletDomain(deps: {
     /**
      * At start: finish what a crash interrupted. A signed intent re-broadcasts its stored
      * bytes (it can land at most once) and settles; one interrupted before signing sent
-     * nothing, so it fails plainly rather than acting on a stale quote.
+     * nothing, so it fails plainly rather than acting on a stale quote. Their events (tx,
+     * confirm, the resumed conversation) follow from the executor's outcome listeners.
      */
     async recover(): Promise<{ settled: number; failed: number }> {
       let settled = 0;
       let failed = 0;
       for (const r of await store.intentsInStates(['executing', 'signed'])) {
-        if (r.state === 'executing' && r.txs.length === 0) {
-          await store.transitionIntent(r.account_id, r.id, ['executing'], 'failed', {
-            error: 'interrupted before signing; nothing was sent',
-            updated_at: clock.now(),
-          });
-          failed++;
-          continue;
-        }
-        try {
-          const { record, hash, block } = await executor.settle(store, r);
-          await pipeline.announceTx(record, hash, block);
-          settled++;
-        } catch {
-          failed++;
-        }
+        const outcome = await finish(r);
+        if (outcome === 'settled') settled++;
+        else failed++;
       }
       await confirmations.sweep((await store.listAccounts()).map((a) => a.id));
       return { settled, failed };
+    },
+
+    /**
+     * Upkeep: intents an outage left mid-flight while the server kept running (nobody retried
+     * them) are resumed in the background, so a signed transaction is not left unsent and a
+     * stranded record does not count against the daily cap forever.
+     */
+    async resumeStranded(idleMs = STRANDED_AFTER_MS): Promise<number> {
+      const cutoff = clock.now() - idleMs;
+      let n = 0;
+      for (const r of await store.intentsInStates(['executing', 'signed'])) {
+        if (executor.isDriving(r.id) || r.updated_at > cutoff) continue;
+        n++;
+        void finish(r);
+      }
+      return n;
     },
   };
 }
