@@ -35,4 +35,18 @@ describe('sliding-window rate limiter', () => {
     clock.set(19_000); // exactly one window after t=9s: those three leave together
     expect(rl.hit('k').remaining).toBe(2);
   });
+
+  it('resetS is the time until the oldest request in the window leaves it, also while requests remain', () => {
+    const clock = createManualClock(0);
+    const rl = createRateLimiter({ limit: 5, windowMs: 10_000, clock });
+    expect(rl.hit('k')).toMatchObject({ allowed: true, remaining: 4, resetS: 10 }); // t=0: its own request
+    clock.set(3_000);
+    expect(rl.hit('k')).toMatchObject({ remaining: 3, resetS: 7 }); // the t=0 request leaves at 10 s
+    clock.set(9_500);
+    expect(rl.hit('k')).toMatchObject({ remaining: 2, resetS: 1 }); // 0.5 s rounds up
+    clock.set(10_000); // t=0 has left; the oldest is now t=3 s
+    expect(rl.hit('k')).toMatchObject({ remaining: 2, resetS: 3 });
+    clock.set(60_000); // everything left: the window holds only this request
+    expect(rl.hit('k')).toMatchObject({ remaining: 4, resetS: 10 });
+  });
 });

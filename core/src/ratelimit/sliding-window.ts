@@ -7,7 +7,11 @@ export type RateDecision = {
   allowed: boolean;
   limit: number;
   remaining: number;
-  /** Seconds until one more request would be allowed (0 when some remain). */
+  /**
+   * Seconds until the oldest request in the window leaves it, freeing one more; at least 1.
+   * (It would be 0 only for an empty window, and after a counted request the window always
+   * holds that request.) On a refusal this is also the Retry-After.
+   */
   resetS: number;
 };
 
@@ -48,7 +52,7 @@ export function createRateLimiter({ limit, windowMs, clock }: { limit: number; w
     }
     log.times.push(now);
     const remaining = limit - size(log);
-    const resetS = remaining > 0 ? 0 : Math.max(1, Math.ceil((oldest(log) + windowMs - now) / 1000));
+    const resetS = Math.max(1, Math.ceil((oldest(log) + windowMs - now) / 1000));
     return { allowed: true, limit, remaining, resetS };
   }
 
