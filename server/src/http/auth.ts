@@ -5,7 +5,7 @@
 // whatever follows: a 403 scope, a 4xx from validation or body parsing (they run after this
 // hook and the error handler keeps the headers), a 5xx, or a 404 for an unknown route that
 // came with a valid key. A 401 has no key to count against, so it carries none of them.
-import { type Core, type Principal, PresenceError, requireScope } from '@presence/core';
+import { type Core, PresenceError, type Principal, requireScope } from '@presence/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 const BEARER = /^Bearer ([^\s]+)$/;
