@@ -47,7 +47,7 @@ export function createCore(o: CoreOptions) {
   });
   const keys = createKeyService({ store, clock });
   const memory = createMemoryService({ store, clock, events });
-  const policies = createPolicyService({ store, clock });
+  const policies = createPolicyService({ store, clock, tokenList: o.chain?.runtime.tokenList ?? null });
   const wallet: WalletDomain | null = o.chain
     ? createWalletDomain({ store, clock, events, policies, keystore: o.chain.keystore, runtime: o.chain.runtime })
     : null;

@@ -131,6 +131,35 @@ describe('spend policy and confirmations', () => {
       expect((await intent(a.key, 'unwrap 0.0001 WETH')).status).toBe(200);
     });
 
+    it('a deny rule may name its token by address', async () => {
+      const a = await newAccount(s, 'denyaddr');
+      await putPolicy(s, a.key, { deny: [{ token: tokenOf(s, 'DAI').address.toLowerCase() }] });
+      const r = await intent(a.key, 'swap 1 USDC for DAI');
+      expect([r.status, r.json.rule]).toEqual([409, 'deny[0]']);
+      expect((await intent(a.key, 'swap 1 USDC for WETH')).status).toBe(200);
+    });
+
+    it('units and tokens the chain does not know are refused when the policy is written', async () => {
+      const a = await newAccount(s, 'units');
+      await putPolicy(s, a.key, OPEN_POLICY);
+      const cases: [Partial<typeof OPEN_POLICY>, string][] = [
+        [{ per_tx_cap: '50 EUR' }, 'per_tx_cap'],
+        [{ confirm_over: '1 BTC' }, 'confirm_over'],
+        [{ daily_cap: '10 USDT' }, 'daily_cap'],
+        [{ deny: [{ action: 'swap' }, { token: 'SCMA' }] }, 'deny.1.token'],
+      ];
+      for (const [patch, field] of cases) {
+        const r = await call(s.url, 'PUT', '/v1/wallet/policy', { key: a.key, body: { ...OPEN_POLICY, ...patch } });
+        expect([r.status, r.json.type], field).toEqual([400, 'invalid_request']);
+        expect(r.json.detail, field).toContain(field);
+      }
+      // Caps in a listed token, and in ETH, are fine; the wallet view still prices them.
+      await putPolicy(s, a.key, { per_tx_cap: '0.5 WETH', daily_cap: '1 ETH', confirm_over: '100 DAI' });
+      const w = await call(s.url, 'GET', '/v1/wallet', { key: a.key });
+      expect(w.status, w.text).toBe(200);
+      expect(w.json.policy.per_tx_cap).toBe('0.5 WETH');
+    });
+
     it('caps in USD: per_tx_cap blocks with the numbers; under it executes', async () => {
       const a = await newAccount(s, 'usdcap');
       await putPolicy(s, a.key, { per_tx_cap: '5 USD' });

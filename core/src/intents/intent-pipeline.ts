@@ -88,7 +88,12 @@ export function createIntentPipeline(deps: {
     const plan = await planIntent(parsed, { chain, tokenList, snapshot, owner, slippageBps: policy.max_slippage_bps });
     if (marks) marks.quoted = performance.now();
     if (kind) plan.action = kind;
-    const action: GateAction = { action: plan.action, tokens: plan.tokens, to: plan.to, valueUsd: plan.valueUsd };
+    // Deny rules may name a token by symbol or by address: the gate gets both.
+    const tokens = plan.tokens.flatMap((sym) => {
+      const listed = sym === 'ETH' ? undefined : tokenList.tokens.find((t) => t.symbol === sym);
+      return listed ? [sym, listed.address] : [sym];
+    });
+    const action: GateAction = { action: plan.action, tokens, to: plan.to, valueUsd: plan.valueUsd };
     const usdOf = (amount: string) => capInUsd(amount, tokenList, snapshot);
     const { decision } = evaluatePolicy({ policy, action, spentTodayUsd: await spentToday(accountId, mode), usdOf });
     return { plan, decision, policy };
