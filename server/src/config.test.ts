@@ -26,8 +26,35 @@ describe('loadConfig', () => {
       expect.unreachable();
     } catch (e) {
       expect(e).toBeInstanceOf(ConfigError);
-      expect((e as Error).message).toMatch(new RegExp(`^invalid ${name}=`));
+      expect((e as Error).message).toMatch(new RegExp(`^invalid ${name}[= ]`));
       expect((e as Error).message).not.toContain('\n');
+    }
+  });
+
+  it.each(['', ' 80', '0x50', '1e3', '80.0', '-1', '+80', '65536', '123456'])(
+    'refuses PRESENCE_PORT=%j (digits only, 0-65535)',
+    (value) => {
+      expect(() => loadConfig({ PRESENCE_PORT: value })).toThrow(/^invalid PRESENCE_PORT=/);
+    },
+  );
+
+  it('takes a port written in digits, 0 included (a free one)', () => {
+    expect(loadConfig({ PRESENCE_PORT: '0' }).PRESENCE_PORT).toBe(0);
+    expect(loadConfig({ PRESENCE_PORT: '65535' }).PRESENCE_PORT).toBe(65_535);
+    expect(loadConfig({ PRESENCE_PORT: '08080' }).PRESENCE_PORT).toBe(8080);
+  });
+
+  it.each([
+    ['PRESENCE_MASTER_KEY', 'deadbeefsecret'],
+    ['PRESENCE_LLM_API_KEY', ''],
+  ])('never echoes the value of the secret %s', (name, value) => {
+    try {
+      loadConfig({ [name]: value });
+      expect.unreachable();
+    } catch (e) {
+      const message = (e as Error).message;
+      expect(message).toMatch(new RegExp(`^invalid ${name} \\(value not shown`));
+      if (value) expect(message).not.toContain(value);
     }
   });
 

@@ -1,5 +1,6 @@
 // Server configuration from the environment, parsed by one zod schema. Every value has a
-// working default; a bad value stops the start with one line naming the variable.
+// working default; a bad value stops the start with one line naming the variable (and, unless
+// the variable holds a secret, its value).
 import path from 'node:path';
 import { parseRateLimit } from '@presence/core';
 import { z } from 'zod';
@@ -8,7 +9,13 @@ const url = z.url({ protocol: /^https?$/ });
 
 export const ConfigSchema = z.object({
   PRESENCE_HOST: z.union([z.ipv4(), z.ipv6(), z.literal('localhost')]).default('127.0.0.1'),
-  PRESENCE_PORT: z.coerce.number().int().min(0).max(65_535).default(8787),
+  // Digits only: a coercing number would read '' as 0 (a random port) and '0x50' as 80.
+  PRESENCE_PORT: z
+    .string()
+    .regex(/^\d{1,5}$/, 'a port number: digits only, 0-65535')
+    .transform(Number)
+    .pipe(z.number().max(65_535, 'a port number: digits only, 0-65535'))
+    .default(8787),
   PRESENCE_DATA_DIR: z.string().min(1).default('./.presence'),
   PRESENCE_CHAIN: z
     .string()
@@ -40,13 +47,17 @@ export type Config = z.infer<typeof ConfigSchema>;
 
 export class ConfigError extends Error {}
 
+/** Variables whose values are credentials: a bad one is named, never echoed. */
+export const isSecretVariable = (name: string) => /(_KEY|_TOKEN|_SECRET|_PASSWORD)$/.test(name);
+
 /** Parses the environment; throws ConfigError with one line naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const r = ConfigSchema.safeParse(env);
   if (!r.success) {
     const issue = r.error.issues[0];
     const name = String(issue?.path[0] ?? 'environment');
-    throw new ConfigError(`invalid ${name}=${JSON.stringify(env[name] ?? '')}: ${issue?.message ?? 'invalid value'}`);
+    const shown = isSecretVariable(name) ? ' (value not shown: it is a secret)' : `=${JSON.stringify(env[name] ?? '')}`;
+    throw new ConfigError(`invalid ${name}${shown}: ${issue?.message ?? 'invalid value'}`);
   }
   if (r.data.PRESENCE_CHAIN !== 'devnet' && !r.data.PRESENCE_RPC_URL) {
     throw new ConfigError(
