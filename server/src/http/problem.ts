@@ -4,6 +4,7 @@
 import { PresenceError, type Problem, type ProblemType, problemCatalogue } from '@presence/core';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { errorSummary } from '../logger';
 
 export function sendProblem(reply: FastifyReply, problem: Problem, retryAfter?: number) {
   if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
@@ -68,6 +69,7 @@ export function errorHandler(err: FastifyError, request: FastifyRequest, reply: 
   }
   const status = err.statusCode ?? 500;
   if (status < 500 && byStatus[status]) return sendProblem(reply, problemOf(byStatus[status] as ProblemType, err.message));
-  request.log.error({ err }, 'unhandled error');
+  // Type and message only, whatever logger the app was built with: no stack in any log line.
+  request.log.error({ err: errorSummary(err) }, 'unhandled error');
   return sendProblem(reply, problemOf('internal', 'something went wrong on our side; retrying with the same Idempotency-Key is safe'));
 }
