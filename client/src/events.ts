@@ -4,17 +4,50 @@
 // and drops anything at or below that id. A `gap` (the server no longer holds what we asked
 // for) is passed through so the caller can resynchronise. 401/403 and other non-retryable
 // answers end the iteration with the typed error; aborting ends it quietly.
-import { PresenceEvent as PresenceEventSchema } from '@presence/core/schemas';
+//
+// Payloads are validated with core's per-type schemas, so callers get a discriminated union
+// and never cast. One event this SDK cannot read (a type newer than it, or data that does
+// not match) must not end a stream that resumes for ever, so it is handed out as
+// `unrecognized` with its id, and the caller decides (log it, count its id, move on).
+import {
+  ConfirmEventData,
+  type EventType,
+  GapEventData,
+  MemoryEventData,
+  MessageEventData,
+  NeedsConfirmEventData,
+  Problem,
+  TxEventData,
+} from '@presence/core/schemas';
 import type { z } from 'zod';
 import { PresenceApiError, PresenceNetworkError, PresenceProtocolError } from './errors';
 import type { Http } from './http';
 import { backoffDelay, isRetryable } from './retry';
 import { streamSse } from './sse-request';
 
-export type PresenceEvent = z.infer<typeof PresenceEventSchema>;
+/** Each event type's payload schema, from core. `satisfies` breaks the build when core adds a type this SDK does not map. */
+export const eventDataSchemas = {
+  message: MessageEventData,
+  tx: TxEventData,
+  memory: MemoryEventData,
+  needs_confirm: NeedsConfirmEventData,
+  confirm: ConfirmEventData,
+} satisfies Record<EventType, z.ZodType>;
+
+/** The payload of one event type, e.g. `EventData<'needs_confirm'>`. */
+export type EventData<T extends EventType> = z.output<(typeof eventDataSchemas)[T]>;
+/** One event from the stream; narrow on `type` and `data` is typed. */
+export type PresenceEvent = { [T in EventType]: { id: number; type: T; data: EventData<T> } }[EventType];
+/** The event of one type, e.g. `EventOf<'confirm'>`. */
+export type EventOf<T extends EventType> = Extract<PresenceEvent, { type: T }>;
 /** The server no longer keeps events after the id we resumed from; the oldest it has is `oldest_id`. */
-export type GapEvent = { type: 'gap'; data: { oldest_id: number } };
-export type EventsItem = PresenceEvent | GapEvent;
+export type GapEvent = { type: 'gap'; data: z.output<typeof GapEventData> };
+/**
+ * An event this SDK could not read: a type newer than it, or data that does not match the
+ * schema. `id` (absent only for a malformed gap) still counts as seen; persist it like any other.
+ */
+export type UnrecognizedEvent = { type: 'unrecognized'; id: number | undefined; event: string; data: unknown; reason: string };
+export type EventsItem = PresenceEvent | GapEvent | UnrecognizedEvent;
 
 export type ReconnectInfo = { attempt: number; delayMs: number; error: Error };
 
@@ -33,6 +66,12 @@ export type SubscribeOptions = {
     maxAttempts?: number;
   };
   onOpen?: (info: { lastEventId: number | undefined }) => void;
+  /**
+   * The server moved the resume point without an event: the id-only frame a live stream
+   * (no `lastEventId`) starts with. Persist it as you would an event's id, so a restart
+   * resumes from here instead of starting live and missing what happened meanwhile.
+   */
+  onCursor?: (lastEventId: number) => void;
   onReconnect?: (info: ReconnectInfo) => void;
 };
 
@@ -85,20 +124,25 @@ export function subscribeEvents(http: Http, options: SubscribeOptions = {}): Eve
             if (item.kind === 'retry') serverRetryMs = item.ms;
             else if (item.kind === 'id') {
               const id = eventId(item.id);
-              if (lastEventId === undefined || id > lastEventId) lastEventId = id;
+              if (lastEventId === undefined || id > lastEventId) {
+                lastEventId = id;
+                options.onCursor?.(id);
+              }
             } else if (item.kind === 'event') {
               if (item.event === 'gap') {
-                yield { type: 'gap', data: { oldest_id: Number(parseData(item.data).oldest_id) } };
+                const data = readData(item.data);
+                const parsed = GapEventData.safeParse(data.value);
+                yield parsed.success
+                  ? { type: 'gap', data: parsed.data }
+                  : unrecognized(undefined, 'gap', data, parsed.error.issues[0]?.message);
               } else if (item.event === 'error') {
                 // The server's stream failed and it said so; retryable problems mean "reconnect".
                 throw new PresenceApiError(parseProblem(item.data));
               } else if (item.id !== undefined) {
                 const id = eventId(item.id);
                 if (lastEventId !== undefined && id <= lastEventId) continue; // a duplicate after a reconnect
-                const parsed = PresenceEventSchema.safeParse({ id, type: item.event, data: parseData(item.data) });
                 lastEventId = id;
-                // Event types newer than this SDK are skipped, but their id still counts as seen.
-                if (parsed.success) yield parsed.data;
+                yield typedEvent(id, item.event, item.data);
               }
             }
           }
@@ -145,21 +189,43 @@ function eventId(raw: string): number {
   return Number(raw);
 }
 
-function parseData(raw: string): Record<string, unknown> {
+const isEventType = (name: string): name is EventType => Object.hasOwn(eventDataSchemas, name);
+
+/** The data as JSON, or the raw text when it is not JSON (kept for the caller to log). */
+function readData(raw: string): { ok: boolean; value: unknown } {
   try {
-    const v: unknown = JSON.parse(raw);
-    if (v !== null && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
-  } catch {}
-  throw new PresenceProtocolError('GET /v1/events: event data is not a JSON object', 200);
+    return { ok: true, value: JSON.parse(raw) };
+  } catch {
+    return { ok: false, value: raw };
+  }
 }
 
+function unrecognized(id: number | undefined, event: string, data: { ok: boolean; value: unknown }, why?: string): UnrecognizedEvent {
+  const reason = !data.ok ? 'the data is not JSON' : (why ?? 'unknown event type');
+  return { type: 'unrecognized', id, event, data: data.value, reason };
+}
+
+function typedEvent(id: number, event: string, raw: string): PresenceEvent | UnrecognizedEvent {
+  const data = readData(raw);
+  if (!isEventType(event)) return unrecognized(id, event, data, `event type ${JSON.stringify(event)} is newer than this SDK`);
+  if (!data.ok) return unrecognized(id, event, data);
+  const parsed = eventDataSchemas[event].safeParse(data.value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return unrecognized(
+      id,
+      event,
+      data,
+      `the ${event} data does not match: ${issue ? `${issue.path.join('.') || '(data)'}: ${issue.message}` : 'invalid'}`,
+    );
+  }
+  // The schema chosen by `event` parsed it, so this pairing is the union member for `event`.
+  return { id, type: event, data: parsed.data } as PresenceEvent;
+}
+
+/** The problem in a stream `error` event; an unreadable one is still a reason to reconnect. */
 function parseProblem(raw: string) {
-  const d = parseData(raw);
-  return {
-    ...d,
-    type: String(d.type ?? 'internal'),
-    title: String(d.title ?? 'Stream error'),
-    status: Number(d.status ?? 500),
-    detail: String(d.detail ?? 'the events stream failed'),
-  };
+  const parsed = Problem.safeParse(readData(raw).value);
+  if (parsed.success) return parsed.data;
+  return { type: 'internal', title: 'Stream error', status: 500, detail: 'the events stream failed' };
 }

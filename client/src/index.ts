@@ -11,7 +11,17 @@ export {
   PresenceNetworkError,
   PresenceProtocolError,
 } from './errors';
-export type { EventsItem, EventsSubscription, GapEvent, PresenceEvent, ReconnectInfo, SubscribeOptions } from './events';
+export type {
+  EventData,
+  EventOf,
+  EventsItem,
+  EventsSubscription,
+  GapEvent,
+  PresenceEvent,
+  ReconnectInfo,
+  SubscribeOptions,
+  UnrecognizedEvent,
+} from './events';
 export type { RequestOptions, ResponseInfo } from './http';
 export type { ChainView, ChainViewName } from './resources/chain';
 export type { ConfirmationList, ConfirmationView, ConfirmResult } from './resources/confirm';

@@ -25,7 +25,8 @@ const stream =
     if (end === 'end') res.end();
     else if (end === 'destroy') setTimeout(() => req.socket.destroy(), 20);
   };
-const ids = (items: EventsItem[]) => items.map((e) => (e.type === 'gap' ? `gap:${e.data.oldest_id}` : e.id));
+const ids = (items: EventsItem[]) =>
+  items.map((e) => (e.type === 'gap' ? `gap:${e.data.oldest_id}` : e.type === 'unrecognized' ? `?${e.event}:${e.id}` : e.id));
 
 function subscribe(url: string, options: Parameters<ReturnType<typeof createPresenceClient>['events']['subscribe']>[0] = {}) {
   const sleeps: number[] = [];
@@ -42,14 +43,15 @@ function subscribe(url: string, options: Parameters<ReturnType<typeof createPres
 }
 
 describe('events iterator edges', () => {
-  it('passes gap through, resumes with the last id, and skips unknown types but counts their ids', async () => {
+  it('passes gap through, resumes with the last id, and hands out unknown types as unrecognized, their ids counted', async () => {
     fake = await startFakeServer([
       stream(`event: gap\ndata: {"oldest_id":50}\n\n${frame(50)}${frame(51)}id: 52\nevent: brand_new\ndata: {}\n\n`),
       stream(`${frame(52)}${frame(53)}`, 'hold'),
     ]);
     const { sub, got } = subscribe(fake.url, { lastEventId: 10 });
-    await got.until(() => got.items.length === 4);
-    expect(ids(got.items)).toEqual(['gap:50', 50, 51, 53]);
+    await got.until(() => got.items.length === 5);
+    expect(ids(got.items)).toEqual(['gap:50', 50, 51, '?brand_new:52', 53]);
+    expect(got.items[3]).toMatchObject({ type: 'unrecognized', data: {}, reason: expect.stringContaining('newer than this SDK') });
     expect(fake.seen.map((r) => r.headers['last-event-id'])).toEqual(['10', '52']);
     sub.close();
     await got.done;
@@ -67,13 +69,55 @@ describe('events iterator edges', () => {
     await got.done;
   });
 
-  it('an id-only frame moves the resume point; a server error event means reconnect', async () => {
+  it('an id-only frame moves the resume point and is reported by onCursor; a server error event means reconnect', async () => {
     const err = { type: 'internal', title: 'Internal error', status: 500, detail: 'reconnect with Last-Event-ID' };
     fake = await startFakeServer([stream(`id: 40\n\nevent: error\ndata: ${JSON.stringify(err)}\n\n`), stream(frame(41), 'hold')]);
-    const { sub, got, reconnects } = subscribe(fake.url);
+    const cursors: number[] = [];
+    const { sub, got, reconnects } = subscribe(fake.url, { onCursor: (id) => cursors.push(id) });
     await got.until(() => got.items.length === 1);
+    expect(cursors).toEqual([40]); // event ids are the caller's to persist once handled; only the bare frame is reported
     expect(fake.seen[1]?.headers['last-event-id']).toBe('40');
     expect(reconnects[0]?.error).toMatchObject({ type: 'internal', status: 500 });
+    sub.close();
+    await got.done;
+  });
+
+  it('typed payloads from core: a malformed one is handed out as unrecognized and the stream goes on', async () => {
+    const needs = {
+      confirm_id: 'cf_0123456789abcdef',
+      intent_id: 'in_1',
+      summary: 'swap 20 USDC for WETH',
+      amount: '20 USDC',
+      value_usd: '20.00 USD',
+      expires_at: '2030-01-01T00:00:00.000Z',
+      timeout_s: 600,
+      at: '2030-01-01T00:00:00.000Z',
+    };
+    fake = await startFakeServer([
+      stream(
+        [
+          `id: 1\nevent: needs_confirm\ndata: ${JSON.stringify(needs)}\n\n`,
+          `id: 2\nevent: needs_confirm\ndata: ${JSON.stringify({ ...needs, timeout_s: 'soon' })}\n\n`,
+          'id: 3\nevent: message\ndata: not json\n\n',
+          'event: gap\ndata: {"oldest":1}\n\n',
+          'event: error\ndata: [1]\n\n',
+        ].join(''),
+      ),
+      stream(`id: 4\nevent: message\ndata: ${JSON.stringify({ text: 'hi', cause: 'standing:st_1', at: 'now' })}\n\n`, 'hold'),
+    ]);
+    const { sub, got, reconnects } = subscribe(fake.url);
+    await got.until(() => got.items.length === 5);
+    const [ok, wrongType, notJson, badGap, message] = got.items;
+    if (ok?.type !== 'needs_confirm') throw new Error('expected a typed needs_confirm');
+    expect(ok.data.timeout_s + 1).toBe(601); // typed: a number, no cast
+    expect(wrongType).toMatchObject({ type: 'unrecognized', id: 2, event: 'needs_confirm', reason: expect.stringContaining('timeout_s') });
+    expect(notJson).toMatchObject({ type: 'unrecognized', id: 3, event: 'message', data: 'not json', reason: 'the data is not JSON' });
+    expect(badGap).toMatchObject({ type: 'unrecognized', id: undefined, event: 'gap' });
+    expect(message).toMatchObject({ type: 'message', id: 4, data: { text: 'hi' } });
+    // An unreadable `error` event is still a reason to reconnect, from after the last id.
+    expect(reconnects[0]?.error).toMatchObject({ type: 'internal', status: 500 });
+    expect(fake.seen[1]?.headers['last-event-id']).toBe('3');
+    expect(got.error).toBeUndefined();
     sub.close();
     await got.done;
   });

@@ -12,6 +12,7 @@ const parseCount = (value: string) => {
 
 function describe(e: EventsItem): string {
   if (e.type === 'gap') return `events before #${e.data.oldest_id} are no longer kept; some were missed`;
+  if (e.type === 'unrecognized') return `${e.event}: ${e.reason}`;
   return Object.entries(e.data)
     .filter(([k]) => k !== 'at')
     .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
@@ -42,8 +43,8 @@ export function registerEvents(program: Command, cli: CliContext) {
         for await (const e of events) {
           if (json) cli.io.stdout(`${JSON.stringify(e)}\n`);
           else {
-            const id = e.type === 'gap' ? '-' : `#${e.id}`;
-            const at = e.type === 'gap' ? '' : String(e.data.at ?? '').replace(/\.\d+Z$/, 'Z');
+            const id = e.type === 'gap' || e.id === undefined ? '-' : `#${e.id}`;
+            const at = e.type === 'gap' || e.type === 'unrecognized' ? '' : e.data.at.replace(/\.\d+Z$/, 'Z');
             cli.io.stdout(`${id.padEnd(7)} ${at.padEnd(20)} ${e.type.padEnd(13)} ${describe(e)}\n`);
           }
           if (opts.limit !== undefined && ++n >= opts.limit) break;
