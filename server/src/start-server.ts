@@ -18,6 +18,7 @@ import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from './app';
 import type { Config } from './config';
 import { takeDataDirLock } from './data-dir-lock';
+import { type LogStream, productionLogger } from './logger';
 
 export type RunningServer = {
   url: string;
@@ -31,6 +32,8 @@ export type StartOptions = {
   config: Config;
   clock?: Clock;
   logger?: FastifyServerOptions['logger'];
+  /** Where the production logger writes (default stdout); ignored when `logger` is given. */
+  logStream?: LogStream;
   heartbeatMs?: number;
   /** Upkeep period (retention, compactor); tests drive upkeep by hand with 0. */
   maintenanceMs?: number;
@@ -71,6 +74,7 @@ export async function startServer({
   config,
   clock = systemClock,
   logger,
+  logStream,
   heartbeatMs,
   maintenanceMs = 60_000,
   standingMs = 1_000,
@@ -143,7 +147,7 @@ export async function startServer({
             },
           }
         : {}),
-      logger: logger ?? { level: config.PRESENCE_LOG_LEVEL, redact: ['req.headers.authorization'] },
+      logger: logger ?? productionLogger(config.PRESENCE_LOG_LEVEL, logStream),
       heartbeatMs,
     });
     cleanups.push(() => app.close());
