@@ -9,7 +9,7 @@ import { createLogger } from '../src/log';
 import { type RunningBots, runBots } from '../src/run-bots';
 import { LINKS_FILE } from '../src/surface/link-store';
 import { UNAVAILABLE } from '../src/surface/problems';
-import { NOT_LINKED, REVOKED } from '../src/surface/render';
+import { LINK_CODE_REMOVED, NOT_LINKED, REVOKED } from '../src/surface/render';
 import { type Presence, removeDir, startPresence, tempDir } from './helpers/presence';
 import { startProxy } from './helpers/proxy';
 import { startTelegramApi, type TelegramApi, type TgChat, type TgMessage, type TgUser } from './helpers/telegram-api';
@@ -87,9 +87,14 @@ describe('Telegram bot', () => {
     expect(table).not.toMatch(/prs_(live|test)_/);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(path.join(dataDir, 'links.key')).mode & 0o777).toBe(0o600);
-    // Linking is for private chats only: the code would otherwise sit in a group's history.
-    tg.say(mallory, '/link ABCDEFGH', group);
-    await botMessage(group.id, (m) => m.text.startsWith('For your privacy'), 'the private-only answer');
+    // Linking is for private chats only: a code typed in a group is deleted (even a bare
+    // /link, which may not be addressed to us) and the user is told where to link instead.
+    const inGroup = tg.say(mallory, '/link ABCDEFGH', group);
+    await botMessage(group.id, (m) => m.text === LINK_CODE_REMOVED, 'the private-only answer');
+    expect(tg.message(group.id, inGroup)?.deleted).toBe(true);
+    const addressed = tg.say(mallory, '/link@presence_test_bot ABCDEFGH', group);
+    await waitFor(() => tg.message(group.id, addressed)?.deleted, { what: 'the addressed /link removed' });
+    expect(tg.botMessages(group.id).filter((m) => m.text === LINK_CODE_REMOVED)).toHaveLength(2);
   });
 
   it('relays a question and streams the reply into one message, edited at most once a second', async () => {
@@ -158,6 +163,24 @@ describe('Telegram bot', () => {
     // The mention got a reply and the card; "hello everyone" got nothing (the private-only answer came before).
     const texts = tg.botMessages(group.id).map((m) => m.text);
     expect(texts.filter((t) => !t.startsWith('For your privacy'))).toHaveLength(2);
+  });
+
+  it('in a group, a bare command is not answered (it may be for another bot); /cmd@bot and a reply to the bot are', async () => {
+    const before = tg.botMessages(group.id).length;
+    tg.say(alice, '/wallet', group);
+    tg.say(alice, '/pending@presence_test_bot', group);
+    const pending = await botMessage(
+      group.id,
+      (m) => /^(Nothing is waiting|Waiting for your approval)/.test(m.text),
+      'the /pending@bot answer',
+    );
+    const reply = { message_id: pending.message_id, date: Math.floor(Date.now() / 1000), chat: group, from: tg.bot, text: pending.text };
+    tg.say(alice, '/wallet', group, { reply_to_message: reply });
+    await botMessage(group.id, (m) => m.text.startsWith('Wallet '), 'the wallet, asked in a reply to the bot');
+    await delay(500);
+    // The bare /wallet came first: had it been answered, its balances would be here by now.
+    const wallets = newSince(group.id, before).filter((m) => m.text.startsWith('Wallet '));
+    expect(wallets).toHaveLength(1);
   });
 
   it('/wallet and /pending; a card answered from /pending retires every copy', async () => {
@@ -229,6 +252,27 @@ describe('Telegram bot', () => {
     expect(sends.map((c) => c.status)).toEqual([429, 200]);
     expect((sends[1]?.at ?? 0) - (sends[0]?.at ?? 0)).toBeGreaterThanOrEqual(1000);
     expect(newSince(alice.id, before)).toHaveLength(1);
+  });
+
+  it('a user linked just before a restart, with no event handled yet, gets what happened while the bot was down, once', async () => {
+    const carol: TgUser = { id: 1003, is_bot: false, first_name: 'Carol', username: 'carol' };
+    const { code } = await presence.admin.links.create();
+    tg.say(carol, `/link ${code}`);
+    await botMessage(carol.id, (m) => m.text.startsWith('Linked to the account default as telegram:carol'), 'the link confirmation');
+    // The first stream is live; its opening cursor is saved at once, though no event was handled.
+    const cursor = () => JSON.parse(readFileSync(path.join(dataDir, LINKS_FILE), 'utf8')).links['telegram:1003']?.last_event_id;
+    await waitFor(() => typeof cursor() === 'number', { what: 'the live cursor saved' });
+    await bots.stop();
+    const intent = await presence.admin.wallet.intent({ do: 'swap 20 USDC for WETH' });
+    if (intent.status !== 'needs_confirm') throw new Error('expected a hold');
+    bots = await startBots();
+    const card = await botMessage(carol.id, (m) => isCard(m) && confirmIdOf(m) === intent.confirm_id, 'the card raised while down');
+    await delay(1500);
+    expect(tg.botMessages(carol.id).filter(isCard)).toEqual([card]);
+    await presence.admin.confirm.deny(intent.confirm_id);
+    await waitFor(() => card.text.startsWith('❌ Denied'), { what: 'the card retired by an event' });
+    tg.say(carol, '/unlink');
+    await botMessage(carol.id, (m) => m.text.startsWith('Unlinked.'), 'the unlink answer');
   });
 
   it('a restart neither repeats nor drops a notification', async () => {

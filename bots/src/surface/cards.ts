@@ -3,7 +3,7 @@
 // or by a `confirm` event from anywhere else (CLI, extension, timeout). A card's state moves
 // open → answering → closed (or back to open when the answer did not settle it); the
 // check-and-set happens synchronously, so a double press or a press racing an event acts once.
-import { PresenceApiError, type PresenceClient } from '@presence/client';
+import { type EventData, PresenceApiError, type PresenceClient } from '@presence/client';
 import { type ChatButton, type ChatPort, type ChatUser, type MessageRef, userKey } from './chat-port';
 import type { Log } from './event-feed';
 import type { CardRecord, LinkStore } from './link-store';
@@ -115,18 +115,18 @@ export function createCards(o: {
     },
 
     /** A `confirm` event: the hold was settled somewhere; the card loses its buttons. */
-    async retire(owner: string, data: Record<string, unknown>) {
-      const card = store.card(owner, String(data.confirm_id));
+    async retire(owner: string, data: EventData<'confirm'>) {
+      const card = store.card(owner, data.confirm_id);
       if (!card) return;
-      const status = data.status;
-      if (status === 'executed') {
+      if (data.status === 'executed') {
         await close(card, {
-          status,
-          ...(typeof data.tx === 'string' ? { tx: data.tx } : {}),
-          ...(typeof data.block === 'number' ? { block: data.block } : {}),
+          status: data.status,
+          ...(data.tx !== undefined ? { tx: data.tx } : {}),
+          ...(data.block !== undefined ? { block: data.block } : {}),
         });
-      } else if (status === 'denied' || status === 'expired') await close(card, { status });
-      else if (status === 'failed') await close(card, { status, ...(typeof data.reason === 'string' ? { reason: data.reason } : {}) });
+      } else if (data.status === 'failed')
+        await close(card, { status: data.status, ...(data.reason !== undefined ? { reason: data.reason } : {}) });
+      else await close(card, { status: data.status });
     },
 
     /** Decides at once (no I/O) what a press means; the slow part is in `run`. */

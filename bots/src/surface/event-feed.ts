@@ -2,7 +2,10 @@
 // The SDK's iterator reconnects with Last-Event-ID and hands each id out once; this loop
 // handles the event, then records its id, so a restart neither repeats nor drops anything
 // (a crash between the two repeats at most the one event, and cards are deduplicated by
-// confirm id on top). A 401 means the key is gone: the user is unlinked.
+// confirm id on top). A new link has no id yet and subscribes live; the server then opens
+// with an id-only cursor frame, which is recorded at once, so a restart (or a stream that
+// fails before the first event) resumes from the link instead of starting live again and
+// missing what happened meanwhile. A 401 means the key is gone: the user is unlinked.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { PresenceClient, PresenceEvent } from '@presence/client';
 import type { LinkStore } from './link-store';
@@ -58,6 +61,12 @@ export function createEventFeeds(o: EventFeedOptions) {
         ...(link.last_event_id !== null ? { lastEventId: link.last_event_id } : {}),
         signal,
         ...(o.reconnect ? { reconnect: o.reconnect } : {}),
+        // Only reached between events (the iterator is pulled), so it never records past an event still being handled.
+        onCursor: (id) => {
+          o.store
+            .setLastEventId(owner, id)
+            .catch((e: unknown) => o.log('warn', 'could not save the events cursor', { user: owner, error: String(e) }));
+        },
         onReconnect: ({ attempt, delayMs, error }) =>
           o.log('warn', 'events stream dropped; reconnecting', { user: owner, attempt, delayMs, error: error.message }),
       });
@@ -65,6 +74,12 @@ export function createEventFeeds(o: EventFeedOptions) {
         for await (const item of sub) {
           if (item.type === 'gap') {
             o.log('warn', 'events were dropped by the server before we resumed', { user: owner, oldest_id: item.data.oldest_id });
+            continue;
+          }
+          if (item.type === 'unrecognized') {
+            // Newer than this bot, or malformed: nothing to show, but it is past us now.
+            o.log('warn', 'skipped an event this bot cannot read', { user: owner, event: item.id, type: item.event, reason: item.reason });
+            if (item.id !== undefined) await o.store.setLastEventId(owner, item.id);
             continue;
           }
           // Recorded even when a stop arrived meanwhile: what was shown must not be shown again.

@@ -28,6 +28,10 @@ export const unknownCommandText = (name: string) =>
 export const NOT_LINKED = 'This chat is not linked to a presence yet. Make a one-time code (`presence link`) and send /link CODE.';
 export const LINK_USAGE = 'Send the one-time code with the command: /link CODE (make one with `presence link`).';
 export const LINK_IN_PRIVATE = 'For your privacy, link in a private chat with me: send /link CODE there.';
+export const LINK_CODE_REMOVED =
+  'For your privacy, link in a private chat with me: I deleted your message so the code does not stay here. Send /link CODE to me privately (make a new code if someone may have seen this one).';
+export const LINK_CODE_NOT_REMOVED =
+  'For your privacy, link in a private chat with me: send /link CODE there. Please delete your message: anyone here could use that code until it expires (or make a new one).';
 export const GROUP_HINT = 'Mention me in a group to talk to your presence.';
 export const TEXT_ONLY = 'I can only pass text to your presence for now.';
 export const REVOKED =

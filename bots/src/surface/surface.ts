@@ -17,6 +17,8 @@ import { describeError, isRevoked, isUnavailable, problemType } from './problems
 import {
   alreadyLinkedText,
   helpText,
+  LINK_CODE_NOT_REMOVED,
+  LINK_CODE_REMOVED,
   LINK_IN_PRIVATE,
   LINK_USAGE,
   linkedText,
@@ -47,14 +49,21 @@ export type SurfaceOptions = {
   events?: { reconnect?: { baseDelayMs?: number; maxDelayMs?: number }; restartMs?: number };
 };
 
-export type CommandReply = { text: string; after?: () => Promise<void>; linked?: boolean };
+export type CommandReply = {
+  text: string;
+  after?: () => Promise<void>;
+  /** The user's message carried a link code: delete it where the platform lets us. */
+  removeSource?: boolean;
+  /** Said instead of `text` when the message could not be deleted. */
+  notRemovedText?: string;
+};
 
 export type TextContext = {
   /** A private chat (DM): links are allowed and it becomes the user's home chat. */
   isPrivate: boolean;
   /** Outside a private chat, only this user sees the command and its answer (Discord's ephemeral slash commands). */
   discreet?: boolean;
-  /** The user's message, for removal after /link and as the turn's Idempotency-Key. */
+  /** The user's message, for removal after /link (or a /link refused in a group) and as the turn's Idempotency-Key. */
   source?: MessageRef;
 };
 
@@ -126,24 +135,23 @@ export function createSurface(o: SurfaceOptions) {
   async function handleEvent(owner: string, event: PresenceEvent) {
     const link = store.get(owner);
     if (!link) return;
-    const d = event.data;
     if (event.type === 'needs_confirm') {
-      const confirmId = String(d.confirm_id);
-      if (store.card(owner, confirmId)) return;
+      const d = event.data;
+      if (store.card(owner, d.confirm_id)) return;
       const turn = activeTurn.get(owner);
-      const chat = origin.get(confirmId) ?? turn?.chatId ?? (await homeChat(owner, link));
-      origin.delete(confirmId);
+      const chat = origin.get(d.confirm_id) ?? turn?.chatId ?? (await homeChat(owner, link));
+      origin.delete(d.confirm_id);
       await turn?.done; // the reply that explains the hold comes first, then its card
       await cards.show(owner, chat, {
-        confirm_id: confirmId,
-        summary: String(d.summary),
-        amount: String(d.amount),
-        value_usd: typeof d.value_usd === 'string' ? d.value_usd : null,
-        expires_at: String(d.expires_at),
-        timeout_s: typeof d.timeout_s === 'number' ? d.timeout_s : null,
+        confirm_id: d.confirm_id,
+        summary: d.summary,
+        amount: d.amount,
+        value_usd: d.value_usd,
+        expires_at: d.expires_at,
+        timeout_s: d.timeout_s,
       });
-    } else if (event.type === 'confirm') await cards.retire(owner, d);
-    else if (event.type === 'message' && typeof d.text === 'string') await say(await homeChat(owner, link), d.text);
+    } else if (event.type === 'confirm') await cards.retire(owner, event.data);
+    else if (event.type === 'message') await say(await homeChat(owner, link), event.data.text);
     // tx and memory events need no words: the turn or the card already said it.
   }
 
@@ -231,9 +239,11 @@ export function createSurface(o: SurfaceOptions) {
 
   async function link(user: ChatUser, chatId: string, code: string, ctx: TextContext): Promise<CommandReply> {
     const owner = userKey(user);
+    // First, so a code typed in a group never stays there, whoever sent it.
+    if (!ctx.isPrivate && !ctx.discreet)
+      return code ? { text: LINK_CODE_REMOVED, removeSource: true, notRemovedText: LINK_CODE_NOT_REMOVED } : { text: LINK_IN_PRIVATE };
     const existing = store.get(owner);
     if (existing) return { text: alreadyLinkedText(existing) };
-    if (!ctx.isPrivate && !ctx.discreet) return { text: LINK_IN_PRIVATE };
     if (!code) return { text: LINK_USAGE };
     try {
       const r = await anonymous.links.redeem(code, {
@@ -260,7 +270,7 @@ export function createSurface(o: SurfaceOptions) {
       );
       feeds.start(owner);
       log('info', 'linked a user', { user: owner, account: r.account, key_id: r.key_id });
-      return { text: linkedText(r), linked: true };
+      return { text: linkedText(r), removeSource: true };
     } catch (e) {
       const type = problemType(e);
       if (type === 'not_found' || type === 'invalid_request') return { text: CODE_GONE };
@@ -326,11 +336,23 @@ export function createSurface(o: SurfaceOptions) {
         return relay(user, chatId, text, ctx.source);
       }
       const reply = await command(user, chatId, cmd.name, cmd.args, ctx);
-      await say(chatId, reply.text);
-      // The code is spent, but it need not stay in the chat's history either.
-      if (reply.linked && ctx.source && port.remove) {
-        await port.remove(ctx.source).catch((e: unknown) => log('warn', 'could not remove the /link message', { error: String(e) }));
+      let answer = reply.text;
+      // A code spent here need not stay in the chat's history; one typed in a group must not.
+      if (reply.removeSource) {
+        const source = ctx.source;
+        const removed =
+          source !== undefined && port.remove !== undefined
+            ? await port.remove(source).then(
+                () => true,
+                (e: unknown) => {
+                  log('warn', 'could not remove the /link message', { error: String(e) });
+                  return false;
+                },
+              )
+            : false;
+        if (!removed && reply.notRemovedText) answer = reply.notRemovedText;
       }
+      await say(chatId, answer);
       await reply.after?.();
     },
 

@@ -1,6 +1,8 @@
 // The Telegram adapter (grammY): long polling, the ChatPort over the Bot API, and updates
 // mapped onto the shared surface. Private chats relay everything; in groups the bot answers
-// only when mentioned (or replied to) and to commands addressed to it.
+// only when mentioned (or replied to) and to commands addressed to it (/wallet@bot): a bare
+// /wallet may be meant for another bot, and answering it would post the owner's balances to
+// the whole group. A /link with a code is taken even bare, only to delete it and say why.
 import { Bot, GrammyError } from 'grammy';
 import type { InlineKeyboardMarkup, Message, User } from 'grammy/types';
 import type { ChatButton, ChatPort, ChatUser } from '../surface/chat-port';
@@ -64,11 +66,15 @@ export function createTelegramBot(o: TelegramBotOptions) {
   /** In a group: is this message for us? Returns the text without the mention, or null. */
   function addressed(msg: Message & { text: string }): string | null {
     const me = bot.botInfo;
+    const repliedToMe = msg.reply_to_message?.from?.id === me.id;
     const cmd = parseCommand(msg.text);
-    if (cmd) return !cmd.target || cmd.target.toLowerCase() === me.username.toLowerCase() ? msg.text : null;
+    if (cmd) {
+      if (cmd.target) return cmd.target.toLowerCase() === me.username.toLowerCase() ? msg.text : null;
+      return repliedToMe || (cmd.name === 'link' && cmd.args !== '') ? msg.text : null;
+    }
     const mention = new RegExp(`(^|\\s)@${me.username}\\b`, 'i');
     if (mention.test(msg.text)) return msg.text.replace(new RegExp(`@${me.username}\\b`, 'gi'), '').trim();
-    if (msg.reply_to_message?.from?.id === me.id) return msg.text.trim();
+    if (repliedToMe) return msg.text.trim();
     return null;
   }
 
