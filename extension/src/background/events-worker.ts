@@ -102,6 +102,12 @@ export function createEventsWorker(deps: WorkerDeps) {
           void refreshBadge();
           continue;
         }
+        if (item.type === 'unrecognized') {
+          // Newer than this extension, or malformed: nothing to show, but the cursor moves past it.
+          log(`events: skipped event ${item.id ?? '(no id)'} (${item.event}): ${item.reason}`);
+          if (item.id !== undefined) await deps.saveCursor({ linkedAt: settings.linkedAt, lastEventId: item.id });
+          continue;
+        }
         try {
           await handle(item, settings);
         } catch (e) {
@@ -122,25 +128,24 @@ export function createEventsWorker(deps: WorkerDeps) {
   }
 
   async function handle(event: PresenceEvent, settings: LinkedSettings): Promise<void> {
-    deps.broadcast({ type: 'presence:event', event: { id: event.id, type: event.type, data: event.data } });
-    const data = event.data;
-    const at = typeof data.at === 'string' ? Date.parse(data.at) : now();
+    deps.broadcast({ type: 'presence:event', event });
+    const at = Date.parse(event.data.at);
     if (event.type === 'needs_confirm') {
+      const d = event.data;
       void refreshBadge();
-      const expires = typeof data.expires_at === 'string' ? Date.parse(data.expires_at) : 0;
-      if (settings.notifyConfirm && expires > now() && at >= settings.linkedAt) {
+      if (settings.notifyConfirm && Date.parse(d.expires_at) > now() && at >= settings.linkedAt) {
         await deps.notify({
-          id: `confirm:${String(data.confirm_id)}`,
+          id: `confirm:${d.confirm_id}`,
           title: 'Presence is waiting for your approval',
-          message: `${String(data.summary ?? 'An action')} (${String(data.amount ?? '')}). Open Presence to approve or deny.`,
+          message: `${d.summary} (${d.amount}). Open Presence to approve or deny.`,
         });
       }
     } else if (event.type === 'confirm') {
       void refreshBadge();
-      await deps.clearNotification(`confirm:${String(data.confirm_id)}`);
+      await deps.clearNotification(`confirm:${event.data.confirm_id}`);
     } else if (event.type === 'message') {
       if (settings.notifyMessages && at >= settings.linkedAt && now() - at <= MESSAGE_NOTIFY_MAX_AGE_MS) {
-        await deps.notify({ id: `message:${event.id}`, title: settings.presenceName ?? 'Presence', message: String(data.text ?? '') });
+        await deps.notify({ id: `message:${event.id}`, title: settings.presenceName ?? 'Presence', message: event.data.text });
       }
     }
   }

@@ -2,7 +2,7 @@
 import type { PresenceEvent } from '@presence/client';
 
 /** Worker → pages: an event just arrived on the stream (the popup refreshes what it shows). */
-export type EventBroadcast = { type: 'presence:event'; event: Pick<PresenceEvent, 'id' | 'type' | 'data'> };
+export type EventBroadcast = { type: 'presence:event'; event: PresenceEvent };
 /** Pages → worker: something changed (an answer was given); recount the badge now. */
 export type RefreshRequest = { type: 'presence:refresh' };
 export type RuntimeMessage = EventBroadcast | RefreshRequest;

@@ -64,7 +64,7 @@ export function ChatTab({ client, onShowPending }: { client: PresenceClient; onS
     setLocal((prev) =>
       prev.some((b) => b.id === id)
         ? prev
-        : [...prev, { id, role: 'presence', text: String(event.data.text ?? ''), tools: [], unprompted: true, state: 'done' }],
+        : [...prev, { id, role: 'presence', text: event.data.text, tools: [], unprompted: true, state: 'done' }],
     );
   });
 

@@ -44,23 +44,16 @@ export function PendingTab({ client, onCount }: { client: PresenceClient; onCoun
   usePresenceEvents((event) => {
     if (event.type === 'needs_confirm') void reload();
     if (event.type === 'confirm') {
-      const id = String(event.data.confirm_id);
-      const status = String(event.data.status);
+      const d = event.data;
       setOutcomes((prev) => {
-        if (prev[id]) return prev;
+        if (prev[d.confirm_id]) return prev;
         const o: Outcome =
-          status === 'executed'
-            ? {
-                status: 'executed',
-                tx: typeof event.data.tx === 'string' ? event.data.tx : null,
-                block: Number(event.data.block ?? 0) || null,
-              }
-            : status === 'failed'
-              ? { status: 'failed', reason: typeof event.data.reason === 'string' ? event.data.reason : null }
-              : status === 'denied'
-                ? { status: 'denied' }
-                : { status: 'expired' };
-        return { ...prev, [id]: o };
+          d.status === 'executed'
+            ? { status: 'executed', tx: d.tx ?? null, block: d.block ?? null }
+            : d.status === 'failed'
+              ? { status: 'failed', reason: d.reason ?? null }
+              : { status: d.status };
+        return { ...prev, [d.confirm_id]: o };
       });
     }
   });
