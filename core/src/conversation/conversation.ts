@@ -2,7 +2,9 @@
 // account run one at a time in arrival order. The planner sees only the last turns and
 // pinned memory within a budget; everything it does goes through the presence tools. The
 // turn is stored (question and reply as one entry) only after it completed, so a failure
-// mid-way leaves no half turn. Test keys get answers but change nothing.
+// mid-way leaves no half turn; the memory writes and standing intents it asked for are
+// applied only after that (each is idempotent, so a retry of a turn cut short in between
+// completes them). Test keys get answers but change nothing.
 import type { TokenList } from '../chain/token-list';
 import type { Clock } from '../clock/clock';
 import { PresenceError } from '../errors/presence-error';
@@ -15,7 +17,7 @@ import type { StorePort } from '../store/store-port';
 import type { WalletDomain } from '../wallet/wallet-domain';
 import { mentionedKeys } from './mentions';
 import type { Planner, PlannerContext } from './planner-port';
-import { createPresenceTools, type TurnEffects } from './presence-tools';
+import { createPresenceTools, newTurnEffects } from './presence-tools';
 import type { Thread } from './thread';
 
 export type TurnSink = {
@@ -80,7 +82,7 @@ export function createConversation(deps: {
     sink: TurnSink,
   ): Promise<MessageResult> {
     const { ctx, model } = await context(p, input.text, input.allowAct);
-    const effects: TurnEffects = { used: [], touched: new Set(ctx.touched), acted: false, tx: null, confirm_id: null };
+    const effects = newTurnEffects(ctx.touched);
     const tools = createPresenceTools({
       principal: p,
       allowAct: input.allowAct,
@@ -114,6 +116,7 @@ export function createConversation(deps: {
         tx: effects.tx,
         confirm_id: effects.confirm_id,
       });
+      for (const apply of effects.deferred) await apply();
       await memory.touch(p.accountId, p.kind, touched);
     }
     return result;

@@ -1,7 +1,15 @@
 // The presence's tools: everything a planner may call during a turn, declared with zod so
 // model routes get typed tool schemas. Withdraw and policy changes are deliberately absent,
-// and `intent.submit` exists only when the turn allows acting — a message cannot talk the
-// presence into more than its key and policy allow. Every call is traced in `used`.
+// and `intent.submit` exists only when the turn allows acting (nor can `standing.create`
+// arrange an action without it) — a message cannot talk the presence into more than its key
+// and policy allow. Every call is traced in `used`.
+//
+// A turn may run again: a client retries with the same Idempotency-Key after a 5xx, and a
+// model re-run may call its tools in another order. So every effect is keyed by the turn's
+// key plus the call's canonical content (tool name, normalized arguments, and which
+// occurrence of that same call it is), never by its position in the turn. Memory writes
+// and new standing intents are staged and applied only once the turn is stored.
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { PresenceError } from '../errors/presence-error';
 import type { Principal } from '../keys/key-service';
@@ -20,7 +28,51 @@ export type TurnEffects = {
   acted: boolean;
   tx: string | null;
   confirm_id: string | null;
+  /** Writes that wait for the turn to be stored, in call order (live keys only). */
+  deferred: (() => Promise<unknown>)[];
 };
+
+export const newTurnEffects = (touched: Iterable<string> = []): TurnEffects => ({
+  used: [],
+  touched: new Set(touched),
+  acted: false,
+  tx: null,
+  confirm_id: null,
+  deferred: [],
+});
+
+/** The same words however they were spaced or cased: "Swap 5  USDC for WETH." ≡ "swap 5 usdc for weth". */
+export const normalizeText = (t: string) =>
+  t
+    .trim()
+    .replace(/\s+/g, ' ')
+    .replace(/[.!]+$/, '')
+    .toLowerCase();
+
+/** Canonical JSON: keys sorted at every level, so equal arguments give equal bytes. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object')
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v ?? null);
+}
+
+/**
+ * The key of an effect within a turn: the turn's Idempotency-Key, the call's content and its
+ * occurrence among identical calls of this turn (asking twice for the same swap in one
+ * message is two swaps; a re-run of the turn maps each to the same one again).
+ */
+export function effectKey(turnKey: string, tool: string, args: Record<string, unknown>, occurrence: number): string {
+  const digest = createHash('sha256').update(canonical({ tool, args })).digest('base64url').slice(0, 22);
+  return `msg:${turnKey}:${digest}:${occurrence}`;
+}
+
+/** A stable standing-intent id from an effect key (st_ + 12 base62-ish characters). */
+const standingIdFor = (accountId: string, key: string) =>
+  `st_${createHash('sha256').update(accountId).update('\0').update(key).digest('base64url').replace(/[-_]/g, '').slice(0, 12)}`;
 
 export type ToolEvents = {
   tool(name: string, args: Record<string, unknown>): void;
@@ -51,6 +103,18 @@ export function createPresenceTools(deps: {
   turnContext: Record<string, unknown>;
 }): ToolDef[] {
   const { principal: p, wallet, memory, standing, effects, on } = deps;
+  const occurrences = new Map<string, number>();
+  /** The effect key of this call, or null when the turn has no Idempotency-Key (nothing to retry). */
+  const keyOf = (tool: string, args: Record<string, unknown>) => {
+    if (!deps.idempotencyKey) return null;
+    const content = canonical({ tool, args });
+    const n = occurrences.get(content) ?? 0;
+    occurrences.set(content, n + 1);
+    return effectKey(deps.idempotencyKey, tool, args, n);
+  };
+  const live = p.kind === 'live';
+  /** Keys this turn has staged a pin for (a forget of one of them is not "nothing stored"). */
+  const staged = new Set<string>();
   const w = () =>
     wallet ??
     (() => {
@@ -95,23 +159,54 @@ export function createPresenceTools(deps: {
     z.object({ key: MemoryKey, note: z.string().max(500) }),
     async (a) => {
       effects.touched.add(a.key);
-      return memory.pin(p.accountId, p.kind, a.key, a.note);
+      // Answered as it will be, written when the turn is stored (a failed turn leaves no pin).
+      const preview = await memory.pin(p.accountId, 'test', a.key, a.note);
+      if (live) {
+        staged.add(a.key);
+        effects.deferred.push(() => memory.pin(p.accountId, 'live', a.key, a.note));
+      }
+      return preview;
     },
   );
-  def('memory.forget', 'Forget a keyword at once.', z.object({ key: MemoryKey }), (a) => {
+  def('memory.forget', 'Forget a keyword at once.', z.object({ key: MemoryKey }), async (a) => {
     // Forgetting must not be undone by this very turn touching the key it mentions.
     effects.touched.delete(a.key);
-    return memory.forget(p.accountId, p.kind, a.key);
+    const preview = staged.has(a.key) ? { key: a.key, forgotten: true as const } : await memory.forget(p.accountId, 'test', a.key);
+    if (live) {
+      staged.delete(a.key);
+      effects.deferred.push(() =>
+        memory.forget(p.accountId, 'live', a.key).catch((e: unknown) => {
+          // Gone meanwhile: forgotten all the same.
+          if (!(e instanceof PresenceError && e.type === 'not_found')) throw e;
+        }),
+      );
+    }
+    return preview;
   });
-  def('standing.list', 'Standing intents (alerts, schedules, conditional actions).', z.object({}), () => standing.list(p.accountId));
+  def('standing.list', 'Standing intents (alerts, schedules, conditional actions).', z.object({}), async () =>
+    (await standing.list(p.accountId)).map(({ pending: _p, created_by: _c, ...view }) => view),
+  );
   def(
     'standing.create',
-    'Create a standing intent from a sentence such as "tell me when WETH is below 2500 USD", "every day at 09:00 tell me my balance" or "if WETH drops below 2000 buy $50 of WETH".',
+    deps.allowAct
+      ? 'Create a standing intent from a sentence such as "tell me when WETH is below 2500 USD", "every day at 09:00 tell me my balance" or "if WETH drops below 2000 buy $50 of WETH".'
+      : 'Create a standing intent that speaks, from a sentence such as "tell me when WETH is below 2500 USD" or "every day at 09:00 tell me my balance". One that acts ("if WETH drops below 2000 buy $50 of WETH") needs a message sent with allow_act.',
     z.object({ text: z.string().max(300) }),
     async (a) => {
       const spec = parseStanding(a.text);
       if (!spec) throw new PresenceError('intent_unresolved', 'that is not a standing intent I understand');
-      return standing.create(p.accountId, p.kind, a.text, spec, p.scopes.includes('wallet:act'));
+      const key = keyOf('standing.create', { text: normalizeText(a.text) });
+      const id = key ? standingIdFor(p.accountId, key) : undefined;
+      // A re-run of a turn that was stored already: the intent it created, not a second one.
+      const existing = id && live ? await standing.get(p.accountId, id) : null;
+      if (existing) return existing;
+      const record = await standing.prepare({ accountId: p.accountId, kind: p.kind, keyId: p.keyId, scopes: p.scopes }, a.text, spec, {
+        allowAct: deps.allowAct,
+        ...(id ? { id } : {}),
+      });
+      if (live) effects.deferred.push(() => standing.commit(record));
+      const { pending: _p, created_by: _c, ...view } = record;
+      return view;
     },
   );
   if (deps.allowAct) {
@@ -125,7 +220,7 @@ export function createPresenceTools(deps: {
           mode: p.kind,
           text: a.do,
           source: 'message',
-          idempotencyKey: deps.idempotencyKey ? `msg:${deps.idempotencyKey}:${effects.used.length}` : null,
+          idempotencyKey: keyOf('intent.submit', { do: normalizeText(a.do) }),
           context: deps.turnContext,
         });
         if (r.status === 'done') {

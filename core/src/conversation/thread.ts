@@ -42,12 +42,47 @@ export function toMessages(entries: readonly ThreadEntry[]): ThreadMessage[] {
 
 export type Thread = ReturnType<typeof createThread>;
 
+/** The last thread entry and event ids before something was said (0 when none). */
+export type SpeechMarks = { thread_after: number; event_after: number };
+const SCAN_PAGE = 200;
+
 export function createThread({ store, events, clock }: { store: StorePort; events: EventsLog; clock: Clock }) {
   return {
     /** The presence speaks unprompted: kept in the thread (live only) and sent as an event. */
     async say(accountId: string, mode: KeyKind, text: string, cause: string) {
       if (mode === 'live') await store.appendThread(accountId, { kind: 'presence', at: clock.now(), text, cause });
       await events.emit(accountId, mode, 'message', { text, cause });
+    },
+    /** Where the thread and the live events log end now; see `sayOnce`. */
+    async marks(accountId: string): Promise<SpeechMarks> {
+      const [last] = await store.readThread(accountId, { limit: 1 });
+      const { latest } = await store.eventBounds(accountId);
+      return { thread_after: last?.id ?? 0, event_after: latest };
+    },
+    /**
+     * Says it unless it was already said since `marks` were taken: the same words with the
+     * same cause past those ids are this very message, spoken before a crash. The thread
+     * entry and the event are each looked for, so a crash between them is completed too.
+     */
+    async sayOnce(accountId: string, text: string, cause: string, marks: SpeechMarks) {
+      const same = (e: { text?: unknown; cause?: unknown }) => e.text === text && e.cause === cause;
+      let inThread = false;
+      for (let before: number | undefined; !inThread; ) {
+        const page = await store.readThread(accountId, { ...(before !== undefined ? { before } : {}), limit: SCAN_PAGE });
+        inThread = page.some((e) => e.id > marks.thread_after && e.kind === 'presence' && same(e));
+        const first = page[0];
+        if (!first || first.id <= marks.thread_after + 1) break;
+        before = first.id;
+      }
+      if (!inThread) await store.appendThread(accountId, { kind: 'presence', at: clock.now(), text, cause });
+      for (let after = marks.event_after; ; ) {
+        const page = await store.eventsAfter(accountId, after, SCAN_PAGE);
+        if (page.some((e) => e.type === 'message' && same(e.data))) return;
+        const last = page.at(-1);
+        if (!last || page.length < SCAN_PAGE) break;
+        after = last.id;
+      }
+      await events.emit(accountId, 'live', 'message', { text, cause });
     },
     async page(accountId: string, before: number | undefined, limit: number) {
       const entries = await store.readThread(accountId, { ...(before !== undefined ? { before } : {}), limit });

@@ -2,9 +2,14 @@
 // trigger fires once per crossing: it disarms when it fires and re-arms only after the price
 // has cleared the threshold by a 1% margin, so a price hovering at the line does not repeat
 // every block. Evaluation reads one market snapshot per block for all intents of all
-// accounts (one price read per pool per block, not per intent). Firing speaks through the
-// thread and a `message` event with cause standing:<id>; acting goes through the same
-// intent pipeline and policy as everything else.
+// accounts (one price read per pool per block, not per intent).
+//
+// Firing is exactly once, not at most once: the disarm and a pending fire (numbered, so it
+// has a stable id per crossing) are one store write; the fire is then performed idempotently
+// (the intent keyed by the fire, the message looked for past the ids it noted before
+// speaking) and only then marked done. A crash anywhere in between leaves the fire pending,
+// and the next beat completes it. Acting fires run off the beat, one at a time per account,
+// so a swap waiting for its receipt never holds up every other account's alerts.
 import { formatUsd, formatUsdPrice } from '../chain/amounts';
 import type { MarketSnapshot } from '../chain/market';
 import { resolveToken } from '../chain/token-list';
@@ -12,8 +17,9 @@ import type { Clock } from '../clock/clock';
 import type { Thread } from '../conversation/thread';
 import { notFound, PresenceError } from '../errors/presence-error';
 import { randomBase62 } from '../keys/key-secret';
-import type { KeyKind } from '../schemas/common';
-import type { StandingRecord } from '../store/documents';
+import type { KeyKind, Scope } from '../schemas/common';
+import type { StandingFire, StandingRecord } from '../store/documents';
+import { createKeyedLock } from '../store/keyed-lock';
 import type { StorePort } from '../store/store-port';
 import type { WalletDomain } from '../wallet/wallet-domain';
 import type { StandingSpec } from './standing-parser';
@@ -21,12 +27,27 @@ import type { StandingSpec } from './standing-parser';
 const DAY_MS = 86_400_000;
 /** Re-arm margin: the price must clear the threshold by 1% (100 bps). */
 const REARM_BPS = 100n;
+/**
+ * How long an acting fire keeps retrying after a server-side failure (chain down, store
+ * error) before it gives up and says so: acting long after the crossing, at a price the
+ * owner never saw, is worse than not acting.
+ */
+export const ACT_RETRY_WINDOW_MS = 10 * 60_000;
 
 export function nextDailyAt(at: string, now: number): number {
   const [h, m] = at.split(':').map(Number) as [number, number];
   const today = Math.floor(now / DAY_MS) * DAY_MS + (h * 60 + m) * 60_000;
   return today > now ? today : today + DAY_MS;
 }
+
+/** Who creates a standing intent: the authority an acting one keeps re-checking when it fires. */
+export type StandingOwner = { accountId: string; kind: KeyKind; keyId: string | null; scopes: readonly Scope[] };
+
+/** The intent a fire submits is keyed by the fire, so completing it again never acts twice. */
+export const fireIntentKey = (standingId: string, n: number) => `standing:${standingId}:fire:${n}`;
+
+/** A failure worth another try on the next beat (the fire stays pending). */
+class RetryLater extends Error {}
 
 export type StandingService = ReturnType<typeof createStandingService>;
 
@@ -41,100 +62,206 @@ export function createStandingService({
   thread: Thread;
   wallet: WalletDomain | null;
 }) {
-  async function create(accountId: string, mode: KeyKind, text: string, spec: StandingSpec, mayAct: boolean): Promise<StandingRecord> {
-    if (spec.action.kind === 'act' && !mayAct) {
-      throw new PresenceError('scope', 'a standing intent that acts must be created by a key holding wallet:act', {
-        extra: { missing: ['wallet:act'] },
-      });
+  /** Ids created since the last evaluation: their trigger may already hold without a new block. */
+  const fresh = new Set<string>();
+  const inflight = new Map<string, Promise<void>>();
+  const background = new Set<Promise<void>>();
+  const actQueue = createKeyedLock();
+  const beat = createKeyedLock();
+  let lastBlock: bigint | null = null;
+
+  /**
+   * Checks a standing intent and builds its record without storing it (see `commit`). One
+   * that acts needs the turn to allow acting and the key to hold wallet:act: otherwise a
+   * message could arrange an action that later runs unasked.
+   */
+  async function prepare(
+    owner: StandingOwner,
+    text: string,
+    spec: StandingSpec,
+    opts: { allowAct: boolean; id?: string },
+  ): Promise<StandingRecord> {
+    const mayAct = owner.scopes.includes('wallet:act');
+    if (spec.action.kind === 'act') {
+      if (!mayAct) {
+        throw new PresenceError('scope', 'a standing intent that acts must be created by a key holding wallet:act', {
+          extra: { missing: ['wallet:act'] },
+        });
+      }
+      if (!opts.allowAct) {
+        throw new PresenceError(
+          'invalid_request',
+          'a standing intent that acts must be asked for in a message sent with allow_act: true (by a key holding wallet:act)',
+        );
+      }
     }
-    if (spec.trigger.kind === 'price') {
+    const trigger = { ...spec.trigger };
+    if (trigger.kind === 'price') {
       if (!wallet) throw new PresenceError('chain_unavailable', 'no chain is configured, so prices cannot be watched');
       try {
-        spec.trigger.token = resolveToken(wallet.tokenList, spec.trigger.token).symbol;
+        trigger.token = resolveToken(wallet.tokenList, trigger.token).symbol;
       } catch {
-        throw new PresenceError('intent_unresolved', `I don't know the token "${spec.trigger.token}"`);
+        throw new PresenceError('intent_unresolved', `I don't know the token "${trigger.token}"`);
       }
     }
     const now = clock.now();
-    const record: StandingRecord = {
-      id: `st_${randomBase62(12)}`,
-      account_id: accountId,
+    return {
+      id: opts.id ?? `st_${randomBase62(12)}`,
+      account_id: owner.accountId,
       text,
-      trigger: spec.trigger,
+      trigger,
       action: spec.action,
-      may_act: mayAct,
+      may_act: mayAct && opts.allowAct,
       armed: true,
-      next_at: spec.trigger.kind === 'daily' ? nextDailyAt(spec.trigger.at, now) : null,
+      next_at: trigger.kind === 'daily' ? nextDailyAt(trigger.at, now) : null,
       fired_count: 0,
       last_fired_at: null,
       state: 'active',
       created_at: now,
+      created_by: owner.keyId,
+      pending: [],
     };
-    // A test key's standing intents are answered but not kept.
-    if (mode === 'live') await store.putStanding(record);
+  }
+
+  /** Stores a prepared record unless one with its id exists (a re-run of the same turn); answers the stored one. */
+  async function commit(record: StandingRecord): Promise<StandingRecord> {
+    const existing = await get(record.account_id, record.id);
+    if (existing) return existing;
+    await store.putStanding(record);
+    fresh.add(record.id);
     return record;
   }
 
-  async function fire(r: StandingRecord, why: string) {
-    const cause = `standing:${r.id}`;
+  async function get(accountId: string, id: string): Promise<StandingRecord | null> {
+    return (await store.listStanding(accountId)).find((x) => x.id === id) ?? null;
+  }
+
+  /** Why an acting intent may no longer act, or null when its creator still may. */
+  async function authorityProblem(r: StandingRecord): Promise<string | null> {
+    if (!r.may_act || !r.created_by) return 'it was not created with the authority to act; create it again from a message with allow_act';
+    const k = await store.getKey(r.created_by);
+    if (!k || k.account_id !== r.account_id || k.state === 'revoked') return 'the key that created it has been revoked';
+    if (k.kind !== 'live' || !k.scopes.includes('wallet:act')) return 'the key that created it no longer holds wallet:act';
+    return null;
+  }
+
+  /** Performs a fire's action (if any) and answers what the presence says about it. */
+  async function compose(r: StandingRecord, f: StandingFire): Promise<string> {
     const w = wallet;
-    if (r.action.kind === 'notify') return thread.say(r.account_id, 'live', why, cause);
+    if (r.action.kind === 'notify') return f.why;
     if (r.action.kind === 'balance') {
-      if (!w) return thread.say(r.account_id, 'live', 'It is time for your balance, but no chain is configured.', cause);
-      const v = await w.view(r.account_id, 'live');
+      if (!w) return 'It is time for your balance, but no chain is configured.';
+      const v = await w.view(r.account_id, 'live').catch((e: unknown) => {
+        throw new RetryLater(e instanceof Error ? e.message : String(e));
+      });
       const lines = v.balances.filter((b) => !/^0 /.test(b.amount)).map((b) => `${b.amount}${b.value_usd ? ` (${b.value_usd})` : ''}`);
-      return thread.say(
-        r.account_id,
-        'live',
-        `Your daily balance: ${lines.join(', ')}; total ${v.total_usd} at block ${v.as_of_block}.`,
-        cause,
-      );
+      return `Your daily balance: ${lines.join(', ')}; total ${v.total_usd} at block ${v.as_of_block}.`;
     }
-    if (!w) return;
+    const intent = r.action.intent;
+    if (!w) return `${f.why} I did not ${intent}: no chain is configured.`;
+    const key = fireIntentKey(r.id, f.n);
+    // An intent this fire already submitted is reported whatever happened since (a cancel, a revoke).
+    const started = (await store.findIntentByIdempotencyKey(r.account_id, key)) !== null;
+    if (!started) {
+      if (r.state !== 'active') return `${f.why} I did not ${intent}: the standing intent was cancelled first.`;
+      const problem = await authorityProblem(r);
+      if (problem) return `${f.why} I did not ${intent}: ${problem}.`;
+    }
     try {
       const result = await w.pipeline.submit({
         accountId: r.account_id,
         mode: 'live',
-        text: r.action.intent,
+        text: intent,
         source: 'standing',
-        // One action per firing, even if evaluation is retried after a crash.
-        idempotencyKey: `standing:${r.id}:${r.fired_count}`,
-        context: { standing_id: r.id },
+        idempotencyKey: key,
+        context: { standing_id: r.id, fire: f.n },
       });
-      const said =
-        result.status === 'done'
-          ? `${why} As you asked, I did it: ${result.summary}. Transaction ${result.tx} in block ${result.block}.`
-          : `${why} As you asked, I prepared it, but it needs your approval: ${result.summary}. Confirm ${result.confirm_id} before ${result.expires_at}.`;
-      await thread.say(r.account_id, 'live', said, cause);
+      return result.status === 'done'
+        ? `${f.why} As you asked, I did it: ${result.summary}. Transaction ${result.tx} in block ${result.block}.`
+        : `${f.why} As you asked, I prepared it, but it needs your approval: ${result.summary}. Confirm ${result.confirm_id} before ${result.expires_at}.`;
     } catch (e) {
+      const final = e instanceof PresenceError && e.status < 500;
+      if (!final && clock.now() - f.at < ACT_RETRY_WINDOW_MS) throw new RetryLater(e instanceof Error ? e.message : String(e));
       const detail = e instanceof PresenceError ? e.detail : 'it failed';
-      await thread.say(r.account_id, 'live', `${why} I tried to ${r.action.intent}, but could not: ${detail}`, cause);
+      return `${f.why} I tried to ${intent}, but could not: ${detail}`;
     }
   }
 
-  /** One evaluation pass; the snapshot is shared by every intent of every account. */
-  async function evaluate(snapshot: MarketSnapshot | null): Promise<number> {
+  /** Completes fire `n` of a standing intent; a no-op once it is done. */
+  async function perform(accountId: string, id: string, n: number): Promise<void> {
+    const r = await get(accountId, id);
+    const f = r?.pending.find((p) => p.n === n);
+    if (!r || !f) return;
+    let say = f.say;
+    if (!say) {
+      const text = await compose(r, f);
+      say = { text, ...(await thread.marks(accountId)) };
+      const fixed = say;
+      await store.updateStanding(accountId, id, (x) => ({ ...x, pending: x.pending.map((p) => (p.n === n ? { ...p, say: fixed } : p)) }));
+    }
+    await thread.sayOnce(accountId, say.text, `standing:${id}`, say);
+    await store.updateStanding(accountId, id, (x) => ({ ...x, pending: x.pending.filter((p) => p.n !== n) }));
+  }
+
+  /** Runs a pending fire once at a time; acting ones queue per account, off the caller's path. */
+  function schedule(r: StandingRecord, n: number): Promise<void> {
+    const fid = `${r.id}:${n}`;
+    const running = inflight.get(fid);
+    if (running) return running;
+    const run = () => perform(r.account_id, r.id, n);
+    const work = (r.action.kind === 'act' ? actQueue(r.account_id, run) : run()).finally(() => inflight.delete(fid));
+    inflight.set(fid, work);
+    if (r.action.kind === 'act') {
+      // Failures leave the fire pending: the next beat tries again.
+      const quiet = work.catch(() => undefined);
+      background.add(quiet);
+      void quiet.finally(() => background.delete(quiet));
+    }
+    return work;
+  }
+
+  /** Disarms and records a fire in one write; answers the fire, or null if another pass got there first. */
+  async function recordFire(r: StandingRecord, due: (x: StandingRecord) => boolean, next: Partial<StandingRecord>, why: string) {
+    const now = clock.now();
+    let fire: StandingFire | null = null;
+    const updated = await store.updateStanding(r.account_id, r.id, (x) => {
+      fire = null;
+      if (x.state !== 'active' || !due(x)) return x;
+      const f: StandingFire = { n: x.fired_count + 1, at: now, why, say: null };
+      fire = f;
+      return { ...x, ...next, fired_count: f.n, last_fired_at: now, pending: [...x.pending, f] };
+    });
+    return updated && fire ? { record: updated, fire: fire as StandingFire } : null;
+  }
+
+  /**
+   * One evaluation pass. `snapshot` null skips price triggers; `only` limits them to those
+   * ids (no new block: only intents created since the last pass can have changed state).
+   */
+  async function evaluate(snapshot: MarketSnapshot | null, only: ReadonlySet<string> | null): Promise<number> {
     const now = clock.now();
     let fired = 0;
+    const due: { record: StandingRecord; n: number }[] = [];
     for (const r of await store.listStanding()) {
+      for (const p of r.pending) due.push({ record: r, n: p.n });
       if (r.state !== 'active') continue;
       if (r.trigger.kind === 'daily') {
+        const trigger = r.trigger;
         if (r.next_at !== null && now >= r.next_at) {
-          const trigger = r.trigger;
-          const updated = await store.updateStanding(r.account_id, r.id, (x) => ({
-            ...x,
-            next_at: nextDailyAt(trigger.at, now),
-            fired_count: x.fired_count + 1,
-            last_fired_at: now,
-          }));
-          if (updated) {
-            await fire(r, `It is ${trigger.at} UTC.`);
+          const got = await recordFire(
+            r,
+            (x) => x.next_at !== null && now >= x.next_at,
+            { next_at: nextDailyAt(trigger.at, now) },
+            `It is ${trigger.at} UTC.`,
+          );
+          if (got) {
+            due.push({ record: got.record, n: got.fire.n });
             fired++;
           }
         }
         continue;
       }
-      if (!snapshot || !wallet) continue;
+      if (!snapshot || !wallet || (only && !only.has(r.id))) continue;
       const t = r.trigger;
       const token = wallet.tokenList.tokens.find((x) => x.symbol === t.token);
       const price = token ? snapshot.prices.priceOf(token) : null;
@@ -144,24 +271,35 @@ export function createStandingService({
       const margin = (threshold * REARM_BPS) / 10_000n;
       const cleared = t.op === 'below' ? price >= threshold + margin : price <= threshold - margin;
       if (r.armed && crossed) {
-        const updated = await store.updateStanding(r.account_id, r.id, (x) =>
-          x.armed ? { ...x, armed: false, fired_count: x.fired_count + 1, last_fired_at: now } : x,
-        );
-        if (updated && updated.fired_count === r.fired_count + 1) {
-          await fire(r, `${t.token} is ${formatUsdPrice(price)}, ${t.op} your ${formatUsd(threshold)} line (block ${snapshot.block}).`);
+        const why = `${t.token} is ${formatUsdPrice(price)}, ${t.op} your ${formatUsd(threshold)} line (block ${snapshot.block}).`;
+        const got = await recordFire(r, (x) => x.armed, { armed: false }, why);
+        if (got) {
+          due.push({ record: got.record, n: got.fire.n });
           fired++;
         }
       } else if (!r.armed && cleared) {
         await store.updateStanding(r.account_id, r.id, (x) => ({ ...x, armed: true }));
       }
     }
+    // Speaking is quick and done before the beat ends; acting is queued per account and not awaited.
+    let failure: unknown = null;
+    for (const { record, n } of due) {
+      const work = schedule(record, n);
+      if (record.action.kind !== 'act') await work.catch((e: unknown) => (failure ??= e));
+    }
+    if (failure) throw failure;
     return fired;
   }
 
-  let lastBlock: bigint | null = null;
-
   return {
-    create,
+    prepare,
+    commit,
+    get,
+    /** Creates and stores at once (a test key's are answered but not kept). */
+    async create(owner: StandingOwner, text: string, spec: StandingSpec, opts: { allowAct: boolean; id?: string }) {
+      const record = await prepare(owner, text, spec, opts);
+      return owner.kind === 'live' ? commit(record) : record;
+    },
     async list(accountId: string) {
       return (await store.listStanding(accountId)).filter((r) => r.state === 'active');
     },
@@ -171,14 +309,26 @@ export function createStandingService({
       if (mode === 'live') await store.updateStanding(accountId, id, (x) => ({ ...x, state: 'cancelled' }));
       return { ...r, state: 'cancelled' as const };
     },
-    evaluate,
-    /** Evaluates when the block moved or on the clock; the server calls this on a short timer. */
-    async tick(): Promise<number> {
-      let snapshot = wallet ? await wallet.views.market.snapshot().catch(() => null) : null;
-      // Prices only change with blocks: skip price triggers until a new one arrives.
-      if (snapshot && snapshot.block === lastBlock) snapshot = null;
-      else if (snapshot) lastBlock = snapshot.block;
-      return evaluate(snapshot);
+    /**
+     * Evaluates new blocks, the clock, and intents created since the last pass (a trigger
+     * already true at creation fires without waiting for a block); completes pending fires.
+     * Answers how many fired. The server calls this on a short timer; passes never overlap.
+     */
+    tick(): Promise<number> {
+      return beat('tick', async () => {
+        const snapshot = wallet ? await wallet.views.market.snapshot().catch(() => null) : null;
+        if (!snapshot) return evaluate(null, null);
+        // Prices only change with blocks: an unchanged block re-checks only the new intents.
+        const moved = snapshot.block !== lastBlock;
+        const only = moved ? null : new Set(fresh);
+        fresh.clear();
+        lastBlock = snapshot.block;
+        return evaluate(snapshot, only);
+      });
+    },
+    /** Resolves when every acting fire started so far has finished (tests, shutdown). */
+    async drain(): Promise<void> {
+      while (background.size > 0) await Promise.all(background);
     },
   };
 }

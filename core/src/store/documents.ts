@@ -152,6 +152,20 @@ export const ThreadEntry = z.discriminatedUnion('kind', [
 export type ThreadEntry = z.infer<typeof ThreadEntry>;
 export type NewThreadEntry = ThreadEntry extends infer E ? (E extends ThreadEntry ? Omit<E, 'id'> : never) : never;
 
+/** One firing of a standing intent; `n` is its firing number (fired_count after it), stable across retries. */
+export const StandingFire = z.object({
+  n: z.number().int(),
+  at: z.number(),
+  /** Why it fired, in words ("WETH is 2431.12 USD, below your 2500.00 USD line"). */
+  why: z.string(),
+  /**
+   * Set once the action (if any) is done and the words are fixed, with the thread and events
+   * ids at that moment: completing it again looks past them for the message already said.
+   */
+  say: z.object({ text: z.string(), thread_after: z.number().int(), event_after: z.number().int() }).nullable(),
+});
+export type StandingFire = z.infer<typeof StandingFire>;
+
 export const StandingRecord = z.object({
   id: z.string(),
   account_id: z.string(),
@@ -175,6 +189,13 @@ export const StandingRecord = z.object({
   last_fired_at: z.number().nullable(),
   state: z.enum(['active', 'cancelled']),
   created_at: z.number(),
+  /** The key that created it: an acting intent acts only while that key is live and holds wallet:act. */
+  created_by: z.string().nullable().default(null),
+  /**
+   * Fires recorded together with the disarm and not yet completed, so a crash in between
+   * never loses one: they are finished (idempotently, keyed by `n`) on the next beat.
+   */
+  pending: z.array(StandingFire).default([]),
 });
 export type StandingRecord = z.infer<typeof StandingRecord>;
 
