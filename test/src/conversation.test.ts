@@ -1,8 +1,25 @@
 // Conversation over HTTP against the real devnet: every local-planner form answered from
-// real chain views, streaming, acting within policy, idempotent retries that never act
-// twice, held actions and their resume notices, test keys, and limits.
+// real chain views, streaming, acting within policy (every action form, its amounts checked
+// on the chain), idempotent retries that never act twice, held actions and their resume
+// notices, test keys, limits, and turns run one at a time in the order the server got them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, openStream, removeDir, startTestServer, type TestServer } from './harness';
+import {
+  amountOut,
+  anvilsOf,
+  balances,
+  type Hex,
+  newAccount,
+  OPEN_POLICY,
+  portOf,
+  putPolicy,
+  quotedOf,
+  randomAddress,
+  rpc,
+  tokenOf,
+  units,
+  until,
+} from './wallet-helpers';
 
 let s: TestServer;
 const say = (text: string, extra: Record<string, unknown> = {}, key = s.live, idempotencyKey?: string) =>
@@ -140,6 +157,77 @@ describe('acting in conversation', () => {
   });
 });
 
+describe('every action form through the local planner, checked on the chain', () => {
+  let who: { key: string; address: Hex };
+  const slippage = OPEN_POLICY.max_slippage_bps;
+  beforeAll(async () => {
+    who = await newAccount(s, 'talker');
+  });
+
+  /** One turn with allow_act by the account's own key, and how it moved the wallet's balances. */
+  async function act(text: string) {
+    const before = await balances(s, who.address);
+    const r = await say(text, { allow_act: true }, who.key);
+    expect(r.status, r.text).toBe(200);
+    const after = await balances(s, who.address);
+    return { r: r.json, delta: (sym: string) => (after[sym] as bigint) - (before[sym] as bigint) };
+  }
+  const feeOf = async (hash: string) => {
+    const rpcUrl = (anvilsOf(s.dataDir)[0] as { rpcUrl: string }).rpcUrl;
+    const r = await rpc<{ gasUsed: Hex; effectiveGasPrice: Hex }>(rpcUrl, 'eth_getTransactionReceipt', [hash]);
+    return BigInt(r.gasUsed) * BigInt(r.effectiveGasPrice);
+  };
+  const done = (reply: string) => /^Done: (.+)\. Transaction (0x[0-9a-f]{64}) landed in block (\d+)\.$/.exec(reply);
+
+  it('send 5 USDC to 0x…: the default policy blocks it in the reply; a policy allowing sends sends exactly 5 USDC', async () => {
+    const to = randomAddress();
+    const text = `send 5 USDC to ${to}`;
+    const usdc = tokenOf(s, 'USDC').address;
+    // What the gate answers over the API for the same action: a 409 naming the deny rule.
+    const gate = await call(s.url, 'POST', '/v1/wallet/intent', { key: who.key, body: { do: text } });
+    expect([gate.status, gate.json.type]).toEqual([409, 'policy_block']);
+    const blocked = await act(text);
+    expect(blocked.r.reply).toBe(`Your spend policy stops that: ${gate.json.detail}.`);
+    expect([blocked.r.acted, blocked.r.tx, blocked.r.confirm_id]).toEqual([false, undefined, undefined]);
+    expect(blocked.delta('USDC')).toBe(0n);
+    expect(await portOf(s).tokenBalance(usdc, to)).toBe(0n);
+
+    const { version: _v, updated_at: _u, ...policy } = (await call(s.url, 'GET', '/v1/wallet/policy', { key: who.key })).json;
+    const allowing = { ...policy, deny: policy.deny.filter((d: { action?: string }) => d.action !== 'send') };
+    expect((await call(s.url, 'PUT', '/v1/wallet/policy', { key: who.key, body: allowing })).status).toBe(200);
+    const sent = await act(text);
+    expect(sent.r.acted).toBe(true);
+    expect(done(sent.r.reply)?.[1]).toBe(`send 5 USDC to ${to}`);
+    expect(done(sent.r.reply)?.[2]).toBe(sent.r.tx);
+    expect(sent.delta('USDC')).toBe(-units('5', 6));
+    expect(await portOf(s).tokenBalance(usdc, to)).toBe(units('5', 6));
+  });
+
+  it('buy $20 of WETH: pays 20 of the stablecoin and receives what the pool quotes', async () => {
+    await putPolicy(s, who.key, OPEN_POLICY);
+    const pool = await portOf(s).pair(tokenOf(s, 'USDC').address, tokenOf(s, 'WETH').address);
+    const { r, delta } = await act('buy $20 of WETH');
+    expect(r.acted).toBe(true);
+    expect(r.used).toEqual([{ tool: 'intent.submit', args: { do: 'buy $20 of WETH' } }]);
+    const m = done(r.reply);
+    expect(m?.[2]).toBe(r.tx);
+    const q = quotedOf(m?.[1] ?? '', 18, slippage);
+    expect(q.symbol).toBe('WETH');
+    expect(q.quoted).toBe(amountOut(units('20', 6), pool?.reserveA ?? 0n, pool?.reserveB ?? 0n));
+    expect(delta('USDC')).toBe(-units('20', 6));
+    expect(delta('WETH')).toBeGreaterThanOrEqual(q.min);
+    expect(delta('WETH')).toBeLessThanOrEqual(q.quoted);
+  });
+
+  it('wrap 0.1 ETH: exactly 0.1 WETH more, 0.1 ETH and the gas less', async () => {
+    const { r, delta } = await act('wrap 0.1 ETH');
+    expect(r.acted).toBe(true);
+    expect(done(r.reply)?.[2]).toBe(r.tx);
+    expect(delta('WETH')).toBe(units('0.1', 18));
+    expect(delta('ETH')).toBe(-(units('0.1', 18) + (await feeOf(r.tx))));
+  });
+});
+
 describe('streaming', () => {
   it('streams tool, several tokens and a done with the same shape as the JSON answer', async () => {
     const res = await fetch(`${s.url}/v1/messages?stream=true`, {
@@ -171,13 +259,21 @@ describe('test keys and limits', () => {
   it('a test key is answered but leaves thread and memory untouched; actions are simulated', async () => {
     const thread = (await call(s.url, 'GET', '/v1/messages', { key: s.live })).json.messages.length;
     const memory = (await call(s.url, 'GET', '/v1/memory', { key: s.live })).text;
+    const standing = (await call(s.url, 'GET', '/v1/standing', { key: s.live })).text;
     const nonce = await walletNonce();
     const r = await say('swap 5 USDC for DAI', { allow_act: true }, s.test);
     expect(r.json.reply).toMatch(/^Done: swap 5 USDC/);
     expect(r.headers.get('presence-mode')).toBe('test');
-    expect(await say('remember that I like SCAM', {}, s.test)).toBeTruthy();
+    const remembered = await say('remember that I like SCAM', {}, s.test);
+    expect(remembered.json.reply).toMatch(/^Noted/);
+    const watching = await say('tell me when WETH is below 2500 USD', {}, s.test);
+    expect(watching.json.reply).toMatch(/^Done — I'll keep watching \(st_\w+\)/);
+    const acting = await say('if WETH drops below 2000 buy $50 of WETH', { allow_act: true }, s.test);
+    expect(acting.json.reply).toMatch(/^Done — I'll keep watching/);
     expect((await call(s.url, 'GET', '/v1/messages', { key: s.live })).json.messages.length).toBe(thread);
     expect((await call(s.url, 'GET', '/v1/memory', { key: s.live })).text).toBe(memory);
+    expect((await call(s.url, 'GET', '/v1/standing', { key: s.live })).text).toBe(standing);
+    expect(await s.core.standing.tick()).toBe(0);
     expect(await walletNonce()).toBe(nonce);
   });
 
@@ -187,10 +283,43 @@ describe('test keys and limits', () => {
     expect(r.json.detail).toContain('4000');
   });
 
-  it('turns of one account run in arrival order', async () => {
-    const texts = Array.from({ length: 6 }, (_, i) => `hello number ${i}`);
-    await Promise.all(texts.map((t) => say(t)));
-    const page = await call(s.url, 'GET', '/v1/messages?limit=6', { key: s.live });
+  it('turns of one account run one at a time, in the order the server received them', async () => {
+    // The first turn is held inside its tool; each later (quicker) turn is sent only once the
+    // server has taken the one before (its stream is open, so its turn is queued).
+    const views = s.core.wallet!.views;
+    const pools = views.pools;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let entered = 0;
+    views.pools = async (...a: Parameters<typeof pools>) => {
+      entered++;
+      await gate;
+      return pools(...a);
+    };
+    const entries = async () => (await s.core.store.readThread('default', { limit: 100_000 })).length;
+    const before = await entries();
+    const texts = ['how deep is WETH-USDC', ...Array.from({ length: 5 }, (_, i) => `hello number ${i}`)];
+    const bodies: Promise<string>[] = [];
+    try {
+      for (const text of texts) {
+        const res = await fetch(`${s.url}/v1/messages`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${s.live}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ text, stream: true }),
+        });
+        expect(res.status).toBe(200);
+        bodies.push(res.text());
+      }
+      await until(() => entered === 1, 5_000, 'the first turn to reach its tool');
+      await new Promise((r) => setTimeout(r, 100));
+      // The quick turns wait behind the slow one: none of them is stored yet.
+      expect(await entries()).toBe(before);
+    } finally {
+      release();
+      views.pools = pools;
+    }
+    for (const body of await Promise.all(bodies)) expect(body).toContain('event: done');
+    const page = await call(s.url, 'GET', `/v1/messages?limit=${texts.length}`, { key: s.live });
     const users = page.json.messages.filter((m: { role: string }) => m.role === 'user').map((m: { text: string }) => m.text);
     expect(users).toEqual(texts);
   });
