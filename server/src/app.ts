@@ -50,7 +50,9 @@ export async function buildApp({
   const app = Fastify({
     logger,
     bodyLimit: BODY_LIMIT,
-    forceCloseConnections: true,
+    // 'idle': closing ends idle keep-alive connections at once, while in-flight requests finish
+    // (event streams never finish by themselves; preClose below ends them first).
+    forceCloseConnections: 'idle',
     return503OnClosing: true,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
@@ -65,10 +67,19 @@ export async function buildApp({
   const stopRotateListener = core.keys.onRotate((retired) => streams.retire(retired));
   // Event streams never end by themselves: close them first, so that closing the server
   // waits only for ordinary in-flight requests.
+  let closing = false;
   app.addHook('preClose', async () => {
+    closing = true;
     stopRevokeListener();
     stopRotateListener();
     streams.closeAll();
+  });
+  // Node closes idle keep-alive connections once, when closing starts; one whose in-flight
+  // request finishes later would idle until its keep-alive timeout and hold the close up.
+  app.server.on('request', (_req, res) => {
+    res.once('finish', () => {
+      if (closing) setImmediate(() => app.server.closeIdleConnections());
+    });
   });
 
   registerAuth(app, core);

@@ -2,6 +2,8 @@
 // SIGTERM, crash safety under SIGKILL, and the operator CLI.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { call, removeDir, startTestServer, tempDir } from './harness';
@@ -40,6 +42,56 @@ describe('server process', () => {
     again.proc.kill('SIGINT');
     expect(await again.exited).toBe(0);
     removeDir(dataDir);
+  });
+
+  it('SIGTERM lets an in-flight request finish before the process exits', async () => {
+    // A model server that holds its answer until the test lets it go: the turn stays in
+    // flight across the SIGTERM.
+    let arrived: () => void = () => undefined;
+    const modelCalled = new Promise<void>((r) => {
+      arrived = r;
+    });
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    const model = createServer((req, res) => {
+      req.resume();
+      req.on('end', async () => {
+        arrived();
+        await released;
+        const chunk = (delta: object, finish: string | null) =>
+          `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(`${chunk({ role: 'assistant', content: 'finished after SIGTERM' }, null)}${chunk({}, 'stop')}data: [DONE]\n\n`);
+      });
+    });
+    await new Promise<void>((r) => model.listen(0, '127.0.0.1', r));
+    const dataDir = tempDir();
+    const child = await spawnServer({
+      PRESENCE_DATA_DIR: dataDir,
+      PRESENCE_PORT: '0',
+      PRESENCE_LLM_BASE_URL: `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`,
+    });
+    try {
+      const { live } = JSON.parse(readFileSync(path.join(dataDir, 'bootstrap-keys.json'), 'utf8'));
+      expect((await call(child.url, 'PATCH', '/v1/presence/me', { key: live, body: { route: { model: 'openai:slow' } } })).status).toBe(
+        200,
+      );
+      const turn = call(child.url, 'POST', '/v1/messages', { key: live, body: { text: 'take your time' } });
+      await modelCalled;
+      child.proc.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 300)); // the server is closing, the turn still waits
+      release();
+      const answer = await turn;
+      expect([answer.status, answer.json?.reply]).toEqual([200, 'finished after SIGTERM']);
+      expect(await child.exited, child.stderr()).toBe(0);
+    } finally {
+      release();
+      child.proc.kill('SIGKILL');
+      await new Promise<void>((r) => model.close(() => r()));
+      removeDir(dataDir);
+    }
   });
 
   it('a SIGKILL in the middle of a burst of pins loses no answered write', async () => {
