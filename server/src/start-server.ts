@@ -1,7 +1,5 @@
 // Starts a complete Presence server from a Config: data-dir lock, store, core, first-start
 // bootstrap, HTTP listener and periodic upkeep. `close()` stops everything in order.
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import {
   type ChainRuntime,
   type Clock,
@@ -16,6 +14,7 @@ import {
 } from '@presence/core';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from './app';
+import { bootstrapKeysFile } from './bootstrap-keys';
 import type { Config } from './config';
 import { takeDataDirLock } from './data-dir-lock';
 import { type LogStream, productionLogger } from './logger';
@@ -23,7 +22,7 @@ import { type LogStream, productionLogger } from './logger';
 export type RunningServer = {
   url: string;
   core: Core;
-  /** Set only on the start that created the account. */
+  /** Set only on the start that created (or, after a crash, completed) the bootstrap keys. */
   bootstrap: { account: string; live: string; test: string } | null;
   close(): Promise<void>;
 };
@@ -118,10 +117,7 @@ export async function startServer({
       if (r.settled + r.failed > 0) progress(`recovered interrupted intents: ${r.settled} settled, ${r.failed} failed`);
     }
 
-    const bootstrap = await core.accounts.bootstrap();
-    if (bootstrap) {
-      writeFileSync(path.join(dataDir, 'bootstrap-keys.json'), `${JSON.stringify(bootstrap, null, 2)}\n`, { mode: 0o600 });
-    }
+    const bootstrap = await core.accounts.bootstrap(bootstrapKeysFile(dataDir));
 
     const runtime = chain?.runtime;
     const app = await buildApp({

@@ -1,7 +1,7 @@
 // The server as a process: configuration errors, the ready line, clean shutdown on
 // SIGTERM, crash safety under SIGKILL, and the operator CLI.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -132,6 +132,52 @@ describe('server process', () => {
     }
   });
 
+  it('keys saved before a crash that stopped the first start are stored and shown by the next start', async () => {
+    const dataDir = tempDir();
+    // What a crash after saving the keys, before storing them, leaves behind.
+    const saved = { account: 'default', live: `prs_live_${'a1'.repeat(20)}`, test: `prs_test_${'b2'.repeat(20)}` };
+    writeFileSync(path.join(dataDir, 'bootstrap-keys.json'), JSON.stringify(saved), { mode: 0o600 });
+    const s = await startTestServer({ dataDir });
+    try {
+      expect(s.bootstrap).toEqual(saved);
+      const listed = await call(s.url, 'GET', '/v1/keys', { key: saved.live });
+      expect(listed.json.keys.map((k: { name: string; last4: string }) => [k.name, k.last4])).toEqual([
+        ['admin', saved.live.slice(-4)],
+        ['test', saved.test.slice(-4)],
+      ]);
+      expect((await call(s.url, 'GET', '/v1/presence/me', { key: saved.test })).headers.get('presence-mode')).toBe('test');
+      const again = await s.restart();
+      expect(again.bootstrap).toBeNull();
+      await again.close();
+    } finally {
+      await s.close();
+      removeDir(dataDir);
+    }
+  });
+
+  it('a first start whose account was created but whose keys were lost gets fresh keys, saved 0600', async () => {
+    const dataDir = tempDir();
+    const first = await startTestServer({ dataDir });
+    const lost = { live: first.live, test: first.test };
+    await first.close();
+    // The old order's crash: `default` stored, its keys never saved. Simulate by dropping the
+    // key records and the file.
+    rmSync(path.join(dataDir, 'bootstrap-keys.json'));
+    const keysDoc = path.join(dataDir, 'data', 'keys.json');
+    const doc = JSON.parse(readFileSync(keysDoc, 'utf8'));
+    writeFileSync(keysDoc, JSON.stringify({ ...doc, keys: [] }));
+    const s = await startTestServer({ dataDir });
+    try {
+      expect(s.bootstrap?.live).not.toBe(lost.live);
+      expect((await call(s.url, 'GET', '/v1/presence/me', { key: s.live })).status).toBe(200);
+      expect(statSync(path.join(dataDir, 'bootstrap-keys.json')).mode & 0o777).toBe(0o600);
+      expect(JSON.parse(readFileSync(path.join(dataDir, 'bootstrap-keys.json'), 'utf8')).live).toBe(s.live);
+    } finally {
+      await s.close();
+      removeDir(dataDir);
+    }
+  });
+
   it('presence-server accounts create NAME prints a working admin key, and refuses while the server runs', async () => {
     const dataDir = tempDir();
     const env = { ...process.env, PRESENCE_DATA_DIR: dataDir };
@@ -146,6 +192,12 @@ describe('server process', () => {
     try {
       const me = await call(child.url, 'GET', '/v1/keys', { key: key as string });
       expect(me.status).toBe(200);
+      // Another account existing first does not stop the first start's `default` and its keys.
+      const saved = JSON.parse(readFileSync(path.join(dataDir, 'bootstrap-keys.json'), 'utf8'));
+      expect(saved.account).toBe('default');
+      expect(child.stdout()).toContain(saved.live);
+      const def = await call(child.url, 'GET', '/v1/keys', { key: saved.live });
+      expect(def.json.keys.map((k: { name: string }) => k.name)).toEqual(['admin', 'test']); // default's, not acme's
       const busy = spawnSync(process.execPath, [serverCli, 'accounts', 'create', 'later'], { env, encoding: 'utf8' });
       expect(busy.status).toBe(3);
       expect(busy.stderr).toContain('stop it first');

@@ -8,7 +8,7 @@ import type { KeyKind, Scope } from '../schemas/common';
 import type { KeySecret, KeyView } from '../schemas/keys';
 import type { KeyRecord } from '../store/documents';
 import type { StorePort } from '../store/store-port';
-import { hashSecret, looksLikeSecret, newKeyId, newSecret } from './key-secret';
+import { hashSecret, kindOfSecret, looksLikeSecret, newKeyId, newSecret } from './key-secret';
 
 export type Principal = {
   keyId: string;
@@ -56,8 +56,13 @@ export function createKeyService({ store, clock }: { store: StorePort; clock: Cl
   }
 
   return {
-    async create(accountId: string, input: { kind: KeyKind; name: string; scopes: readonly Scope[] }): Promise<KeySecret> {
-      const secret = newSecret(input.kind);
+    /** `secret` is for the first start's keys, saved before they are stored (see bootstrap). */
+    async create(
+      accountId: string,
+      input: { kind: KeyKind; name: string; scopes: readonly Scope[] },
+      secret: string = newSecret(input.kind),
+    ): Promise<KeySecret> {
+      if (!looksLikeSecret(secret) || kindOfSecret(secret) !== input.kind) throw new Error(`not a ${input.kind} key secret`);
       const record: KeyRecord = {
         id: newKeyId(),
         account_id: accountId,
@@ -72,6 +77,11 @@ export function createKeyService({ store, clock }: { store: StorePort; clock: Cl
       };
       await store.insertKey(record);
       return { ...view(record), secret };
+    },
+
+    /** Whether this secret belongs to a stored key (in any state). */
+    async isStored(secret: string): Promise<boolean> {
+      return (await store.findKeyBySecretHash(hashSecret(secret))) !== null;
     },
 
     async list(accountId: string): Promise<KeyView[]> {
