@@ -4,6 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPresenceClient } from '../src/index';
 import { runPresence } from './helpers/cli';
 import { startTestServer, type TestServer, tempDir } from './helpers/server';
 
@@ -93,6 +94,20 @@ describe('presence wallet commands', () => {
     const tokens = JSON.parse((await runPresence(['chain', 'tokens', '--json'], env())).stdout);
     expect(tokens.tokens.map((t: { symbol: string }) => t.symbol)).toContain('USDC');
   });
+
+  it('chain positions: holdings with USD values and the total for people; the view as JSON', async () => {
+    const human = await runPresence(['chain', 'positions'], env());
+    expect(human.code).toBe(0);
+    const lines = human.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ASSET\s+AMOUNT\s+VALUE$/);
+    expect(human.stdout).toMatch(/^USDC\s+[\d.]+ USDC\s+[\d.]+ USD$/m);
+    expect(lines.at(-1)).toMatch(/^total [\d.]+ USD at block \d+$/);
+    const json = JSON.parse((await runPresence(['chain', 'positions', '--json'], env())).stdout);
+    const view = await createPresenceClient({ baseUrl: s.url, token: s.live }).chain.view('positions');
+    expect(json).toEqual(view);
+    expect(json.holdings.map((h: { symbol: string }) => h.symbol)).toContain('USDC');
+    expect(lines.at(-1)).toBe(`total ${view.total_usd} at block ${view.as_of_block}`);
+  });
 });
 
 describe('presence chat, standing, link', () => {
@@ -120,6 +135,12 @@ describe('presence chat, standing, link', () => {
 
     const list = await runPresence(['standing', 'list'], env());
     expect(list.stdout).toMatch(new RegExp(`^${id}\\s+0\\s+-\\s+\\S+ \\S+\\s+tell me when WETH is below 2500 USD$`, 'm'));
+    const listJson = await runPresence(['standing', 'list', '--json'], env());
+    expect(listJson.code).toBe(0);
+    expect(JSON.parse(listJson.stdout)).toEqual(await createPresenceClient({ baseUrl: s.url, token: s.live }).standing.list());
+    expect(JSON.parse(listJson.stdout).standing).toContainEqual(
+      expect.objectContaining({ id, text: 'tell me when WETH is below 2500 USD', fired_count: 0 }),
+    );
     const cancel = await runPresence(['standing', 'cancel', id!], env());
     expect(cancel.stdout).toBe(`cancelled ${id}: "tell me when WETH is below 2500 USD"\n`);
     const again = await runPresence(['standing', 'cancel', id!], env());
@@ -128,5 +149,19 @@ describe('presence chat, standing, link', () => {
     const link = await runPresence(['link', '--scopes', 'talk'], env());
     expect(link.stdout).toMatch(/^code\s+[A-Z0-9]{8}$/m);
     expect(link.stdout).toMatch(/^scopes\s+talk$/m);
+    const linkJson = await runPresence(['link', '--scopes', 'talk,wallet:read', '--ttl', '120', '--json'], env());
+    expect(linkJson.code).toBe(0);
+    const made = JSON.parse(linkJson.stdout);
+    expect(made).toEqual({ code: expect.stringMatching(/^[A-Z0-9]{8}$/), expires_at: expect.any(String), scopes: ['talk', 'wallet:read'] });
+    const ttl = Date.parse(made.expires_at) - Date.now();
+    expect(ttl).toBeGreaterThan(100_000);
+    expect(ttl).toBeLessThanOrEqual(120_000);
+    // The printed code is a real one: it redeems once.
+    const redeemed = await createPresenceClient({ baseUrl: s.url }).links.redeem(made.code, {
+      surface: 'cli-test',
+      user_id: 'u1',
+      name: 'json',
+    });
+    expect(redeemed.scopes).toEqual(['talk', 'wallet:read']);
   });
 });

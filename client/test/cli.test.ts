@@ -1,10 +1,12 @@
 // The `presence` CLI as a child process against a real server: help, login/logout and
 // the config file, env over config, human and --json output, exit codes, events tail.
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPresenceClient } from '../src/index';
-import { runPresence, spawnPresence } from './helpers/cli';
+import { bin, cleanEnv, runPresence, spawnPresence } from './helpers/cli';
 import { waitFor } from './helpers/collect';
 import { startProxy } from './helpers/proxy';
 import { startTestServer, type TestServer, tempDir } from './helpers/server';
@@ -246,5 +248,116 @@ describe('presence CLI', () => {
     expect(r.stdout).toMatch(
       new RegExp(`^#${base + 1}\\s+\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\s+memory\\s+key=topic:human tier=pinned\\n$`),
     );
+  });
+});
+
+/** A loopback port with nothing listening (not one fetch refuses outright, like 9). */
+async function closedPort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as { port: number };
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+/** Runs the bin with extra node flags; stdout is destroyed at once when `closeStdout`. */
+function runNode(nodeArgs: string[], args: string[], extraEnv: Record<string, string | undefined>, closeStdout = false) {
+  const proc = spawn(process.execPath, [...nodeArgs, bin, ...args], { env: cleanEnv(extraEnv), stdio: ['pipe', 'pipe', 'pipe'] });
+  if (closeStdout) proc.stdout.destroy(); // the reader is gone before the first write, as with `| head -c 0`
+  let stdout = '';
+  let stderr = '';
+  proc.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  proc.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    proc.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    }),
+  );
+}
+
+describe('presence CLI edges', () => {
+  it('a corrupt config file: a command the environment configures ignores it; logout removes it; login replaces it', async () => {
+    const e = env();
+    mkdirSync(path.dirname(configFile()), { recursive: true });
+    writeFileSync(configFile(), '{ not json', { mode: 0o600 });
+
+    const withEnv = await runPresence(['me', '--json'], { ...e, PRESENCE_TOKEN: s.live });
+    expect([withEnv.code, withEnv.stderr]).toEqual([0, '']);
+    expect(JSON.parse(withEnv.stdout).mode).toBe('live');
+
+    // Without PRESENCE_TOKEN the file is the only key there is: its error stands, one line.
+    const without = await runPresence(['me'], e);
+    expect(without.code).toBe(1);
+    expect(oneLine(without.stderr)).toEqual([
+      expect.stringMatching(/^error: config — .*config\.json is not valid JSON; .*presence logout/),
+    ]);
+
+    const out = await runPresence(['logout', '--json'], e);
+    expect([out.code, out.stderr]).toEqual([0, '']);
+    expect(JSON.parse(out.stdout)).toEqual({ logged_out: true, config: configFile() });
+    expect(existsSync(configFile())).toBe(false);
+    const again = await runPresence(['logout', '--json'], e);
+    expect(JSON.parse(again.stdout)).toEqual({ logged_out: false, config: configFile() });
+
+    writeFileSync(configFile(), '["not", "a", "login"]', { mode: 0o600 });
+    const login = await runPresence(['login', '--key', s.live, '--json'], e);
+    expect(login.code).toBe(0);
+    expect(oneLine(login.stderr)).toEqual([expect.stringMatching(/^note: ignoring the saved login: .*config\.json does not hold/)]);
+    expect(JSON.parse(login.stdout)).toMatchObject({ url: s.url, mode: 'live', config: configFile() });
+    expect(JSON.parse(readFileSync(configFile(), 'utf8'))).toEqual({ url: s.url, token: s.live });
+  });
+
+  it('a closed stdout (presence --help | head) ends quietly: exit 0, nothing on stderr', async () => {
+    const r = await runNode([], ['--help'], env(), true);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+  });
+
+  it('an uncaught rejection is one error line and exit 1; the stack only with PRESENCE_DEBUG=1', async () => {
+    // A rejection nobody handles, raised while `chat` waits for a line on stdin.
+    const dir = tempDir('presence-cli-hook-');
+    const hook = path.join(dir, 'reject.mjs');
+    writeFileSync(hook, "setTimeout(() => Promise.reject(new Error('boom\\nsecond line')), 1500);\n");
+    const r = await runNode(['--import', hook], ['chat'], env({ PRESENCE_TOKEN: s.live }));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('error: internal — boom\n');
+    const debug = await runNode(['--import', hook], ['chat'], env({ PRESENCE_TOKEN: s.live, PRESENCE_DEBUG: '1' }));
+    expect(debug.code).toBe(1);
+    expect(debug.stderr).toMatch(/^error: internal — boom\nError: boom\nsecond line\n\s+at /);
+  });
+
+  it('usage errors are one line with exit 2, and confirm --approve without an id is one of them', async () => {
+    const e = env({ PRESENCE_TOKEN: s.live });
+    const typo = await runPresence(['mee'], e);
+    expect(typo.code).toBe(2);
+    expect(oneLine(typo.stderr)).toEqual(["error: usage — unknown command 'mee' (Did you mean me?) (see --help)"]);
+    const missing = await runPresence(['memory', 'pin'], e);
+    expect([missing.code, oneLine(missing.stderr)]).toEqual([2, ["error: usage — missing required argument 'key' (see --help)"]]);
+
+    for (const flag of ['--approve', '--deny']) {
+      const r = await runPresence(['confirm', flag], e);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe(''); // not a listing that looks like success
+      expect(oneLine(r.stderr)).toEqual([`error: usage — ${flag} needs the confirm id: presence confirm <id> --approve|--deny`]);
+    }
+    const listApprove = await runPresence(['confirm', 'list', '--approve'], e);
+    expect(listApprove.code).toBe(2);
+  });
+
+  it('events against a server that is not there gives up after a few attempts with the network exit code', async () => {
+    const port = await closedPort();
+    const t0 = Date.now();
+    const r = await runPresence(['events'], env({ PRESENCE_TOKEN: s.live, PRESENCE_URL: `http://127.0.0.1:${port}` }));
+    expect(r.code).toBe(6);
+    const lines = oneLine(r.stderr);
+    expect(lines.filter((l) => l.startsWith('reconnecting in '))).toHaveLength(4);
+    expect(lines.at(-1)).toMatch(/^error: network — GET \/v1\/events: could not reach .*; gave up after 5 attempts$/);
+    expect(Date.now() - t0).toBeLessThan(15_000);
   });
 });

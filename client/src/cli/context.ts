@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { createPresenceClient, DEFAULT_BASE_URL, type PresenceClient } from '../client';
 import { CliError } from './cli-error';
-import { configPath, readConfig } from './config-file';
+import { configPath, readConfig, type SavedConfig } from './config-file';
 import { exitCodes } from './exit-codes';
 
 export type CliIo = {
@@ -23,23 +23,57 @@ export function createContext(io: CliIo) {
   /** Presence-Mode of the last answer, so writes made with a test key can say nothing was stored. */
   let lastMode: string | null = null;
 
+  /**
+   * Where the key and server come from. The environment wins, so the file is read only for
+   * what the environment leaves out: a broken file cannot stop a command the environment
+   * fully configures. With PRESENCE_TOKEN set, an unreadable file is noted and ignored (the
+   * server then defaults); without it, the file is the only key there is and its error stands.
+   */
   function settings(): Settings {
     const configFile = configPath(io.env);
-    const saved = readConfig(configFile);
     const envToken = io.env.PRESENCE_TOKEN || undefined;
+    const envUrl = io.env.PRESENCE_URL || undefined;
+    let saved: SavedConfig = {};
+    if (!envToken || !envUrl) {
+      try {
+        saved = readConfig(configFile);
+      } catch (e) {
+        if (!envToken) throw e;
+        noteUnreadable(e);
+      }
+    }
     return {
-      url: io.env.PRESENCE_URL || saved.url || DEFAULT_BASE_URL,
+      url: envUrl || saved.url || DEFAULT_BASE_URL,
       token: envToken ?? saved.token,
       tokenSource: envToken ? 'env' : saved.token ? 'config' : null,
       configFile,
     };
   }
 
+  /** For login and logout, which replace or remove the file: its contents are a hint at most. */
+  function savedIfReadable(): { configFile: string; saved: SavedConfig } {
+    const configFile = configPath(io.env);
+    try {
+      return { configFile, saved: readConfig(configFile) };
+    } catch (e) {
+      noteUnreadable(e);
+      return { configFile, saved: {} };
+    }
+  }
+
+  let noted = false;
+  function noteUnreadable(e: unknown) {
+    if (noted) return;
+    noted = true;
+    io.stderr(`note: ignoring the saved login: ${e instanceof Error ? e.message.replace(/;.*$/, '') : String(e)}\n`);
+  }
+
   function client(override: { url?: string; token?: string } = {}): PresenceClient {
-    const s = settings();
-    const token = override.token ?? s.token;
+    // Given both (login), the saved file has nothing to add and is not read.
+    const s = override.token !== undefined && override.url !== undefined ? null : settings();
+    const token = override.token ?? s?.token;
     if (!token) throw new CliError('auth', 'no key: set PRESENCE_TOKEN or run `presence login --key <key>`', exitCodes.auth);
-    const url = override.url ?? s.url;
+    const url = override.url ?? s?.url ?? DEFAULT_BASE_URL;
     if (!/^https?:\/\/[^/\s]+/.test(url))
       throw new CliError('usage', `${JSON.stringify(url)} is not a server address such as ${DEFAULT_BASE_URL}`, exitCodes.usage);
     return createPresenceClient({
@@ -62,6 +96,7 @@ export function createContext(io: CliIo) {
     io,
     debug,
     settings,
+    savedIfReadable,
     client,
     json,
     /** JSON for programs, or the human rendering. */

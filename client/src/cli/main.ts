@@ -1,9 +1,16 @@
-// Entry point of the `presence` bin (see bin/presence.js).
-import { runCli } from './run';
+// Entry point of the `presence` bin (see bin/presence.js). Before anything else loads, the
+// process-wide failure paths are set up so nothing reaches Node's default printer (a stack
+// trace): a closed stdout (`presence … | head`) ends the run quietly, and an uncaught error
+// or rejection is printed like every other failure, one line (the stack with PRESENCE_DEBUG=1).
+import { installProcessGuards } from './process-guards';
 
-const code = await runCli(process.argv.slice(2), {
+const io = {
   env: process.env,
-  stdout: (s) => process.stdout.write(s),
-  stderr: (s) => process.stderr.write(s),
-});
-process.exitCode = code;
+  stdout: (s: string) => void process.stdout.write(s),
+  stderr: (s: string) => void process.stderr.write(s),
+};
+installProcessGuards(process, io);
+
+// Imported only now, so a failure while loading the commands is caught by the guards too.
+const { runCli } = await import('./run');
+process.exitCode = await runCli(process.argv.slice(2), io);

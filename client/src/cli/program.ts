@@ -21,7 +21,6 @@ export function createProgram(cli: CliContext): Command {
     .description('Talk to your Presence from the shell. Key: PRESENCE_TOKEN or `presence login`; server: PRESENCE_URL.')
     .version(CLI_VERSION)
     .option('--json', 'print JSON for programs instead of tables')
-    .showHelpAfterError('(run with --help for usage)')
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
     // Set before adding commands: subcommands inherit both, so every parse error comes back
     // to runCli as one CommanderError and is printed in the same one-line form.
@@ -29,7 +28,9 @@ export function createProgram(cli: CliContext): Command {
     .configureOutput({
       writeOut: (s) => cli.io.stdout(s),
       writeErr: (s) => cli.io.stderr(s),
-      outputError: (s, write) => write(`error: usage — ${s.replace(/^error: /, '')}`),
+      // One line like every other failure: Commander's "(Did you mean …?)" joins it, and the
+      // pointer to --help ends it instead of a second line.
+      outputError: (s, write) => write(`error: usage — ${oneLine(s.replace(/^error: /, ''))} (see --help)\n`),
     });
 
   registerLogin(program, cli);
@@ -46,6 +47,13 @@ export function createProgram(cli: CliContext): Command {
   program.addHelpText('after', () => `\nEvery command:\n${leafUsages(program).join('\n')}\n\n${ENVIRONMENT}`);
   return program;
 }
+
+const oneLine = (s: string) =>
+  s
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' ');
 
 const ENVIRONMENT = `Environment:
   PRESENCE_TOKEN   API key; wins over the saved login

@@ -19,6 +19,14 @@ export function registerConfirm(program: Command, cli: CliContext) {
     .option('--deny', 'drop the held action')
     .option('--all', 'with list: every confirmation, not only held ones')
     .action(async (id: string | undefined, opts: { approve?: boolean; deny?: boolean; all?: boolean }, cmd: Command) => {
+      if ((id === undefined || id === 'list') && (opts.approve || opts.deny)) {
+        // Listing instead would look like success while nothing was answered.
+        throw new CliError(
+          'usage',
+          `--${opts.approve ? 'approve' : 'deny'} needs the confirm id: presence confirm <id> --approve|--deny`,
+          exitCodes.usage,
+        );
+      }
       const client = cli.client();
       if (id === undefined || id === 'list') {
         const r = await client.confirm.list(opts.all ? {} : { status: 'held' });

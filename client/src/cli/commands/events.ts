@@ -2,6 +2,7 @@
 // resumed with Last-Event-ID by the SDK; reconnects are reported on stderr. With --json,
 // one JSON object per line (NDJSON) so it pipes into jq.
 import { type Command, InvalidArgumentError } from 'commander';
+import { PresenceNetworkError } from '../../errors';
 import type { EventsItem } from '../../events';
 import type { CliContext } from '../context';
 
@@ -19,6 +20,13 @@ function describe(e: EventsItem): string {
     .join(' ');
 }
 
+/**
+ * Failed attempts, with no connection yet, before `events` gives up (about 4–8 s of backoff):
+ * a wrong address or a server that is not running should end with the network exit code, not
+ * hang a script. Once connected it reconnects for as long as it runs, as a tail should.
+ */
+export const EVENTS_CONNECT_ATTEMPTS = 5;
+
 export function registerEvents(program: Command, cli: CliContext) {
   program
     .command('events')
@@ -31,12 +39,23 @@ export function registerEvents(program: Command, cli: CliContext) {
       const onSignal = () => stop.abort();
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
+      let connected = false;
+      let gaveUp: Error | undefined;
       try {
         const events = cli.client().events.subscribe({
           signal: stop.signal,
           ...(opts.since !== undefined ? { lastEventId: opts.since } : {}),
-          onReconnect: ({ delayMs, error }) =>
-            cli.io.stderr(`reconnecting in ${(delayMs / 1000).toFixed(1)} s (${error.message.split('\n')[0]})\n`),
+          onOpen: () => {
+            connected = true;
+          },
+          onReconnect: ({ attempt, delayMs, error }) => {
+            if (!connected && attempt >= EVENTS_CONNECT_ATTEMPTS) {
+              gaveUp = error;
+              stop.abort();
+              return;
+            }
+            cli.io.stderr(`reconnecting in ${(delayMs / 1000).toFixed(1)} s (${error.message.split('\n')[0]})\n`);
+          },
         });
         let n = 0;
         if (opts.limit === 0) return;
@@ -49,6 +68,12 @@ export function registerEvents(program: Command, cli: CliContext) {
           }
           if (opts.limit !== undefined && ++n >= opts.limit) break;
         }
+        if (gaveUp instanceof PresenceNetworkError) {
+          throw new PresenceNetworkError(gaveUp.code, `${gaveUp.message}; gave up after ${EVENTS_CONNECT_ATTEMPTS} attempts`, {
+            cause: gaveUp,
+          });
+        }
+        if (gaveUp) throw gaveUp;
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
