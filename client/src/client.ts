@@ -23,7 +23,7 @@ export type PresenceClientOptions = {
   /** prs_live_… or prs_test_…; omit for public endpoints only. */
   token?: string;
   fetch?: typeof fetch;
-  /** Extra attempts on 429/5xx/network errors (default 2), or the whole policy. */
+  /** Extra attempts on 429, 5xx, 409 idempotency_in_progress and network errors (default 2), or the whole policy. */
   retries?: number | Partial<RetryPolicy>;
   /** Time limit per attempt (default 30 s). */
   timeoutMs?: number;

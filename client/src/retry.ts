@@ -13,8 +13,11 @@ export type RetryPolicy = {
 
 export const defaultRetryPolicy: RetryPolicy = { retries: 2, baseDelayMs: 250, maxDelayMs: 8_000, maxRetryAfterMs: 60_000 };
 
-// 5xx are safe to retry because every write carries an Idempotency-Key (spec §7);
-// idempotency_in_progress means "the first copy is still running", so waiting is the answer.
+// 429, 503 and network errors are what the client issue asks for. 500/502/504 go beyond it,
+// because the spec's error table says a 5xx is safe to retry with the same Idempotency-Key
+// (the server stores no 5xx answer, and its actions are durable, so none runs twice).
+// idempotency_in_progress means "the first copy is still running": its retry gets the first
+// one's answer. Every other 4xx would fail the same way again. README: "Retries and idempotency".
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
 
 export function isRetryable(err: unknown): boolean {

@@ -74,6 +74,26 @@ describe('retries', () => {
     expect(sleeps).toEqual([188, 375]);
   });
 
+  // Departures from "429, 503 and network errors only", documented in the README: 5xx because
+  // the spec says a 5xx is safe to retry with the same Idempotency-Key (the server stores no
+  // 5xx answer and its actions are durable), and 409 idempotency_in_progress because it means
+  // "the first copy is still running, ask again" (after Retry-After).
+  it.each([
+    [500, 'internal', {}],
+    [502, 'model_unavailable', {}],
+    [504, 'unavailable', {}],
+    [409, 'idempotency_in_progress', { 'retry-after': '5' }],
+  ])('%i %s is retried with the same Idempotency-Key', async (status, type, headers) => {
+    fake = await startFakeServer([problem(status, type, 'again', headers), json(200, pin)]);
+    const { c, sleeps } = client(fake.url);
+    expect(await c.memory.pin({ key: 'topic:x' })).toMatchObject({ changed: true });
+    expect(fake.seen).toHaveLength(2);
+    const [k1, k2] = fake.seen.map((r) => r.headers['idempotency-key']);
+    expect(k1).toBeTruthy();
+    expect(k2).toBe(k1);
+    if (type === 'idempotency_in_progress') expect(sleeps[0]).toBeGreaterThanOrEqual(5000);
+  });
+
   it('gives up after the retry budget with the last error', async () => {
     fake = await startFakeServer([problem(503, 'unavailable', 'still busy')]);
     const { c } = client(fake.url, { retries: 1 });
@@ -87,6 +107,8 @@ describe('retries', () => {
     [403, 'scope'],
     [404, 'not_found'],
     [409, 'policy_block'],
+    [409, 'confirm_resolved'],
+    [413, 'payload_too_large'],
     [422, 'idempotency_mismatch'],
   ])('%i %s is never retried', async (status, type) => {
     fake = await startFakeServer([problem(status, type, 'no'), json(200, me)]);

@@ -66,6 +66,22 @@ describe('endpoints', () => {
     expect(e).toMatchObject({ type: 'auth', status: 401 });
   });
 
+  it('keys.revokeSelf: any key retires itself without admin; one Idempotency-Key; the key is dead at once', async () => {
+    const admin = clientFor(s.live);
+    const k = await admin.keys.create({ name: 'sdk-self', scopes: ['talk'] });
+    const seen: ResponseInfo[] = [];
+    const self = clientFor(k.secret, { onResponse: (i) => seen.push(i) });
+    const gone = await self.keys.revokeSelf();
+    expect(gone).toMatchObject({ id: k.id, name: 'sdk-self', state: 'revoked' });
+    expect(gone).not.toHaveProperty('secret');
+    expect(seen.map((i) => [i.method, i.path, i.status])).toEqual([['DELETE', '/v1/keys/self', 200]]);
+    expect(seen[0]?.idempotencyKey).toBeTruthy();
+    expect((await rejection(self.presence.me())).type).toBe('auth');
+    expect((await admin.keys.list()).keys.find((x) => x.id === k.id)?.state).toBe('revoked');
+    // Once revoked it cannot revoke itself again: the key is what authenticates the call.
+    expect(await rejection(self.keys.revokeSelf())).toMatchObject({ type: 'auth', status: 401 });
+  });
+
   it('memory: pin (a repeat is a no-op), list, forget, and 404 once gone', async () => {
     const c = clientFor(s.live);
     expect(await c.memory.pin({ key: 'token:WETH', note: 'main asset' })).toMatchObject({ key: 'token:WETH', changed: true });
