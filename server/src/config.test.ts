@@ -47,6 +47,8 @@ describe('loadConfig', () => {
   it.each([
     ['PRESENCE_MASTER_KEY', 'deadbeefsecret'],
     ['PRESENCE_LLM_API_KEY', ''],
+    ['PRESENCE_RPC_URL', 'base-mainnet.example/v2/sk_abc123'],
+    ['PRESENCE_LLM_BASE_URL', 'notaurl?key=sk_abc123'],
   ])('never echoes the value of the secret %s', (name, value) => {
     try {
       loadConfig({ [name]: value });

@@ -48,7 +48,8 @@ export type Config = z.infer<typeof ConfigSchema>;
 export class ConfigError extends Error {}
 
 /** Variables whose values are credentials: a bad one is named, never echoed. */
-export const isSecretVariable = (name: string) => /(_KEY|_TOKEN|_SECRET|_PASSWORD)$/.test(name);
+// RPC and model URLs count too: providers put API keys in the path or the query.
+export const isSecretVariable = (name: string) => /(_KEY|_TOKEN|_SECRET|_PASSWORD|_URL)$/.test(name);
 
 /** Parses the environment; throws ConfigError with one line naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
