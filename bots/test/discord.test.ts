@@ -4,9 +4,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/log';
 import { type RunningBots, runBots } from '../src/run-bots';
+import { UNAVAILABLE } from '../src/surface/problems';
 import { NOT_LINKED, REVOKED } from '../src/surface/render';
 import { type DcMessage, type DcUser, type DiscordApi, startDiscordApi } from './helpers/discord-api';
 import { type Presence, removeDir, startPresence, tempDir } from './helpers/presence';
+import { startProxy } from './helpers/proxy';
 import { delay, waitFor } from './helpers/wait';
 
 const TOKEN = 'MTAwMDAw.loopback-discord-token.abcdefghijklmnop';
@@ -14,6 +16,7 @@ const bob: DcUser = { id: '300000000000000001', username: 'bob', global_name: 'B
 const mallory: DcUser = { id: '300000000000000002', username: 'mallory' };
 
 let presence: Presence;
+let proxy: Awaited<ReturnType<typeof startProxy>>;
 let dc: DiscordApi;
 let bots: RunningBots;
 let dataDir: string;
@@ -21,7 +24,7 @@ const logs: string[] = [];
 
 const startBots = () =>
   runBots(
-    { presenceUrl: presence.server.url, dataDir, telegram: null, discord: { token: TOKEN, apiRoot: dc.apiRoot } },
+    { presenceUrl: proxy.url, dataDir, telegram: null, discord: { token: TOKEN, apiRoot: dc.apiRoot } },
     createLogger((line) => logs.push(line)),
     { client: { retries: 1 }, events: { reconnect: { baseDelayMs: 50, maxDelayMs: 300 }, restartMs: 300 } },
   );
@@ -44,6 +47,7 @@ const slashAnswer = (token: string, what: string) =>
 
 beforeAll(async () => {
   presence = await startPresence();
+  proxy = await startProxy(presence.server.url);
   dc = await startDiscordApi({ token: TOKEN });
   dataDir = tempDir('presence-bots-dc-');
   bots = await startBots();
@@ -53,6 +57,7 @@ afterAll(async () => {
   if (process.env.BOTS_TEST_LOGS) console.log(logs.join('\n'));
   await bots?.stop();
   await dc?.close();
+  await proxy?.close();
   await presence?.close();
   if (dataDir) removeDir(dataDir);
 });
@@ -200,6 +205,40 @@ describe('Discord bot', () => {
     await presence.admin.confirm.deny(intent.confirm_id);
     await waitFor(() => card.content.startsWith('❌ Denied'), { what: 'the card retired by an event' });
     expect(buttonsOf(card)).toEqual([]);
+  });
+
+  it('while Presence is down it says so; once back it answers again', async () => {
+    proxy.down();
+    dc.dm(bob, 'what do I hold');
+    await botMessage((m) => m.content === UNAVAILABLE, 'the unavailable answer');
+    proxy.up();
+    const before = dc.botMessages(bobDm()).length;
+    dc.dm(bob, 'what do I hold');
+    await waitFor(
+      () =>
+        dc
+          .botMessages(bobDm())
+          .slice(before)
+          .some((m) => m.content.includes('USD')),
+      { what: 'an answer after the outage' },
+    );
+  });
+
+  it("Discord's 429 (retry_after in the body and Retry-After) is waited out by discord.js; the message lands once", async () => {
+    const route = /^\/channels\/\d+\/messages$/;
+    const before = dc.botMessages(bobDm()).length;
+    const from = dc.calls.length;
+    dc.failNext('POST', route, 1);
+    dc.dm(bob, '/frobnicate');
+    await botMessage(
+      (m) => m.content.startsWith("I don't know /frobnicate") && dc.botMessages(bobDm()).indexOf(m) >= before,
+      'the answer after a 429',
+    );
+    await delay(300);
+    const posts = dc.calls.slice(from).filter((c) => c.method === 'POST' && route.test(c.path));
+    expect(posts.map((c) => c.status)).toEqual([429, 200]);
+    expect((posts[1]?.at ?? 0) - (posts[0]?.at ?? 0)).toBeGreaterThanOrEqual(1000);
+    expect(dc.botMessages(bobDm()).slice(before)).toHaveLength(1);
   });
 
   it('a revoked key unlinks the user with a message', async () => {

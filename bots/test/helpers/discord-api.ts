@@ -1,8 +1,8 @@
 // A loopback Discord for tests: the REST routes the bot calls (under /api/v10) and a
 // WebSocket gateway on the same port (HELLO → IDENTIFY → READY, heartbeat ACKs), through
 // which the test pushes MESSAGE_CREATE and INTERACTION_CREATE. It keeps a message table
-// (content, components, edits), interaction callbacks and webhook edits for the test to read;
-// unknown routes are logged in `unknown`.
+// (content, components, edits), interaction callbacks and webhook edits for the test to read,
+// and answers 429 on demand as Discord does; unknown routes are logged in `unknown`.
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -45,6 +45,7 @@ export async function startDiscordApi({ token }: { token: string }) {
   const clients = new Set<WebSocket>();
   let seq = 0;
   let identified: Record<string, unknown> | null = null;
+  const failures: { method: string; path: RegExp; retryAfter: number }[] = [];
 
   const wireMessage = (m: DcMessage) => ({
     id: m.id,
@@ -210,6 +211,23 @@ export async function startDiscordApi({ token }: { token: string }) {
       };
       const isWebhook = /^\/(interactions|webhooks)\//.test(path);
       if (!isWebhook && req.headers.authorization !== `Bot ${token}`) return send(401, { message: '401: Unauthorized', code: 0 });
+      const f = failures.findIndex((x) => x.method === req.method && x.path.test(path));
+      if (f !== -1) {
+        // Discord's shape: retry_after (seconds, may be fractional) in the body, and the headers.
+        const { retryAfter } = failures.splice(f, 1)[0] as { retryAfter: number };
+        call.status = 429;
+        res.writeHead(429, {
+          'content-type': 'application/json',
+          'retry-after': String(Math.ceil(retryAfter)),
+          'x-ratelimit-limit': '5',
+          'x-ratelimit-remaining': '0',
+          'x-ratelimit-reset-after': String(retryAfter),
+          'x-ratelimit-bucket': 'loopback-bucket',
+          'x-ratelimit-scope': 'user',
+        });
+        res.end(JSON.stringify({ message: 'You are being rate limited.', retry_after: retryAfter, global: false }));
+        return;
+      }
       for (const [method, pattern, handler] of routes) {
         const m = pattern.exec(path);
         if (m && method === req.method) {
@@ -363,6 +381,10 @@ export async function startDiscordApi({ token }: { token: string }) {
     /** The answer to an interaction: its @original message (deferred, then edited). */
     original: (interactionToken: string) => [...messages.values()].find((m) => m.webhook?.token === interactionToken),
     callbackOf: (interactionId: string) => callbacks.find((c) => c.id === interactionId),
+    /** The next `method` call whose path (without /api/v10) matches answers 429 with retry_after. */
+    failNext(method: string, path: RegExp, retryAfter: number) {
+      failures.push({ method, path, retryAfter });
+    },
     async close() {
       for (const ws of clients) ws.terminate();
       await new Promise<void>((r) => wss.close(() => r()));
