@@ -7,7 +7,7 @@
 // no key and no URL; it propagates, so the route ends the turn with a problem and stores
 // nothing.
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { APICallError, type ModelMessage, RetryError, stepCountIs, streamText, type ToolSet, tool } from 'ai';
+import { APICallError, type ModelMessage, RetryError, type Schema, stepCountIs, streamText, type ToolSet, tool, zodSchema } from 'ai';
 import { PresenceError } from '../errors/presence-error';
 import type { IntentResult } from '../schemas/wallet';
 import type { Planner, PlannerContext, PlannerIO, ToolDef } from './planner-port';
@@ -39,6 +39,20 @@ const TOOL_RESULT_CAP_CHARS = 12_000;
 
 /** Never offered to a model, whatever a caller passes: withdrawals and policy changes are the owner's, over the API. */
 const NEVER_TOOLS = /withdraw|policy/i;
+
+/**
+ * A tool's input schema for the SDK, converted to JSON Schema once per zod schema rather than
+ * once per turn (the conversion was a measurable part of our overhead around a model call).
+ */
+const inputSchemas = new WeakMap<ToolDef['args'], Schema<unknown>>();
+function inputSchemaOf(args: ToolDef['args']): Schema<unknown> {
+  let schema = inputSchemas.get(args);
+  if (!schema) {
+    schema = zodSchema(args) as Schema<unknown>;
+    inputSchemas.set(args, schema);
+  }
+  return schema;
+}
 
 /** OpenAI tool names must match ^[a-zA-Z0-9_-]{1,64}$: `chain.pools` ↔ `chain_pools`. */
 export function wireToolNames(defs: ToolDef[]): Map<string, ToolDef> {
@@ -180,6 +194,8 @@ export function createAiPlanner(o: AiPlannerOptions): (route: string) => Planner
 
   const plannerFor = (route: string): Planner => {
     const { model: modelId } = parseModelRoute(route);
+    // One model object per route: building it compiles the provider's chunk schemas.
+    const chatModel = provider.chatModel(modelId);
     return {
       name: route,
       async run(ctx: PlannerContext, io: PlannerIO): Promise<string> {
@@ -194,7 +210,7 @@ export function createAiPlanner(o: AiPlannerOptions): (route: string) => Planner
         for (const [wire, def] of byWire) {
           tools[wire] = tool({
             description: def.description,
-            inputSchema: def.args,
+            inputSchema: inputSchemaOf(def.args),
             execute: async (input: unknown) => {
               try {
                 const out = await def.run(input);
@@ -218,7 +234,7 @@ export function createAiPlanner(o: AiPlannerOptions): (route: string) => Planner
         };
 
         const result = streamText({
-          model: provider.chatModel(modelId),
+          model: chatModel,
           system: buildSystemPrompt(ctx, [...byWire.keys()]),
           messages: buildMessages(ctx, historyTurns),
           tools,

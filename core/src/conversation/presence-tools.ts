@@ -79,6 +79,17 @@ export type ToolEvents = {
   needsConfirm(confirmId: string): void;
 };
 
+/** Argument schemas, built once: model routes convert each to JSON Schema once, not every turn. */
+const Args = {
+  none: z.object({}),
+  pair: z.object({ pair: z.string().optional() }),
+  token: z.object({ token: z.string() }),
+  remember: z.object({ key: MemoryKey, note: z.string().max(500) }),
+  forget: z.object({ key: MemoryKey }),
+  standing: z.object({ text: z.string().max(300) }),
+  intent: z.object({ do: z.string().max(300) }),
+};
+
 const noChain = () => new PresenceError('chain_unavailable', 'no chain is configured');
 
 /** A tool answers problems as data, so the planner can explain them instead of failing the turn. */
@@ -135,28 +146,22 @@ export function createPresenceTools(deps: {
     } as ToolDef);
   };
 
-  def('chain.tokens', 'Listed tokens with USD prices at the current block.', z.object({}), () => w().views.tokens());
-  def(
-    'chain.pools',
-    'Uniswap V2 pools with reserves, price and depth in USD. Pass pair like "WETH-USDC" for one.',
-    z.object({ pair: z.string().optional() }),
-    (a) => w().views.pools(a.pair),
+  def('chain.tokens', 'Listed tokens with USD prices at the current block.', Args.none, () => w().views.tokens());
+  def('chain.pools', 'Uniswap V2 pools with reserves, price and depth in USD. Pass pair like "WETH-USDC" for one.', Args.pair, (a) =>
+    w().views.pools(a.pair),
   );
-  def('chain.positions', "The presence wallet's holdings and LP positions priced in USD.", z.object({}), async () =>
+  def('chain.positions', "The presence wallet's holdings and LP positions priced in USD.", Args.none, async () =>
     w().views.positions(await w().wallets.address(p.accountId)),
   );
-  def(
-    'chain.safety',
-    'Safety verdict for a token (simulated buy+sell tax, owner/mint privileges, liquidity).',
-    z.object({ token: z.string() }),
-    (a) => w().views.safety(a.token),
+  def('chain.safety', 'Safety verdict for a token (simulated buy+sell tax, owner/mint privileges, liquidity).', Args.token, (a) =>
+    w().views.safety(a.token),
   );
-  def('wallet.read', 'The wallet: address, balances, total in USD, spend policy state.', z.object({}), () => w().view(p.accountId, p.kind));
-  def('memory.list', 'What the presence remembers (pinned and fading keywords).', z.object({}), () => memory.list(p.accountId));
+  def('wallet.read', 'The wallet: address, balances, total in USD, spend policy state.', Args.none, () => w().view(p.accountId, p.kind));
+  def('memory.list', 'What the presence remembers (pinned and fading keywords).', Args.none, () => memory.list(p.accountId));
   def(
     'memory.remember',
     'Pin a keyword with a note. key is <namespace>:<name>, namespace one of token, pair, addr, topic, pref.',
-    z.object({ key: MemoryKey, note: z.string().max(500) }),
+    Args.remember,
     async (a) => {
       effects.touched.add(a.key);
       // Answered as it will be, written when the turn is stored (a failed turn leaves no pin).
@@ -168,7 +173,7 @@ export function createPresenceTools(deps: {
       return preview;
     },
   );
-  def('memory.forget', 'Forget a keyword at once.', z.object({ key: MemoryKey }), async (a) => {
+  def('memory.forget', 'Forget a keyword at once.', Args.forget, async (a) => {
     // Forgetting must not be undone by this very turn touching the key it mentions.
     effects.touched.delete(a.key);
     const preview = staged.has(a.key) ? { key: a.key, forgotten: true as const } : await memory.forget(p.accountId, 'test', a.key);
@@ -183,7 +188,7 @@ export function createPresenceTools(deps: {
     }
     return preview;
   });
-  def('standing.list', 'Standing intents (alerts, schedules, conditional actions).', z.object({}), async () =>
+  def('standing.list', 'Standing intents (alerts, schedules, conditional actions).', Args.none, async () =>
     (await standing.list(p.accountId)).map(({ pending: _p, created_by: _c, ...view }) => view),
   );
   def(
@@ -191,7 +196,7 @@ export function createPresenceTools(deps: {
     deps.allowAct
       ? 'Create a standing intent from a sentence such as "tell me when WETH is below 2500 USD", "every day at 09:00 tell me my balance" or "if WETH drops below 2000 buy $50 of WETH".'
       : 'Create a standing intent that speaks, from a sentence such as "tell me when WETH is below 2500 USD" or "every day at 09:00 tell me my balance". One that acts ("if WETH drops below 2000 buy $50 of WETH") needs a message sent with allow_act.',
-    z.object({ text: z.string().max(300) }),
+    Args.standing,
     async (a) => {
       const spec = parseStanding(a.text);
       if (!spec) throw new PresenceError('intent_unresolved', 'that is not a standing intent I understand');
@@ -213,7 +218,7 @@ export function createPresenceTools(deps: {
     def(
       'intent.submit',
       'Take an on-chain action, e.g. "swap 50 USDC for WETH", "buy $20 of WETH", "wrap 0.1 ETH". Gated by the spend policy; large actions are held for the user to approve.',
-      z.object({ do: z.string().max(300) }),
+      Args.intent,
       async (a) => {
         const r: IntentResult = await w().pipeline.submit({
           accountId: p.accountId,
