@@ -1,8 +1,11 @@
 // Conversation benchmarks (issue 5): local-planner turn latency (JSON, and time to first
-// token when streamed), 100 accounts talking at once, and the cost of evaluating 10,000
+// token when streamed), 100 accounts talking at once, our overhead around a model call (a
+// `provider:model` route against the scripted OpenAI-compatible server on loopback, minus
+// the time that server spent, measured on its side), and the cost of evaluating 10,000
 // standing intents per block (one market snapshot per block, not one read per intent).
 import { call, removeDir, startTestServer } from '../src/harness';
 import { createMarketMover } from '../src/market-mover';
+import { type StepOrFn, startScriptedModel } from '../src/scripted-model';
 import { fmt, percentile, type Row } from './stats';
 
 async function timeTurns(url: string, key: string, n: number) {
@@ -31,7 +34,79 @@ async function timeTurns(url: string, key: string, n: number) {
   return { json, ttft };
 }
 
+const p50p99 = (xs: number[]) => `${fmt(percentile(xs, 50))} / ${fmt(percentile(xs, 99))}`;
+
+/**
+ * Turns through a model route. Each turn's overhead is its latency as the client sees it
+ * minus the time the model server spent answering its requests (timed on the server's side,
+ * from a request's arrival to its answer handed over): what Presence adds around the model
+ * — auth, context, the AI SDK, tools' plumbing, storing the turn, HTTP both ways.
+ */
+async function modelRouteBenchmarks(rows: Row[]) {
+  const model = await startScriptedModel();
+  const s = await startTestServer({
+    chain: true,
+    env: { PRESENCE_LLM_BASE_URL: model.baseUrl, PRESENCE_LLM_API_KEY: 'sk-bench', PRESENCE_RATE_LIMIT: '100000000/1s' },
+  });
+  try {
+    await call(s.url, 'PATCH', '/v1/presence/me', { key: s.live, body: { route: { model: 'openai:gpt-bench' } } });
+    const turns = async (n: number, steps: StepOrFn[], text: string, stream: boolean) => {
+      model.repeat(...steps);
+      const overhead: number[] = [];
+      const modelMs: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const seen = model.requests.length;
+        const t0 = performance.now();
+        if (stream) {
+          const res = await fetch(`${s.url}/v1/messages`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${s.live}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ text, stream: true }),
+          });
+          const body = await res.text();
+          if (!body.includes('event: done')) throw new Error(`streamed turn failed: ${body.slice(0, 300)}`);
+        } else {
+          const r = await call(s.url, 'POST', '/v1/messages', { key: s.live, body: { text } });
+          if (r.status !== 200) throw new Error(`turn failed: ${r.text.slice(0, 300)}`);
+        }
+        const total = performance.now() - t0;
+        const spent = model.requests.slice(seen).reduce((sum, q) => sum + q.ms, 0);
+        overhead.push(total - spent);
+        modelMs.push(spent);
+      }
+      return { overhead, modelMs };
+    };
+    const answer: StepOrFn[] = [{ text: ['The ', 'answer ', 'is ', 'short.'] }];
+    const withTool: StepOrFn[] = [
+      { toolCalls: [{ name: 'chain_tokens', args: {} }] },
+      { text: ['WETH is ', 'priced ', 'from the pools.'] },
+    ];
+    await turns(20, answer, 'hello there', false); // warm up
+    const plain = await turns(200, answer, 'hello there', false);
+    rows.push({ benchmark: 'model route turn (JSON): our overhead p50 / p99 ms', figure: p50p99(plain.overhead), target: '< 10' });
+    const streamed = await turns(200, answer, 'hello there', true);
+    rows.push({ benchmark: 'model route turn (streamed): our overhead p50 / p99 ms', figure: p50p99(streamed.overhead), target: '< 10' });
+    await turns(10, withTool, 'what is WETH worth', false);
+    const tooled = await turns(100, withTool, 'what is WETH worth', false);
+    rows.push({
+      benchmark: 'model route, 2 model calls + chain.tokens: our overhead p50 / p99 ms',
+      figure: p50p99(tooled.overhead),
+      target: '',
+    });
+    rows.push({
+      benchmark: 'model route: scripted model server time per turn p50 ms (subtracted)',
+      figure: `${fmt(percentile(plain.modelMs, 50), 2)} (1 call) / ${fmt(percentile(tooled.modelMs, 50), 2)} (2 calls)`,
+      target: '',
+    });
+  } finally {
+    await s.close();
+    removeDir(s.dataDir);
+    await model.close();
+  }
+}
+
 export async function conversationBenchmarks(rows: Row[]) {
+  await modelRouteBenchmarks(rows);
   const s = await startTestServer({ chain: true, env: { PRESENCE_RATE_LIMIT: '100000000/1s' } });
   try {
     await timeTurns(s.url, s.live, 10); // warm up
@@ -71,7 +146,9 @@ export async function conversationBenchmarks(rows: Row[]) {
       action: { kind: 'notify' as const },
     });
     let made = 0;
-    for (const a of accounts) for (let j = 0; j < 100; j++) await s.core.standing.create(a, 'live', 'bench', spec(made++), false);
+    for (const a of accounts)
+      for (let j = 0; j < 100; j++)
+        await s.core.standing.create({ accountId: a, kind: 'live', keyId: null, scopes: [] }, 'bench', spec(made++), { allowAct: false });
     const chain = s.core.wallet!.chain as { pair: (...a: unknown[]) => Promise<unknown> };
     const original = chain.pair.bind(chain);
     let pairReads = 0;

@@ -1,8 +1,9 @@
 // A scripted OpenAI-compatible chat server on loopback for the `provider:model` planner:
 // POST /v1/chat/completions with `stream: true` answers SSE chunks (`data: {choices:[{delta}]}`
 // then `data: [DONE]`) — text deltas, tool_calls deltas, HTTP errors or a malformed stream —
-// from a queue of steps the test sets up. Every request it receives is recorded, so tests
-// can assert what the model saw (messages, tools, headers).
+// from a queue of steps the test sets up (or a cycle of them, for benchmarks). Every request
+// it receives is recorded, so tests can assert what the model saw (messages, tools,
+// headers), with the time the server itself spent on it (benchmarks subtract it).
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -22,7 +23,8 @@ export type ChatRequest = {
   [k: string]: unknown;
 };
 
-export type Recorded = { path: string; headers: IncomingHttpHeaders; body: ChatRequest };
+/** `ms`: from the request's arrival to the last byte of the answer written, measured here. */
+export type Recorded = { path: string; headers: IncomingHttpHeaders; body: ChatRequest; ms: number };
 
 export type Step =
   /** Text streamed in these pieces, then finish_reason "stop". */
@@ -39,9 +41,12 @@ export type StepOrFn = Step | ((req: ChatRequest) => Step);
 export async function startScriptedModel() {
   const requests: Recorded[] = [];
   let queue: StepOrFn[] = [];
+  let cycle: StepOrFn[] = [];
+  let cycled = 0;
   let callSeq = 0;
 
   const server = createServer((req, res) => {
+    const arrived = performance.now();
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -50,18 +55,25 @@ export async function startScriptedModel() {
         return;
       }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest;
-      requests.push({ path: req.url, headers: req.headers, body });
-      const next = queue.shift() ?? { text: ['(no more script)'] };
+      const recorded: Recorded = { path: req.url, headers: req.headers, body, ms: 0 };
+      requests.push(recorded);
+      // Its own time only: stops once the answer is handed over, not when the peer reads it.
+      const answered = () => {
+        recorded.ms = performance.now() - arrived;
+      };
+      const next = queue.shift() ?? (cycle.length ? (cycle[cycled++ % cycle.length] as StepOrFn) : { text: ['(no more script)'] });
       const step = typeof next === 'function' ? next(body) : next;
 
       if ('status' in step) {
         res.writeHead(step.status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(step.body ?? { error: { message: `scripted failure ${step.status}`, type: 'server_error' } }));
+        answered();
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
       if ('raw' in step) {
         res.end(step.raw);
+        answered();
         return;
       }
       const base = { id: 'chatcmpl-scripted', object: 'chat.completion.chunk', created: 1_700_000_000, model: body.model };
@@ -79,6 +91,7 @@ export async function startScriptedModel() {
       });
       send({}, calls.length ? 'tool_calls' : 'stop');
       res.end('data: [DONE]\n\n');
+      answered();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -91,6 +104,14 @@ export async function startScriptedModel() {
     /** Replaces what the next requests get, in order; past the end each request gets a short text. */
     script(...steps: StepOrFn[]) {
       queue = [...steps];
+      cycle = [];
+      requests.length = 0;
+    },
+    /** Answers requests with these steps over and over (after any scripted ones), e.g. one turn's worth. */
+    repeat(...steps: StepOrFn[]) {
+      queue = [];
+      cycle = [...steps];
+      cycled = 0;
       requests.length = 0;
     },
     get pending() {
