@@ -231,6 +231,45 @@ describe('standing intents', () => {
     await call(s.url, 'PUT', '/v1/wallet/policy', { key: s.live, body: doc });
   });
 
+  it('an acting fire whose action fails on our side stays pending and acts once on a later beat; not past its window', async () => {
+    await putPolicy(s, s.live, {});
+    const pipeline = s.core.wallet!.pipeline;
+    const submit = pipeline.submit;
+    let failing = true;
+    pipeline.submit = async (x) => {
+      if (failing) throw new Error('chain unreachable (injected)');
+      return submit(x);
+    };
+    try {
+      const id = idIn((await say('if WETH is above 1 buy $1 of WETH', { allow_act: true })).json.reply);
+      const nonce = await walletNonce();
+      expect(await s.core.standing.tick()).toBe(1);
+      await s.core.standing.drain();
+      expect(await record(id)).toMatchObject({ fired_count: 1, pending: [{ n: 1, say: null }] });
+      expect((await spoken(id)).thread).toEqual([]);
+      failing = false;
+      expect(await s.core.standing.tick()).toBe(0);
+      await s.core.standing.drain();
+      expect((await spoken(id)).thread).toEqual([expect.stringMatching(/As you asked, I did it: swap 1 USDC/)]);
+      expect(await walletNonce()).toBeGreaterThan(nonce);
+      await call(s.url, 'DELETE', `/v1/standing/${id}`, { key: s.live });
+
+      // Still failing after the window: it gives up and says so rather than act much later.
+      failing = true;
+      const late = idIn((await say('if WETH is above 1 buy $1 of WETH', { allow_act: true })).json.reply);
+      expect(await s.core.standing.tick()).toBe(1);
+      await s.core.standing.drain();
+      clock.advance(11 * 60_000);
+      expect(await s.core.standing.tick()).toBe(0);
+      await s.core.standing.drain();
+      expect((await spoken(late)).thread).toEqual([expect.stringMatching(/I tried to buy \$1 of WETH, but could not/)]);
+      expect((await record(late))?.pending).toEqual([]);
+      await call(s.url, 'DELETE', `/v1/standing/${late}`, { key: s.live });
+    } finally {
+      pipeline.submit = submit;
+    }
+  });
+
   it('acting fires run off the beat, one at a time per account; speaking ones are not held up', async () => {
     await putPolicy(s, s.live, {});
     const pipeline = s.core.wallet!.pipeline;

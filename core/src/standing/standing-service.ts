@@ -28,9 +28,9 @@ const DAY_MS = 86_400_000;
 /** Re-arm margin: the price must clear the threshold by 1% (100 bps). */
 const REARM_BPS = 100n;
 /**
- * How long an acting fire keeps retrying after a server-side failure (chain down, store
- * error) before it gives up and says so: acting long after the crossing, at a price the
- * owner never saw, is worse than not acting.
+ * How long an acting fire keeps trying to start its action after a server-side failure
+ * (chain down, store error) before it gives up and says so: acting long after the crossing,
+ * at a price the owner never saw, is worse than not acting.
  */
 export const ACT_RETRY_WINDOW_MS = 10 * 60_000;
 
@@ -128,7 +128,7 @@ export function createStandingService({
     const existing = await get(record.account_id, record.id);
     if (existing) return existing;
     await store.putStanding(record);
-    fresh.add(record.id);
+    if (record.trigger.kind === 'price') fresh.add(record.id);
     return record;
   }
 
@@ -181,7 +181,11 @@ export function createStandingService({
         : `${f.why} As you asked, I prepared it, but it needs your approval: ${result.summary}. Confirm ${result.confirm_id} before ${result.expires_at}.`;
     } catch (e) {
       const final = e instanceof PresenceError && e.status < 500;
-      if (!final && clock.now() - f.at < ACT_RETRY_WINDOW_MS) throw new RetryLater(e instanceof Error ? e.message : String(e));
+      // One already under way (e.g. signed, its receipt not yet seen) is followed until it ends.
+      const underWay = !final && (started || (await store.findIntentByIdempotencyKey(r.account_id, key)) !== null);
+      if (!final && (underWay || clock.now() - f.at < ACT_RETRY_WINDOW_MS)) {
+        throw new RetryLater(e instanceof Error ? e.message : String(e));
+      }
       const detail = e instanceof PresenceError ? e.detail : 'it failed';
       return `${f.why} I tried to ${intent}, but could not: ${detail}`;
     }
