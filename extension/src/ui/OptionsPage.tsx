@@ -2,7 +2,9 @@
 // install's own key; the key is checked with GET /v1/presence/me before it is stored. Host
 // access is asked for the chosen origin only (from the manifest's optional host permissions),
 // first thing in the click handler, while the click still counts as a user gesture.
-import { createPresenceClient, DEFAULT_BASE_URL, PresenceApiError } from '@presence/client';
+// "Make a link code" (POST /v1/links) lets a key with admin link a bot or another browser
+// from here, as DESIGN.md's Surfaces section says the options page does.
+import { createPresenceClient, DEFAULT_BASE_URL, type LinkCode, PresenceApiError } from '@presence/client';
 import { type FormEvent, useEffect, useId, useState } from 'react';
 import { describeError } from '../lib/describe-error';
 import {
@@ -14,7 +16,8 @@ import {
   originPattern,
   parseCredential,
 } from '../lib/link';
-import { isLinked, loadSettings, type Settings, saveSettings } from '../lib/settings';
+import { isLinked, type LinkedSettings, loadSettings, type Settings, saveSettings } from '../lib/settings';
+import { CopyButton } from './CopyButton';
 import { Loading } from './states';
 
 type Status = { kind: 'idle' } | { kind: 'working'; text: string } | { kind: 'ok'; text: string } | { kind: 'error'; text: string };
@@ -173,6 +176,9 @@ export function OptionsPage() {
         </p>
       </form>
 
+      {/* Keyed by the link: a code made with one key does not stay on screen after relinking. */}
+      <MakeLinkCode key={settings.linkedAt ?? 'unlinked'} settings={linked ? settings : null} />
+
       <fieldset className="card">
         <legend className="card-title">Notifications</legend>
         <label className="switch">
@@ -199,6 +205,71 @@ export function OptionsPage() {
         </label>
       </fieldset>
     </main>
+  );
+}
+
+type CodeState = { kind: 'idle' } | { kind: 'working' } | { kind: 'ok'; link: LinkCode } | { kind: 'error'; text: string };
+
+/**
+ * POST /v1/links with the stored key: a one-time code for a bot (/link CODE) or another
+ * browser. Only a key with the admin scope may make one; a key this page got by redeeming a
+ * code has not (codes never carry admin), so that refusal says what to do instead.
+ */
+function MakeLinkCode({ settings }: { settings: LinkedSettings | null }) {
+  const [state, setState] = useState<CodeState>({ kind: 'idle' });
+  const hint = useId();
+
+  async function make() {
+    if (!settings || state.kind === 'working') return;
+    setState({ kind: 'working' });
+    try {
+      const client = createPresenceClient({ baseUrl: settings.serverUrl, token: settings.key, retries: 1, timeoutMs: 15_000 });
+      setState({ kind: 'ok', link: await client.links.create() });
+    } catch (e) {
+      setState({
+        kind: 'error',
+        text:
+          e instanceof PresenceApiError && e.type === 'scope'
+            ? 'This browser’s key cannot make link codes: that takes a key with the admin scope (a key from a link code never has it). Run `presence link` with an admin key, or link this browser with an admin key first.'
+            : describeError(e),
+      });
+    }
+  }
+
+  return (
+    <section className="card" aria-labelledby={`${hint}-title`}>
+      <h2 id={`${hint}-title`} className="card-title">
+        Link a chat or another browser
+      </h2>
+      <p id={hint} className="muted small">
+        A one-time code (8 characters, valid for 10 minutes) for the Telegram or Discord bot (<code>/link CODE</code> in a private chat) or
+        another browser’s options page. Making one needs a key with the admin scope.
+      </p>
+      <div className="actions">
+        <button
+          type="button"
+          data-testid="options-make-code"
+          aria-describedby={hint}
+          disabled={!settings || state.kind === 'working'}
+          onClick={() => void make()}
+        >
+          {state.kind === 'working' ? 'Making a code…' : 'Make a link code'}
+        </button>
+      </div>
+      {!settings ? (
+        <p className="muted small">Link this browser first.</p>
+      ) : state.kind === 'ok' ? (
+        <p className="status status-ok" role="status" data-testid="options-code-status">
+          Code <code data-testid="options-code">{state.link.code}</code>{' '}
+          <CopyButton value={state.link.code} label="Copy the link code" testId="options-code-copy" /> — works once, until{' '}
+          {new Date(state.link.expires_at).toLocaleTimeString()}; scopes {state.link.scopes.join(', ')}.
+        </p>
+      ) : state.kind === 'error' ? (
+        <p className="status status-error" role="alert" data-testid="options-code-error">
+          {state.text}
+        </p>
+      ) : null}
+    </section>
   );
 }
 

@@ -123,4 +123,38 @@ describe('options page', () => {
     expect(fakeChrome().state.granted.has(`${serverUrl()}/*`)).toBe(false);
     await expect(extensionClient(key).presence.me()).rejects.toMatchObject({ type: 'auth' });
   });
+
+  it('makes a link code with a key that has admin; a key without admin gets a clear refusal', async () => {
+    render(<OptionsPage />);
+    expect(await screen.findByTestId('options-make-code')).toHaveProperty('disabled', true); // not linked yet
+    cleanup();
+
+    const admin = await adminClient('options').keys.create({ name: 'browser-admin', scopes: ['admin', 'talk'] });
+    storeLink(fakeChrome(), admin.secret);
+    const user = userEvent.setup();
+    render(<OptionsPage />);
+    await user.click(await screen.findByTestId('options-make-code'));
+    const code = (await screen.findByTestId('options-code')).textContent ?? '';
+    expect(code).toMatch(/^[A-HJ-NP-Z2-9]{8}$/);
+    expect(screen.getByTestId('options-code-status').textContent).toMatch(
+      /works once, until .*; scopes talk, memory:read, memory:write, wallet:read, wallet:act\.$/,
+    );
+    // A real code: it redeems once, for a key of the account this browser is linked to.
+    const redeemed = await createPresenceClient({ baseUrl: serverUrl() }).links.redeem(code, {
+      surface: 'telegram',
+      user_id: '42',
+      name: 'from-options',
+    });
+    expect(redeemed).toMatchObject({ account: 'options', name: 'telegram:from-options' });
+    cleanup();
+
+    storeLink(fakeChrome(), await linkedKey('options'));
+    render(<OptionsPage />);
+    await user.click(await screen.findByTestId('options-make-code'));
+    const refusal = await screen.findByTestId('options-code-error');
+    expect(refusal.textContent).toMatch(/^This browser’s key cannot make link codes: that takes a key with the admin scope/);
+    expect(refusal.textContent).toContain('presence link');
+    expect(refusal.getAttribute('role')).toBe('alert');
+    expect(screen.queryByTestId('options-code')).toBeNull();
+  });
 });
