@@ -88,7 +88,11 @@ export async function startServer({
     cleanups.length = 0;
   };
   try {
-    const store = await createLowdbStore({ dataDir });
+    const store = await createLowdbStore({
+      dataDir,
+      fsync: true, // an answered write is on disk (temp file, rename and directory fsynced)
+      keystore: createKeystore(loadOrCreateMasterKey({ configured: config.PRESENCE_MASTER_KEY, dataDir })),
+    });
     cleanups.push(() => store.close());
     let chain: Awaited<ReturnType<typeof startChain>> | null = null;
     if (withChain) {

@@ -1,22 +1,44 @@
-// An append-only JSON-lines file: the shape for logs that only grow (events, thread,
-// idempotency answers). An append writes one line, so its cost does not depend on how much
-// is already stored; compaction rewrites atomically (temp file + rename). Appends resolve
-// only after the bytes reached the kernel, so a process crash after an answer loses nothing.
+// Append-only JSON-lines files for what only grows (events, thread, intents, idempotency
+// answers). An append writes one line, so its cost does not depend on how much is already
+// stored; compaction rewrites atomically (temp file + rename).
+//
+// Durability with group commit: an append resolves only after its line is written and, with
+// `fsync` (the default), fdatasync'ed, so an answered write survives a power loss, not just a
+// process crash. Appends that arrive while a batch is being written wait and go out together
+// in the next batch, behind one write and one fdatasync: under concurrency the cost of the
+// sync is shared instead of paid once per line.
 import { mkdirSync } from 'node:fs';
-import { type FileHandle, open, readFile, rename, truncate } from 'node:fs/promises';
+import { type FileHandle, open, readFile, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
+import { writeFileAtomic } from './durable-file';
 
 export interface AppendLog<T> {
   readAll(): Promise<T[]>;
-  append(entries: readonly T[]): Promise<void>;
-  rewrite(entries: readonly T[]): Promise<void>;
+  /**
+   * Queues the lines at once (so lines land in call order) and resolves when they are
+   * durable. `onCommit` runs right before that, in append order, and never for lines that
+   * failed to be written: callers publish there, so readers only ever see committed lines.
+   */
+  append(entries: readonly T[], onCommit?: () => void): Promise<void>;
+  /**
+   * Replaces the file with what `select` answers (null: leave it as it is). `select` runs
+   * once every earlier append has committed and before any later one is written, so nothing
+   * appended meanwhile is lost; `onCommit` gets the kept entries after the new file is
+   * durable.
+   */
+  rewrite(select: () => readonly T[] | null, onCommit?: (kept: readonly T[]) => void): Promise<void>;
   close(): Promise<void>;
 }
 
-export function createAppendLog<T>(file: string, schema: z.ZodType<T>, options: { fsync?: boolean } = {}): AppendLog<T> {
+type Pending = { text: string; onCommit: (() => void) | undefined; resolve: () => void; reject: (e: unknown) => void };
+
+export function createAppendLog<T>(file: string, schema: z.ZodType<T>, { fsync = true }: { fsync?: boolean } = {}): AppendLog<T> {
   mkdirSync(path.dirname(file), { recursive: true });
   let handle: FileHandle | null = null;
+  /** Bytes known to be whole lines: a failed batch is cut back to this. */
+  let size = 0;
+  let queue: Pending[] = [];
   let chain: Promise<unknown> = Promise.resolve();
   const serial = <R>(work: () => Promise<R>): Promise<R> => {
     const run = chain.then(work, work);
@@ -24,9 +46,39 @@ export function createAppendLog<T>(file: string, schema: z.ZodType<T>, options: 
     return run;
   };
   const fd = async () => {
-    handle ??= await open(file, 'a');
+    if (!handle) {
+      handle = await open(file, 'a');
+      size = (await handle.stat()).size;
+    }
     return handle;
   };
+
+  /** Writes everything queued so far as one batch: one write, one fdatasync. */
+  async function flush() {
+    const batch = queue;
+    queue = [];
+    const text = batch.map((p) => p.text).join('');
+    try {
+      const h = await fd();
+      await h.writeFile(text);
+      if (fsync) await h.datasync();
+      size += Buffer.byteLength(text);
+    } catch (e) {
+      // Cut whatever part of the batch reached the file, so a later batch does not start
+      // after a torn line (which would make the file unreadable on the next start).
+      await handle?.truncate(size).catch(() => undefined);
+      for (const p of batch) p.reject(e);
+      return;
+    }
+    for (const p of batch) {
+      try {
+        p.onCommit?.();
+        p.resolve();
+      } catch (e) {
+        p.reject(e);
+      }
+    }
+  }
 
   return {
     async readAll() {
@@ -49,7 +101,10 @@ export function createAppendLog<T>(file: string, schema: z.ZodType<T>, options: 
           // Only the last line can be torn (a crash mid-append): cut it so later appends
           // start on a clean line. Anything earlier is corruption and must not be hidden.
           if (i === lines.length - 1 || (i === lines.length - 2 && lines[i + 1] === '')) {
-            await serial(() => truncate(file, validBytes));
+            await serial(async () => {
+              await truncate(file, validBytes);
+              if (handle) size = validBytes;
+            });
             break;
           }
           throw new Error(`corrupt line ${i + 1} in ${file}`, { cause: e });
@@ -57,25 +112,22 @@ export function createAppendLog<T>(file: string, schema: z.ZodType<T>, options: 
       }
       return out;
     },
-    append(entries) {
-      if (entries.length === 0) return Promise.resolve();
-      const text = `${entries.map((e) => JSON.stringify(e)).join('\n')}\n`;
-      return serial(async () => {
-        const h = await fd();
-        await h.write(text);
-        if (options.fsync) await h.datasync();
+    append(entries, onCommit) {
+      const text = entries.map((e) => `${JSON.stringify(e)}\n`).join('');
+      return new Promise<void>((resolve, reject) => {
+        queue.push({ text, onCommit, resolve, reject });
+        // The first line of a new batch schedules its flush; later ones ride along.
+        if (queue.length === 1) void serial(flush);
       });
     },
-    rewrite(entries) {
+    rewrite(select, onCommit) {
       return serial(async () => {
+        const kept = select();
+        if (kept === null) return;
         await handle?.close();
         handle = null;
-        const tmp = `${file}.tmp`;
-        const h = await open(tmp, 'w');
-        await h.write(entries.map((e) => `${JSON.stringify(e)}\n`).join(''));
-        await h.datasync();
-        await h.close();
-        await rename(tmp, file);
+        await writeFileAtomic(file, kept.map((e) => `${JSON.stringify(e)}\n`).join(''), { fsync });
+        onCommit?.(kept);
       });
     },
     close() {

@@ -58,6 +58,10 @@ export const StoredEvent = z.object({
 });
 export type StoredEvent = z.infer<typeof StoredEvent>;
 
+/** AES-256-GCM ciphertext under the master key (wallet/keystore.ts); base64 parts. */
+export const Sealed = z.object({ iv: z.string(), tag: z.string(), data: z.string() });
+export type Sealed = z.infer<typeof Sealed>;
+
 export const IdempotencyRecord = z.object({
   key: z.string(),
   fingerprint: z.string(),
@@ -68,11 +72,19 @@ export const IdempotencyRecord = z.object({
 });
 export type IdempotencyRecord = z.infer<typeof IdempotencyRecord>;
 
+/**
+ * An idempotency record as kept on disk: the answer body is sealed, because answers carry
+ * secrets (a new key's secret, a rotated secret, a link code) that must not sit in a file
+ * for 24 h in the clear. Lines written before sealing (a plain `body`) are still read.
+ */
+export const StoredIdempotencyRecord = z.union([IdempotencyRecord.omit({ body: true }).extend({ sealed: Sealed }), IdempotencyRecord]);
+export type StoredIdempotencyRecord = z.infer<typeof StoredIdempotencyRecord>;
+
 export const WalletRecord = z.object({
   account_id: z.string(),
   address: z.string(),
   /** AES-256-GCM under the master key; base64 parts. The plaintext never leaves core. */
-  key: z.object({ iv: z.string(), tag: z.string(), data: z.string() }),
+  key: Sealed,
   created_at: z.string(),
   funded: z.boolean(),
 });

@@ -1,24 +1,33 @@
 // The embedded store: lowdb JSON documents for small, bounded state (accounts, keys, one
 // memory document per account) and append-only JSON-lines logs for what only grows (events,
 // idempotency answers), all under <dataDir>/data. lowdb's `data` never leaves this file.
+//
+// An answered write is on disk: documents are replaced by temp file + fsync + rename +
+// directory fsync, appended lines are fdatasync'ed, both before the write resolves. Both
+// group-commit (concurrent writes share one sync) so durability does not cost throughput
+// linearly, and both publish to readers only after the write succeeded.
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Low } from 'lowdb';
-import { JSONFile } from 'lowdb/node';
+import { type Adapter, Low } from 'lowdb';
 import { z } from 'zod';
+import type { Keystore } from '../wallet/keystore';
 import { type AppendLog, createAppendLog } from './append-log';
 import {
   AccountRecord,
-  IdempotencyRecord,
+  type IdempotencyRecord,
   IntentRecord,
   KeyRecord,
   LinkRecord,
   MemoryEntry,
   StandingRecord,
   StoredEvent,
+  StoredIdempotencyRecord,
   ThreadEntry,
   WalletRecord,
 } from './documents';
+import { writeFileAtomic } from './durable-file';
 import { createKeyedLock } from './keyed-lock';
 import type { EventBounds, StorePort } from './store-port';
 
@@ -29,7 +38,17 @@ const WalletsDoc = z.object({ wallets: z.array(WalletRecord) });
 const StandingDoc = z.object({ standing: z.array(StandingRecord) });
 const LinksDoc = z.object({ links: z.array(LinkRecord) });
 
-type Doc<T> = { db: Low<T>; schema: z.ZodType<T> };
+/** One write of a document, shared by every mutation made while the previous write ran. */
+type Batch<T> = { data: T; done: Promise<void>; resolve: () => void; reject: (e: unknown) => void };
+type Doc<T> = {
+  /** `db.data` is the committed document: the only version readers see. */
+  db: Low<T>;
+  /** The newest version, committed or not: what the next mutation builds on. */
+  draft: T | null;
+  /** Mutations waiting for the next write (the current one, if any, is already under way). */
+  open: Batch<T> | null;
+  writing: boolean;
+};
 
 /** Account ids become file names; keep them to a safe alphabet. */
 function deepFreeze<T>(value: T): T {
@@ -45,37 +64,97 @@ const fileSafe = (id: string) => {
   return id;
 };
 
-export type LowdbStoreOptions = { dataDir: string; fsync?: boolean };
+export type LowdbStoreOptions = {
+  dataDir: string;
+  /** fsync every write before answering (the default). Only throwaway data (seeding a benchmark) may turn it off. */
+  fsync?: boolean;
+  /**
+   * Seals stored Idempotency-Key answers at rest under the master key (they can carry a new
+   * key's secret or a link code). Without it the store refuses to keep answers.
+   */
+  keystore?: Keystore;
+};
 
-export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOptions): Promise<StorePort> {
+export async function createLowdbStore({ dataDir, fsync = true, keystore }: LowdbStoreOptions): Promise<StorePort> {
   const root = path.join(dataDir, 'data');
   for (const dir of ['', 'memory', 'events', 'idempotency', 'intents', 'thread', 'standing'])
     mkdirSync(path.join(root, dir), { recursive: true });
   const lock = createKeyedLock();
+  const writes = new Set<Promise<void>>();
 
-  async function openDoc<T>(file: string, schema: z.ZodType<T>, empty: T): Promise<Doc<T>> {
-    const db = new Low<T>(new JSONFile<T>(file), empty);
-    await db.read();
-    db.data = deepFreeze(schema.parse(db.data));
-    return { db, schema };
-  }
-  // Every mutation works on a copy and swaps it in after a successful write, so readers
-  // only ever see committed documents. Committed documents are frozen, which lets reads
-  // hand them out without a defensive copy on the hot path.
-  async function mutate<T, R>(name: string, doc: Doc<T>, fn: (data: T) => { data: T; result: R }): Promise<R> {
-    return lock(name, async () => {
-      const { data: draft, result } = fn(structuredClone(doc.db.data));
-      const data = deepFreeze(draft);
-      const previous = doc.db.data;
-      doc.db.data = data;
+  /** lowdb's JSONFile format, written durably (steno's writer renames without any fsync). */
+  const jsonFile = <T>(file: string): Adapter<T> => ({
+    async read() {
       try {
-        await doc.db.write();
+        return JSON.parse(await readFile(file, 'utf8')) as T;
       } catch (e) {
-        doc.db.data = previous;
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
         throw e;
       }
-      return result;
-    });
+    },
+    write: (data) => writeFileAtomic(file, JSON.stringify(data, null, 2), { fsync }),
+  });
+
+  async function openDoc<T>(file: string, schema: z.ZodType<T>, empty: T): Promise<Doc<T>> {
+    const db = new Low<T>(jsonFile<T>(file), empty);
+    await db.read();
+    db.data = deepFreeze(schema.parse(db.data));
+    return { db, draft: null, open: null, writing: false };
+  }
+
+  /** Writes the open batch, and whatever batches open meanwhile, one write at a time. */
+  async function flush<T>(doc: Doc<T>) {
+    if (doc.writing) return;
+    doc.writing = true;
+    for (let batch = doc.open; batch; batch = doc.open) {
+      doc.open = null;
+      try {
+        await doc.db.adapter.write(batch.data);
+      } catch (e) {
+        // Mutations waiting for the next write were computed from this failed version, so
+        // they fail with it; the next mutation starts again from the committed document.
+        const later = doc.open as Batch<T> | null;
+        doc.open = null;
+        doc.draft = null;
+        batch.reject(e);
+        later?.reject(e);
+        break;
+      }
+      doc.db.data = batch.data;
+      if (doc.draft === batch.data) doc.draft = null;
+      batch.resolve();
+    }
+    doc.writing = false;
+  }
+
+  // Every mutation works on a copy of the newest version and is published (swapped into
+  // `db.data`) only after a write that contains it succeeded, so readers only ever see
+  // committed documents. `fn` runs synchronously, so mutations of one document never
+  // interleave; mutations made while a write is under way are written together next
+  // (group commit: one temp file, two fsyncs, for all of them). Committed documents are
+  // frozen, which lets reads hand them out without a defensive copy on the hot path.
+  async function mutate<T, R>(doc: Doc<T>, fn: (data: T) => { data: T; result: R }): Promise<R> {
+    const { data: draft, result } = fn(structuredClone(doc.draft ?? doc.db.data));
+    const data = deepFreeze(draft);
+    doc.draft = data;
+    let batch = doc.open;
+    if (!batch) {
+      let resolve!: () => void;
+      let reject!: (e: unknown) => void;
+      const done = new Promise<void>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      batch = { data, done, resolve, reject };
+      doc.open = batch;
+      const settled = done.catch(() => undefined);
+      writes.add(settled);
+      void settled.then(() => writes.delete(settled));
+      void flush(doc);
+    }
+    batch.data = data;
+    await batch.done;
+    return result;
   }
 
   const accounts = await openDoc(path.join(root, 'accounts.json'), AccountsDoc, { accounts: [] });
@@ -92,7 +171,9 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
 
   // Intents: each version of a record is appended; the newest line for an id wins on load.
   // A transition is one appended line, so its cost does not grow with history. Records
-  // stay in memory (they are small and bounded by what an account does).
+  // stay in memory (they are small and bounded by what an account does). Transitions are
+  // compare-and-set on the committed state, so they hold the account's intents lock until
+  // their line is durable.
   type IntentLog = { file: AppendLog<IntentRecord>; byId: Map<string, IntentRecord> };
   const intentLogs = new Map<string, Promise<IntentLog>>();
   const intentLog = (accountId: string) => {
@@ -147,7 +228,9 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
   };
 
   // Events: the file is the record; an in-memory copy of what is retained serves replays.
-  type EventLog = { file: AppendLog<StoredEvent>; events: StoredEvent[]; next: number };
+  // `next` is the id the next append takes; `latest` the newest committed one (what bounds
+  // report). After a failed write the two drift apart: ids skip, they never repeat.
+  type EventLog = { file: AppendLog<StoredEvent>; events: StoredEvent[]; next: number; latest: number };
   const eventLogs = new Map<string, Promise<EventLog>>();
   const eventLog = (accountId: string) => {
     let l = eventLogs.get(accountId);
@@ -155,24 +238,60 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
       l = (async () => {
         const file = createAppendLog(path.join(root, 'events', `${fileSafe(accountId)}.jsonl`), StoredEvent, { fsync });
         const events = await file.readAll();
-        const last = events.at(-1);
-        return { file, events, next: last ? last.id + 1 : 1 };
+        const latest = events.at(-1)?.id ?? 0;
+        return { file, events, next: latest + 1, latest };
       })();
       eventLogs.set(accountId, l);
     }
     return l;
   };
 
-  type IdemLog = { file: AppendLog<IdempotencyRecord>; byKey: Map<string, IdempotencyRecord> };
+  // Idempotency answers are kept as written to disk (body sealed) and opened on a hit.
+  // The associated data binds a ciphertext to its account, key and request, so a body moved
+  // to another record does not open. The keystore's `address` slot carries that binding; it
+  // is hex, so it can never equal a wallet's (0x…) and a wallet ciphertext never opens here.
+  const answerSlot = (r: { key: string; fingerprint: string }) =>
+    `idempotency:${createHash('sha256').update(r.key).update('\0').update(r.fingerprint).digest('hex')}`;
+  const needKeystore = () => {
+    if (!keystore) throw new Error('this store has no keystore: Idempotency-Key answers are only kept sealed');
+    return keystore;
+  };
+  const sealAnswer = (accountId: string, { body, ...rest }: IdempotencyRecord): StoredIdempotencyRecord => ({
+    ...rest,
+    sealed: needKeystore().seal(accountId, answerSlot(rest), body),
+  });
+  const openAnswer = (accountId: string, r: StoredIdempotencyRecord): IdempotencyRecord => {
+    if (!('sealed' in r)) return r;
+    const { sealed, ...rest } = r;
+    return { ...rest, body: needKeystore().open(accountId, answerSlot(rest), sealed) };
+  };
+
+  type IdemLog = { file: AppendLog<StoredIdempotencyRecord>; byKey: Map<string, StoredIdempotencyRecord> };
   const idemLogs = new Map<string, Promise<IdemLog>>();
   const idemLog = (accountId: string) => {
     let l = idemLogs.get(accountId);
     if (!l) {
       l = (async () => {
-        const file = createAppendLog(path.join(root, 'idempotency', `${fileSafe(accountId)}.jsonl`), IdempotencyRecord, { fsync });
-        const byKey = new Map<string, IdempotencyRecord>();
-        for (const r of await file.readAll()) byKey.set(r.key, r);
-        return { file, byKey };
+        const file = createAppendLog(path.join(root, 'idempotency', `${fileSafe(accountId)}.jsonl`), StoredIdempotencyRecord, {
+          fsync,
+        });
+        const log: IdemLog = { file, byKey: new Map() };
+        let plain = false;
+        for (const r of await file.readAll()) {
+          log.byKey.set(r.key, r);
+          plain ||= !('sealed' in r);
+        }
+        // Answers stored in the clear by an earlier version are sealed once, at first use.
+        if (plain && keystore) {
+          const sealed = [...log.byKey.values()].map((r) => ('sealed' in r ? r : sealAnswer(accountId, r)));
+          await file.rewrite(
+            () => sealed,
+            (kept) => {
+              log.byKey = new Map(kept.map((r) => [r.key, r]));
+            },
+          );
+        }
+        return log;
       })();
       idemLogs.set(accountId, l);
     }
@@ -193,7 +312,7 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
 
   const store: StorePort = {
     async createAccount(account) {
-      await mutate('accounts', accounts, (d) => {
+      await mutate(accounts, (d) => {
         if (d.accounts.some((a) => a.id === account.id)) throw new Error(`account ${account.id} exists`);
         return { data: { accounts: [...d.accounts, account] }, result: undefined };
       });
@@ -205,7 +324,7 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
       return accounts.db.data.accounts;
     },
     async updateAccount(id, update) {
-      return mutate('accounts', accounts, (d) => {
+      return mutate(accounts, (d) => {
         const i = d.accounts.findIndex((a) => a.id === id);
         if (i < 0) throw new Error(`no account ${id}`);
         const next = update(d.accounts[i] as AccountRecord);
@@ -215,7 +334,7 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
     },
 
     async insertKey(key) {
-      await mutate('keys', keys, (d) => ({ data: { keys: [...d.keys, key] }, result: undefined }));
+      await mutate(keys, (d) => ({ data: { keys: [...d.keys, key] }, result: undefined }));
       indexKeys();
     },
     async getKey(id) {
@@ -229,7 +348,7 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
       return keys.db.data.keys.filter((k) => k.account_id === accountId);
     },
     async updateKey(id, update) {
-      const result = await mutate('keys', keys, (d) => {
+      const result = await mutate(keys, (d) => {
         const i = d.keys.findIndex((k) => k.id === id);
         if (i < 0) throw new Error(`no key ${id}`);
         const next = update(d.keys[i] as KeyRecord);
@@ -245,7 +364,7 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
     },
     async updateMemory(accountId, update) {
       const doc = await memoryDoc(accountId);
-      return mutate(`memory:${accountId}`, doc, (d) => {
+      return mutate(doc, (d) => {
         const { entries, result } = update(d.entries);
         return { data: { entries }, result };
       });
@@ -253,13 +372,15 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
 
     async appendEvent(accountId, event) {
       const log = await eventLog(accountId);
-      return lock(`events:${accountId}`, async () => {
-        const stored: StoredEvent = { id: log.next, ...event };
-        await log.file.append([stored]);
-        log.next += 1;
+      // Taking the id and queueing the line happen together (synchronously), so lines land
+      // in id order without holding a lock across the sync; concurrent appends share it.
+      const stored: StoredEvent = { id: log.next, ...event };
+      log.next += 1;
+      await log.file.append([stored], () => {
         log.events.push(stored);
-        return stored;
+        log.latest = stored.id;
       });
+      return stored;
     },
     async eventsAfter(accountId, afterId, limit) {
       const log = await eventLog(accountId);
@@ -268,40 +389,57 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
     },
     async eventBounds(accountId): Promise<EventBounds> {
       const log = await eventLog(accountId);
-      return { oldest: log.events[0]?.id ?? null, latest: log.next - 1 };
+      return { oldest: log.events[0]?.id ?? null, latest: log.latest };
     },
     async pruneEvents(accountId, keepLast, olderThan) {
       const log = await eventLog(accountId);
-      return lock(`events:${accountId}`, async () => {
-        let cut = Math.max(0, log.events.length - keepLast);
-        while (cut < log.events.length && (log.events[cut] as StoredEvent).at < olderThan) cut++;
-        // Keep the newest event on disk even when all are stale, so ids never restart at 1.
-        cut = Math.min(cut, log.events.length - 1);
-        if (cut <= 0) return 0;
-        const kept = log.events.slice(cut);
-        await log.file.rewrite(kept);
-        log.events = kept;
-        return cut;
-      });
+      let cut = 0;
+      // Decided inside the log's rewrite: every earlier append is committed by then and
+      // later ones go to the new file, so pruning never drops an event being appended.
+      await log.file.rewrite(
+        () => {
+          cut = Math.max(0, log.events.length - keepLast);
+          while (cut < log.events.length && (log.events[cut] as StoredEvent).at < olderThan) cut++;
+          // Keep the newest event on disk even when all are stale, so ids never restart at 1.
+          cut = Math.min(cut, log.events.length - 1);
+          return cut > 0 ? log.events.slice(cut) : null;
+        },
+        (kept) => {
+          log.events = [...kept];
+        },
+      );
+      return Math.max(cut, 0);
     },
 
     async getIdempotencyRecord(accountId, key) {
-      return (await idemLog(accountId)).byKey.get(key) ?? null;
+      const r = (await idemLog(accountId)).byKey.get(key);
+      return r ? openAnswer(accountId, r) : null;
     },
     async putIdempotencyRecord(accountId, record) {
       const log = await idemLog(accountId);
-      await lock(`idem:${accountId}`, () => log.file.append([record]));
-      log.byKey.set(record.key, record);
+      const stored = sealAnswer(accountId, record);
+      await log.file.append([stored], () => {
+        log.byKey.set(stored.key, stored);
+      });
     },
     async pruneIdempotency(olderThan) {
       let dropped = 0;
       for (const { id: accountId } of accounts.db.data.accounts) {
         const log = await idemLog(accountId);
-        const kept = [...log.byKey.values()].filter((r) => r.created_at >= olderThan);
-        if (kept.length === log.byKey.size) continue;
-        dropped += log.byKey.size - kept.length;
-        await lock(`idem:${accountId}`, () => log.file.rewrite(kept));
-        log.byKey = new Map(kept.map((r) => [r.key, r]));
+        // Compute, rewrite and swap all happen inside the log's rewrite, which is ordered
+        // with its appends: a record put meanwhile is either committed (and kept here) or
+        // appended to the new file afterwards, never lost (a lost record would let a
+        // client's retry run its action a second time).
+        await log.file.rewrite(
+          () => {
+            const kept = [...log.byKey.values()].filter((r) => r.created_at >= olderThan);
+            return kept.length === log.byKey.size ? null : kept;
+          },
+          (kept) => {
+            dropped += log.byKey.size - kept.length;
+            log.byKey = new Map(kept.map((r) => [r.key, r]));
+          },
+        );
       }
       return dropped;
     },
@@ -310,14 +448,14 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
       return wallets.db.data.wallets.find((w) => w.account_id === accountId) ?? null;
     },
     async createWallet(wallet) {
-      return mutate('wallets', wallets, (d) => {
+      return mutate(wallets, (d) => {
         const existing = d.wallets.find((w) => w.account_id === wallet.account_id);
         if (existing) return { data: d, result: existing };
         return { data: { wallets: [...d.wallets, wallet] }, result: wallet };
       });
     },
     async markWalletFunded(accountId) {
-      await mutate('wallets', wallets, (d) => ({
+      await mutate(wallets, (d) => ({
         data: { wallets: d.wallets.map((w) => (w.account_id === accountId ? { ...w, funded: true } : w)) },
         result: undefined,
       }));
@@ -370,13 +508,13 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
 
     async appendThread(accountId, entry) {
       const log = await threadLog(accountId);
-      return lock(`thread:${accountId}`, async () => {
-        const stored = deepFreeze({ ...entry, id: log.next } as ThreadEntry);
-        await log.file.append([stored]);
-        log.next += 1;
+      // As with events: id and queue position are taken together, published once durable.
+      const stored = deepFreeze({ ...entry, id: log.next } as ThreadEntry);
+      log.next += 1;
+      await log.file.append([stored], () => {
         log.entries.push(stored);
-        return stored;
       });
+      return stored;
     },
     async readThread(accountId, { before, limit }) {
       const { entries } = await threadLog(accountId);
@@ -386,7 +524,7 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
 
     async putStanding(record) {
       const doc = await standingDoc(record.account_id);
-      await mutate(`standing:${record.account_id}`, doc, (d) => ({
+      await mutate(doc, (d) => ({
         data: { standing: [...d.standing.filter((r) => r.id !== record.id), record] },
         result: undefined,
       }));
@@ -399,7 +537,7 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
     },
     async updateStanding(accountId, id, update) {
       const doc = await standingDoc(accountId);
-      return mutate(`standing:${accountId}`, doc, (d) => {
+      return mutate(doc, (d) => {
         const i = d.standing.findIndex((r) => r.id === id);
         if (i < 0) return { data: d, result: null };
         const next = update(d.standing[i] as StandingRecord);
@@ -409,10 +547,10 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
     },
 
     async putLink(link, now) {
-      await mutate('links', links, (d) => ({ data: { links: [...d.links.filter((l) => l.expires_at > now), link] }, result: undefined }));
+      await mutate(links, (d) => ({ data: { links: [...d.links.filter((l) => l.expires_at > now), link] }, result: undefined }));
     },
     async redeemLink(hash, now) {
-      return mutate('links', links, (d) => {
+      return mutate(links, (d) => {
         const i = d.links.findIndex((l) => l.hash === hash);
         const l = d.links[i];
         if (!l || l.redeemed_at !== null || l.expires_at <= now) return { data: d, result: null };
@@ -424,6 +562,7 @@ export async function createLowdbStore({ dataDir, fsync = false }: LowdbStoreOpt
 
     async close() {
       await lock.drain();
+      await Promise.all(writes);
       await Promise.all([
         ...[...eventLogs.values()].map(async (l) => (await l).file.close()),
         ...[...idemLogs.values()].map(async (l) => (await l).file.close()),
