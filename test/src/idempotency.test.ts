@@ -1,7 +1,12 @@
 // Idempotency-Key: byte-identical replay, 422 on a different request, one effect for 20
-// concurrent duplicates, and replay after a restart.
+// concurrent duplicates, replay after a restart, after a client hung up mid-request, and
+// of answers carrying secrets (which are sealed on disk), and expiry after 24 h.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, removeDir, startTestServer, type TestServer } from './harness';
+import { call, createManualClock, removeDir, startTestServer, type TestServer } from './harness';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('Idempotency-Key', () => {
   let s: TestServer;
@@ -79,6 +84,88 @@ describe('Idempotency-Key', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
   });
 
+  // Node marks a request aborted only if its body was not fully read, so a write without a
+  // body (DELETE) is the case where Fastify's onRequestAbort fires after the key was claimed.
+  it.each([
+    { what: 'a write with a body', op: 'pin' as const, method: 'POST', url: '/v1/memory/pin', body: '{"key":"topic:abort","note":"slow"}' },
+    { what: 'a write without a body', op: 'forget' as const, method: 'DELETE', url: '/v1/memory/topic:abort', body: undefined },
+  ])(
+    'a client that hangs up mid-request ($what) does not free its key: the retry waits for the first run and replays it',
+    async ({ op, method, url, body }) => {
+      // The action is held at a gate, so the client can hang up while it runs.
+      const memory = s.core.memory as unknown as Record<typeof op, (...args: unknown[]) => Promise<unknown>>;
+      const original = memory[op];
+      let calls = 0;
+      let entered!: () => void;
+      const inside = new Promise<void>((r) => {
+        entered = r;
+      });
+      let release!: () => void;
+      const gate = new Promise<void>((r) => {
+        release = r;
+      });
+      memory[op] = async (...args) => {
+        calls++;
+        entered();
+        await gate;
+        return original(...args);
+      };
+      try {
+        const before = await memoryEvents();
+        const key = `k-abort-${op}`;
+        const headers: Record<string, string> = { authorization: `Bearer ${s.live}`, 'idempotency-key': key };
+        if (body) headers['content-type'] = 'application/json';
+        const send = (signal?: AbortSignal) =>
+          fetch(s.url + url, { method, headers, ...(body ? { body } : {}), ...(signal ? { signal } : {}) });
+        const aborter = new AbortController();
+        const first = send(aborter.signal);
+        await inside;
+        aborter.abort();
+        await expect(first).rejects.toThrow();
+        await sleep(100); // the server sees the connection close
+        const retry = send();
+        await sleep(200);
+        expect(calls).toBe(1); // the retry waits; it does not run the action again
+        release();
+        const answer = await retry;
+        const text = await answer.text();
+        expect([answer.status, answer.headers.get('idempotent-replayed')]).toEqual([200, 'true']);
+        const again = await send();
+        expect(await again.text()).toBe(text);
+        expect(calls).toBe(1);
+        expect((await memoryEvents()) - before).toBe(1);
+      } finally {
+        memory[op] = original;
+        release();
+      }
+    },
+  );
+
+  it('answers carrying secrets replay byte for byte but are sealed on disk', async () => {
+    const created = await call(s.url, 'POST', '/v1/keys', {
+      key: s.live,
+      idempotencyKey: 'k-secret',
+      body: { name: 'sealed', scopes: ['talk'] },
+    });
+    const rotated = await call(s.url, 'POST', `/v1/keys/${created.json.id}/rotate`, { key: s.live, idempotencyKey: 'k-rotate', body: {} });
+    const link = await call(s.url, 'POST', '/v1/links', { key: s.live, idempotencyKey: 'k-link', body: {} });
+    expect([created.status, rotated.status, link.status]).toEqual([201, 200, 201]);
+    const secrets = [created.json.secret, rotated.json.secret, link.json.code] as string[];
+    expect(secrets.every((x) => typeof x === 'string' && x.length >= 8)).toBe(true);
+
+    const onDisk = readFileSync(path.join(s.dataDir, 'data', 'idempotency', 'default.jsonl'), 'utf8');
+    expect(onDisk).toContain('k-secret');
+    for (const secret of secrets) expect(onDisk).not.toContain(secret);
+
+    const replays = await Promise.all([
+      call(s.url, 'POST', '/v1/keys', { key: s.live, idempotencyKey: 'k-secret', body: { name: 'sealed', scopes: ['talk'] } }),
+      call(s.url, 'POST', `/v1/keys/${created.json.id}/rotate`, { key: s.live, idempotencyKey: 'k-rotate', body: {} }),
+      call(s.url, 'POST', '/v1/links', { key: s.live, idempotencyKey: 'k-link', body: {} }),
+    ]);
+    expect(replays.map((r) => r.text)).toEqual([created.text, rotated.text, link.text]);
+    expect(replays.every((r) => r.headers.get('idempotent-replayed') === 'true')).toBe(true);
+  });
+
   it('a test key’s answers stay in its sandbox', async () => {
     const t = await call(s.url, 'POST', '/v1/memory/pin', { key: s.test, idempotencyKey: 'k-sandbox', body: { key: 'token:SCAM' } });
     expect(t.headers.get('presence-mode')).toBe('test');
@@ -86,5 +173,33 @@ describe('Idempotency-Key', () => {
     expect(live.headers.get('idempotent-replayed')).toBeNull();
     const listing = await call(s.url, 'GET', '/v1/memory', { key: s.live });
     expect(listing.json.pinned.map((p: { key: string }) => p.key)).not.toContain('token:SCAM');
+  });
+});
+
+describe('Idempotency-Key expiry', () => {
+  it('replays for 24 h on the driven clock, then runs again; upkeep drops the old answer', async () => {
+    const clock = createManualClock();
+    const s = await startTestServer({ clock });
+    try {
+      const pin = (note: string) =>
+        call(s.url, 'POST', '/v1/memory/pin', { key: s.live, idempotencyKey: 'k-day', body: { key: 'topic:day', note } });
+      const first = await pin('one');
+      clock.advance(24 * 3600_000 - 1_000);
+      const replayed = await pin('one');
+      expect([replayed.text, replayed.headers.get('idempotent-replayed')]).toEqual([first.text, 'true']);
+
+      clock.advance(2_000);
+      // Expired: the key is free again, so a different request under it runs instead of 422.
+      const fresh = await pin('two');
+      expect([fresh.status, fresh.headers.get('idempotent-replayed'), fresh.json.note]).toEqual([200, null, 'two']);
+
+      clock.advance(24 * 3600_000 + 1_000);
+      await s.core.maintain();
+      const file = readFileSync(path.join(s.dataDir, 'data', 'idempotency', 'default.jsonl'), 'utf8');
+      expect(file).not.toContain('k-day');
+    } finally {
+      await s.close();
+      removeDir(s.dataDir);
+    }
   });
 });

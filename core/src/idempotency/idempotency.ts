@@ -2,8 +2,11 @@
 // duplicate arriving meanwhile waits for it and gets its answer; a later duplicate gets the
 // stored answer byte for byte; the same key with a different request is 422. Answers are
 // kept 24 h, per account (and per mode: a test key's answers live in memory only).
-// A 5xx answer is not stored as final, so the client's retry runs again — actions below
-// this layer are themselves durable and never execute twice.
+// A 5xx answer (or a 409 idempotency_in_progress) is not stored as final, so the client's
+// retry runs again — actions below this layer are themselves durable and never execute twice.
+// The slot stays claimed until `complete` or `abandon`: the transport must not abandon a
+// request whose handler is still running (a client that hung up is no reason to let its
+// retry run the action a second time).
 import { createHash } from 'node:crypto';
 import type { Clock } from '../clock/clock';
 import { PresenceError } from '../errors/presence-error';
@@ -20,6 +23,21 @@ export type StoredAnswer = Pick<IdempotencyRecord, 'status' | 'headers' | 'body'
 export type IdempotencyClaim =
   | { kind: 'replay'; answer: StoredAnswer }
   | { kind: 'proceed'; complete(answer: StoredAnswer): Promise<void>; abandon(): void };
+
+/**
+ * Whether an answer is final for its key. A 5xx is not (the retry runs again), and neither
+ * is a 409 idempotency_in_progress: it says "ask again later" (an intent still executing),
+ * and storing it would answer that for 24 h after the action finished.
+ */
+export function isFinalAnswer(answer: StoredAnswer): boolean {
+  if (answer.status >= 500) return false;
+  if (answer.status !== 409) return true;
+  try {
+    return (JSON.parse(answer.body) as { type?: unknown }).type !== 'idempotency_in_progress';
+  } catch {
+    return true;
+  }
+}
 
 export function fingerprintRequest(method: string, path: string, body: string): string {
   return createHash('sha256').update(method).update('\0').update(path).update('\0').update(body).digest('hex');
@@ -89,12 +107,16 @@ export function createIdempotency({ store, clock }: { store: StorePort; clock: C
           if (finished) return;
           finished = true;
           try {
-            if (answer.status < 500) {
+            if (isFinalAnswer(answer)) {
               const record: IdempotencyRecord = { key, fingerprint, ...answer, created_at: clock.now() };
               if (mode === 'live') await store.putIdempotencyRecord(accountId, record);
               else sandbox.set(`${accountId}:${key}`, record);
               settle(answer);
             } else settle(null);
+          } catch (e) {
+            // Not stored, so not final: whoever waits runs again rather than waiting forever.
+            settle(null);
+            throw e;
           } finally {
             inFlight.delete(slot);
           }

@@ -4,6 +4,12 @@ import { type Core, fingerprintRequest, type StoredAnswer } from '@presence/core
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/**
+ * A safety net only: after the client hung up, the key stays claimed until the handler has
+ * sent its answer (which is then stored). Should a handler never send at all, its key is
+ * freed this long after the abort instead of staying blocked until a restart.
+ */
+const RELEASE_AFTER_ABORT_MS = 10 * 60_000;
 
 export function idempotencyFingerprint(request: FastifyRequest) {
   const body = request.body === undefined ? '' : JSON.stringify(request.body);
@@ -53,10 +59,22 @@ export function registerIdempotency(app: FastifyInstance, core: Core) {
     return payload;
   };
 
-  // A request that ended without sending (aborted, hijacked) must not block its key forever.
+  // Normally a no-op (the answer was recorded in onSend); frees the key of a request that
+  // ended without a recordable answer.
   const release = async (request: FastifyRequest) => {
     request.idempotency?.abandon();
     request.idempotency = null;
+  };
+
+  // A client hanging up does not stop the handler: Fastify still runs it and its onSend
+  // hooks, so the answer is recorded as usual and a retry with the same key waits for it
+  // and replays it. Freeing the key here instead would let that retry run the action again.
+  const onAbort = async (request: FastifyRequest) => {
+    const c = request.idempotency;
+    if (!c) return;
+    setTimeout(() => {
+      if (request.idempotency === c) void release(request);
+    }, RELEASE_AFTER_ABORT_MS).unref();
   };
 
   app.addHook('onRoute', (route) => {
@@ -65,6 +83,6 @@ export function registerIdempotency(app: FastifyInstance, core: Core) {
     route.preValidation = [...asList(route.preValidation as Hook | Hook[] | undefined), claim] as typeof route.preValidation;
     route.onSend = [...asList(route.onSend as Hook | Hook[] | undefined), record] as typeof route.onSend;
     route.onResponse = [...asList(route.onResponse as Hook | Hook[] | undefined), release] as typeof route.onResponse;
-    route.onRequestAbort = [...asList(route.onRequestAbort as Hook | Hook[] | undefined), release] as typeof route.onRequestAbort;
+    route.onRequestAbort = [...asList(route.onRequestAbort as Hook | Hook[] | undefined), onAbort] as typeof route.onRequestAbort;
   });
 }

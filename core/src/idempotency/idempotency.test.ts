@@ -1,0 +1,71 @@
+// Idempotency claims over the real store: answers expire after 24 h on the driven clock
+// (and upkeep drops them from disk), and "still in progress" is never a final answer.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createManualClock, type ManualClock } from '../clock/clock';
+import { createLowdbStore } from '../store/lowdb-store';
+import type { StorePort } from '../store/store-port';
+import { createKeystore } from '../wallet/keystore';
+import { createIdempotency, IDEMPOTENCY_RETENTION_MS, type IdempotencyClaim, isFinalAnswer } from './idempotency';
+
+const ok = { status: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' };
+const inProgress = {
+  status: 409,
+  headers: { 'content-type': 'application/problem+json' },
+  body: JSON.stringify({ type: 'idempotency_in_progress', title: 'in progress', status: 409, detail: 'retry shortly' }),
+};
+const proceed = (c: IdempotencyClaim) => {
+  if (c.kind !== 'proceed') throw new Error(`expected to proceed, got ${c.kind}`);
+  return c;
+};
+
+describe('idempotency', () => {
+  let dir: string;
+  let store: StorePort;
+  let clock: ManualClock;
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'idem-'));
+    store = await createLowdbStore({ dataDir: dir, keystore: createKeystore(randomBytes(32)) });
+    await store.createAccount({
+      id: 'a',
+      name: 'a',
+      created_at: new Date(0).toISOString(),
+      presence: { name: 'p', model: 'local', preferences: {} },
+      policy: null,
+    });
+    clock = createManualClock();
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('replays for 24 h, then runs again; upkeep drops the expired answer from disk', async () => {
+    const idem = createIdempotency({ store, clock });
+    await proceed(await idem.claim('a', 'live', 'k1', 'fp')).complete(ok);
+    clock.advance(IDEMPOTENCY_RETENTION_MS - 1);
+    expect(await idem.claim('a', 'live', 'k1', 'fp')).toEqual({ kind: 'replay', answer: expect.objectContaining(ok) });
+    clock.advance(1);
+    const again = proceed(await idem.claim('a', 'live', 'k1', 'fp'));
+    again.abandon();
+    clock.advance(1);
+    expect(await idem.prune()).toBe(1);
+    expect(readFileSync(path.join(dir, 'data', 'idempotency', 'a.jsonl'), 'utf8')).toBe('');
+  });
+
+  it('never stores 409 idempotency_in_progress as the final answer', async () => {
+    expect(isFinalAnswer(inProgress)).toBe(false);
+    expect(isFinalAnswer({ ...inProgress, body: JSON.stringify({ type: 'policy_block', status: 409 }) })).toBe(true);
+    const idem = createIdempotency({ store, clock });
+    const first = proceed(await idem.claim('a', 'live', 'k2', 'fp'));
+    // A duplicate waiting on the first is released to run itself, not handed the 409.
+    const waiting = idem.claim('a', 'live', 'k2', 'fp');
+    await first.complete(inProgress);
+    const second = proceed(await waiting);
+    await second.complete(ok);
+    expect(await idem.claim('a', 'live', 'k2', 'fp')).toEqual({ kind: 'replay', answer: expect.objectContaining(ok) });
+  });
+});
