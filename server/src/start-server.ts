@@ -45,6 +45,7 @@ export type StartOptions = {
 };
 
 const RPC_TIMEOUT_MS = 5_000;
+const STANDING_DRAIN_MS = 5_000;
 const HEALTH_CHAIN_TIMEOUT_MS = 1_000;
 
 /** The embedded devnet, or a real network from PRESENCE_RPC_URL + PRESENCE_TOKEN_LIST. */
@@ -88,10 +89,11 @@ export async function startServer({
     cleanups.length = 0;
   };
   try {
+    const keystore = createKeystore(loadOrCreateMasterKey({ configured: config.PRESENCE_MASTER_KEY, dataDir }));
     const store = await createLowdbStore({
       dataDir,
       fsync: true, // an answered write is on disk (temp file, rename and directory fsynced)
-      keystore: createKeystore(loadOrCreateMasterKey({ configured: config.PRESENCE_MASTER_KEY, dataDir })),
+      keystore,
     });
     cleanups.push(() => store.close());
     let chain: Awaited<ReturnType<typeof startChain>> | null = null;
@@ -99,7 +101,6 @@ export async function startServer({
       chain = await startChain(config, progress);
       cleanups.push(() => chain?.stop());
     }
-    const keystore = createKeystore(loadOrCreateMasterKey({ configured: config.PRESENCE_MASTER_KEY, dataDir }));
     const core = createCore({
       store,
       clock,
@@ -116,6 +117,10 @@ export async function startServer({
           }
         : {}),
     });
+    // Runs after the HTTP server has closed (cleanups run in reverse): acting standing fires
+    // under way get a few seconds to finish while the chain and store are still up; one
+    // that needs longer is completed from its durable record at the next start.
+    cleanups.push(() => Promise.race([core.standing.drain(), new Promise<void>((r) => setTimeout(r, STANDING_DRAIN_MS).unref())]));
     if (core.wallet) {
       const r = await core.wallet.recover();
       if (r.settled + r.failed > 0) progress(`recovered interrupted intents: ${r.settled} settled, ${r.failed} failed`);

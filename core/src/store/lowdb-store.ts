@@ -248,22 +248,21 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
 
   // Idempotency answers are kept as written to disk (body sealed) and opened on a hit.
   // The associated data binds a ciphertext to its account, key and request, so a body moved
-  // to another record does not open. The keystore's `address` slot carries that binding; it
-  // is hex, so it can never equal a wallet's (0x…) and a wallet ciphertext never opens here.
-  const answerSlot = (r: { key: string; fingerprint: string }) =>
-    `idempotency:${createHash('sha256').update(r.key).update('\0').update(r.fingerprint).digest('hex')}`;
+  // to another record does not open.
+  const answerContext = (accountId: string, r: { key: string; fingerprint: string }) =>
+    `presence-idempotency:${accountId}:${createHash('sha256').update(r.key).update('\0').update(r.fingerprint).digest('hex')}`;
   const needKeystore = () => {
     if (!keystore) throw new Error('this store has no keystore: Idempotency-Key answers are only kept sealed');
     return keystore;
   };
   const sealAnswer = (accountId: string, { body, ...rest }: IdempotencyRecord): StoredIdempotencyRecord => ({
     ...rest,
-    sealed: needKeystore().seal(accountId, answerSlot(rest), body),
+    sealed: needKeystore().sealText(answerContext(accountId, rest), body),
   });
   const openAnswer = (accountId: string, r: StoredIdempotencyRecord): IdempotencyRecord => {
     if (!('sealed' in r)) return r;
     const { sealed, ...rest } = r;
-    return { ...rest, body: needKeystore().open(accountId, answerSlot(rest), sealed) };
+    return { ...rest, body: needKeystore().openText(answerContext(accountId, rest), sealed) };
   };
 
   type IdemLog = { file: AppendLog<StoredIdempotencyRecord>; byKey: Map<string, StoredIdempotencyRecord> };

@@ -1,5 +1,6 @@
-// Wallet private keys at rest: AES-256-GCM under a 32-byte master key, bound to the
-// account and address (as associated data) so a ciphertext moved to another record fails to
+// Secrets at rest (wallet private keys, stored Idempotency-Key answers): AES-256-GCM under a
+// 32-byte master key, bound by associated data to what they belong to (a wallet's account and
+// address, an answer's account and request) so a ciphertext moved to another record fails to
 // open. The master key comes from PRESENCE_MASTER_KEY or a generated 0600 file.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -25,21 +26,29 @@ export type Keystore = ReturnType<typeof createKeystore>;
 
 export function createKeystore(masterKey: Buffer) {
   if (masterKey.length !== 32) throw new Error('the master key must be 32 bytes');
-  const aad = (accountId: string, address: string) => Buffer.from(`presence-wallet:${accountId}:${address.toLowerCase()}`);
+  const walletContext = (accountId: string, address: string) => `presence-wallet:${accountId}:${address.toLowerCase()}`;
+
+  /** Seals any secret text; `context` (associated data) names what it belongs to, so a
+   * ciphertext moved to another record or purpose does not open. */
+  function sealText(context: string, plain: string): SealedKey {
+    const iv = randomBytes(12);
+    const c = createCipheriv('aes-256-gcm', masterKey, iv);
+    c.setAAD(Buffer.from(context));
+    const data = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
+    return { iv: iv.toString('base64'), tag: c.getAuthTag().toString('base64'), data: data.toString('base64') };
+  }
+  function openText(context: string, sealed: SealedKey): string {
+    const d = createDecipheriv('aes-256-gcm', masterKey, Buffer.from(sealed.iv, 'base64'));
+    d.setAAD(Buffer.from(context));
+    d.setAuthTag(Buffer.from(sealed.tag, 'base64'));
+    return Buffer.concat([d.update(Buffer.from(sealed.data, 'base64')), d.final()]).toString('utf8');
+  }
+
   return {
-    seal(accountId: string, address: string, privateKey: string): SealedKey {
-      const iv = randomBytes(12);
-      const c = createCipheriv('aes-256-gcm', masterKey, iv);
-      c.setAAD(aad(accountId, address));
-      const data = Buffer.concat([c.update(privateKey, 'utf8'), c.final()]);
-      return { iv: iv.toString('base64'), tag: c.getAuthTag().toString('base64'), data: data.toString('base64') };
-    },
-    open(accountId: string, address: string, sealed: SealedKey): `0x${string}` {
-      const d = createDecipheriv('aes-256-gcm', masterKey, Buffer.from(sealed.iv, 'base64'));
-      d.setAAD(aad(accountId, address));
-      d.setAuthTag(Buffer.from(sealed.tag, 'base64'));
-      const text = Buffer.concat([d.update(Buffer.from(sealed.data, 'base64')), d.final()]).toString('utf8');
-      return text as `0x${string}`;
-    },
+    sealText,
+    openText,
+    seal: (accountId: string, address: string, privateKey: string): SealedKey => sealText(walletContext(accountId, address), privateKey),
+    open: (accountId: string, address: string, sealed: SealedKey): `0x${string}` =>
+      openText(walletContext(accountId, address), sealed) as `0x${string}`,
   };
 }
