@@ -130,6 +130,33 @@ describe('acting in conversation', () => {
     await events.close();
   });
 
+  it('a retry that outran its stored answer (a crash between the turn and the answer) replays the turn from the thread', async () => {
+    const p = await s.core.keys.authenticate(s.live);
+    const sink = () => {
+      const seen = { tokens: '', tools: [] as string[] };
+      return {
+        seen,
+        sink: { token: (t: string) => void (seen.tokens += t), tool: (n: string) => void seen.tools.push(n), needsConfirm: () => {} },
+      };
+    };
+    const before = await walletNonce();
+    const input = { text: 'swap 2 USDC for WETH', allowAct: true, idempotencyKey: 'turn-crash-window' };
+    const a = sink();
+    const first = await s.core.conversation.send(p, input, a.sink);
+    const afterFirst = await walletNonce();
+    expect(first.acted).toBe(true);
+    const b = sink();
+    const again = await s.core.conversation.send(p, input, b.sink);
+    expect(again).toEqual(first);
+    expect(b.seen.tokens).toBe(first.reply);
+    expect(b.seen.tools).toEqual(a.seen.tools);
+    expect(await walletNonce()).toBe(afterFirst);
+    expect(afterFirst).toBeGreaterThan(before);
+    const page = await call(s.url, 'GET', '/v1/messages?limit=20', { key: s.live });
+    const asked = page.json.messages.filter((m: { role: string; text: string }) => m.role === 'user' && m.text === input.text);
+    expect(asked).toHaveLength(1);
+  });
+
   it('a turn over confirm_over holds; resending never resolves it; approval resumes the turn in the thread', async () => {
     const events = openStream(s.url, '/v1/events', s.live);
     await events.until(() => events.status === 200);

@@ -12,6 +12,7 @@ import type { Principal } from '../keys/key-service';
 import type { MemoryService } from '../memory/memory-service';
 import type { MessageResult } from '../schemas/messages';
 import type { StandingService } from '../standing/standing-service';
+import type { ThreadEntry } from '../store/documents';
 import { createKeyedLock } from '../store/keyed-lock';
 import type { StorePort } from '../store/store-port';
 import type { WalletDomain } from '../wallet/wallet-domain';
@@ -27,6 +28,8 @@ export type TurnSink = {
 };
 
 export const HISTORY_TURNS = 10;
+/** How many recent thread entries a retried turn is looked for in. */
+const REPLAY_LOOKBACK = 100;
 /** A rough token budget for history (4 characters ≈ 1 token). */
 export const HISTORY_BUDGET_CHARS = 8_000;
 
@@ -81,6 +84,12 @@ export function createConversation(deps: {
     input: { text: string; allowAct: boolean; idempotencyKey: string | null },
     sink: TurnSink,
   ): Promise<MessageResult> {
+    // The server stores a turn's answer under its Idempotency-Key after the turn is written;
+    // a crash in between leaves a retry that finds no answer. The thread knows the turn.
+    if (p.kind === 'live' && input.idempotencyKey) {
+      const prior = await storedTurn(p.accountId, input.idempotencyKey);
+      if (prior) return replay(prior, sink);
+    }
     const { ctx, model } = await context(p, input.text, input.allowAct);
     const effects = newTurnEffects(ctx.touched);
     const tools = createPresenceTools({
@@ -115,11 +124,32 @@ export function createConversation(deps: {
         acted: effects.acted,
         tx: effects.tx,
         confirm_id: effects.confirm_id,
+        idempotency_key: input.idempotencyKey,
       });
       for (const apply of effects.deferred) await apply();
       await memory.touch(p.accountId, p.kind, touched);
     }
     return result;
+  }
+
+  /** Retries come soon after the original: the recent end of the thread is enough. */
+  async function storedTurn(accountId: string, key: string) {
+    const recent = await store.readThread(accountId, { limit: REPLAY_LOOKBACK });
+    return recent.find((e): e is Extract<ThreadEntry, { kind: 'turn' }> => e.kind === 'turn' && e.idempotency_key === key) ?? null;
+  }
+
+  function replay(e: Extract<ThreadEntry, { kind: 'turn' }>, sink: TurnSink): MessageResult {
+    for (const u of e.used) sink.tool(u.tool, u.args);
+    if (e.confirm_id) sink.needsConfirm(e.confirm_id);
+    sink.token(e.reply);
+    return {
+      reply: e.reply,
+      used: e.used,
+      memory: { touched: e.touched },
+      acted: e.acted,
+      ...(e.tx ? { tx: e.tx } : {}),
+      ...(e.confirm_id ? { confirm_id: e.confirm_id } : {}),
+    };
   }
 
   return {

@@ -158,6 +158,8 @@ export const ThreadEntry = z.discriminatedUnion('kind', [
     acted: z.boolean(),
     tx: z.string().nullable(),
     confirm_id: z.string().nullable(),
+    /** The turn's Idempotency-Key, so a retry that outran the stored answer finds the turn. */
+    idempotency_key: z.string().nullable().optional(),
   }),
   z.object({ kind: z.literal('presence'), id: z.number().int(), at: z.number(), text: z.string(), cause: z.string() }),
 ]);
