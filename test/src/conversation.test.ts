@@ -136,7 +136,15 @@ describe('acting in conversation', () => {
       const seen = { tokens: '', tools: [] as string[] };
       return {
         seen,
-        sink: { token: (t: string) => void (seen.tokens += t), tool: (n: string) => void seen.tools.push(n), needsConfirm: () => {} },
+        sink: {
+          token: (t: string) => {
+            seen.tokens += t;
+          },
+          tool: (n: string) => {
+            seen.tools.push(n);
+          },
+          needsConfirm: () => {},
+        },
       };
     };
     const before = await walletNonce();
