@@ -21,6 +21,7 @@ export type { Principal } from './keys/key-service';
 export { requireScope, type ScopeRequirement } from './keys/scopes';
 export { parseRateLimit, type RateDecision } from './ratelimit/sliding-window';
 export * as schemas from './schemas/index';
+export { toStandingView } from './standing/standing-view';
 export { createLowdbStore } from './store/lowdb-store';
 export type { StorePort } from './store/store-port';
 export { createKeystore, loadOrCreateMasterKey } from './wallet/keystore';

@@ -53,7 +53,7 @@ async function startChain(config: Config, progress: (line: string) => void): Pro
   if (config.PRESENCE_CHAIN === 'devnet') {
     progress('starting the embedded devnet (anvil + Uniswap V2)…');
     const devnet = await chainLayer.startDevnet({ dataDir: config.PRESENCE_DATA_DIR });
-    progress(`devnet ready at block ${devnet.started.reused ? 'restored' : 'deployed'} in ${devnet.started.ms} ms`);
+    progress(`devnet ready (${devnet.started.reused ? 'state restored' : 'freshly deployed'}) in ${devnet.started.ms} ms`);
     const chain = chainLayer.createViemChain({ rpcUrl: devnet.rpcUrl, tokenList: devnet.deployment, timeoutMs: RPC_TIMEOUT_MS });
     return { runtime: { chain, tokenList: devnet.deployment, fund: (a) => devnet.fund(a) }, stop: () => devnet.stop() };
   }

@@ -84,7 +84,11 @@ describe('standing intents', () => {
     expect((await wethPrice()) * 100n > usd('2500') * 101n).toBe(true);
     expect(await s.core.standing.tick()).toBe(0);
     const listed = await call(s.url, 'GET', '/v1/standing', { key: s.live });
-    expect(listed.json.standing.find((x: { id: string }) => x.id === id)).toMatchObject({ armed: true, fired_count: 1 });
+    expect(listed.json.standing.find((x: { id: string }) => x.id === id)).toMatchObject({
+      armed: true,
+      fired_count: 1,
+      trigger: { kind: 'price', token: 'WETH', op: 'below', threshold: '2500.00 USD' },
+    });
 
     await events.close();
     s = await s.restart();

@@ -41,7 +41,9 @@ export const ThreadPage = z.object({ messages: z.array(ThreadMessageView), next_
 export const StandingView = z.object({
   id: z.string(),
   text: z.string(),
-  trigger: z.record(z.string(), z.unknown()),
+  trigger: z
+    .record(z.string(), z.unknown())
+    .describe('{ kind: "price", token, op: "below"|"above", threshold: "2500.00 USD" } or { kind: "daily", at: "HH:MM" (UTC) }'),
   action: z.record(z.string(), z.unknown()),
   state: z.enum(['active', 'cancelled']),
   armed: z.boolean(),
@@ -50,6 +52,7 @@ export const StandingView = z.object({
   last_fired_at: z.string().nullable(),
   created_at: z.string(),
 });
+export type StandingView = z.infer<typeof StandingView>;
 export const StandingList = z.object({ standing: z.array(StandingView) });
 export const StandingParams = z.object({
   id: z.string().regex(/^st_[0-9A-Za-z]{12}$/, 'a standing id looks like st_ followed by 12 letters or digits'),

@@ -10,6 +10,7 @@ import {
   requireScope,
   type StoredAnswer,
   schemas,
+  toStandingView,
 } from '@presence/core';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -132,7 +133,7 @@ export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
   app.get(
     '/v1/standing',
     { config: { scope: 'talk' }, schema: { summary: 'Standing intents', tags: ['standing'], response: { 200: schemas.StandingList } } },
-    async (req) => ({ standing: (await core.standing.list(req.principal!.accountId)).map(standingView) }),
+    async (req) => ({ standing: (await core.standing.list(req.principal!.accountId)).map(toStandingView) }),
   );
   app.delete(
     '/v1/standing/:id',
@@ -145,22 +146,6 @@ export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
         response: { 200: schemas.StandingView },
       },
     },
-    async (req) => standingView(await core.standing.cancel(req.principal!.accountId, req.principal!.kind, req.params.id)),
+    async (req) => toStandingView(await core.standing.cancel(req.principal!.accountId, req.principal!.kind, req.params.id)),
   );
 };
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-function standingView(r: Awaited<ReturnType<RouteDeps['core']['standing']['list']>>[number]) {
-  return {
-    id: r.id,
-    text: r.text,
-    trigger: r.trigger,
-    action: r.action,
-    state: r.state,
-    armed: r.armed,
-    next_at: iso(r.next_at),
-    fired_count: r.fired_count,
-    last_fired_at: iso(r.last_fired_at),
-    created_at: iso(r.created_at) as string,
-  };
-}
