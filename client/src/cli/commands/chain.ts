@@ -28,7 +28,8 @@ export function registerChain(program: Command, cli: CliContext) {
     .option('--pair <pair>', 'one pair, e.g. WETH-USDC')
     .action(async (opts: { pair?: string }, cmd: Command) => {
       const v = await cli.client().chain.view('pools', opts.pair ? { pair: opts.pair } : {});
-      const usd = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+      // Depth is an approximate figure: whole dollars, grouped, read better in a column.
+      const usd = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
       cli.print(
         cmd,
         v,
