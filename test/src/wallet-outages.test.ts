@@ -119,6 +119,31 @@ describe('intents under races and outages', () => {
     expect(await eventsOf(a.name, a.key, 'confirm', (f) => f.data.status === 'executed')).toHaveLength(1);
   });
 
+  it('recovery: an approval cut off before signing is held again; a new intent cut off fails and frees its key', async () => {
+    const a = await newAccount(s, 'cutoff');
+    await putPolicy(s, a.key, { confirm_over: '1 USD' });
+    const held = await intent(a.key, 'wrap 0.01 ETH', 'cutoff-held');
+    expect(held.status, held.text).toBe(202);
+    await putPolicy(s, a.key, OPEN_POLICY);
+    const direct = await intent(a.key, 'wrap 0.02 ETH', 'cutoff-direct');
+    expect(direct.status, direct.text).toBe(200);
+    // What a crash between claiming and signing leaves behind, written through the real store.
+    const store = s.core.store;
+    await store.transitionIntent(a.name, held.json.intent_id, ['held'], 'executing', {});
+    const cut = { ...(await store.getIntent(a.name, direct.json.intent_id))!, id: 'in_cutoffcutoffcut', state: 'executing' as const };
+    await store.createIntent({ ...cut, idempotency_key: 'cutoff-new', txs: [], block: null, executed_at: null });
+    const mined = await minedFrom(s, a.address);
+    await s.core.wallet!.recover();
+    expect((await store.getIntent(a.name, held.json.intent_id))?.state).toBe('held');
+    expect((await store.getIntent(a.name, 'in_cutoffcutoffcut'))?.state).toBe('failed');
+    expect(await minedFrom(s, a.address)).toBe(mined);
+    const approved = await approve(a.key, held.json.confirm_id);
+    expect(approved.status, approved.text).toBe(200);
+    const retried = await intent(a.key, 'wrap 0.02 ETH', 'cutoff-new');
+    expect(retried.status, retried.text).toBe(200);
+    expect(await minedFrom(s, a.address)).toBe(mined + 2);
+  });
+
   it('a broadcast lost after signing: the retried approval sends the stored bytes and announces once', async () => {
     const a = await newAccount(s, 'resend');
     await putPolicy(s, a.key, { confirm_over: '1 USD' });
