@@ -89,7 +89,7 @@ export function createCore(o: CoreOptions) {
     thread,
     standing,
     conversation,
-    links: createLinkService({ store, clock, keys }),
+    links: createLinkService({ store, clock, keys, events }),
     /** Redeem attempts per client address: codes must not be guessable by brute force. */
     redeemLimiter: createRateLimiter({ limit: 10, windowMs: 60_000, clock }),
     /**

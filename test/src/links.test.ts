@@ -1,7 +1,7 @@
 // Linking: one-time codes that expire, redeem without a key into a named live key, cannot
 // be guessed (redeem attempts are rate-limited per address), and unlink on revocation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createManualClock, removeDir, startTestServer, type TestServer } from './harness';
+import { call, createManualClock, openStream, removeDir, startTestServer, type TestServer } from './harness';
 
 const clock = createManualClock(Date.now());
 let s: TestServer;
@@ -47,6 +47,22 @@ describe('links', () => {
     expect((await redeem(fresh.json.code)).json.scopes).toEqual(['talk']);
     expect((await call(s.url, 'POST', '/v1/links', { key: s.test, body: {} })).status).toBe(403);
     expect((await redeem('ABCDEFGH', { surface: 'Bad Surface', user_id: '1', name: 'x' })).status).toBe(400);
+  });
+
+  it("redeem answers the account's newest event id, so a first subscription from it misses nothing", async () => {
+    await s.core.events.emit('default', 'live', 'memory', { key: 'topic:before-link', tier: 'fading' });
+    const { latest } = await s.core.events.bounds('default', 'live');
+    expect(latest).toBeGreaterThan(0);
+    const made = await call(s.url, 'POST', '/v1/links', { key: s.live, body: {} });
+    const r = await redeem(made.json.code, { surface: 'discord', user_id: '7', name: 'grace' });
+    expect(r.status).toBe(200);
+    expect(r.json.last_event_id).toBe(latest);
+    // Between redeeming and subscribing: replayed from that id, and nothing older is.
+    const between = await s.core.events.emit('default', 'live', 'memory', { key: 'topic:after-link', tier: 'fading' });
+    const st = openStream(s.url, '/v1/events', r.json.key, { 'last-event-id': String(r.json.last_event_id) });
+    await st.until(() => st.frames.length >= 1);
+    expect(st.frames.map((f) => Number(f.id))).toEqual([between.id]);
+    await st.close();
   });
 
   it('redeem attempts are rate-limited per address', async () => {

@@ -2,10 +2,14 @@
 // short one-time code; the surface redeems it for a key of its own, named
 // "<surface>:<name>". Codes are stored only as hashes, expire, work once, and are compared
 // in constant time. Redeem attempts are rate-limited per address by the transport.
+// Redeeming also answers where the account's events stand, so the surface's first
+// subscription can replay from there: a stream without Last-Event-ID starts live, and would
+// miss what happens between redeeming and subscribing.
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import { notFound, PresenceError } from '../errors/presence-error';
+import type { EventsLog } from '../events/events-log';
 import type { KeyService } from '../keys/key-service';
 import type { Scope } from '../schemas/common';
 import type { StorePort } from '../store/store-port';
@@ -19,7 +23,17 @@ const hashCode = (code: string) => createHash('sha256').update(code).digest();
 
 export type LinkService = ReturnType<typeof createLinkService>;
 
-export function createLinkService({ store, clock, keys }: { store: StorePort; clock: Clock; keys: KeyService }) {
+export function createLinkService({
+  store,
+  clock,
+  keys,
+  events,
+}: {
+  store: StorePort;
+  clock: Clock;
+  keys: KeyService;
+  events: Pick<EventsLog, 'bounds'>;
+}) {
   return {
     async create(accountId: string, scopes: readonly Scope[] = DEFAULT_LINK_SCOPES, ttlS = 600) {
       let code = '';
@@ -49,8 +63,18 @@ export function createLinkService({ store, clock, keys }: { store: StorePort; cl
       const link = await store.redeemLink(digest.toString('hex'), clock.now());
       if (!link || !timingSafeEqual(Buffer.from(link.hash, 'hex'), digest)) throw gone();
       const name = `${who.surface}:${who.name}`.slice(0, 100);
+      // Read once the code is spent: anything newer is after the redeem and will be replayed.
+      const { latest } = await events.bounds(link.account_id, 'live');
       const key = await keys.create(link.account_id, { kind: 'live', name, scopes: link.scopes });
-      return { account: link.account_id, key: key.secret, key_id: key.id, name, scopes: key.scopes, surface_user: who.user_id };
+      return {
+        account: link.account_id,
+        key: key.secret,
+        key_id: key.id,
+        name,
+        scopes: key.scopes,
+        surface_user: who.user_id,
+        last_event_id: latest,
+      };
     },
 
     assertCanLink(mode: 'live' | 'test') {

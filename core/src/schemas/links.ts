@@ -20,4 +20,11 @@ export const RedeemResult = z.object({
   name: z.string(),
   scopes: z.array(Scope),
   surface_user: z.string(),
+  last_event_id: z
+    .number()
+    .int()
+    .min(0)
+    .describe(
+      "The account's newest live event id when the code was redeemed (0 when there is none). Send it as Last-Event-ID on the first GET /v1/events, so nothing that happens between redeeming and subscribing is missed.",
+    ),
 });
