@@ -14,6 +14,8 @@ import { delay, waitFor } from './helpers/wait';
 const TOKEN = 'MTAwMDAw.loopback-discord-token.abcdefghijklmnop';
 const bob: DcUser = { id: '300000000000000001', username: 'bob', global_name: 'Bob' };
 const mallory: DcUser = { id: '300000000000000002', username: 'mallory' };
+const guild = '400000000000000001';
+const channel = '400000000000000002';
 
 let presence: Presence;
 let proxy: Awaited<ReturnType<typeof startProxy>>;
@@ -102,8 +104,6 @@ describe('Discord bot', () => {
   });
 
   it('in a server channel it answers only when mentioned', async () => {
-    const guild = '400000000000000001';
-    const channel = '400000000000000002';
     dc.joinGuild(guild, channel);
     dc.post(bob, guild, channel, 'nobody asked the bot', false);
     dc.post(bob, guild, channel, `<@${dc.bot.id}> how deep is WETH-DAI`, true);
@@ -119,6 +119,27 @@ describe('Discord bot', () => {
     expect(dc.botMessages(channel)).toHaveLength(1);
     const thread = (await presence.admin.messages.history({ limit: 10 })).messages.map((m) => m.text);
     expect(thread).not.toContain('nobody asked the bot');
+  });
+
+  it('a /link CODE in a server channel voids the code, so nobody who saw it can use it', async () => {
+    const liveKeys = async () => (await presence.admin.keys.list()).keys.filter((k) => k.state === 'active').map((k) => k.id);
+    const liveBefore = await liveKeys();
+    const { code } = await presence.admin.links.create();
+    dc.post(mallory, guild, channel, `<@${dc.bot.id}> /link ${code}`, true);
+    const answer = await waitFor(() => dc.botMessages(channel).find((m) => m.content.includes('so I have voided it')), {
+      what: 'the voided answer',
+    });
+    // The bot cannot delete others' messages here: it says the code is void, not that it deleted it.
+    expect(answer.content).toMatch(/^For your privacy, link in a private chat with me\./);
+    expect(answer.content).not.toContain('I deleted');
+    expect(answer.content).not.toContain(code);
+    await expect(presence.admin.links.redeem(code, { surface: 'discord', user_id: '1', name: 'eve' })).rejects.toMatchObject({
+      status: 404,
+    });
+    const made = (await presence.admin.keys.list()).keys.filter((k) => k.name === 'discord:voided-mallory');
+    expect(made.map((k) => k.state)).toEqual(['revoked']);
+    expect(await liveKeys()).toEqual(liveBefore);
+    expect(logs.join('\n')).not.toContain(code);
   });
 
   it('a held swap shows buttons; another user cannot press them; Approve executes and shows the tx', async () => {

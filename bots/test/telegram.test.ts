@@ -9,7 +9,7 @@ import { createLogger } from '../src/log';
 import { type RunningBots, runBots } from '../src/run-bots';
 import { LINKS_FILE } from '../src/surface/link-store';
 import { UNAVAILABLE } from '../src/surface/problems';
-import { LINK_CODE_REMOVED, NOT_LINKED, REVOKED } from '../src/surface/render';
+import { NOT_LINKED, REVOKED } from '../src/surface/render';
 import { type Presence, removeDir, startPresence, tempDir } from './helpers/presence';
 import { startProxy } from './helpers/proxy';
 import { startTelegramApi, type TelegramApi, type TgChat, type TgMessage, type TgUser } from './helpers/telegram-api';
@@ -27,11 +27,28 @@ let bots: RunningBots;
 let dataDir: string;
 const logs: string[] = [];
 
+/** Runs once after the next redeem succeeds on the server, before the bot reads its answer. */
+let afterRedeem: (() => Promise<void>) | null = null;
+const fetchWithHook: typeof fetch = async (input, init) => {
+  const res = await fetch(input, init);
+  const url = input instanceof Request ? input.url : String(input);
+  const hook = afterRedeem;
+  if (hook && res.ok && /\/v1\/links\/[^/]+\/redeem$/.test(url)) {
+    afterRedeem = null;
+    await hook();
+  }
+  return res;
+};
+
 const startBots = () =>
   runBots(
     { presenceUrl: proxy.url, dataDir, telegram: { token: TOKEN, apiRoot: tg.url }, discord: null },
     createLogger((line) => logs.push(line)),
-    { pollTimeoutS: 5, client: { retries: 1 }, events: { reconnect: { baseDelayMs: 50, maxDelayMs: 300 }, restartMs: 300 } },
+    {
+      pollTimeoutS: 5,
+      client: { retries: 1, fetch: fetchWithHook },
+      events: { reconnect: { baseDelayMs: 50, maxDelayMs: 300 }, restartMs: 300 },
+    },
   );
 
 /** The newest bot message in a chat matching `test`, once it exists. */
@@ -87,14 +104,27 @@ describe('Telegram bot', () => {
     expect(table).not.toMatch(/prs_(live|test)_/);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(path.join(dataDir, 'links.key')).mode & 0o777).toBe(0o600);
-    // Linking is for private chats only: a code typed in a group is deleted (even a bare
-    // /link, which may not be addressed to us) and the user is told where to link instead.
-    const inGroup = tg.say(mallory, '/link ABCDEFGH', group);
-    await botMessage(group.id, (m) => m.text === LINK_CODE_REMOVED, 'the private-only answer');
+    // Linking is for private chats only: a code typed in a group (even a bare /link, which
+    // may not be addressed to us) is voided, so nobody who saw it can use it, and deleted.
+    const liveKeys = async () => (await presence.admin.keys.list()).keys.filter((k) => k.state === 'active').map((k) => k.id);
+    const liveBefore = await liveKeys();
+    const { code: seen } = await presence.admin.links.create();
+    const inGroup = tg.say(mallory, `/link ${seen}`, group);
+    const voided = await botMessage(group.id, (m) => m.text.includes('so I have voided it'), 'the voided answer');
+    expect(voided.text).toMatch(/^For your privacy, link in a private chat with me\..* I deleted your message\./);
+    expect(voided.text).not.toContain(seen);
     expect(tg.message(group.id, inGroup)?.deleted).toBe(true);
+    await expect(presence.admin.links.redeem(seen, { surface: 'telegram', user_id: '1', name: 'eve' })).rejects.toMatchObject({
+      status: 404,
+    });
+    const made = (await presence.admin.keys.list()).keys.filter((k) => k.name === 'telegram:voided-mallory');
+    expect(made.map((k) => k.state)).toEqual(['revoked']);
+    expect(await liveKeys()).toEqual(liveBefore);
+    // A code that no longer works is said to be so (and deleted all the same).
     const addressed = tg.say(mallory, '/link@presence_test_bot ABCDEFGH', group);
     await waitFor(() => tg.message(group.id, addressed)?.deleted, { what: 'the addressed /link removed' });
-    expect(tg.botMessages(group.id).filter((m) => m.text === LINK_CODE_REMOVED)).toHaveLength(2);
+    await botMessage(group.id, (m) => m.text.includes('That code is unknown, used or expired'), 'the spent-code answer');
+    expect(logs.join('\n')).not.toContain(seen);
   });
 
   it('relays a question and streams the reply into one message, edited at most once a second', async () => {
@@ -252,6 +282,28 @@ describe('Telegram bot', () => {
     expect(sends.map((c) => c.status)).toEqual([429, 200]);
     expect((sends[1]?.at ?? 0) - (sends[0]?.at ?? 0)).toBeGreaterThanOrEqual(1000);
     expect(newSince(alice.id, before)).toHaveLength(1);
+  });
+
+  it('an event between redeeming the code and the first subscription is delivered, once', async () => {
+    const dave: TgUser = { id: 1004, is_bot: false, first_name: 'Dave', username: 'dave' };
+    const { code } = await presence.admin.links.create();
+    let held = '';
+    afterRedeem = async () => {
+      const intent = await presence.admin.wallet.intent({ do: 'swap 20 USDC for WETH' });
+      if (intent.status !== 'needs_confirm') throw new Error('expected a hold');
+      held = intent.confirm_id;
+    };
+    tg.say(dave, `/link ${code}`);
+    await botMessage(dave.id, (m) => m.text.startsWith('Linked to the account default as telegram:dave'), 'the link confirmation');
+    expect(held).not.toBe('');
+    const card = await botMessage(dave.id, (m) => isCard(m) && confirmIdOf(m) === held, 'the card raised before the first subscription');
+    const alicesCard = await botMessage(alice.id, (m) => isCard(m) && confirmIdOf(m) === held, "alice's card for it");
+    await delay(1500);
+    expect(tg.botMessages(dave.id).filter(isCard)).toEqual([card]);
+    await presence.admin.confirm.deny(held);
+    await waitFor(() => card.text.startsWith('❌ Denied') && alicesCard.text.startsWith('❌ Denied'), { what: 'the cards retired' });
+    tg.say(dave, '/unlink');
+    await botMessage(dave.id, (m) => m.text.startsWith('Unlinked.'), 'the unlink answer');
   });
 
   it('a user linked just before a restart, with no event handled yet, gets what happened while the bot was down, once', async () => {

@@ -2,10 +2,11 @@
 // The SDK's iterator reconnects with Last-Event-ID and hands each id out once; this loop
 // handles the event, then records its id, so a restart neither repeats nor drops anything
 // (a crash between the two repeats at most the one event, and cards are deduplicated by
-// confirm id on top). A new link has no id yet and subscribes live; the server then opens
-// with an id-only cursor frame, which is recorded at once, so a restart (or a stream that
-// fails before the first event) resumes from the link instead of starting live again and
-// missing what happened meanwhile. A 401 means the key is gone: the user is unlinked.
+// confirm id on top). A new link starts from the id its redeem answered, so what happened
+// between redeeming and subscribing is replayed. A record without an id (linked by an older
+// bot) subscribes live; the server then opens with an id-only cursor frame, which is recorded
+// at once, so a restart (or a stream that fails before the first event) resumes from there
+// instead of starting live again. A 401 means the key is gone: the user is unlinked.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { PresenceClient, PresenceEvent } from '@presence/client';
 import type { LinkStore } from './link-store';

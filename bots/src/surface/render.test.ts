@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseCommand } from './commands';
-import { cardText, outcomeText, timeLeft } from './render';
+import { cardText, outcomeText, seenCodeText, timeLeft } from './render';
 
 describe('render', () => {
   it('time left reads like a person would say it', () => {
@@ -41,5 +41,16 @@ describe('render', () => {
     expect(parseCommand('/Wallet@presence_bot')).toEqual({ name: 'wallet', target: 'presence_bot', args: '' });
     expect(parseCommand('how deep is WETH-USDC')).toBeNull();
     expect(parseCommand('/ not a command')).toBeNull();
+  });
+
+  it('a code seen in a group: voided, gone, or (when Presence cannot void it) still to be deleted', () => {
+    expect(seenCodeText({ kind: 'voided', key_id: 'key_1', revoked: true }, true)).toMatch(/voided it: nobody can use it now\. I deleted/);
+    expect(seenCodeText({ kind: 'voided', key_id: 'key_1', revoked: false }, false)).toContain('presence keys revoke key_1');
+    expect(seenCodeText({ kind: 'gone' }, false)).toContain('unknown, used or expired');
+    const failed = seenCodeText({ kind: 'failed', reason: 'Presence is unavailable right now, try again in a moment.' }, false);
+    expect(failed).toContain('(Presence is unavailable right now, try again in a moment). Please delete your message');
+    expect(seenCodeText({ kind: 'failed', reason: 'busy' }, true)).toContain(
+      'I deleted your message, but anyone who saw the code could use it',
+    );
   });
 });

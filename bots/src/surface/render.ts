@@ -28,10 +28,30 @@ export const unknownCommandText = (name: string) =>
 export const NOT_LINKED = 'This chat is not linked to a presence yet. Make a one-time code (`presence link`) and send /link CODE.';
 export const LINK_USAGE = 'Send the one-time code with the command: /link CODE (make one with `presence link`).';
 export const LINK_IN_PRIVATE = 'For your privacy, link in a private chat with me: send /link CODE there.';
-export const LINK_CODE_REMOVED =
-  'For your privacy, link in a private chat with me: I deleted your message so the code does not stay here. Send /link CODE to me privately (make a new code if someone may have seen this one).';
-export const LINK_CODE_NOT_REMOVED =
-  'For your privacy, link in a private chat with me: send /link CODE there. Please delete your message: anyone here could use that code until it expires (or make a new one).';
+/** What became of a link code typed outside a private chat (see `burn` in surface.ts). */
+export type SeenCodeOutcome = { kind: 'voided'; key_id: string; revoked: boolean } | { kind: 'gone' } | { kind: 'failed'; reason: string };
+
+const PRIVATE_ONLY = 'For your privacy, link in a private chat with me.';
+const MAKE_ANOTHER = 'Make a new code (`presence link`) and send /link CODE to me privately.';
+
+/** The answer to a /link CODE in a group or server channel; `removed` says whether the message is gone. */
+export function seenCodeText(outcome: SeenCodeOutcome, removed: boolean): string {
+  const deleted = removed ? ' I deleted your message.' : '';
+  switch (outcome.kind) {
+    case 'voided': {
+      const leftover = outcome.revoked
+        ? ''
+        : ` The key it made could not be revoked; an admin can run \`presence keys revoke ${outcome.key_id}\`.`;
+      return `${PRIVATE_ONLY} That code was posted here, so I have voided it: nobody can use it now.${deleted}${leftover} ${MAKE_ANOTHER}`;
+    }
+    case 'gone':
+      return `${PRIVATE_ONLY} That code is unknown, used or expired, so nobody can use it.${deleted} ${MAKE_ANOTHER}`;
+    case 'failed':
+      return `${PRIVATE_ONLY} I could not void that code (${outcome.reason.replace(/\.$/, '')}). ${
+        removed ? 'I deleted your message, but anyone' : 'Please delete your message: anyone'
+      } who saw the code could use it until it expires, so make a new one (\`presence link\`) and send /link CODE to me privately.`;
+  }
+}
 export const GROUP_HINT = 'Mention me in a group to talk to your presence.';
 export const TEXT_ONLY = 'I can only pass text to your presence for now.';
 export const REVOKED =

@@ -6,7 +6,16 @@
 // Acting: a relayed message carries allow_act exactly when the linked key holds wallet:act
 // (the default for link codes). Whoever made the code chose the scopes, and the spend
 // policy still holds anything over confirm_over for a tap on [Approve].
-import { createPresenceClient, type PresenceClient, type PresenceClientOptions, type PresenceEvent } from '@presence/client';
+//
+// Linking happens in private chats only. A code typed anywhere else is voided on sight
+// (redeemed, its key revoked at once), since everyone there saw it.
+import {
+  createPresenceClient,
+  type PresenceClient,
+  type PresenceClientOptions,
+  type PresenceEvent,
+  type RedeemLinkReturnType,
+} from '@presence/client';
 import { createCards } from './cards';
 import { type ChatPort, type ChatUser, type MessageRef, userKey } from './chat-port';
 import { parseCommand } from './commands';
@@ -17,14 +26,14 @@ import { describeError, isRevoked, isUnavailable, problemType } from './problems
 import {
   alreadyLinkedText,
   helpText,
-  LINK_CODE_NOT_REMOVED,
-  LINK_CODE_REMOVED,
   LINK_IN_PRIVATE,
   LINK_USAGE,
   linkedText,
   NOT_LINKED,
   pendingText,
   REVOKED,
+  type SeenCodeOutcome,
+  seenCodeText,
   unknownCommandText,
   unlinkedText,
   walletText,
@@ -54,8 +63,8 @@ export type CommandReply = {
   after?: () => Promise<void>;
   /** The user's message carried a link code: delete it where the platform lets us. */
   removeSource?: boolean;
-  /** Said instead of `text` when the message could not be deleted. */
-  notRemovedText?: string;
+  /** Said instead of `text` once the message is deleted (when that changes what to say). */
+  removedText?: string;
 };
 
 export type TextContext = {
@@ -237,20 +246,56 @@ export function createSurface(o: SurfaceOptions) {
     }
   }
 
+  /** The name sent when redeeming: one line, within the server's 64 characters. */
+  const redeemName = (user: ChatUser, prefix = '') => `${prefix}${user.name.replace(/\s+/g, ' ').trim() || user.id}`.slice(0, 64);
+
+  /**
+   * A code seen outside a private chat: deleting the message (or asking for it) does not
+   * unsee it, and the code would stay good until it expires. So it is spent here: redeemed,
+   * and the key it made revoked at once. The code is never logged (a network error names the
+   * request path, which holds it, so errors are logged by type only).
+   */
+  async function burn(user: ChatUser, code: string): Promise<SeenCodeOutcome> {
+    const owner = userKey(user);
+    let r: RedeemLinkReturnType;
+    try {
+      // Named so an admin reading the key list sees why a revoked key is there.
+      r = await anonymous.links.redeem(code, { surface: port.surface, user_id: user.id, name: redeemName(user, 'voided-') });
+    } catch (e) {
+      const type = problemType(e);
+      if (type === 'not_found' || type === 'invalid_request') return { kind: 'gone' };
+      log('warn', 'could not void a link code seen outside a private chat', {
+        user: owner,
+        error: type ?? (e instanceof Error ? e.name : 'unknown'),
+      });
+      return { kind: 'failed', reason: describeError(e) };
+    }
+    o.onSecret?.(r.key);
+    // A 401 on a retry means an earlier attempt revoked it and its answer was lost.
+    const revoked = await createPresenceClient({ ...clientOptions, token: r.key })
+      .keys.revokeSelf({ retries: 2 })
+      .then(
+        () => true,
+        (e: unknown) => isRevoked(e),
+      );
+    if (revoked) log('info', 'voided a link code seen outside a private chat', { user: owner, key_id: r.key_id });
+    else log('warn', 'voided a link code seen outside a private chat, but could not revoke its key', { user: owner, key_id: r.key_id });
+    return { kind: 'voided', key_id: r.key_id, revoked };
+  }
+
   async function link(user: ChatUser, chatId: string, code: string, ctx: TextContext): Promise<CommandReply> {
     const owner = userKey(user);
-    // First, so a code typed in a group never stays there, whoever sent it.
-    if (!ctx.isPrivate && !ctx.discreet)
-      return code ? { text: LINK_CODE_REMOVED, removeSource: true, notRemovedText: LINK_CODE_NOT_REMOVED } : { text: LINK_IN_PRIVATE };
+    // First, so a code typed in a group is voided and never stays there, whoever sent it.
+    if (!ctx.isPrivate && !ctx.discreet) {
+      if (!code) return { text: LINK_IN_PRIVATE };
+      const outcome = await burn(user, code);
+      return { text: seenCodeText(outcome, false), removeSource: true, removedText: seenCodeText(outcome, true) };
+    }
     const existing = store.get(owner);
     if (existing) return { text: alreadyLinkedText(existing) };
     if (!code) return { text: LINK_USAGE };
     try {
-      const r = await anonymous.links.redeem(code, {
-        surface: port.surface,
-        user_id: user.id,
-        name: user.name.replace(/\s+/g, ' ').trim().slice(0, 64) || user.id,
-      });
+      const r = await anonymous.links.redeem(code, { surface: port.surface, user_id: user.id, name: redeemName(user) });
       o.onSecret?.(r.key);
       await store.link(
         owner,
@@ -264,7 +309,9 @@ export function createSurface(o: SurfaceOptions) {
           scopes: r.scopes,
           home_chat: ctx.isPrivate ? chatId : null,
           linked_at: new Date(now()).toISOString(),
-          last_event_id: null,
+          // Where the account's events stood at redeem: the first subscription replays from
+          // here, so nothing between redeeming and subscribing is missed (a live start would).
+          last_event_id: r.last_event_id,
         },
         r.key,
       );
@@ -337,7 +384,7 @@ export function createSurface(o: SurfaceOptions) {
       }
       const reply = await command(user, chatId, cmd.name, cmd.args, ctx);
       let answer = reply.text;
-      // A code spent here need not stay in the chat's history; one typed in a group must not.
+      // A code spent here need not stay in the chat's history; one voided in a group, not there either.
       if (reply.removeSource) {
         const source = ctx.source;
         const removed =
@@ -350,7 +397,7 @@ export function createSurface(o: SurfaceOptions) {
                 },
               )
             : false;
-        if (!removed && reply.notRemovedText) answer = reply.notRemovedText;
+        if (removed && reply.removedText) answer = reply.removedText;
       }
       await say(chatId, answer);
       await reply.after?.();

@@ -2,7 +2,8 @@
 // mapped onto the shared surface. Private chats relay everything; in groups the bot answers
 // only when mentioned (or replied to) and to commands addressed to it (/wallet@bot): a bare
 // /wallet may be meant for another bot, and answering it would post the owner's balances to
-// the whole group. A /link with a code is taken even bare, only to delete it and say why.
+// the whole group. A /link with a code is taken even bare, only to void the code, delete the
+// message and say why.
 import { Bot, GrammyError } from 'grammy';
 import type { InlineKeyboardMarkup, Message, User } from 'grammy/types';
 import type { ChatButton, ChatPort, ChatUser } from '../surface/chat-port';
