@@ -76,8 +76,10 @@ export function createEventsWorker(deps: WorkerDeps) {
   async function start(settings: LinkedSettings): Promise<void> {
     const client = deps.createClient(settings);
     const cursor = await deps.loadCursor();
-    // A new link replays everything the server keeps (0), so nothing between linking and the
-    // first connection is lost; notifications below skip what happened before linking.
+    // A link made with a code starts where its redeem answered (the options page saved that
+    // cursor), so nothing between redeeming and this first connection is lost. Without a cursor
+    // for this link (a key typed in) it replays everything the server keeps (0); notifications
+    // below skip what happened before linking.
     const lastEventId = cursor && cursor.linkedAt === settings.linkedAt ? cursor.lastEventId : 0;
     if (!cursor || cursor.linkedAt !== settings.linkedAt) await deps.saveCursor({ linkedAt: settings.linkedAt, lastEventId });
     const sub = client.events.subscribe({

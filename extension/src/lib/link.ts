@@ -1,6 +1,8 @@
 // Linking: the options page takes a server address and either a one-time link code (made
 // with `presence link` or POST /v1/links) or a key. A code is redeemed for this install's
 // own key; either way the key is checked with GET /v1/presence/me before it is kept.
+// Redeeming also answers the account's newest event id, where the worker's first events
+// stream should start (a key typed in has none: the worker then replays from 0).
 import { createPresenceClient, type PresenceView } from '@presence/client';
 
 /** A link code is 8 characters from A-Z and 2-9 (no 0, 1, O or I). */
@@ -48,7 +50,13 @@ export function normaliseServerUrl(input: string): string {
 /** The host-permission pattern for exactly that origin (scheme, host and port): what the options page asks for. */
 export const originPattern = (serverUrl: string): string => `${new URL(serverUrl).origin}/*`;
 
-export type LinkResult = { key: string; presence: PresenceView; redeemed: boolean };
+export type LinkResult = {
+  key: string;
+  presence: PresenceView;
+  redeemed: boolean;
+  /** From the redeem answer: the account's newest event id then; null when a key was given. */
+  lastEventId: number | null;
+};
 
 export type LinkParameters = {
   serverUrl: string;
@@ -68,17 +76,19 @@ export async function linkPresence({ serverUrl, credential, installId, name = 'b
   const options = { baseUrl: serverUrl, retries: { retries: 1, maxRetryAfterMs: 3_000 }, timeoutMs: 15_000 };
   let key: string;
   let redeemed = false;
+  let lastEventId: number | null = null;
   if (credential.kind === 'code') {
     const anon = createPresenceClient(options);
     const r = await anon.links.redeem(credential.code, { surface: 'extension', user_id: installId, name });
     key = r.key;
     redeemed = true;
+    lastEventId = r.last_event_id;
   } else {
     key = credential.key;
   }
   try {
     const presence = await createPresenceClient({ ...options, token: key }).presence.me();
-    return { key, presence, redeemed };
+    return { key, presence, redeemed, lastEventId };
   } catch (e) {
     if (redeemed) throw new LinkCheckError(key, e);
     throw e;

@@ -16,7 +16,7 @@ import {
   originPattern,
   parseCredential,
 } from '../lib/link';
-import { isLinked, type LinkedSettings, loadSettings, type Settings, saveSettings } from '../lib/settings';
+import { isLinked, type LinkedSettings, loadSettings, type Settings, saveCursor, saveSettings } from '../lib/settings';
 import { CopyButton } from './CopyButton';
 import { Loading } from './states';
 
@@ -75,7 +75,13 @@ export function OptionsPage() {
     try {
       const r = await linkPresence({ serverUrl, credential: cred, installId: settings.installId });
       const previous = { serverUrl: settings.serverUrl, key: settings.key };
-      const next = await saveSettings({ serverUrl, key: r.key, presenceName: r.presence.name, linkedAt: Date.now() });
+      const linkedAt = Date.now();
+      // The cursor goes first, so the worker's first stream for this link (started by the
+      // settings change) replays from the redeem and misses nothing in between. Should the old
+      // link's stream overwrite it meanwhile, the worker finds no cursor for this link and
+      // replays from 0, as for a key: more than needed, nothing lost.
+      if (r.lastEventId !== null) await saveCursor({ linkedAt, lastEventId: r.lastEventId });
+      const next = await saveSettings({ serverUrl, key: r.key, presenceName: r.presence.name, linkedAt });
       setSettings(next);
       setUrl(serverUrl);
       setCredential('');

@@ -23,9 +23,31 @@ async function fillAndSave(url: string, credential: string) {
 
 const statusText = () => screen.getByTestId('options-status').textContent ?? '';
 
+/** The options account's newest event id: the id-only frame a live stream opens with. */
+function newestEventId(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const sub = adminClient('options').events.subscribe({
+      onCursor: (id) => {
+        resolve(id);
+        sub.close();
+      },
+    });
+    void (async () => {
+      try {
+        for await (const _ of sub) break;
+      } catch (e) {
+        reject(e);
+      }
+    })();
+  });
+}
+
 describe('options page', () => {
   it('links with a one-time code: asks for this origin only, redeems, checks /v1/presence/me, stores address and key', async () => {
     await adminClient('options').presence.update({ name: 'Ada' });
+    await adminClient('options').memory.pin({ key: 'topic:before-link', note: 'an event before the link' });
+    const newest = await newestEventId();
+    expect(newest).toBeGreaterThan(0);
     const { code } = await adminClient('options').links.create();
     render(<OptionsPage />);
     expect(await screen.findByTestId('options-url')).toHaveProperty('value', 'http://127.0.0.1:8787'); // the default
@@ -41,6 +63,8 @@ describe('options page', () => {
     expect(s?.key).toMatch(/^prs_live_/);
     expect(s?.linkedAt).toBeGreaterThan(0);
     expect(screen.getByTestId('options-key')).toHaveProperty('value', '');
+    // The worker's first stream for this link starts where the redeem said the account's events stood.
+    expect(chrome.state.store.get('events')).toEqual({ linkedAt: s?.linkedAt, lastEventId: newest });
 
     // The stored key is a working key of its own, named after this surface.
     const me = await createPresenceClient({ baseUrl: serverUrl(), token: s!.key! }).presence.me();
