@@ -2,6 +2,7 @@
 // transfers that move balances by exactly the quoted amounts, idempotent resend, typed
 // errors; and against dead or silent RPCs, which must fail fast with ChainUnavailableError.
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -244,6 +245,37 @@ describe('unavailable chain', () => {
     expect(Date.now() - t0).toBeLessThan(1000);
     await expect(dead.balances(base.dex.weth)).rejects.toBeInstanceOf(ChainUnavailableError);
     await expect(dead.quoteExactIn([base.dex.weth, base.tokens[1]?.address as Address], 1n)).rejects.toBeInstanceOf(ChainUnavailableError);
+  });
+
+  it('maps an RPC that answers HTTP errors to ChainUnavailableError naming the status', async () => {
+    const answers: [number, string, string][] = [
+      [503, 'text/plain', 'upstream down'],
+      [429, 'application/json', JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32005, message: 'rate limited' } })],
+    ];
+    let next = 0;
+    const server = createHttpServer((_req, res) => {
+      const [status, type, body] = answers[next % answers.length] as [number, string, string];
+      res.writeHead(status, { 'content-type': type }).end(body);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const a = server.address();
+    const failing = createViemChain({
+      rpcUrl: `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`,
+      tokenList: base,
+      timeoutMs: 1000,
+      retryCount: 0,
+    });
+    try {
+      const http503 = await failing.blockNumber().catch((e: unknown) => e);
+      expect(http503).toBeInstanceOf(ChainUnavailableError);
+      expect((http503 as Error).message).toMatch(/HTTP 503/);
+      next = 1;
+      const http429 = await failing.blockNumber().catch((e: unknown) => e);
+      expect(http429).toBeInstanceOf(ChainUnavailableError);
+      expect((http429 as Error).message).toMatch(/HTTP 429|rate limiting/);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it('times out with ChainUnavailableError when the RPC never answers', async () => {

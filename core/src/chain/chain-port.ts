@@ -23,6 +23,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { erc20Abi, factoryAbi, pairAbi, routerAbi, wethAbi } from './abis';
 import { ChainUnavailableError, InvalidRequestError, ReceiptTimeoutError, TransactionRejectedError } from './errors';
 import { revertReason, toChainError } from './rpc-errors';
+import { createRpcFetch } from './rpc-fetch';
 import type { Token, TokenList } from './token-list';
 
 /** An unsigned transaction: what to call, with what, and how much ETH to attach. `gas` skips
@@ -169,6 +170,8 @@ export interface ViemChainOptions {
 // estimated and run out of gas. Unused gas is not charged, so the headroom is free.
 const SWAP_HOP_HEADROOM = 45_000n;
 
+const FIRST_RECEIPT_POLL_MS = 5;
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // Deriving an account from its key (secp256k1 point multiplication) costs ~0.5 ms; the
@@ -205,6 +208,7 @@ export function createViemChain(opts: ViemChainOptions): ChainPort {
     chain,
     cacheTime: 0,
     transport: http(opts.rpcUrl, {
+      fetchFn: createRpcFetch() as typeof fetch,
       timeout: timeoutMs,
       retryCount,
       retryDelay,
@@ -439,6 +443,10 @@ export function createViemChain(opts: ViemChainOptions): ChainPort {
 
     async waitForReceipt(hash, timeout = 60_000) {
       const until = now() + timeout;
+      // A devnet mines within milliseconds of the send, a real chain within seconds: ask
+      // again soon, then back off to the poll period, so neither waits a whole period for
+      // nothing nor floods the RPC.
+      let wait = FIRST_RECEIPT_POLL_MS;
       for (;;) {
         const receipt = await guard('eth_getTransactionReceipt', () =>
           client.getTransactionReceipt({ hash }).catch((err) => {
@@ -450,7 +458,8 @@ export function createViemChain(opts: ViemChainOptions): ChainPort {
           return { hash, block: receipt.blockNumber, status: receipt.status, gasUsed: receipt.gasUsed };
         }
         if (now() >= until) throw new ReceiptTimeoutError(hash, timeout);
-        await sleep(Math.min(pollMs, Math.max(1, until - now())));
+        await sleep(Math.min(wait, Math.max(1, until - now())));
+        wait = Math.min(pollMs, wait * 2);
       }
     },
 
