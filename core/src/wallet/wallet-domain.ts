@@ -142,7 +142,8 @@ export function createWalletDomain(deps: {
       for (const r of await store.intentsInStates(['executing', 'signed'])) {
         if (executor.isDriving(r.id) || r.updated_at > cutoff) continue;
         n++;
-        void finish(r);
+        // Its own outcome is announced by the drive; a store failure here waits for the next upkeep.
+        void finish(r).catch(() => undefined);
       }
       return n;
     },
