@@ -100,7 +100,7 @@ export function createConfirmations({
           );
           if (!claimed) continue;
           // A chain outage before signing puts the hold back, to be approved again in time.
-          const done = await pipeline.execute(mode, claimed, 'hold');
+          const done = await pipeline.execute(mode, claimed);
           // Live outcomes are announced by the executor's listener below; a simulation has none.
           if (mode === 'test') await resolved({ record: done.record, mode, status: 'executed', tx: done.tx, block: done.block });
           return executed({ ...done.record, block: done.block });

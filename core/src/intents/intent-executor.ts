@@ -30,13 +30,6 @@ export type Executed = { record: IntentRecord; hash: Hash; block: number };
 /** A final transition made by a drive: published once, after the intent's lock is released. */
 export type Outcome = { status: 'done'; record: IntentRecord; hash: Hash; block: number } | { status: 'failed'; record: IntentRecord };
 
-/**
- * What a chain outage before anything was signed does to the record: a new intent `fail`s
- * (and releases its Idempotency-Key, so a retry plans afresh: nothing reached the chain);
- * an approved hold goes back to `hold`, to be approved again before it expires.
- */
-export type UnsignedOutage = 'fail' | 'hold';
-
 const RECEIPT_TIMEOUT_MS = 60_000;
 
 export type IntentExecutor = ReturnType<typeof createIntentExecutor>;
@@ -74,11 +67,7 @@ export function createIntentExecutor({
    * refuses it. A chain outage leaves a signed record as it is (the next drive resumes it).
    * `onSent` marks the moment the last transaction is broadcast (timing only).
    */
-  async function drive(
-    store: IntentStore,
-    intent: IntentRecord,
-    opts: { onSent?: () => void; unsignedOutage?: UnsignedOutage } = {},
-  ): Promise<Executed> {
+  async function drive(store: IntentStore, intent: IntentRecord, opts: { onSent?: () => void } = {}): Promise<Executed> {
     let outcome: Outcome | null = null;
     const settle = (o: Outcome) => {
       outcome = o;
@@ -101,7 +90,7 @@ export function createIntentExecutor({
   async function driveLocked(
     store: IntentStore,
     intent: IntentRecord,
-    opts: { onSent?: () => void; unsignedOutage?: UnsignedOutage },
+    opts: { onSent?: () => void },
     settle: (o: Outcome) => void,
   ): Promise<Executed> {
     let r = await store.getIntent(intent.account_id, intent.id);
@@ -151,7 +140,9 @@ export function createIntentExecutor({
       } catch (e) {
         // Reverted while estimating, or refused by the node: this step cannot land.
         if (e instanceof ChainRevertedError || e instanceof TransactionRejectedError) throw await fail(e.message);
-        if (e instanceof ChainUnavailableError) await unsigned(store, current, opts.unsignedOutage ?? 'fail');
+        if (e instanceof ChainUnavailableError) {
+          await release(store, current, 'the chain was unavailable before anything was signed; nothing was sent');
+        }
         throw e;
       }
     }
@@ -176,16 +167,21 @@ export function createIntentExecutor({
     return executed;
   }
 
-  /** A chain outage before this record's first signature: nothing of it reached the chain. */
-  async function unsigned(store: IntentStore, r: IntentRecord, outage: UnsignedOutage) {
+  /**
+   * A record stopped before its first signature (a chain outage, a crash) sent nothing. An
+   * approved hold goes back to `held`, to be approved again before it expires; a new intent
+   * fails and releases its Idempotency-Key, so a retry plans afresh. Anything signed since
+   * is left alone: that record is the drive's to finish.
+   */
+  async function release(store: IntentStore, r: IntentRecord, reason: string) {
     const stored = await store.getIntent(r.account_id, r.id);
     if (!stored || stored.state !== 'executing' || stored.txs.length > 0) return;
-    if (outage === 'hold') {
+    if (stored.confirm_id) {
       await store.transitionIntent(r.account_id, r.id, ['executing'], 'held', { updated_at: clock.now() });
       return;
     }
     await store.transitionIntent(r.account_id, r.id, ['executing'], 'failed', {
-      error: 'the chain was unavailable before anything was signed; nothing was sent',
+      error: reason,
       idempotency_key: null,
       updated_at: clock.now(),
     });
@@ -206,6 +202,7 @@ export function createIntentExecutor({
 
   return {
     drive,
+    release,
     simulate,
     /** Whether a drive of this intent is under way in this process. */
     isDriving: (intentId: string) => driving.has(intentId),

@@ -20,7 +20,7 @@ import type { IntentRecord } from '../store/documents';
 import { createKeyedLock } from '../store/keyed-lock';
 import type { StorePort } from '../store/store-port';
 import type { Wallets } from '../wallet/wallets';
-import type { IntentExecutor, IntentStore, UnsignedOutage } from './intent-executor';
+import type { IntentExecutor, IntentStore } from './intent-executor';
 import { type ParsedIntent, parseIntent } from './intent-parser';
 import { capInUsd, type Plan, planIntent } from './intent-planner';
 import { createSandboxIntentStore } from './sandbox-intent-store';
@@ -113,21 +113,11 @@ export function createIntentPipeline(deps: {
    * Executes a record already in `executing`. Live receipts are announced by the outcome
    * listener below, whichever drive completes the intent.
    */
-  async function execute(
-    mode: KeyKind,
-    record: IntentRecord,
-    opts: { marks?: Marks; unsignedOutage?: UnsignedOutage } = {},
-  ): Promise<{ record: IntentRecord; tx: string; block: number }> {
+  async function execute(mode: KeyKind, record: IntentRecord, marks?: Marks): Promise<{ record: IntentRecord; tx: string; block: number }> {
     if (mode === 'test') {
       const { hash } = await executor.simulate(record.account_id, record.steps).catch(async (e: unknown) => {
-        // Same fate as a live record that could not be signed (see UnsignedOutage).
-        await (opts.unsignedOutage === 'hold'
-          ? sandbox.transitionIntent(record.account_id, record.id, ['executing'], 'held', { updated_at: clock.now() })
-          : sandbox.transitionIntent(record.account_id, record.id, ['executing'], 'failed', {
-              error: e instanceof Error ? e.message : String(e),
-              idempotency_key: null,
-              updated_at: clock.now(),
-            }));
+        // Same fate as a live record that could not be signed.
+        await executor.release(sandbox, record, e instanceof Error ? e.message : String(e));
         throw e;
       });
       const done = await sandbox.transitionIntent(record.account_id, record.id, ['executing'], 'done', {
@@ -138,21 +128,21 @@ export function createIntentPipeline(deps: {
       });
       return { record: done ?? record, tx: hash, block: record.quote_block };
     }
-    const { marks } = opts;
     const {
       record: done,
       hash,
       block,
-    } = await executor.drive(store, record, {
-      ...(opts.unsignedOutage ? { unsignedOutage: opts.unsignedOutage } : {}),
-      ...(marks
+    } = await executor.drive(
+      store,
+      record,
+      marks
         ? {
             onSent: () => {
               marks.sent = performance.now();
             },
           }
-        : {}),
-    });
+        : {},
+    );
     if (marks) {
       marks.settled = performance.now();
       const t = { ...marks, intent_id: done.id } as IntentTiming;
@@ -270,7 +260,7 @@ export function createIntentPipeline(deps: {
       });
       return heldResult(record, s.mode);
     }
-    const { record: done, tx, block } = await execute(s.mode, record, marks ? { marks } : {});
+    const { record: done, tx, block } = await execute(s.mode, record, marks);
     return doneResult(done, tx, block, s.mode);
   }
 
@@ -298,8 +288,7 @@ export function createIntentPipeline(deps: {
         );
         return claim(plan);
       }),
-    execute: (mode: KeyKind, record: IntentRecord, unsignedOutage?: UnsignedOutage) =>
-      execute(mode, record, unsignedOutage ? { unsignedOutage } : {}),
+    execute: (mode: KeyKind, record: IntentRecord) => execute(mode, record),
     /** Reports the phase timings of every live intent that executes at once (benchmarks). */
     onTiming(listener: (t: IntentTiming) => void) {
       timingListeners.add(listener);

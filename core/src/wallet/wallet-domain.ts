@@ -51,20 +51,10 @@ export function createWalletDomain(deps: {
   const confirmations = createConfirmations({ pipeline, executor, events, clock });
 
   async function finish(r: IntentRecord): Promise<'settled' | 'failed'> {
-    if (r.state === 'executing' && r.txs.length === 0 && r.confirm_id) {
-      // An approval cut off before signing: the hold comes back, to be approved again (the
-      // expiry sweep right after drops it if its time ran out meanwhile).
-      await store.transitionIntent(r.account_id, r.id, ['executing'], 'held', { updated_at: clock.now() });
-      return 'failed';
-    }
     if (r.state === 'executing' && r.txs.length === 0) {
-      // Nothing reached the chain, so the key is released: a retry plans afresh (as after an
-      // outage before signing), instead of being told about an action that never happened.
-      await store.transitionIntent(r.account_id, r.id, ['executing'], 'failed', {
-        error: 'interrupted before signing; nothing was sent',
-        idempotency_key: null,
-        updated_at: clock.now(),
-      });
+      // Cut off before signing: an approved hold is held again (the expiry sweep right after
+      // drops it if its time ran out meanwhile); a new intent fails and frees its key.
+      await executor.release(store, r, 'interrupted before signing; nothing was sent');
       return 'failed';
     }
     try {
