@@ -18,6 +18,7 @@ import { MemoryKey } from '../schemas/memory';
 import type { IntentResult } from '../schemas/wallet';
 import { parseStanding } from '../standing/standing-parser';
 import type { StandingService } from '../standing/standing-service';
+import { toStandingView } from '../standing/standing-view';
 import type { UsedCall } from '../store/documents';
 import type { WalletDomain } from '../wallet/wallet-domain';
 import type { ToolDef } from './planner-port';
@@ -189,7 +190,7 @@ export function createPresenceTools(deps: {
     return preview;
   });
   def('standing.list', 'Standing intents (alerts, schedules, conditional actions).', Args.none, async () =>
-    (await standing.list(p.accountId)).map(({ pending: _p, created_by: _c, ...view }) => view),
+    (await standing.list(p.accountId)).map(toStandingView),
   );
   def(
     'standing.create',
@@ -204,14 +205,13 @@ export function createPresenceTools(deps: {
       const id = key ? standingIdFor(p.accountId, key) : undefined;
       // A re-run of a turn that was stored already: the intent it created, not a second one.
       const existing = id && live ? await standing.get(p.accountId, id) : null;
-      if (existing) return existing;
+      if (existing) return toStandingView(existing);
       const record = await standing.prepare({ accountId: p.accountId, kind: p.kind, keyId: p.keyId, scopes: p.scopes }, a.text, spec, {
         allowAct: deps.allowAct,
         ...(id ? { id } : {}),
       });
       if (live) effects.deferred.push(() => standing.commit(record));
-      const { pending: _p, created_by: _c, ...view } = record;
-      return view;
+      return toStandingView(record);
     },
   );
   if (deps.allowAct) {
