@@ -45,13 +45,17 @@ describe('intents under races and outages', () => {
     (await allEvents(s, account, key)).filter((f) => f.event === type && pred(f));
   const usd = (amount: string) => units(amount.split(' ')[0] as string, 18);
   const spentToday = async (key: string) => (await call(s.url, 'GET', '/v1/wallet', { key })).json.policy.spent_today as string;
+  /** A fresh account under `policy`, and how many transactions its wallet has mined so far. */
+  async function freshAccount(name: string, policy: Partial<typeof OPEN_POLICY>) {
+    const a = await newAccount(s, name);
+    await putPolicy(s, a.key, policy);
+    return { ...a, mined: await minedFrom(s, a.address) };
+  }
 
   it('two approvals answered together execute a two-step hold once', async () => {
-    const a = await newAccount(s, 'twice');
-    await putPolicy(s, a.key, { confirm_over: '1 USD' });
+    const { mined, ...a } = await freshAccount('twice', { confirm_over: '1 USD' });
     const held = await intent(a.key, 'swap 5 USDC for WETH', 'twice-1');
     expect(held.status, held.text).toBe(202);
-    const mined = await minedFrom(s, a.address);
     // Slow the swap's signature down, so the second answer arrives while the first has
     // signed and sent the approval and not yet the swap.
     let signs = 0;
@@ -72,9 +76,7 @@ describe('intents under races and outages', () => {
   });
 
   it('duplicates reaching the pipeline together create one intent and act once', async () => {
-    const a = await newAccount(s, 'dupes');
-    await putPolicy(s, a.key, OPEN_POLICY);
-    const mined = await minedFrom(s, a.address);
+    const { mined, ...a } = await freshAccount('dupes', OPEN_POLICY);
     const pipeline = s.core.wallet!.pipeline;
     const submit = () =>
       pipeline.submit({ accountId: a.name, mode: 'live', text: 'wrap 0.01 ETH', source: 'api', idempotencyKey: 'dup-1' });
@@ -87,9 +89,7 @@ describe('intents under races and outages', () => {
   });
 
   it('an outage before signing fails cleanly, costs nothing, and a retry with the same key acts once', async () => {
-    const a = await newAccount(s, 'unsigned');
-    await putPolicy(s, a.key, OPEN_POLICY);
-    const mined = await minedFrom(s, a.address);
+    const { mined, ...a } = await freshAccount('unsigned', OPEN_POLICY);
     failNth('signTransaction', 1);
     const failed = await intent(a.key, 'wrap 0.01 ETH', 'unsigned-1');
     expect(failed.status, failed.text).toBe(503);
@@ -103,11 +103,9 @@ describe('intents under races and outages', () => {
   });
 
   it('an approval interrupted before signing keeps the hold; approving again executes it once', async () => {
-    const a = await newAccount(s, 'rehold');
-    await putPolicy(s, a.key, { confirm_over: '1 USD' });
+    const { mined, ...a } = await freshAccount('rehold', { confirm_over: '1 USD' });
     const held = await intent(a.key, 'wrap 0.01 ETH', 'rehold-1');
     expect(held.status, held.text).toBe(202);
-    const mined = await minedFrom(s, a.address);
     failNth('signTransaction', 1);
     const first = await approve(a.key, held.json.confirm_id);
     expect(first.status, first.text).toBe(503);
@@ -145,10 +143,8 @@ describe('intents under races and outages', () => {
   });
 
   it('a broadcast lost after signing: the retried approval sends the stored bytes and announces once', async () => {
-    const a = await newAccount(s, 'resend');
-    await putPolicy(s, a.key, { confirm_over: '1 USD' });
+    const { mined, ...a } = await freshAccount('resend', { confirm_over: '1 USD' });
     const held = await intent(a.key, 'wrap 0.01 ETH', 'resend-1');
-    const mined = await minedFrom(s, a.address);
     failNth('sendRaw', 1);
     const first = await approve(a.key, held.json.confirm_id);
     expect(first.status, first.text).toBe(503);
@@ -163,9 +159,7 @@ describe('intents under races and outages', () => {
   });
 
   it('a broadcast lost after signing and never retried is resumed by the upkeep', async () => {
-    const a = await newAccount(s, 'stranded');
-    await putPolicy(s, a.key, OPEN_POLICY);
-    const mined = await minedFrom(s, a.address);
+    const { mined, ...a } = await freshAccount('stranded', OPEN_POLICY);
     failNth('sendRaw', 1);
     const failed = await intent(a.key, 'wrap 0.01 ETH', 'stranded-1');
     expect(failed.status, failed.text).toBe(503);
@@ -178,9 +172,7 @@ describe('intents under races and outages', () => {
   });
 
   it('a signed transaction whose nonce went to a later intent fails plainly and stops counting', async () => {
-    const a = await newAccount(s, 'overtaken');
-    await putPolicy(s, a.key, OPEN_POLICY);
-    const mined = await minedFrom(s, a.address);
+    const { mined, ...a } = await freshAccount('overtaken', OPEN_POLICY);
     failNth('sendRaw', 1);
     const lost = await intent(a.key, 'wrap 0.01 ETH', 'overtaken-1');
     expect(lost.status, lost.text).toBe(503);
