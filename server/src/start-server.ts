@@ -59,12 +59,7 @@ async function startChain(config: Config, progress: (line: string) => void): Pro
   }
   if (!config.PRESENCE_TOKEN_LIST) throw new Error(`PRESENCE_TOKEN_LIST is required with PRESENCE_CHAIN=${config.PRESENCE_CHAIN}`);
   const tokenList = await chainLayer.loadTokenList(config.PRESENCE_TOKEN_LIST);
-  const chain = chainLayer.createViemChain({
-    rpcUrl: config.PRESENCE_RPC_URL as string,
-    tokenList,
-    timeoutMs: RPC_TIMEOUT_MS,
-    batch: true,
-  });
+  const chain = chainLayer.createViemChain({ rpcUrl: config.PRESENCE_RPC_URL as string, tokenList, timeoutMs: RPC_TIMEOUT_MS });
   return { runtime: { chain, tokenList }, stop: async () => undefined };
 }
 

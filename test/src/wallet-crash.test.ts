@@ -187,11 +187,11 @@ describe('interrupted intents complete exactly once', () => {
     const port = portOf(srv);
     const mined = await minedFrom(srv, a.address);
     const before = await balances(srv, a.address);
-    const sign = port.signTransaction;
+    const prepare = port.prepareTransaction;
     let signs = 0;
-    port.signTransaction = async (...args) => {
+    port.prepareTransaction = async (...args) => {
       if (++signs === 2) throw new chainLayer.ChainUnavailableError('injected: the RPC went away after the approval');
-      return sign(...args);
+      return prepare(...args);
     };
     let failed: Awaited<ReturnType<typeof call>>;
     try {
@@ -201,7 +201,7 @@ describe('interrupted intents complete exactly once', () => {
         body: { do: 'swap 5 USDC for WETH' },
       });
     } finally {
-      port.signTransaction = sign;
+      port.prepareTransaction = prepare;
     }
     expect([failed.status, failed.json.type]).toEqual([503, 'chain_unavailable']);
     expect(await minedFrom(srv, a.address)).toBe(mined + 1); // the approval went out

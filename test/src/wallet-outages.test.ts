@@ -14,11 +14,11 @@ describe('intents under races and outages', () => {
   const clock = createManualClock(Date.now());
   let s: TestServer;
   let port: ChainPort;
-  let original: Pick<ChainPort, 'signTransaction' | 'sendRaw'>;
+  let original: Pick<ChainPort, 'prepareTransaction' | 'signPrepared' | 'sendRaw'>;
   beforeAll(async () => {
     s = await startTestServer({ chain: true, clock, env: { PRESENCE_RATE_LIMIT: '100000/1s' } });
     port = portOf(s);
-    original = { signTransaction: port.signTransaction, sendRaw: port.sendRaw };
+    original = { prepareTransaction: port.prepareTransaction, signPrepared: port.signPrepared, sendRaw: port.sendRaw };
   });
   afterEach(() => {
     Object.assign(port, original);
@@ -30,7 +30,7 @@ describe('intents under races and outages', () => {
 
   const outage = () => new chainLayer.ChainUnavailableError('injected: the RPC went away');
   /** Fails the n-th call of a port method (1-based) with an outage; the others go through. */
-  function failNth<K extends 'signTransaction' | 'sendRaw'>(method: K, n: number) {
+  function failNth<K extends 'prepareTransaction' | 'sendRaw'>(method: K, n: number) {
     let calls = 0;
     const real = original[method] as (...a: unknown[]) => Promise<unknown>;
     (port as Record<K, unknown>)[method] = async (...args: unknown[]) => {
@@ -59,9 +59,9 @@ describe('intents under races and outages', () => {
     // Slow the swap's signature down, so the second answer arrives while the first has
     // signed and sent the approval and not yet the swap.
     let signs = 0;
-    port.signTransaction = async (...args) => {
+    port.signPrepared = async (...args) => {
       if (++signs === 2) await new Promise((r) => setTimeout(r, 300));
-      return original.signTransaction(...args);
+      return original.signPrepared(...args);
     };
     const first = approve(a.key, held.json.confirm_id);
     await new Promise((r) => setTimeout(r, 120));
@@ -90,7 +90,7 @@ describe('intents under races and outages', () => {
 
   it('an outage before signing fails cleanly, costs nothing, and a retry with the same key acts once', async () => {
     const { mined, ...a } = await freshAccount('unsigned', OPEN_POLICY);
-    failNth('signTransaction', 1);
+    failNth('prepareTransaction', 1);
     const failed = await intent(a.key, 'wrap 0.01 ETH', 'unsigned-1');
     expect(failed.status, failed.text).toBe(503);
     expect(failed.json.type).toBe('chain_unavailable');
@@ -106,7 +106,7 @@ describe('intents under races and outages', () => {
     const { mined, ...a } = await freshAccount('rehold', { confirm_over: '1 USD' });
     const held = await intent(a.key, 'wrap 0.01 ETH', 'rehold-1');
     expect(held.status, held.text).toBe(202);
-    failNth('signTransaction', 1);
+    failNth('prepareTransaction', 1);
     const first = await approve(a.key, held.json.confirm_id);
     expect(first.status, first.text).toBe(503);
     const listed = await call(s.url, 'GET', '/v1/confirm?status=held', { key: a.key });

@@ -11,7 +11,6 @@ import {
   getAddress,
   type Hash,
   type Hex,
-  http,
   keccak256,
   type PublicClient,
   type StateOverride,
@@ -23,7 +22,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { erc20Abi, factoryAbi, pairAbi, routerAbi, wethAbi } from './abis';
 import { ChainUnavailableError, InvalidRequestError, ReceiptTimeoutError, TransactionRejectedError } from './errors';
 import { revertReason, toChainError } from './rpc-errors';
-import { createRpcFetch } from './rpc-fetch';
+import { rpcTransport } from './rpc-transport';
 import type { Token, TokenList } from './token-list';
 
 /** An unsigned transaction: what to call, with what, and how much ETH to attach. `gas` skips
@@ -35,6 +34,16 @@ export interface TxRequest {
   gas?: bigint;
   /** Added to the estimate for costs the estimate cannot see (see SWAP_HOP_HEADROOM). */
   gasHeadroom?: bigint;
+}
+
+/** A transaction with its gas limit and fees filled in, ready to sign at any nonce. */
+export interface PreparedTx {
+  to: Address;
+  data: Hex;
+  value: bigint;
+  gas: bigint;
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
 }
 
 export interface SignedTx {
@@ -136,7 +145,11 @@ export interface ChainPort {
   buildUnwrap(amount: bigint): TxRequest;
   /** 'ETH' sends the native coin. */
   buildTransfer(token: Address | 'ETH', to: Address, amount: bigint): TxRequest;
-  /** Signs locally; fills gas (estimate + 20% unless tx.gas) and EIP-1559 fees. Sends nothing. */
+  /** Fills gas (estimate + 20% + headroom, unless tx.gas) and EIP-1559 fees, as `from`. */
+  prepareTransaction(from: Address, tx: TxRequest): Promise<PreparedTx>;
+  /** Signs locally; no RPC, sends nothing. */
+  signPrepared(privateKey: Hex, tx: PreparedTx, nonce: number): Promise<SignedTx>;
+  /** prepareTransaction then signPrepared. */
   signTransaction(privateKey: Hex, tx: TxRequest, nonce: number): Promise<SignedTx>;
   /** Broadcasts; resending bytes the node already has answers the same hash. After a
    * ChainUnavailableError the node may or may not have the tx: resend the same bytes. */
@@ -158,7 +171,8 @@ export interface ViemChainOptions {
   retryCount?: number;
   /** Receipt polling period. */
   pollMs?: number;
-  /** JSON-RPC batching: fewer HTTP requests on remote RPCs, ~1 ms extra latency each. */
+  /** Calls made together go as one JSON-RPC batch (default); false sends each alone, for
+   * RPCs that refuse batches. */
   batch?: boolean;
   /** Unix milliseconds; injectable for deadlines. */
   now?: () => number;
@@ -170,7 +184,7 @@ export interface ViemChainOptions {
 // estimated and run out of gas. Unused gas is not charged, so the headroom is free.
 const SWAP_HOP_HEADROOM = 45_000n;
 
-const FIRST_RECEIPT_POLL_MS = 5;
+const FIRST_RECEIPT_POLL_MS = 1;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -207,13 +221,7 @@ export function createViemChain(opts: ViemChainOptions): ChainPort {
   const client: PublicClient = createPublicClient({
     chain,
     cacheTime: 0,
-    transport: http(opts.rpcUrl, {
-      fetchFn: createRpcFetch() as typeof fetch,
-      timeout: timeoutMs,
-      retryCount,
-      retryDelay,
-      batch: opts.batch ? { wait: 1 } : false,
-    }),
+    transport: rpcTransport(opts.rpcUrl, { timeoutMs, retryCount, retryDelay, maxBatch: opts.batch === false ? 1 : 100 }),
   });
 
   // Backstop over viem's own per-request timeout: whatever happens inside, the caller gets an
@@ -267,7 +275,13 @@ export function createViemChain(opts: ViemChainOptions): ChainPort {
 
   const defaultDeadline = () => BigInt(Math.floor(now() / 1000) + 20 * 60);
 
-  return {
+  async function signPrepared(privateKey: Hex, tx: PreparedTx, nonce: number): Promise<SignedTx> {
+    const account = accountOf(privateKey);
+    const raw = await account.signTransaction({ chainId: tokenList.chain.id, type: 'eip1559', nonce, ...tx });
+    return { raw, hash: keccak256(raw), from: account.address, nonce, gas: tx.gas, maxFeePerGas: tx.maxFeePerGas };
+  }
+
+  const port: ChainPort = {
     chainId: tokenList.chain.id,
     tokenList,
 
@@ -400,28 +414,30 @@ export function createViemChain(opts: ViemChainOptions): ChainPort {
         ? { to, value: amount, data: '0x' }
         : { to: token, value: 0n, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }) },
 
+    prepareTransaction: (from, tx) =>
+      guard('prepare', async () => {
+        // Issued together, so they travel as one batch (viem's estimateFeesPerGas would ask for
+        // the block and the tip one after the other).
+        const [gas, latest, tip] = await Promise.all([
+          tx.gas ??
+            client
+              .estimateGas({ account: from, to: tx.to, data: tx.data, value: tx.value })
+              .then((g) => (g * 12n) / 10n + (tx.gasHeadroom ?? 0n)),
+          client.getBlock({ blockTag: 'latest' }),
+          client.estimateMaxPriorityFeePerGas(),
+        ]);
+        if (latest.baseFeePerGas === null) throw new InvalidRequestError('the chain has no EIP-1559 base fee');
+        // viem's own rule: room for the base fee to rise 20% before the transaction is mined.
+        const maxFeePerGas = (latest.baseFeePerGas * 12n + 9n) / 10n + tip;
+        return { to: tx.to, data: tx.data, value: tx.value, gas, maxFeePerGas, maxPriorityFeePerGas: tip };
+      }),
+
+    signPrepared: (privateKey, tx, nonce) => signPrepared(privateKey, tx, nonce),
+
     signTransaction: (privateKey, tx, nonce) =>
       guard('sign', async () => {
         const account = accountOf(privateKey);
-        const [gas, fees] = await Promise.all([
-          tx.gas ??
-            client
-              .estimateGas({ account: account.address, to: tx.to, data: tx.data, value: tx.value })
-              .then((g) => (g * 12n) / 10n + (tx.gasHeadroom ?? 0n)),
-          client.estimateFeesPerGas(),
-        ]);
-        const raw = await account.signTransaction({
-          chainId: tokenList.chain.id,
-          type: 'eip1559',
-          to: tx.to,
-          data: tx.data,
-          value: tx.value,
-          nonce,
-          gas,
-          maxFeePerGas: fees.maxFeePerGas,
-          maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-        });
-        return { raw, hash: keccak256(raw), from: account.address, nonce, gas, maxFeePerGas: fees.maxFeePerGas };
+        return signPrepared(privateKey, await port.prepareTransaction(account.address, tx), nonce);
       }),
 
     sendRaw: (raw) =>
@@ -498,4 +514,5 @@ export function createViemChain(opts: ViemChainOptions): ChainPort {
         return data ?? '0x';
       }),
   };
+  return port;
 }

@@ -126,9 +126,14 @@ export function createIntentExecutor({
     for (let i = r.txs.length; i < r.steps.length; i++) {
       const step = r.steps[i] as PlannedTx;
       const current: IntentRecord = r;
+      // Gas and fees are asked for before the wallet's nonce lock and alongside its nonce read,
+      // so the three travel as one JSON-RPC batch (the estimate sees the same mined state either
+      // way). Its failure is taken up inside the lock.
+      const prepared = chain.prepareTransaction(address, toRequest(step));
+      prepared.catch(() => undefined);
       try {
         r = await nonces.withNonce(address, async (nonce) => {
-          const signed = await chain.signTransaction(key, toRequest(step), nonce);
+          const signed = await chain.signPrepared(key, await prepared, nonce);
           const next = await store.transitionIntent(current.account_id, current.id, ['executing', 'signed'], 'signed', {
             txs: [...current.txs, { hash: signed.hash, raw: signed.raw, nonce, label: step.label }],
             updated_at: clock.now(),
@@ -195,8 +200,11 @@ export function createIntentExecutor({
   async function simulate(accountId: string, steps: PlannedTx[]): Promise<{ hash: Hash }> {
     const address = await wallets.address(accountId);
     const key = await wallets.privateKey(accountId);
-    const nonce = await chain.nonceOf(address, 'pending');
-    const signed = await chain.signTransaction(key, toRequest(steps.at(-1) as PlannedTx), nonce + steps.length - 1);
+    const [nonce, prepared] = await Promise.all([
+      chain.nonceOf(address, 'pending'),
+      chain.prepareTransaction(address, toRequest(steps.at(-1) as PlannedTx)),
+    ]);
+    const signed = await chain.signPrepared(key, prepared, nonce + steps.length - 1);
     return { hash: signed.hash };
   }
 

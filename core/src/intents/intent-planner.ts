@@ -151,8 +151,13 @@ export async function planIntent(parsed: ParsedIntent, ctx: PlanContext): Promis
         );
       }
       const path = routeBetween(snapshot, list, from.token, into.token);
-      await needBalance(from, amount);
-      const quote = await chain.quoteExactIn(path, amount, { block });
+      // Three independent reads at one block, issued together (one JSON-RPC batch); a short
+      // balance is the reason given even when the quote fails too.
+      const [, quote, allowance] = await allInOrder([
+        needBalance(from, amount),
+        chain.quoteExactIn(path, amount, { block }),
+        from.native ? Promise.resolve(MAX_UINT) : chain.allowance(from.token.address, owner, list.dex.router, { block }),
+      ] as const);
       const minOut = (quote.amountOut * BigInt(10_000 - ctx.slippageBps)) / 10_000n;
       const steps: PlannedStep[] = [];
       const swap = chain.buildSwap({
@@ -163,7 +168,7 @@ export async function planIntent(parsed: ParsedIntent, ctx: PlanContext): Promis
         nativeIn: from.native,
         nativeOut: into.native,
       });
-      if (!from.native && (await chain.allowance(from.token.address, owner, list.dex.router, { block })) < amount) {
+      if (allowance < amount) {
         steps.push({ ...chain.buildApprove(from.token.address, list.dex.router, MAX_UINT), label: 'approve' });
         steps.push({ ...swap, gas: SWAP_AFTER_APPROVE_GAS, label: 'swap' });
       } else steps.push({ ...swap, label: 'swap' });
@@ -180,6 +185,15 @@ export async function planIntent(parsed: ParsedIntent, ctx: PlanContext): Promis
       };
     }
   }
+}
+
+/** Promise.all that lets every read finish and throws the first failure by position, so the
+ * reason given does not depend on which answer came back first. */
+async function allInOrder<T extends readonly unknown[]>(reads: { readonly [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(reads);
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }
 
 /** A direct pool when there is one, else through WETH. */
