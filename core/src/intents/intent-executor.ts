@@ -22,7 +22,7 @@ import type { Wallets } from '../wallet/wallets';
 
 export type IntentStore = Pick<
   StorePort,
-  'createIntent' | 'getIntent' | 'transitionIntent' | 'listIntents' | 'findIntentByConfirmId' | 'findIntentByIdempotencyKey'
+  'createIntent' | 'getIntent' | 'transitionIntent' | 'listIntents' | 'spentSince' | 'findIntentByConfirmId' | 'findIntentByIdempotencyKey'
 >;
 
 export type Executed = { record: IntentRecord; hash: Hash; block: number };

@@ -35,7 +35,6 @@ export type Submission = {
 };
 
 const DAY_MS = 86_400_000;
-const SPENDING: IntentRecord['state'][] = ['executing', 'signed', 'done'];
 
 export type IntentPipeline = ReturnType<typeof createIntentPipeline>;
 
@@ -68,16 +67,9 @@ export function createIntentPipeline(deps: {
   const gateLock = createKeyedLock();
   const timingListeners = new Set<(t: IntentTiming) => void>();
 
-  async function spentToday(accountId: string, mode: KeyKind): Promise<bigint> {
-    const dayStart = Math.floor(clock.now() / DAY_MS) * DAY_MS;
-    let sum = 0n;
-    // Only intents created since yesterday's start can have executed today (a hold lives at
-    // most a day), so a store with an index never scans an account's whole history.
-    for (const r of await storeFor(mode).listIntents(accountId, { states: SPENDING, since: dayStart - DAY_MS })) {
-      if ((r.executed_at ?? r.updated_at) >= dayStart) sum += BigInt(r.value_usd);
-    }
-    return sum;
-  }
+  /** Spent since the start of today (UTC): the store keeps it as a running sum. */
+  const spentToday = (accountId: string, mode: KeyKind): Promise<bigint> =>
+    storeFor(mode).spentSince(accountId, Math.floor(clock.now() / DAY_MS) * DAY_MS);
 
   /** Plans at the current block and runs the gate; throws policy_block or intent_unresolved. */
   async function planAndGate(accountId: string, mode: KeyKind, parsed: ParsedIntent, kind?: 'withdraw', marks?: Marks) {

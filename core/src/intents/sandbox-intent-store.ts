@@ -1,40 +1,49 @@
-// A test key's intents: the same operations as the durable store, kept in memory only, so
-// test-mode holds and confirmations behave like live ones and vanish on restart.
+// A test key's intents: the same operations as the durable store, kept in memory only (the
+// same per-account index, without a file), so test-mode holds and confirmations behave like
+// live ones and vanish on restart.
 import type { IntentRecord } from '../store/documents';
+import { createIntentIndex, type IntentIndex } from '../store/intent-index';
 import type { IntentStore } from './intent-executor';
 
 export function createSandboxIntentStore(): IntentStore & { all(): IntentRecord[] } {
-  const byId = new Map<string, IntentRecord>();
-  const find = (pred: (r: IntentRecord) => boolean) => [...byId.values()].find(pred) ?? null;
+  const accounts = new Map<string, IntentIndex<null>>();
+  const indexOf = (accountId: string) => {
+    let ix = accounts.get(accountId);
+    if (!ix) {
+      ix = createIntentIndex(null);
+      accounts.set(accountId, ix);
+    }
+    return ix;
+  };
   return {
     async createIntent(r) {
-      byId.set(r.id, structuredClone(r));
+      indexOf(r.account_id).put(structuredClone(r));
     },
     async getIntent(accountId, id) {
-      const r = byId.get(id);
-      return r && r.account_id === accountId ? r : null;
+      return indexOf(accountId).byId.get(id) ?? null;
     },
     async findIntentByConfirmId(accountId, confirmId) {
-      return find((r) => r.account_id === accountId && r.confirm_id === confirmId);
+      return indexOf(accountId).byConfirmId(confirmId);
     },
     async findIntentByIdempotencyKey(accountId, key) {
-      return find((r) => r.account_id === accountId && r.idempotency_key === key);
+      return indexOf(accountId).byIdempotencyKey(key);
     },
     async transitionIntent(accountId, id, from, to, patch = {}) {
-      const r = byId.get(id);
-      if (!r || r.account_id !== accountId || !from.includes(r.state)) return null;
-      const next = { ...r, ...patch, state: to };
-      byId.set(id, next);
+      const ix = indexOf(accountId);
+      const r = ix.byId.get(id);
+      if (!r || !from.includes(r.state)) return null;
+      const next = { ...r, ...structuredClone(patch), state: to };
+      ix.put(next);
       return next;
     },
     async listIntents(accountId, filter = {}) {
-      return [...byId.values()].filter(
-        (r) =>
-          r.account_id === accountId &&
-          (!filter.states || filter.states.includes(r.state)) &&
-          (filter.since === undefined || r.created_at >= filter.since),
+      return [...indexOf(accountId).createdSince(filter.since ?? Number.NEGATIVE_INFINITY)].filter(
+        (r) => !filter.states || filter.states.includes(r.state),
       );
     },
-    all: () => [...byId.values()],
+    async spentSince(accountId, since) {
+      return indexOf(accountId).spentSince(since);
+    },
+    all: () => [...accounts.values()].flatMap((ix) => [...ix.byId.values()]),
   };
 }

@@ -19,8 +19,10 @@ export interface AppendLog<T> {
    * Queues the lines at once (so lines land in call order) and resolves when they are
    * durable. `onCommit` runs right before that, in append order, and never for lines that
    * failed to be written: callers publish there, so readers only ever see committed lines.
+   * `sync: false` lines are written but not synced on their own; the next synced line, which
+   * lands after them in the same file, makes them durable too.
    */
-  append(entries: readonly T[], onCommit?: () => void): Promise<void>;
+  append(entries: readonly T[], onCommit?: () => void, opts?: { sync?: boolean }): Promise<void>;
   /**
    * Replaces the file with what `select` answers (null: leave it as it is). `select` runs
    * once every earlier append has committed and before any later one is written, so nothing
@@ -31,7 +33,7 @@ export interface AppendLog<T> {
   close(): Promise<void>;
 }
 
-type Pending = { text: string; onCommit: (() => void) | undefined; resolve: () => void; reject: (e: unknown) => void };
+type Pending = { text: string; sync: boolean; onCommit: (() => void) | undefined; resolve: () => void; reject: (e: unknown) => void };
 
 export function createAppendLog<T>(file: string, schema: z.ZodType<T>, { fsync = true }: { fsync?: boolean } = {}): AppendLog<T> {
   mkdirSync(path.dirname(file), { recursive: true });
@@ -61,7 +63,7 @@ export function createAppendLog<T>(file: string, schema: z.ZodType<T>, { fsync =
     try {
       const h = await fd();
       await h.writeFile(text);
-      if (fsync) await h.datasync();
+      if (fsync && batch.some((p) => p.sync)) await h.datasync();
       size += Buffer.byteLength(text);
     } catch (e) {
       // Cut whatever part of the batch reached the file, so a later batch does not start
@@ -112,10 +114,10 @@ export function createAppendLog<T>(file: string, schema: z.ZodType<T>, { fsync =
       }
       return out;
     },
-    append(entries, onCommit) {
+    append(entries, onCommit, opts) {
       const text = entries.map((e) => `${JSON.stringify(e)}\n`).join('');
       return new Promise<void>((resolve, reject) => {
-        queue.push({ text, onCommit, resolve, reject });
+        queue.push({ text, sync: opts?.sync ?? true, onCommit, resolve, reject });
         // The first line of a new batch schedules its flush; later ones ride along.
         if (queue.length === 1) void serial(flush);
       });

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createKeystore } from '../wallet/keystore';
 import type { AccountRecord, IdempotencyRecord, MemoryEntry } from './documents';
+import { intentRecord } from './intent-fixture';
 import { createLowdbStore } from './lowdb-store';
 import type { StorePort } from './store-port';
 
@@ -112,6 +113,20 @@ describe('lowdb store', () => {
     });
     await appended;
     expect(synced).toBe(true);
+  });
+
+  it.runIf(process.platform === 'linux')('an executing intent is synced by its first transition; a held one at once', async () => {
+    await store.createIntent(intentRecord('in_0', 1, { account_id: 'a' }));
+    const file = path.join(dir, 'data', 'intents', 'a.jsonl');
+    const calls = await syncSpy();
+    const synced = () => calls.filter((c) => c.kind === 'datasync' && c.file === file).length;
+    await store.createIntent(intentRecord('in_1', 2, { account_id: 'a' }));
+    expect(readFileSync(file, 'utf8')).toContain('"in_1"');
+    expect(synced()).toBe(0);
+    await store.transitionIntent('a', 'in_1', ['executing'], 'signed', {});
+    expect(synced()).toBe(1);
+    await store.createIntent(intentRecord('in_2', 3, { account_id: 'a', state: 'held', confirm_id: 'cf_2' }));
+    expect(synced()).toBe(2);
   });
 
   it.runIf(process.platform === 'linux')('concurrent appends and document updates share their syncs (group commit)', async () => {

@@ -28,6 +28,7 @@ import {
   WalletRecord,
 } from './documents';
 import { writeFileAtomic } from './durable-file';
+import { createIntentIndex, type IntentIndex } from './intent-index';
 import { createKeyedLock } from './keyed-lock';
 import type { EventBounds, StorePort } from './store-port';
 
@@ -171,19 +172,19 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
 
   // Intents: each version of a record is appended; the newest line for an id wins on load.
   // A transition is one appended line, so its cost does not grow with history. Records
-  // stay in memory (they are small and bounded by what an account does). Transitions are
-  // compare-and-set on the committed state, so they hold the account's intents lock until
-  // their line is durable.
-  type IntentLog = { file: AppendLog<IntentRecord>; byId: Map<string, IntentRecord> };
+  // stay in memory (they are small and bounded by what an account does), indexed by
+  // Idempotency-Key, confirm id and creation time, so the lookups every intent makes do not
+  // grow with the account's history either. Transitions are compare-and-set on the committed
+  // state, so they hold the account's intents lock until their line is durable.
+  type IntentLog = IntentIndex<AppendLog<IntentRecord>>;
   const intentLogs = new Map<string, Promise<IntentLog>>();
-  const intentLog = (accountId: string) => {
+  const intentLog = (accountId: string): Promise<IntentLog> => {
     let l = intentLogs.get(accountId);
     if (!l) {
       l = (async () => {
-        const file = createAppendLog(path.join(root, 'intents', `${fileSafe(accountId)}.jsonl`), IntentRecord, { fsync });
-        const byId = new Map<string, IntentRecord>();
-        for (const r of await file.readAll()) byId.set(r.id, deepFreeze(r));
-        return { file, byId };
+        const log = createIntentIndex(createAppendLog(path.join(root, 'intents', `${fileSafe(accountId)}.jsonl`), IntentRecord, { fsync }));
+        for (const r of await log.file.readAll()) log.put(deepFreeze(r));
+        return log;
       })();
       intentLogs.set(accountId, l);
     }
@@ -464,20 +465,19 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
       const log = await intentLog(intent.account_id);
       await lock(`intents:${intent.account_id}`, async () => {
         if (log.byId.has(intent.id)) throw new Error(`intent ${intent.id} exists`);
-        await log.file.append([intent]);
-        log.byId.set(intent.id, deepFreeze(structuredClone(intent)));
+        // See StorePort.createIntent: an `executing` record's line is synced by its next one.
+        await log.file.append([intent], undefined, { sync: intent.state !== 'executing' });
+        log.put(deepFreeze(structuredClone(intent)));
       });
     },
     async getIntent(accountId, id) {
       return (await intentLog(accountId)).byId.get(id) ?? null;
     },
     async findIntentByConfirmId(accountId, confirmId) {
-      for (const r of (await intentLog(accountId)).byId.values()) if (r.confirm_id === confirmId) return r;
-      return null;
+      return (await intentLog(accountId)).byConfirmId(confirmId);
     },
     async findIntentByIdempotencyKey(accountId, key) {
-      for (const r of (await intentLog(accountId)).byId.values()) if (r.idempotency_key === key) return r;
-      return null;
+      return (await intentLog(accountId)).byIdempotencyKey(key);
     },
     async transitionIntent(accountId, id, from, to, patch = {}) {
       const log = await intentLog(accountId);
@@ -486,18 +486,19 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
         if (!current || !from.includes(current.state)) return null;
         const next = deepFreeze({ ...structuredClone(current), ...structuredClone(patch), state: to });
         await log.file.append([next]);
-        log.byId.set(id, next);
+        log.put(next);
         return next;
       });
     },
     async listIntents(accountId, filter = {}) {
       const out: IntentRecord[] = [];
-      for (const r of (await intentLog(accountId)).byId.values()) {
-        if (filter.states && !filter.states.includes(r.state)) continue;
-        if (filter.since !== undefined && r.created_at < filter.since) continue;
-        out.push(r);
+      for (const r of (await intentLog(accountId)).createdSince(filter.since ?? Number.NEGATIVE_INFINITY)) {
+        if (!filter.states || filter.states.includes(r.state)) out.push(r);
       }
       return out;
+    },
+    async spentSince(accountId, since) {
+      return (await intentLog(accountId)).spentSince(since);
     },
     async intentsInStates(states) {
       const out: IntentRecord[] = [];

@@ -51,6 +51,12 @@ export interface StorePort {
   createWallet(wallet: WalletRecord): Promise<WalletRecord>;
   markWalletFunded(accountId: string): Promise<void>;
 
+  /**
+   * A record created in `executing` may be held back from the disk until its first
+   * transition: until then nothing is signed or answered, so a crash that loses it loses
+   * nothing (and one that keeps it is released at start). Every other write is durable
+   * when it resolves.
+   */
   createIntent(intent: IntentRecord): Promise<void>;
   getIntent(accountId: string, id: string): Promise<IntentRecord | null>;
   findIntentByConfirmId(accountId: string, confirmId: string): Promise<IntentRecord | null>;
@@ -67,6 +73,9 @@ export interface StorePort {
     patch?: Partial<Omit<IntentRecord, 'id' | 'account_id' | 'state'>>,
   ): Promise<IntentRecord | null>;
   listIntents(accountId: string, filter?: { states?: readonly IntentState[]; since?: number }): Promise<IntentRecord[]>;
+  /** USD (1e18) of the account's intents executing, signed or done that spent (executed, or
+   * last changed while in flight) at or after `since`: what daily_cap is checked against. */
+  spentSince(accountId: string, since: number): Promise<bigint>;
   /** Across accounts, for recovery at start and expiry sweeps. */
   intentsInStates(states: readonly IntentState[]): Promise<IntentRecord[]>;
 
