@@ -20,14 +20,30 @@ export async function* streamSse(http: Http, req: HttpRequest, options: SseReque
   const idleTimeoutMs = options.idleTimeoutMs ?? 0;
   let idleTimer: ReturnType<typeof setTimeout> | undefined;
   let idled = false;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  // Aborting the fetch is not enough to end a pending read: undici cannot cancel a body that a
+  // reader has locked, and an abort that lands as the server ends the response can leave the
+  // read pending for good (seen under load: a stopped subscription that never stopped). So a
+  // stop or an idle timeout also cancels our reader, which settles the read at once.
+  const cut = (reason: unknown) => {
+    opened.cancel(reason);
+    reader?.cancel(reason).catch(() => undefined);
+  };
+  const onAbort = () => cut(options.signal?.reason);
+  options.signal?.addEventListener('abort', onAbort, { once: true });
   // The idle clock runs only while we wait for the network, not while the caller handles an item.
   const arm = () => {
     if (idleTimeoutMs <= 0) return;
     clearTimeout(idleTimer);
     idleTimer = setTimeout(() => {
       idled = true;
-      opened.cancel(new Error('idle'));
+      cut(new Error('idle'));
     }, idleTimeoutMs);
+  };
+  const cutShort = (cause?: unknown): Error | undefined => {
+    if (options.signal?.aborted) return options.signal.reason;
+    if (idled) return new PresenceNetworkError('timeout', `${what}: nothing received for ${idleTimeoutMs} ms`, { cause });
+    return undefined;
   };
   try {
     const type = response.headers.get('content-type') ?? '';
@@ -35,7 +51,8 @@ export async function* streamSse(http: Http, req: HttpRequest, options: SseReque
       throw new PresenceProtocolError(`${what}: expected an event stream, got ${type || 'no content type'}`, response.status);
     }
     options.onOpen?.(response);
-    const reader = response.body.getReader();
+    reader = response.body.getReader();
+    if (options.signal?.aborted) throw options.signal.reason;
     const decoder = new TextDecoder();
     const parser = createSseParser();
     for (;;) {
@@ -44,16 +61,20 @@ export async function* streamSse(http: Http, req: HttpRequest, options: SseReque
       try {
         chunk = await reader.read();
       } catch (e) {
-        if (options.signal?.aborted) throw options.signal.reason;
-        if (idled) throw new PresenceNetworkError('timeout', `${what}: nothing received for ${idleTimeoutMs} ms`, { cause: e });
-        throw new PresenceNetworkError('interrupted', `${what}: the stream broke off`, { cause: e });
+        throw cutShort(e) ?? new PresenceNetworkError('interrupted', `${what}: the stream broke off`, { cause: e });
       }
       clearTimeout(idleTimer);
-      if (chunk.done) return;
+      if (chunk.done) {
+        // A cancelled reader reads as a clean end: say why it ended.
+        const why = cutShort();
+        if (why) throw why;
+        return;
+      }
       yield* parser.push(decoder.decode(chunk.value, { stream: true }));
     }
   } finally {
     clearTimeout(idleTimer);
+    options.signal?.removeEventListener('abort', onAbort);
     // Ends the request when the caller stopped early; a no-op once the body is finished.
     opened.cancel();
     opened.release();
