@@ -171,9 +171,6 @@ export interface ViemChainOptions {
   retryCount?: number;
   /** Receipt polling period. */
   pollMs?: number;
-  /** Calls made together go as one JSON-RPC batch (default); false sends each alone, for
-   * RPCs that refuse batches. */
-  batch?: boolean;
   /** Unix milliseconds; injectable for deadlines. */
   now?: () => number;
 }
@@ -221,7 +218,7 @@ export function createViemChain(opts: ViemChainOptions): ChainPort {
   const client: PublicClient = createPublicClient({
     chain,
     cacheTime: 0,
-    transport: rpcTransport(opts.rpcUrl, { timeoutMs, retryCount, retryDelay, maxBatch: opts.batch === false ? 1 : 100 }),
+    transport: rpcTransport(opts.rpcUrl, { timeoutMs, retryCount, retryDelay }),
   });
 
   // Backstop over viem's own per-request timeout: whatever happens inside, the caller gets an
@@ -432,13 +429,10 @@ export function createViemChain(opts: ViemChainOptions): ChainPort {
         return { to: tx.to, data: tx.data, value: tx.value, gas, maxFeePerGas, maxPriorityFeePerGas: tip };
       }),
 
-    signPrepared: (privateKey, tx, nonce) => signPrepared(privateKey, tx, nonce),
+    signPrepared,
 
-    signTransaction: (privateKey, tx, nonce) =>
-      guard('sign', async () => {
-        const account = accountOf(privateKey);
-        return signPrepared(privateKey, await port.prepareTransaction(account.address, tx), nonce);
-      }),
+    signTransaction: async (privateKey, tx, nonce) =>
+      signPrepared(privateKey, await port.prepareTransaction(accountOf(privateKey).address, tx), nonce),
 
     sendRaw: (raw) =>
       guard('eth_sendRawTransaction', async () => {

@@ -17,8 +17,6 @@ export interface RpcTransportOptions {
   timeoutMs: number;
   retryCount?: number;
   retryDelay?: number;
-  /** Most calls in one HTTP request; 1 sends every call alone (RPCs that refuse batches). */
-  maxBatch?: number;
   connections?: number;
 }
 
@@ -42,7 +40,8 @@ export function rpcTransport(url: string, opts: RpcTransportOptions): Transport 
     headersTimeout: opts.timeoutMs,
     bodyTimeout: opts.timeoutMs,
   });
-  let maxBatch = Math.max(1, opts.maxBatch ?? 100);
+  // Most calls in one HTTP request; 1 once the node has refused a batch.
+  let maxBatch = 100;
   let queue: Pending[] = [];
   let nextId = 1;
 

@@ -6,11 +6,11 @@ import { createIntentIndex, type IntentIndex } from '../store/intent-index';
 import type { IntentStore } from './intent-executor';
 
 export function createSandboxIntentStore(): IntentStore & { all(): IntentRecord[] } {
-  const accounts = new Map<string, IntentIndex<null>>();
+  const accounts = new Map<string, IntentIndex>();
   const indexOf = (accountId: string) => {
     let ix = accounts.get(accountId);
     if (!ix) {
-      ix = createIntentIndex(null);
+      ix = createIntentIndex();
       accounts.set(accountId, ix);
     }
     return ix;
@@ -37,9 +37,7 @@ export function createSandboxIntentStore(): IntentStore & { all(): IntentRecord[
       return next;
     },
     async listIntents(accountId, filter = {}) {
-      return [...indexOf(accountId).createdSince(filter.since ?? Number.NEGATIVE_INFINITY)].filter(
-        (r) => !filter.states || filter.states.includes(r.state),
-      );
+      return indexOf(accountId).list(filter.states);
     },
     async spentSince(accountId, since) {
       return indexOf(accountId).spentSince(since);

@@ -1,11 +1,11 @@
 // One account's intent records in memory, with the indexes every intent's lookups use: by
-// Idempotency-Key (asked twice per submission), by confirm id (each approval), by creation
-// time, and the running spend the daily cap is checked against on every intent. Whatever
+// Idempotency-Key (asked twice per submission), by confirm id (each approval), and the
+// running spend the daily cap is checked against on every intent. Whatever
 // the account's history (or the day's activity), each lookup costs about the same. The
 // store owns durability; this owns only the views.
 import type { IntentRecord, IntentState } from './documents';
 
-export type IntentIndex<F> = ReturnType<typeof createIntentIndex<F>>;
+export type IntentIndex = ReturnType<typeof createIntentIndex>;
 
 /** What has left the wallet or is leaving it: counted against daily_cap. */
 const SPENDING: readonly IntentState[] = ['executing', 'signed', 'done'];
@@ -34,13 +34,10 @@ function insertByTime<T extends { at: number }>(xs: T[], x: T) {
   return i;
 }
 
-export function createIntentIndex<F>(file: F) {
+export function createIntentIndex() {
   const byId = new Map<string, IntentRecord>();
   const idByIdempotencyKey = new Map<string, string>();
   const idByConfirmId = new Map<string, string>();
-  /** Ids by created_at, oldest first. Records arrive in creation order but for a clock
-   * that stepped back. */
-  const created: { id: string; at: number }[] = [];
   // Spend: records in flight (few) by id; done ones by time with prefix sums (done is final,
   // and they arrive in time order), so "spent since T" is a binary search and a subtraction.
   const inFlight = new Map<string, Spend>();
@@ -83,7 +80,6 @@ export function createIntentIndex<F>(file: F) {
   };
 
   return {
-    file,
     byId: byId as ReadonlyMap<string, IntentRecord>,
     /** Adds a record or replaces its previous version. */
     put(r: IntentRecord) {
@@ -92,16 +88,13 @@ export function createIntentIndex<F>(file: F) {
       reindex(idByIdempotencyKey, r.id, prev?.idempotency_key, r.idempotency_key);
       reindex(idByConfirmId, r.id, prev?.confirm_id, r.confirm_id);
       respend(prev, r);
-      if (!prev) insertByTime(created, { id: r.id, at: r.created_at });
     },
     byIdempotencyKey: (key: string) => lookup(idByIdempotencyKey, key),
     byConfirmId: (confirmId: string) => lookup(idByConfirmId, confirmId),
-    /** Records created at or after `since`, oldest first. */
-    *createdSince(since: number): Generator<IntentRecord> {
-      for (let i = firstAtOrAfter(created, since); i < created.length; i++) {
-        const r = byId.get((created[i] as { id: string }).id);
-        if (r) yield r;
-      }
+    /** The records (in `states`, when given), in the order they were created. */
+    list(states?: readonly IntentState[]): IntentRecord[] {
+      const all = [...byId.values()];
+      return states ? all.filter((r) => states.includes(r.state)) : all;
     },
     /** USD (1e18) of the records executing, signed or done that spent at or after `since`. */
     spentSince(since: number): bigint {

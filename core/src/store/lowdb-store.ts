@@ -173,17 +173,20 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
   // Intents: each version of a record is appended; the newest line for an id wins on load.
   // A transition is one appended line, so its cost does not grow with history. Records
   // stay in memory (they are small and bounded by what an account does), indexed by
-  // Idempotency-Key, confirm id and creation time, so the lookups every intent makes do not
-  // grow with the account's history either. Transitions are compare-and-set on the committed
+  // Idempotency-Key and confirm id, with today's spend kept as a running sum, so the lookups
+  // every intent makes do not grow with the account's history either. Transitions are compare-and-set on the committed
   // state, so they hold the account's intents lock until their line is durable.
-  type IntentLog = IntentIndex<AppendLog<IntentRecord>>;
+  type IntentLog = { file: AppendLog<IntentRecord>; index: IntentIndex };
   const intentLogs = new Map<string, Promise<IntentLog>>();
   const intentLog = (accountId: string): Promise<IntentLog> => {
     let l = intentLogs.get(accountId);
     if (!l) {
       l = (async () => {
-        const log = createIntentIndex(createAppendLog(path.join(root, 'intents', `${fileSafe(accountId)}.jsonl`), IntentRecord, { fsync }));
-        for (const r of await log.file.readAll()) log.put(deepFreeze(r));
+        const log: IntentLog = {
+          file: createAppendLog(path.join(root, 'intents', `${fileSafe(accountId)}.jsonl`), IntentRecord, { fsync }),
+          index: createIntentIndex(),
+        };
+        for (const r of await log.file.readAll()) log.index.put(deepFreeze(r));
         return log;
       })();
       intentLogs.set(accountId, l);
@@ -464,41 +467,37 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
     async createIntent(intent) {
       const log = await intentLog(intent.account_id);
       await lock(`intents:${intent.account_id}`, async () => {
-        if (log.byId.has(intent.id)) throw new Error(`intent ${intent.id} exists`);
+        if (log.index.byId.has(intent.id)) throw new Error(`intent ${intent.id} exists`);
         // See StorePort.createIntent: an `executing` record's line is synced by its next one.
         await log.file.append([intent], undefined, { sync: intent.state !== 'executing' });
-        log.put(deepFreeze(structuredClone(intent)));
+        log.index.put(deepFreeze(structuredClone(intent)));
       });
     },
     async getIntent(accountId, id) {
-      return (await intentLog(accountId)).byId.get(id) ?? null;
+      return (await intentLog(accountId)).index.byId.get(id) ?? null;
     },
     async findIntentByConfirmId(accountId, confirmId) {
-      return (await intentLog(accountId)).byConfirmId(confirmId);
+      return (await intentLog(accountId)).index.byConfirmId(confirmId);
     },
     async findIntentByIdempotencyKey(accountId, key) {
-      return (await intentLog(accountId)).byIdempotencyKey(key);
+      return (await intentLog(accountId)).index.byIdempotencyKey(key);
     },
     async transitionIntent(accountId, id, from, to, patch = {}) {
       const log = await intentLog(accountId);
       return lock(`intents:${accountId}`, async () => {
-        const current = log.byId.get(id);
+        const current = log.index.byId.get(id);
         if (!current || !from.includes(current.state)) return null;
         const next = deepFreeze({ ...structuredClone(current), ...structuredClone(patch), state: to });
         await log.file.append([next]);
-        log.put(next);
+        log.index.put(next);
         return next;
       });
     },
     async listIntents(accountId, filter = {}) {
-      const out: IntentRecord[] = [];
-      for (const r of (await intentLog(accountId)).createdSince(filter.since ?? Number.NEGATIVE_INFINITY)) {
-        if (!filter.states || filter.states.includes(r.state)) out.push(r);
-      }
-      return out;
+      return (await intentLog(accountId)).index.list(filter.states);
     },
     async spentSince(accountId, since) {
-      return (await intentLog(accountId)).spentSince(since);
+      return (await intentLog(accountId)).index.spentSince(since);
     },
     async intentsInStates(states) {
       const out: IntentRecord[] = [];

@@ -72,7 +72,7 @@ export interface StorePort {
     to: IntentState,
     patch?: Partial<Omit<IntentRecord, 'id' | 'account_id' | 'state'>>,
   ): Promise<IntentRecord | null>;
-  listIntents(accountId: string, filter?: { states?: readonly IntentState[]; since?: number }): Promise<IntentRecord[]>;
+  listIntents(accountId: string, filter?: { states?: readonly IntentState[] }): Promise<IntentRecord[]>;
   /** USD (1e18) of the account's intents executing, signed or done that spent (executed, or
    * last changed while in flight) at or after `since`: what daily_cap is checked against. */
   spentSince(accountId: string, since: number): Promise<bigint>;
