@@ -17,7 +17,6 @@ export interface RpcTransportOptions {
   timeoutMs: number;
   retryCount?: number;
   retryDelay?: number;
-  connections?: number;
 }
 
 type Call = { method: string; params?: unknown };
@@ -36,7 +35,7 @@ export function rpcTransport(url: string, opts: RpcTransportOptions): Transport 
     headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`;
   }
   const pool = new Pool(u.origin, {
-    connections: opts.connections ?? 8,
+    connections: 8,
     headersTimeout: opts.timeoutMs,
     bodyTimeout: opts.timeoutMs,
   });
@@ -80,7 +79,7 @@ export function rpcTransport(url: string, opts: RpcTransportOptions): Transport 
       const answers = new Map<number, RpcAnswer>();
       if (Array.isArray(data)) {
         for (const a of data) if (isAnswer(a) && typeof a.id === 'number') answers.set(a.id, a);
-      } else if (isAnswer(data)) answers.set(group.length === 1 ? (group[0] as Pending).body.id : -1, data);
+      } else if (isAnswer(data) && group.length === 1) answers.set((group[0] as Pending).body.id, data);
       for (const p of group) {
         const a = answers.get(p.body.id);
         if (!a) p.reject(new HttpRequestError({ body: p.body, url, details: 'the node left this call unanswered' }));
