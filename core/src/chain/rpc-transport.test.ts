@@ -120,6 +120,9 @@ describe('against a scripted node', () => {
       expect(await client.getChainId()).toBe(1);
       expect(n.seen[0]?.url).toBe('/v2/key');
       expect(n.seen[0]?.authorization).toBe(`Basic ${Buffer.from('us@er:s3cret').toString('base64')}`);
+      const stray = createPublicClient({ transport: rpcTransport(`http://user:50%zz@127.0.0.1:${n.port}/`, { timeoutMs: 1000 }) });
+      expect(await stray.getChainId()).toBe(1);
+      expect(n.seen[1]?.authorization).toBe(`Basic ${Buffer.from('user:50%zz').toString('base64')}`);
     } finally {
       await n.close();
     }

@@ -32,7 +32,15 @@ export function rpcTransport(url: string, opts: RpcTransportOptions): Transport 
   // Credentials in the URL (https://user:key@host) become a Basic header, as fetch would do.
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (u.username || u.password) {
-    headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`;
+    // A malformed escape (a stray "%") is sent as written rather than stopping the start.
+    const decode = (s: string) => {
+      try {
+        return decodeURIComponent(s);
+      } catch {
+        return s;
+      }
+    };
+    headers.authorization = `Basic ${Buffer.from(`${decode(u.username)}:${decode(u.password)}`).toString('base64')}`;
   }
   const pool = new Pool(u.origin, {
     connections: 8,
