@@ -19,8 +19,9 @@ import {
   zeroAddress,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { invalidRequest } from '../errors/presence-error';
 import { erc20Abi, factoryAbi, pairAbi, routerAbi, wethAbi } from './abis';
-import { ChainUnavailableError, InvalidRequestError, ReceiptTimeoutError, TransactionRejectedError } from './errors';
+import { ChainUnavailableError, ReceiptTimeoutError, TransactionRejectedError } from './errors';
 import { revertReason, toChainError } from './rpc-errors';
 import { rpcTransport } from './rpc-transport';
 import type { Token, TokenList } from './token-list';
@@ -314,7 +315,7 @@ export function createViemChain(opts: ViemChainOptions): ChainPort {
 
     pair: (tokenA, tokenB, o) =>
       guard('pair', async () => {
-        if (tokenA === tokenB) throw new InvalidRequestError('a pair needs two different tokens');
+        if (tokenA === tokenB) throw invalidRequest('a pair needs two different tokens');
         const block = o?.block ?? (await client.getBlockNumber());
         const address = await pairAddress(tokenA, tokenB, { block });
         if (!address) return null;
@@ -338,8 +339,8 @@ export function createViemChain(opts: ViemChainOptions): ChainPort {
 
     quoteExactIn: (path, amountIn, o) =>
       guard('quote', async () => {
-        if (path.length < 2) throw new InvalidRequestError('a swap path needs at least two tokens');
-        if (amountIn <= 0n) throw new InvalidRequestError('amount in must be positive');
+        if (path.length < 2) throw invalidRequest('a swap path needs at least two tokens');
+        if (amountIn <= 0n) throw invalidRequest('amount in must be positive');
         const block = o?.block ?? (await client.getBlockNumber());
         const amounts = await client.readContract({
           address: router,
@@ -354,11 +355,11 @@ export function createViemChain(opts: ViemChainOptions): ChainPort {
     buildSwap(req) {
       const { path, amountIn, minAmountOut, recipient } = req;
       const deadline = req.deadline ?? defaultDeadline();
-      if (path.length < 2) throw new InvalidRequestError('a swap path needs at least two tokens');
-      if (req.nativeIn && req.nativeOut) throw new InvalidRequestError('a swap cannot be native on both ends');
-      if (req.nativeIn && path[0] !== weth) throw new InvalidRequestError('a native-in swap must start at WETH');
+      if (path.length < 2) throw invalidRequest('a swap path needs at least two tokens');
+      if (req.nativeIn && req.nativeOut) throw invalidRequest('a swap cannot be native on both ends');
+      if (req.nativeIn && path[0] !== weth) throw invalidRequest('a native-in swap must start at WETH');
       if (req.nativeOut && path[path.length - 1] !== weth) {
-        throw new InvalidRequestError('a native-out swap must end at WETH');
+        throw invalidRequest('a native-out swap must end at WETH');
       }
       const fot = req.feeOnTransfer === true;
       const gasHeadroom = SWAP_HOP_HEADROOM * BigInt(path.length - 1);
@@ -423,7 +424,7 @@ export function createViemChain(opts: ViemChainOptions): ChainPort {
           client.getBlock({ blockTag: 'latest' }),
           client.estimateMaxPriorityFeePerGas(),
         ]);
-        if (latest.baseFeePerGas === null) throw new InvalidRequestError('the chain has no EIP-1559 base fee');
+        if (latest.baseFeePerGas === null) throw invalidRequest('the chain has no EIP-1559 base fee');
         // viem's own rule: room for the base fee to rise 20% before the transaction is mined.
         const maxFeePerGas = (latest.baseFeePerGas * 12n + 9n) / 10n + tip;
         return { to: tx.to, data: tx.data, value: tx.value, gas, maxFeePerGas, maxPriorityFeePerGas: tip };

@@ -36,8 +36,6 @@ export { type Devnet, type DevnetOptions, startDevnet } from './devnet/devnet';
 export {
   ChainRevertedError,
   ChainUnavailableError,
-  InvalidRequestError,
-  NotFoundError,
   ReceiptTimeoutError,
   TransactionRejectedError,
 } from './errors';
