@@ -9,8 +9,9 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pairAbi } from './abis';
 import { parseUnits } from './amounts';
-import { type ChainPort, createViemChain } from './chain-port';
+import type { ChainPort } from './chain-port';
 import { type Devnet, startDevnet } from './devnet/devnet';
+import { createViemChain } from './viem/viem-chain';
 import { PoolsViewSchema, PositionsViewSchema, SafetyViewSchema, TokensViewSchema } from './view-schemas';
 import { type ChainViews, createChainViews } from './views';
 

@@ -9,12 +9,13 @@ import { join } from 'node:path';
 import { type Address, type Hex, maxUint256, parseEther, parseUnits } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChainPort, createViemChain } from './chain-port';
-import { FUNDING } from './devnet/deploy';
-import type { Deployment } from './devnet/deployment';
-import { type Devnet, startDevnet } from './devnet/devnet';
-import { ChainRevertedError, ChainUnavailableError, ReceiptTimeoutError, TransactionRejectedError } from './errors';
-import { loadTokenList, type TokenList } from './token-list';
+import type { ChainPort } from '../chain-port';
+import { FUNDING } from '../devnet/deploy';
+import type { Deployment } from '../devnet/deployment';
+import { type Devnet, startDevnet } from '../devnet/devnet';
+import { ChainRevertedError, ChainUnavailableError, ReceiptTimeoutError, TransactionRejectedError } from '../errors';
+import { loadTokenList, type TokenList } from '../token-list';
+import { createViemChain } from './viem-chain';
 
 let dataDir: string;
 let devnet: Devnet;
@@ -222,7 +223,7 @@ describe('unavailable chain', () => {
   const sockets = new Set<Socket>();
 
   beforeAll(async () => {
-    base = await loadTokenList(new URL('./lists/base-mainnet.json', import.meta.url).pathname);
+    base = await loadTokenList(new URL('../lists/base-mainnet.json', import.meta.url).pathname);
     // Accepts connections and never answers: the hang a timeout has to cut.
     silent = createServer((socket) => {
       sockets.add(socket);

@@ -17,8 +17,8 @@ import {
   TimeoutError,
   WebSocketRequestError,
 } from 'viem';
-import { PresenceError } from '../errors/presence-error';
-import { ChainRevertedError, ChainUnavailableError } from './errors';
+import { PresenceError } from '../../errors/presence-error';
+import { ChainRevertedError, ChainUnavailableError } from '../errors';
 
 // Already typed (a chain error, or a bad input caught before the RPC): passed on as it is.
 const ours = (err: unknown) => err instanceof PresenceError;
