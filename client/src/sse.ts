@@ -42,7 +42,6 @@ export class SseEventTooLarge extends Error {
 }
 
 const LF = 10;
-const CR = 13;
 
 export function createSseParser(options: SseParserOptions = {}): SseParser {
   const maxEventSize = options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE;

@@ -204,7 +204,10 @@ describe('events iterator edges', () => {
     await got.done;
     expect(ids(got.items)).toEqual([1]);
     expect(got.error).toBeInstanceOf(PresenceEventTooLargeError);
-    expect(got.error).toMatchObject({ limit: 65536, message: expect.stringMatching(/^GET \/v1\/events: an event is larger than 65536 characters/) });
+    expect(got.error).toMatchObject({
+      limit: 65536,
+      message: expect.stringMatching(/^GET \/v1\/events: an event is larger than 65536 characters/),
+    });
     await streamClosed;
     expect(reconnects).toEqual([]);
     expect(fake.seen).toHaveLength(1);
