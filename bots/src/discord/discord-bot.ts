@@ -61,12 +61,9 @@ export const slashCommands = () =>
 
 export function createDiscordBot(o: DiscordBotOptions) {
   const client = new Client({
-    intents: [
-      GatewayIntentBits.Guilds,
-      GatewayIntentBits.GuildMessages,
-      GatewayIntentBits.DirectMessages,
-      GatewayIntentBits.MessageContent,
-    ],
+    // No privileged intent, so a new bot runs without Discord's approval: the bot reads only
+    // DMs and messages that mention it, and Discord sends those with their content anyway.
+    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages],
     partials: [Partials.Channel],
     rest: { api: o.apiRoot ?? DISCORD_API_ROOT },
   });
