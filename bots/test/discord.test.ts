@@ -6,14 +6,7 @@ import { createLogger } from '../src/log';
 import { type RunningBots, runBots } from '../src/run-bots';
 import { UNAVAILABLE } from '../src/surface/problems';
 import { NOT_LINKED, REVOKED } from '../src/surface/render';
-import {
-  type DcMessage,
-  type DcUser,
-  type DiscordApi,
-  MESSAGE_CONTENT,
-  PRIVILEGED_INTENTS,
-  startDiscordApi,
-} from './helpers/discord-api';
+import { type DcMessage, type DcUser, type DiscordApi, MESSAGE_CONTENT, PRIVILEGED_INTENTS, startDiscordApi } from './helpers/discord-api';
 import { type Presence, removeDir, startPresence, tempDir } from './helpers/presence';
 import { startProxy } from './helpers/proxy';
 import { delay, waitFor } from './helpers/wait';
