@@ -19,7 +19,7 @@ export type BotsTuning = Partial<Pick<SurfaceOptions, 'editIntervalMs' | 'client
 
 export async function runBots(config: BotsConfig, log: Logger, tuning: BotsTuning = {}, signal?: AbortSignal): Promise<RunningBots> {
   for (const t of [config.telegram?.token, config.discord?.token]) if (t) log.addSecret(t);
-  const store = await openLinkStore(config.dataDir);
+  const store = await openLinkStore(config.dataDir, { log });
   const common = { ...tuning, store, presenceUrl: config.presenceUrl, log, onSecret: log.addSecret } satisfies Omit<
     DiscordBotOptions,
     'token'

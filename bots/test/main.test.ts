@@ -1,7 +1,9 @@
 // The presence-bots binary: configuration errors are one clear line and a non-zero exit,
 // a bot that cannot start says why without printing its token, and SIGINT/SIGTERM end the
-// process whatever the Telegram Bot API is doing (refusing, silent, hung mid-start or mid-run).
+// process whatever the Telegram Bot API is doing (refusing, silent, hung mid-start or mid-run);
+// the data directory is private once it runs.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -151,6 +153,27 @@ describe('presence-bots', () => {
         await api.close();
       }
     });
+  });
+
+  it('makes a data directory left 0755 with 0644 files private at start (0700, files 0600), and says so', async () => {
+    const dir = path.join(dataDir, 'loose');
+    mkdirSync(dir, { mode: 0o755 });
+    chmodSync(dir, 0o755); // whatever the umask
+    writeFileSync(path.join(dir, 'links.json'), '{"version":1,"links":{},"cards":{}}\n', { mode: 0o644 });
+    writeFileSync(path.join(dir, 'links.key'), `${'ab'.repeat(32)}\n`, { mode: 0o644 });
+    const tg = await startTelegramApi({ token: TOKEN });
+    try {
+      const run = startBin({ TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_API_ROOT: tg.url, PRESENCE_BOTS_DATA_DIR: dir });
+      await waitFor(() => /presence-bots running/.test(run.stderr()), { what: 'the running line', timeoutMs: 20_000 });
+      const modeOf = (f: string) => statSync(path.join(dir, f)).mode & 0o777;
+      expect([modeOf('.'), modeOf('links.json'), modeOf('links.key'), modeOf('bots.pid')]).toEqual([0o700, 0o600, 0o600, 0o600]);
+      const r = await stopWith(run, 'SIGINT', /presence-bots running/, 'loose data dir');
+      expect(r.code).toBe(0);
+      expect(r.stderr).toMatch(/made the data directory private path=".*loose" was="0755" now="0700"/);
+      expect(r.stderr).toMatch(/made a data file private path=".*links\.json" was="0644" now="0600"/);
+    } finally {
+      await tg.close();
+    }
   });
 
   it('SIGINT stops it while grammY sets up polling (deleteWebhook hung)', async () => {
