@@ -7,7 +7,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from './atomic-file';
 import type { MessageRef, SurfaceName } from './chat-port';
-import type { Log } from './event-feed';
+import type { Log } from './logging';
 import { FILE_MODE, makePrivateDir } from './private-dir';
 import { createSecretBox, loadOrCreateKey, type SecretBox } from './secret-box';
 
