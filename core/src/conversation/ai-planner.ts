@@ -266,6 +266,9 @@ export function createAiPlanner(o: AiPlannerOptions): (route: string) => Planner
               io.token(part.text);
               reply += part.text;
             } else if (part.type === 'tool-error' && fatal) throw fatal;
+            // A call to a tool it was not offered (its key's scopes do not allow it, or no such tool):
+            // the SDK answers the model that there is no such tool; the turn counts it as refused.
+            else if (part.type === 'tool-call' && !byWire.has(part.toolName)) io.refused();
             else if (part.type === 'error') throw failure(part.error);
             else if (part.type === 'abort') throw failure(new DOMException('aborted', 'AbortError'));
           }

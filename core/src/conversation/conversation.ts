@@ -20,7 +20,7 @@ import type { StorePort } from '../store/store-port';
 import type { WalletDomain } from '../wallet/wallet-domain';
 import { mentionedKeys } from './mentions';
 import type { Planner, PlannerContext } from './planner-port';
-import { createPresenceTools, newTurnEffects } from './presence-tools';
+import { createPresenceTools, newTurnEffects, refuseTurn } from './presence-tools';
 import type { Thread } from './thread';
 
 export type TurnSink = {
@@ -106,7 +106,7 @@ export function createConversation(deps: {
       idempotencyKey: input.idempotencyKey,
       turnContext: { turn_text: input.text.slice(0, 500) },
     });
-    const reply = await deps.planners(model).run(ctx, { tools, token: sink.token });
+    const reply = await deps.planners(model).run(ctx, { tools, token: sink.token, refused: () => refuseTurn(effects) });
     const touched = [...effects.touched];
     const result: MessageResult = {
       reply,

@@ -7,7 +7,7 @@
 // refuse (a note over its length, an overlong action) and problems with what was asked are
 // answered, never thrown.
 import type { z } from 'zod';
-import { type Problem, PresenceError } from '../errors/presence-error';
+import { PresenceError, type Problem } from '../errors/presence-error';
 import { parseIntent } from '../intents/intent-parser';
 import { parseStanding } from '../standing/standing-parser';
 import type { Planner, PlannerContext, PlannerIO } from './planner-port';
@@ -17,8 +17,15 @@ import { offeredTools, type ToolName, toolRefusal } from './tool-scopes';
 type Call = (name: ToolName, args?: Record<string, unknown>) => Promise<any>;
 type Rule = { test: RegExp; answer: (m: RegExpExecArray, call: Call, ctx: PlannerContext) => Promise<string> | string };
 
-/** A reply that ends the turn before any tool runs: a refusal, or a problem with what was asked. */
-class Say extends Error {}
+/** A reply that ends the turn before any tool runs: a refusal (`refused`), or a problem with what was asked. */
+class Say extends Error {
+  constructor(
+    message: string,
+    readonly refused = false,
+  ) {
+    super(message);
+  }
+}
 
 /** "a price to watch must be more than 0 USD" → "A price to watch must be more than 0 USD." */
 const sentence = (detail: string) => {
@@ -128,7 +135,7 @@ const rules: Rule[] = [
       if (!spec)
         return 'I can watch prices ("tell me when WETH is below 2500 USD"), report daily ("every day at 09:00 tell me my balance") or act on a price ("if WETH drops below 2000 buy $50 of WETH").';
       const refused = toolRefusal('standing.create', ctx, { text });
-      if (refused) return refused.detail;
+      if (refused) throw new Say(refused.detail, true);
       const r = await call('standing.create', { text });
       const p = problemOf(r);
       if (p) return `I can't set that up: ${sentence(p.detail)}`;
@@ -146,8 +153,11 @@ const rules: Rule[] = [
       }
       const refused = toolRefusal('intent.submit', ctx);
       if (refused?.type === 'invalid_request')
-        return 'I can do that, but this message did not allow actions. Send it again with allow_act: true (your key needs wallet:act).';
-      if (refused) return refused.detail;
+        throw new Say(
+          'I can do that, but this message did not allow actions. Send it again with allow_act: true (your key needs wallet:act).',
+          true,
+        );
+      if (refused) throw new Say(refused.detail, true);
       const r = await call('intent.submit', { do: m.input.trim() });
       const p = problemOf(r);
       if (p) return p.type === 'policy_block' ? `Your spend policy stops that: ${p.detail}.` : `I couldn't do that: ${p.detail}`;
@@ -239,7 +249,7 @@ export function createLocalPlanner(): Planner {
       const offered = new Map(offeredTools(io.tools, ctx).map((t) => [t.name, t]));
       const call: Call = async (name, args = {}) => {
         const t = offered.get(name);
-        if (!t) throw new Say(toolRefusal(name, ctx)?.detail ?? 'That is not something I can do here.');
+        if (!t) throw new Say(toolRefusal(name, ctx)?.detail ?? 'That is not something I can do here.', true);
         const parsed = t.args.safeParse(args);
         if (!parsed.success) throw new Say(argsProblem(parsed.error));
         return t.run(parsed.data);
@@ -253,6 +263,7 @@ export function createLocalPlanner(): Planner {
             reply = await rule.answer(m, call, ctx);
           } catch (e) {
             if (!(e instanceof Say)) throw e;
+            if (e.refused) io.refused();
             reply = e.message;
           }
           break;

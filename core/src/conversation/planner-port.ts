@@ -32,6 +32,8 @@ export type PlannerIO = {
   tools: ToolDef[];
   /** Streams reply text as it is produced. */
   token(text: string): void;
+  /** The planner refused something the message asked (a scope the key lacks, or allow_act): the turn touches no memory. */
+  refused(): void;
   signal?: AbortSignal;
 };
 

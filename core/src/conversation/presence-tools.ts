@@ -30,6 +30,10 @@ import { type ToolName, toolRefusal } from './tool-scopes';
 export type TurnEffects = {
   used: UsedCall[];
   touched: Set<string>;
+  /** The keys the message mentions: touched unless the turn refuses something. */
+  mentioned: ReadonlySet<string>;
+  /** Something asked for was refused (a scope the key lacks, or allow_act): the turn then touches nothing. */
+  refused: boolean;
   acted: boolean;
   tx: string | null;
   confirm_id: string | null;
@@ -37,14 +41,26 @@ export type TurnEffects = {
   deferred: (() => Promise<unknown>)[];
 };
 
-export const newTurnEffects = (touched: Iterable<string> = []): TurnEffects => ({
+export const newTurnEffects = (mentioned: Iterable<string> = []): TurnEffects => ({
   used: [],
-  touched: new Set(touched),
+  touched: new Set(mentioned),
+  mentioned: new Set(mentioned),
+  refused: false,
   acted: false,
   tx: null,
   confirm_id: null,
   deferred: [],
 });
+
+/**
+ * Records that the turn refused something it was asked. A refused request does nothing, and
+ * touching the keys a message mentions is a memory write: those touches are dropped (keys a
+ * tool of this turn pinned stay, with their pin).
+ */
+export function refuseTurn(effects: TurnEffects): void {
+  effects.refused = true;
+  for (const k of effects.mentioned) effects.touched.delete(k);
+}
 
 /** The same words however they were spaced or cased: "Swap 5  USDC for WETH." ≡ "swap 5 usdc for weth". */
 export const normalizeText = (t: string) =>
@@ -147,7 +163,10 @@ export function createPresenceTools(deps: {
       run: async (a: z.infer<A>) => {
         const record = { ...(a as Record<string, unknown>) };
         const refused = toolRefusal(name, turn, record);
-        if (refused) return { error: refused.toProblem() };
+        if (refused) {
+          refuseTurn(effects);
+          return { error: refused.toProblem() };
+        }
         effects.used.push({ tool: name, args: record });
         on.tool(name, record);
         return guarded(() => run(a));
