@@ -1,13 +1,13 @@
 // The `provider:model` planner: any OpenAI-compatible chat server (OpenAI, Ollama, vLLM, …)
 // through the Vercel AI SDK. The provider prefix of a route is informational — every route
 // goes to PRESENCE_LLM_BASE_URL with the model name after the first colon. The model gets
-// exactly the tools the turn's grant allows (tool-scopes.ts; it is not even told of the
-// others, only which scopes the key lacks, so it can say so), tracing in `used` and tool
-// events happening inside each run; a call to a tool it was not offered is refused by the
-// SDK (no such tool) and by the tool's own gate. It also gets a bounded context (the last few turns, pinned memory, touched keys) and a bounded number
-// of tool steps. Any provider failure becomes `model_unavailable` with a detail that names
-// no key and no URL; it propagates, so the route ends the turn with a problem and stores
-// nothing.
+// exactly the tools the turn's grant allows (tool-scopes.ts; it is not told of the others,
+// only which scopes the key lacks, so it can say so), tracing in `used` and tool events
+// happening inside each run; a call to a tool it was not offered is answered "no such tool"
+// by the SDK and counts as a refusal. It also gets a bounded context (the last few turns,
+// pinned memory when the key may read it, touched keys) and a bounded number of tool steps.
+// Any provider failure becomes `model_unavailable` with a detail that names no key and no
+// URL; it propagates, so the route ends the turn with a problem and stores nothing.
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, type ModelMessage, RetryError, type Schema, stepCountIs, streamText, type ToolSet, tool, zodSchema } from 'ai';
 import { PresenceError } from '../errors/presence-error';
