@@ -23,6 +23,7 @@ export { parseRateLimit, type RateDecision } from './ratelimit/sliding-window';
 export * as schemas from './schemas/index';
 export { toStandingView } from './standing/standing-view';
 export { createLowdbStore } from './store/lowdb-store';
+export { makeTreePrivate } from './store/private-tree';
 export type { StorePort } from './store/store-port';
 export { createKeystore, loadOrCreateMasterKey } from './wallet/keystore';
 export type { ChainRuntime, WalletDomain } from './wallet/wallet-domain';

@@ -1,6 +1,12 @@
-// The embedded store: lowdb JSON documents for small, bounded state (accounts, keys, one
-// memory document per account) and append-only JSON-lines logs for what only grows (events,
-// idempotency answers), all under <dataDir>/data. lowdb's `data` never leaves this file.
+// The embedded store: lowdb JSON documents for small, bounded state and append-only JSON-lines
+// logs for what only grows (events, thread, intents, idempotency answers), all under
+// <dataDir>/data. lowdb's `data` never leaves this file.
+//
+// Every account's records live in documents and logs of its own (data/<family>/<account>),
+// so a write costs what that account keeps, never what other accounts keep. The only shared
+// document is the account index (accounts.json: ids, names, creation times), written when an
+// account is created. Keys and link codes are found by hash across accounts through maps
+// built at start from every account's documents, so lookups stay O(1) without a shared file.
 //
 // An answered write is on disk: documents are replaced by temp file + fsync + rename +
 // directory fsync, appended lines are fdatasync'ed, both before the write resolves. Both
@@ -8,13 +14,13 @@
 // linearly, and both publish to readers only after the write succeeded.
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Adapter, Low } from 'lowdb';
 import { z } from 'zod';
 import type { Keystore } from '../wallet/keystore';
 import { type AppendLog, createAppendLog } from './append-log';
 import {
+  AccountIndexEntry,
   AccountRecord,
   type IdempotencyRecord,
   IntentRecord,
@@ -27,15 +33,18 @@ import {
   ThreadEntry,
   WalletRecord,
 } from './documents';
-import { writeFileAtomic } from './durable-file';
+import { PRIVATE_DIR, writeFileAtomic } from './durable-file';
 import { createIntentIndex, type IntentIndex } from './intent-index';
 import { createKeyedLock } from './keyed-lock';
+import { accountFile, documentIds, readJson } from './lowdb/files';
+import { migrateSharedDocuments } from './lowdb/migrate-shared-documents';
 import type { EventBounds, StorePort } from './store-port';
 
-const AccountsDoc = z.object({ accounts: z.array(AccountRecord) });
+const AccountIndexDoc = z.object({ accounts: z.array(AccountIndexEntry) });
+const AccountDoc = z.object({ account: AccountRecord.nullable() });
 const KeysDoc = z.object({ keys: z.array(KeyRecord) });
 const MemoryDoc = z.object({ entries: z.array(MemoryEntry) });
-const WalletsDoc = z.object({ wallets: z.array(WalletRecord) });
+const WalletDoc = z.object({ wallet: WalletRecord.nullable() });
 const StandingDoc = z.object({ standing: z.array(StandingRecord) });
 const LinksDoc = z.object({ links: z.array(LinkRecord) });
 
@@ -51,7 +60,6 @@ type Doc<T> = {
   writing: boolean;
 };
 
-/** Account ids become file names; keep them to a safe alphabet. */
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
@@ -60,10 +68,19 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-const fileSafe = (id: string) => {
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new Error(`unsafe id for a file name: ${id}`);
-  return id;
-};
+/** One thing per account (a document, a log), opened on first use and kept open. */
+function perAccount<T>(open: (accountId: string) => Promise<T>) {
+  const opened = new Map<string, Promise<T>>();
+  const get = (accountId: string): Promise<T> => {
+    let t = opened.get(accountId);
+    if (!t) {
+      t = open(accountId);
+      opened.set(accountId, t);
+    }
+    return t;
+  };
+  return Object.assign(get, { opened: () => [...opened.values()] });
+}
 
 export type LowdbStoreOptions = {
   dataDir: string;
@@ -78,21 +95,15 @@ export type LowdbStoreOptions = {
 
 export async function createLowdbStore({ dataDir, fsync = true, keystore }: LowdbStoreOptions): Promise<StorePort> {
   const root = path.join(dataDir, 'data');
-  for (const dir of ['', 'memory', 'events', 'idempotency', 'intents', 'thread', 'standing'])
-    mkdirSync(path.join(root, dir), { recursive: true });
+  const families = ['accounts', 'keys', 'wallets', 'links', 'memory', 'events', 'idempotency', 'intents', 'thread', 'standing'];
+  for (const dir of ['', ...families]) mkdirSync(path.join(root, dir), { recursive: true, mode: PRIVATE_DIR });
+  await migrateSharedDocuments(root, { fsync });
   const lock = createKeyedLock();
   const writes = new Set<Promise<void>>();
 
   /** lowdb's JSONFile format, written durably (steno's writer renames without any fsync). */
   const jsonFile = <T>(file: string): Adapter<T> => ({
-    async read() {
-      try {
-        return JSON.parse(await readFile(file, 'utf8')) as T;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-        throw e;
-      }
-    },
+    read: async () => (await readJson(file)) as T | null,
     write: (data) => writeFileAtomic(file, JSON.stringify(data, null, 2), { fsync }),
   });
 
@@ -158,17 +169,45 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
     return result;
   }
 
-  const accounts = await openDoc(path.join(root, 'accounts.json'), AccountsDoc, { accounts: [] });
-  const keys = await openDoc(path.join(root, 'keys.json'), KeysDoc, { keys: [] });
-  const keyByHash = new Map<string, KeyRecord>();
-  const indexKeys = () => {
-    keyByHash.clear();
-    for (const k of keys.db.data.keys) for (const s of k.secrets) keyByHash.set(s.hash, k);
-  };
-  indexKeys();
+  /** A document per account under data/<family>/<account>.json. */
+  const perAccountDoc = <T>(family: string, schema: z.ZodType<T>, empty: T) =>
+    perAccount((accountId) => openDoc(accountFile(root, family, accountId, '.json'), schema, empty));
+  /** An append-only log per account under data/<family>/<account>.jsonl, loaded by `load`. */
+  const perAccountLog = <E, T>(family: string, schema: z.ZodType<E>, load: (file: AppendLog<E>, accountId: string) => Promise<T>) =>
+    perAccount((accountId) => load(createAppendLog(accountFile(root, family, accountId, '.jsonl'), schema, { fsync }), accountId));
 
-  const links = await openDoc(path.join(root, 'links.json'), LinksDoc, { links: [] });
-  const wallets = await openDoc(path.join(root, 'wallets.json'), WalletsDoc, { wallets: [] });
+  // Accounts: the index is the one shared document (written only when an account is created);
+  // what an account changes (presence, preferences, policy) is in its own document.
+  const accountIndex = await openDoc(path.join(root, 'accounts.json'), AccountIndexDoc, { accounts: [] });
+  const accountDoc = perAccountDoc('accounts', AccountDoc, { account: null });
+  const indexed = (id: string) => accountIndex.db.data.accounts.some((a) => a.id === id);
+
+  // Keys: one document per account; every key is loaded at start and indexed by id and by
+  // secret hash, so authentication is one map lookup and a key write re-indexes only that key.
+  const keyDoc = perAccountDoc('keys', KeysDoc, { keys: [] });
+  const keyById = new Map<string, KeyRecord>();
+  const keyByHash = new Map<string, KeyRecord>();
+  const indexKey = (k: KeyRecord) => {
+    for (const s of keyById.get(k.id)?.secrets ?? []) if (keyByHash.get(s.hash)?.id === k.id) keyByHash.delete(s.hash);
+    keyById.set(k.id, k);
+    for (const s of k.secrets) keyByHash.set(s.hash, k);
+  };
+  /** Indexes the committed version of key `id` in `doc` (after a write that contained it). */
+  const reindexKey = (doc: Doc<z.infer<typeof KeysDoc>>, id: string) => {
+    const k = doc.db.data.keys.find((x) => x.id === id);
+    if (k) indexKey(k);
+    return k;
+  };
+  for (const accountId of documentIds(path.join(root, 'keys'))) for (const k of (await keyDoc(accountId)).db.data.keys) indexKey(k);
+
+  // Link codes: one document per account, and a map from code hash to account built at start
+  // (a redeem knows only the code).
+  const linkDoc = perAccountDoc('links', LinksDoc, { links: [] });
+  const linkAccount = new Map<string, string>();
+  for (const accountId of documentIds(path.join(root, 'links')))
+    for (const l of (await linkDoc(accountId)).db.data.links) linkAccount.set(l.hash, accountId);
+
+  const walletDoc = perAccountDoc('wallets', WalletDoc, { wallet: null });
 
   // Intents: each version of a record is appended; the newest line for an id wins on load.
   // A transition is one appended line, so its cost does not grow with history. Records
@@ -177,78 +216,31 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
   // every intent makes do not grow with the account's history either. Transitions are compare-and-set on the committed
   // state, so they hold the account's intents lock until their line is durable.
   type IntentLog = { file: AppendLog<IntentRecord>; index: IntentIndex };
-  const intentLogs = new Map<string, Promise<IntentLog>>();
-  const intentLog = (accountId: string): Promise<IntentLog> => {
-    let l = intentLogs.get(accountId);
-    if (!l) {
-      l = (async () => {
-        const log: IntentLog = {
-          file: createAppendLog(path.join(root, 'intents', `${fileSafe(accountId)}.jsonl`), IntentRecord, { fsync }),
-          index: createIntentIndex(),
-        };
-        for (const r of await log.file.readAll()) log.index.put(deepFreeze(r));
-        return log;
-      })();
-      intentLogs.set(accountId, l);
-    }
-    return l;
-  };
+  const intentLog = perAccountLog('intents', IntentRecord, async (file): Promise<IntentLog> => {
+    const log = { file, index: createIntentIndex() };
+    for (const r of await file.readAll()) log.index.put(deepFreeze(r));
+    return log;
+  });
 
   // The thread: append-only like events; the whole account thread is served from memory.
   type ThreadLog = { file: AppendLog<ThreadEntry>; entries: ThreadEntry[]; next: number };
-  const threadLogs = new Map<string, Promise<ThreadLog>>();
-  const threadLog = (accountId: string) => {
-    let l = threadLogs.get(accountId);
-    if (!l) {
-      l = (async () => {
-        const file = createAppendLog(path.join(root, 'thread', `${fileSafe(accountId)}.jsonl`), ThreadEntry, { fsync });
-        const entries = await file.readAll();
-        return { file, entries, next: (entries.at(-1)?.id ?? 0) + 1 };
-      })();
-      threadLogs.set(accountId, l);
-    }
-    return l;
-  };
+  const threadLog = perAccountLog('thread', ThreadEntry, async (file): Promise<ThreadLog> => {
+    const entries = await file.readAll();
+    return { file, entries, next: (entries.at(-1)?.id ?? 0) + 1 };
+  });
 
-  type StandingDocT = z.infer<typeof StandingDoc>;
-  const standingDocs = new Map<string, Promise<Doc<StandingDocT>>>();
-  const standingDoc = (accountId: string) => {
-    let d = standingDocs.get(accountId);
-    if (!d) {
-      d = openDoc(path.join(root, 'standing', `${fileSafe(accountId)}.json`), StandingDoc, { standing: [] });
-      standingDocs.set(accountId, d);
-    }
-    return d;
-  };
-
-  const memoryDocs = new Map<string, Promise<Doc<z.infer<typeof MemoryDoc>>>>();
-  const memoryDoc = (accountId: string) => {
-    let d = memoryDocs.get(accountId);
-    if (!d) {
-      d = openDoc(path.join(root, 'memory', `${fileSafe(accountId)}.json`), MemoryDoc, { entries: [] });
-      memoryDocs.set(accountId, d);
-    }
-    return d;
-  };
+  const standingDoc = perAccountDoc('standing', StandingDoc, { standing: [] });
+  const memoryDoc = perAccountDoc('memory', MemoryDoc, { entries: [] });
 
   // Events: the file is the record; an in-memory copy of what is retained serves replays.
   // `next` is the id the next append takes; `latest` the newest committed one (what bounds
   // report). After a failed write the two drift apart: ids skip, they never repeat.
   type EventLog = { file: AppendLog<StoredEvent>; events: StoredEvent[]; next: number; latest: number };
-  const eventLogs = new Map<string, Promise<EventLog>>();
-  const eventLog = (accountId: string) => {
-    let l = eventLogs.get(accountId);
-    if (!l) {
-      l = (async () => {
-        const file = createAppendLog(path.join(root, 'events', `${fileSafe(accountId)}.jsonl`), StoredEvent, { fsync });
-        const events = await file.readAll();
-        const latest = events.at(-1)?.id ?? 0;
-        return { file, events, next: latest + 1, latest };
-      })();
-      eventLogs.set(accountId, l);
-    }
-    return l;
-  };
+  const eventLog = perAccountLog('events', StoredEvent, async (file): Promise<EventLog> => {
+    const events = await file.readAll();
+    const latest = events.at(-1)?.id ?? 0;
+    return { file, events, next: latest + 1, latest };
+  });
 
   // Idempotency answers are kept as written to disk (body sealed) and opened on a hit.
   // The associated data binds a ciphertext to its account, key and request, so a body moved
@@ -270,36 +262,25 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
   };
 
   type IdemLog = { file: AppendLog<StoredIdempotencyRecord>; byKey: Map<string, StoredIdempotencyRecord> };
-  const idemLogs = new Map<string, Promise<IdemLog>>();
-  const idemLog = (accountId: string) => {
-    let l = idemLogs.get(accountId);
-    if (!l) {
-      l = (async () => {
-        const file = createAppendLog(path.join(root, 'idempotency', `${fileSafe(accountId)}.jsonl`), StoredIdempotencyRecord, {
-          fsync,
-        });
-        const log: IdemLog = { file, byKey: new Map() };
-        let plain = false;
-        for (const r of await file.readAll()) {
-          log.byKey.set(r.key, r);
-          plain ||= !('sealed' in r);
-        }
-        // Answers stored in the clear by an earlier version are sealed once, at first use.
-        if (plain && keystore) {
-          const sealed = [...log.byKey.values()].map((r) => ('sealed' in r ? r : sealAnswer(accountId, r)));
-          await file.rewrite(
-            () => sealed,
-            (kept) => {
-              log.byKey = new Map(kept.map((r) => [r.key, r]));
-            },
-          );
-        }
-        return log;
-      })();
-      idemLogs.set(accountId, l);
+  const idemLog = perAccountLog('idempotency', StoredIdempotencyRecord, async (file, accountId): Promise<IdemLog> => {
+    const log: IdemLog = { file, byKey: new Map() };
+    let plain = false;
+    for (const r of await file.readAll()) {
+      log.byKey.set(r.key, r);
+      plain ||= !('sealed' in r);
     }
-    return l;
-  };
+    // Answers stored in the clear by an earlier version are sealed once, at first use.
+    if (plain && keystore) {
+      const sealed = [...log.byKey.values()].map((r) => ('sealed' in r ? r : sealAnswer(accountId, r)));
+      await file.rewrite(
+        () => sealed,
+        (kept) => {
+          log.byKey = new Map(kept.map((r) => [r.key, r]));
+        },
+      );
+    }
+    return log;
+  });
 
   /** Index of the first entry whose id is greater than `afterId` (entries ascend by id). */
   const firstIndexAfter = (events: { id: number }[], afterId: number) => {
@@ -315,50 +296,65 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
 
   const store: StorePort = {
     async createAccount(account) {
-      await mutate(accounts, (d) => {
-        if (d.accounts.some((a) => a.id === account.id)) throw new Error(`account ${account.id} exists`);
-        return { data: { accounts: [...d.accounts, account] }, result: undefined };
+      await lock('accounts:create', async () => {
+        if (indexed(account.id)) throw new Error(`account ${account.id} exists`);
+        // Its document first: an index entry always has one. A crash in between leaves a
+        // document nothing points to, which creating the account again overwrites.
+        await mutate(await accountDoc(account.id), () => ({ data: { account }, result: undefined }));
+        const { id, name, created_at } = account;
+        await mutate(accountIndex, (d) => ({ data: { accounts: [...d.accounts, { id, name, created_at }] }, result: undefined }));
       });
     },
     async getAccount(id) {
-      return accounts.db.data.accounts.find((a) => a.id === id) ?? null;
+      return indexed(id) ? (await accountDoc(id)).db.data.account : null;
     },
     async listAccounts() {
-      return accounts.db.data.accounts;
+      const out: AccountRecord[] = [];
+      for (const { id } of accountIndex.db.data.accounts) {
+        const a = (await accountDoc(id)).db.data.account;
+        if (a) out.push(a);
+      }
+      return out;
     },
     async updateAccount(id, update) {
-      return mutate(accounts, (d) => {
-        const i = d.accounts.findIndex((a) => a.id === id);
-        if (i < 0) throw new Error(`no account ${id}`);
-        const next = update(d.accounts[i] as AccountRecord);
-        d.accounts[i] = next;
-        return { data: d, result: next };
+      if (!indexed(id)) throw new Error(`no account ${id}`);
+      return mutate(await accountDoc(id), (d) => {
+        if (!d.account) throw new Error(`no account ${id}`);
+        const next = update(d.account);
+        // The index keeps these; they never change.
+        if (next.id !== id || next.name !== d.account.name || next.created_at !== d.account.created_at)
+          throw new Error(`account ${id}: id, name and created_at are fixed`);
+        return { data: { account: next }, result: next };
       });
     },
 
     async insertKey(key) {
-      await mutate(keys, (d) => ({ data: { keys: [...d.keys, key] }, result: undefined }));
-      indexKeys();
+      const doc = await keyDoc(key.account_id);
+      await mutate(doc, (d) => ({ data: { keys: [...d.keys, key] }, result: undefined }));
+      reindexKey(doc, key.id);
     },
     async getKey(id) {
-      return keys.db.data.keys.find((k) => k.id === id) ?? null;
+      return keyById.get(id) ?? null;
     },
     async findKeyBySecretHash(hash) {
-      const k = keyByHash.get(hash);
-      return k ?? null;
+      return keyByHash.get(hash) ?? null;
     },
     async listKeys(accountId) {
-      return keys.db.data.keys.filter((k) => k.account_id === accountId);
+      return (await keyDoc(accountId)).db.data.keys;
     },
     async updateKey(id, update) {
-      const result = await mutate(keys, (d) => {
+      const known = keyById.get(id);
+      if (!known) throw new Error(`no key ${id}`);
+      const doc = await keyDoc(known.account_id);
+      const result = await mutate(doc, (d) => {
         const i = d.keys.findIndex((k) => k.id === id);
         if (i < 0) throw new Error(`no key ${id}`);
         const next = update(d.keys[i] as KeyRecord);
+        if (next.id !== id || next.account_id !== known.account_id) throw new Error(`key ${id}: id and account are fixed`);
         d.keys[i] = next;
         return { data: d, result: next };
       });
-      indexKeys();
+      reindexKey(doc, id);
       return result;
     },
 
@@ -427,7 +423,7 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
     },
     async pruneIdempotency(olderThan) {
       let dropped = 0;
-      for (const { id: accountId } of accounts.db.data.accounts) {
+      for (const { id: accountId } of accountIndex.db.data.accounts) {
         const log = await idemLog(accountId);
         // Compute, rewrite and swap all happen inside the log's rewrite, which is ordered
         // with its appends: a record put meanwhile is either committed (and kept here) or
@@ -448,18 +444,17 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
     },
 
     async getWallet(accountId) {
-      return wallets.db.data.wallets.find((w) => w.account_id === accountId) ?? null;
+      return (await walletDoc(accountId)).db.data.wallet;
     },
     async createWallet(wallet) {
-      return mutate(wallets, (d) => {
-        const existing = d.wallets.find((w) => w.account_id === wallet.account_id);
-        if (existing) return { data: d, result: existing };
-        return { data: { wallets: [...d.wallets, wallet] }, result: wallet };
+      return mutate(await walletDoc(wallet.account_id), (d) => {
+        if (d.wallet) return { data: d, result: d.wallet };
+        return { data: { wallet }, result: wallet };
       });
     },
     async markWalletFunded(accountId) {
-      await mutate(wallets, (d) => ({
-        data: { wallets: d.wallets.map((w) => (w.account_id === accountId ? { ...w, funded: true } : w)) },
+      await mutate(await walletDoc(accountId), (d) => ({
+        data: { wallet: d.wallet && { ...d.wallet, funded: true } },
         result: undefined,
       }));
     },
@@ -501,7 +496,7 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
     },
     async intentsInStates(states) {
       const out: IntentRecord[] = [];
-      for (const a of accounts.db.data.accounts) out.push(...(await store.listIntents(a.id, { states })));
+      for (const a of accountIndex.db.data.accounts) out.push(...(await store.listIntents(a.id, { states })));
       return out;
     },
 
@@ -531,7 +526,7 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
     async listStanding(accountId) {
       if (accountId !== undefined) return (await standingDoc(accountId)).db.data.standing;
       const out: StandingRecord[] = [];
-      for (const a of accounts.db.data.accounts) out.push(...(await standingDoc(a.id)).db.data.standing);
+      for (const a of accountIndex.db.data.accounts) out.push(...(await standingDoc(a.id)).db.data.standing);
       return out;
     },
     async updateStanding(accountId, id, update) {
@@ -546,10 +541,19 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
     },
 
     async putLink(link, now) {
-      await mutate(links, (d) => ({ data: { links: [...d.links.filter((l) => l.expires_at > now), link] }, result: undefined }));
+      const doc = await linkDoc(link.account_id);
+      let expired: string[] = [];
+      await mutate(doc, (d) => {
+        expired = d.links.filter((l) => l.expires_at <= now).map((l) => l.hash);
+        return { data: { links: [...d.links.filter((l) => l.expires_at > now), link] }, result: undefined };
+      });
+      for (const hash of expired) if (linkAccount.get(hash) === link.account_id) linkAccount.delete(hash);
+      linkAccount.set(link.hash, link.account_id);
     },
     async redeemLink(hash, now) {
-      return mutate(links, (d) => {
+      const accountId = linkAccount.get(hash);
+      if (accountId === undefined) return null;
+      return mutate(await linkDoc(accountId), (d) => {
         const i = d.links.findIndex((l) => l.hash === hash);
         const l = d.links[i];
         if (!l || l.redeemed_at !== null || l.expires_at <= now) return { data: d, result: null };
@@ -562,12 +566,8 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
     async close() {
       await lock.drain();
       await Promise.all(writes);
-      await Promise.all([
-        ...[...eventLogs.values()].map(async (l) => (await l).file.close()),
-        ...[...idemLogs.values()].map(async (l) => (await l).file.close()),
-        ...[...intentLogs.values()].map(async (l) => (await l).file.close()),
-        ...[...threadLogs.values()].map(async (l) => (await l).file.close()),
-      ]);
+      const logs = [...eventLog.opened(), ...idemLog.opened(), ...intentLog.opened(), ...threadLog.opened()];
+      await Promise.all(logs.map(async (l) => (await l).file.close()));
     },
   };
   return store;
