@@ -180,7 +180,8 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
   // what an account changes (presence, preferences, policy) is in its own document.
   const accountIndex = await openDoc(path.join(root, 'accounts.json'), AccountIndexDoc, { accounts: [] });
   const accountDoc = perAccountDoc('accounts', AccountDoc, { account: null });
-  const indexed = (id: string) => accountIndex.db.data.accounts.some((a) => a.id === id);
+  const accountIds = new Set(accountIndex.db.data.accounts.map((a) => a.id));
+  const indexed = (id: string) => accountIds.has(id);
 
   // Keys: one document per account; every key is loaded at start and indexed by id and by
   // secret hash, so authentication is one map lookup and a key write re-indexes only that key.
@@ -303,6 +304,7 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
         await mutate(await accountDoc(account.id), () => ({ data: { account }, result: undefined }));
         const { id, name, created_at } = account;
         await mutate(accountIndex, (d) => ({ data: { accounts: [...d.accounts, { id, name, created_at }] }, result: undefined }));
+        accountIds.add(id);
       });
     },
     async getAccount(id) {
