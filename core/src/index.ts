@@ -22,7 +22,7 @@ export { requireScope, type ScopeRequirement } from './keys/scopes';
 export { parseRateLimit, type RateDecision } from './ratelimit/sliding-window';
 export * as schemas from './schemas/index';
 export { toStandingView } from './standing/standing-view';
-export { createLowdbStore } from './store/lowdb-store';
+export { createLowdbStore } from './store/lowdb/lowdb-store';
 export { makeTreePrivate } from './store/private-tree';
 export type { StorePort } from './store/store-port';
 export { createKeystore, loadOrCreateMasterKey } from './wallet/keystore';

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createKeystore } from '../wallet/keystore';
 import type { AccountRecord, IdempotencyRecord, MemoryEntry } from './documents';
 import { intentRecord } from './intent-fixture';
-import { createLowdbStore } from './lowdb-store';
+import { createLowdbStore } from './lowdb/lowdb-store';
 import type { StorePort } from './store-port';
 
 // Lets a test hold or fail a document write; every other write goes through unchanged.

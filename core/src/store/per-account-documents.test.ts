@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createKeystore } from '../wallet/keystore';
 import type { AccountRecord, KeyRecord, LinkRecord, WalletRecord } from './documents';
-import { createLowdbStore } from './lowdb-store';
+import { createLowdbStore } from './lowdb/lowdb-store';
 import type { StorePort } from './store-port';
 
 // Records every document write (file and size); the writes themselves go through unchanged.
