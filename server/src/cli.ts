@@ -1,7 +1,8 @@
 // `presence-server`: operator commands that work on the data directory directly.
 //   presence-server accounts create NAME   creates an account and prints its first admin key
 
-import { createCore, createLowdbStore, isPresenceError, systemClock } from '@presence/core';
+import { existsSync } from 'node:fs';
+import { createCore, createLowdbStore, isPresenceError, makeTreePrivate, systemClock } from '@presence/core';
 import { Command } from 'commander';
 import { ConfigError, loadConfig } from './config';
 import { lockHolder } from './data-dir-lock';
@@ -20,6 +21,7 @@ program
     if (holder !== null) {
       fail(`the server (pid ${holder}) is running on ${config.PRESENCE_DATA_DIR}; stop it first, then run this again`, 3);
     }
+    if (existsSync(config.PRESENCE_DATA_DIR)) makeTreePrivate(config.PRESENCE_DATA_DIR);
     const store = await createLowdbStore({ dataDir: config.PRESENCE_DATA_DIR });
     const core = createCore({ store, clock: systemClock, rateLimit: config.PRESENCE_RATE_LIMIT });
     try {

@@ -30,7 +30,7 @@ export function takeDataDirLock(dataDir: string): () => void {
   const holder = heldHere.has(dataDir) ? process.pid : lockHolder(dataDir);
   if (holder !== null) throw new Error(`another Presence server (pid ${holder}) is using ${dataDir}`);
   const file = path.join(dataDir, 'server.pid');
-  writeFileSync(file, String(process.pid));
+  writeFileSync(file, String(process.pid), { mode: 0o600 });
   heldHere.add(dataDir);
   return () => {
     heldHere.delete(dataDir);

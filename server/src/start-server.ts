@@ -10,6 +10,7 @@ import {
   createKeystore,
   createLowdbStore,
   loadOrCreateMasterKey,
+  makeTreePrivate,
   systemClock,
 } from '@presence/core';
 import type { FastifyServerOptions } from 'fastify';
@@ -84,6 +85,10 @@ export async function startServer({
     cleanups.length = 0;
   };
   try {
+    // Everything kept is private (0700 directories, 0600 files); a tree written by an earlier
+    // version is fixed here, before anything is read or served.
+    const madePrivate = makeTreePrivate(dataDir);
+    if (madePrivate > 0) progress(`made ${madePrivate} entries of ${dataDir} private (directories 0700, files 0600)`);
     const keystore = createKeystore(loadOrCreateMasterKey({ configured: config.PRESENCE_MASTER_KEY, dataDir }));
     const store = await createLowdbStore({
       dataDir,
@@ -100,6 +105,7 @@ export async function startServer({
       store,
       clock,
       rateLimit: config.PRESENCE_RATE_LIMIT,
+      keystore,
       chainName: () => config.PRESENCE_CHAIN,
       ...(chain ? { chain: { runtime: chain.runtime, keystore } } : {}),
       // `provider:model` routes talk to any OpenAI-compatible server; without a base URL they answer model_unavailable.

@@ -163,7 +163,7 @@ describe('server process', () => {
     // The old order's crash: `default` stored, its keys never saved. Simulate by dropping the
     // key records and the file.
     rmSync(path.join(dataDir, 'bootstrap-keys.json'));
-    const keysDoc = path.join(dataDir, 'data', 'keys.json');
+    const keysDoc = path.join(dataDir, 'data', 'keys', 'default.json');
     const doc = JSON.parse(readFileSync(keysDoc, 'utf8'));
     writeFileSync(keysDoc, JSON.stringify({ ...doc, keys: [] }));
     const s = await startTestServer({ dataDir });

@@ -9,13 +9,13 @@
 // message mentions are touched (a memory write) only with memory:write.
 import type { TokenList } from '../chain/token-list';
 import type { Clock } from '../clock/clock';
+import { createKeyedLock } from '../concurrency/keyed-lock';
 import { PresenceError } from '../errors/presence-error';
 import type { Principal } from '../keys/key-service';
 import type { MemoryService } from '../memory/memory-service';
 import type { MessageResult } from '../schemas/messages';
 import type { StandingService } from '../standing/standing-service';
 import type { ThreadEntry } from '../store/documents';
-import { createKeyedLock } from '../store/keyed-lock';
 import type { StorePort } from '../store/store-port';
 import type { WalletDomain } from '../wallet/wallet-domain';
 import { mentionedKeys } from './mentions';

@@ -14,6 +14,7 @@ import { formatUsd, formatUsdPrice, parseUnits, USD_DECIMALS } from '../chain/am
 import type { MarketSnapshot } from '../chain/market';
 import { resolveToken, type TokenList } from '../chain/token-list';
 import type { Clock } from '../clock/clock';
+import { createKeyedLock } from '../concurrency/keyed-lock';
 import type { Thread } from '../conversation/thread';
 import { notFound, PresenceError } from '../errors/presence-error';
 import { type ParsedIntent, parseIntent } from '../intents/intent-parser';
@@ -21,7 +22,6 @@ import { randomBase62 } from '../keys/key-secret';
 import { turnRefusal } from '../keys/scopes';
 import type { KeyKind, Scope } from '../schemas/common';
 import type { StandingFire, StandingRecord } from '../store/documents';
-import { createKeyedLock } from '../store/keyed-lock';
 import type { StorePort } from '../store/store-port';
 import type { WalletDomain } from '../wallet/wallet-domain';
 import type { StandingSpec } from './standing-parser';
