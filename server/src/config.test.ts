@@ -72,7 +72,13 @@ describe('loadConfig', () => {
     const root = path.resolve('/home/ada/presence');
     // `npm start` typed at the repository root and `npx presence-server` typed there find one data directory.
     expect(loadConfig({ INIT_CWD: root }).PRESENCE_DATA_DIR).toBe(path.join(root, '.presence'));
-    const c = loadConfig({ INIT_CWD: root, PRESENCE_DATA_DIR: './mydata', PRESENCE_CHAIN: 'base', PRESENCE_RPC_URL: 'https://rpc.example', PRESENCE_TOKEN_LIST: 'lists/base.json' });
+    const c = loadConfig({
+      INIT_CWD: root,
+      PRESENCE_DATA_DIR: './mydata',
+      PRESENCE_CHAIN: 'base',
+      PRESENCE_RPC_URL: 'https://rpc.example',
+      PRESENCE_TOKEN_LIST: 'lists/base.json',
+    });
     expect([c.PRESENCE_DATA_DIR, c.PRESENCE_TOKEN_LIST]).toEqual([path.join(root, 'mydata'), path.join(root, 'lists/base.json')]);
     expect(loadConfig({ INIT_CWD: root, PRESENCE_DATA_DIR: '/srv/presence' }).PRESENCE_DATA_DIR).toBe(path.resolve('/srv/presence'));
     // Run without npm: the process's own directory.

@@ -68,13 +68,24 @@ class OneLinePerRequest extends LogController {
   }
 }
 
+/** The fields of a JSON log line the readable form shows (what the serializers above let through). */
+type LogRecord = {
+  level?: number;
+  time?: number;
+  msg?: unknown;
+  req?: { method?: string; url?: string };
+  res?: { statusCode?: number };
+  responseTime?: number;
+  err?: { type?: string; message?: string; detail?: string };
+};
+
 const LEVELS: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
 
 /** Renders pino's JSON lines as short readable ones on `out`. */
 export function prettyLines(out: LogStream): LogStream {
   return {
     write(json) {
-      let o: Record<string, any>;
+      let o: LogRecord;
       try {
         o = JSON.parse(json);
       } catch {
@@ -82,12 +93,10 @@ export function prettyLines(out: LogStream): LogStream {
       }
       // Fastify announces the address itself; `npm start` prints its own ready line.
       if (typeof o.msg === 'string' && o.msg.startsWith('Server listening at ')) return;
-      const level = LEVELS[o.level as number] ?? String(o.level);
+      const level = LEVELS[o.level ?? 30] ?? String(o.level);
       const time = new Date(typeof o.time === 'number' ? o.time : Date.now()).toTimeString().slice(0, 8);
       let text =
-        o.req && o.res
-          ? `${o.req.method} ${o.req.url} ${o.res.statusCode} ${Math.round(o.responseTime ?? 0)} ms`
-          : String(o.msg ?? '');
+        o.req && o.res ? `${o.req.method} ${o.req.url} ${o.res.statusCode} ${Math.round(o.responseTime ?? 0)} ms` : String(o.msg ?? '');
       if (o.err) text += ` (${[o.err.type, o.err.message ?? o.err.detail].filter(Boolean).join(': ')})`;
       out.write(`${time} ${level === 'info' ? '' : `${level} `}${text}\n`);
     },

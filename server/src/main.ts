@@ -47,7 +47,8 @@ async function main() {
       progress: (line) => process.stdout.write(`presence: ${line}\n`),
     });
   } catch (e) {
-    const hint = (e as NodeJS.ErrnoException).code === 'EADDRINUSE' ? ' (is another server running? set PRESENCE_PORT to use another port)' : '';
+    const hint =
+      (e as NodeJS.ErrnoException).code === 'EADDRINUSE' ? ' (is another server running? set PRESENCE_PORT to use another port)' : '';
     process.stderr.write(`presence: could not start: ${(e as Error).message}${hint}\n`);
     process.exit(1);
   }
