@@ -5,8 +5,7 @@
 // that is no time of day, an action it cannot read), is an invalid_request or
 // intent_unresolved whose detail can be said to the user as it is.
 import { parseUnits, USD_DECIMALS } from '../chain/amounts';
-import { InvalidRequestError } from '../chain/errors';
-import { invalidRequest } from '../errors/presence-error';
+import { invalidRequest, PresenceError } from '../errors/presence-error';
 import { parseIntent } from '../intents/intent-parser';
 import type { StandingRecord } from '../store/documents';
 
@@ -32,7 +31,7 @@ function usd(n: string): string {
   try {
     v = parseUnits(text, USD_DECIMALS);
   } catch (e) {
-    if (e instanceof InvalidRequestError) throw invalidRequest(`a price can have at most ${USD_DECIMALS} decimal places`);
+    if (e instanceof PresenceError && e.type === 'invalid_request') throw invalidRequest(`a price can have at most ${USD_DECIMALS} decimal places`);
     throw e;
   }
   if (v === 0n) throw invalidRequest('a price to watch must be more than 0 USD');
