@@ -31,7 +31,8 @@ function usd(n: string): string {
   try {
     v = parseUnits(text, USD_DECIMALS);
   } catch (e) {
-    if (e instanceof PresenceError && e.type === 'invalid_request') throw invalidRequest(`a price can have at most ${USD_DECIMALS} decimal places`);
+    if (e instanceof PresenceError && e.type === 'invalid_request')
+      throw invalidRequest(`a price can have at most ${USD_DECIMALS} decimal places`);
     throw e;
   }
   if (v === 0n) throw invalidRequest('a price to watch must be more than 0 USD');
