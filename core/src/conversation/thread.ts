@@ -48,7 +48,17 @@ export type SpeechMarks = { thread_after: number; event_after: number };
 const SCAN_PAGE = 200;
 
 /** `store` is the live store (standing intents speak there); `storeFor` picks the caller's. */
-export function createThread({ store, storeFor, events, clock }: { store: StorePort; storeFor: StoreFor; events: EventsLog; clock: Clock }) {
+export function createThread({
+  store,
+  storeFor,
+  events,
+  clock,
+}: {
+  store: StorePort;
+  storeFor: StoreFor;
+  events: EventsLog;
+  clock: Clock;
+}) {
   return {
     /** The presence speaks unprompted: kept in the thread and sent as an event. */
     async say(accountId: string, mode: KeyKind, text: string, cause: string) {

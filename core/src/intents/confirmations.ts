@@ -22,15 +22,7 @@ export type Resolution = {
 
 export type Confirmations = ReturnType<typeof createConfirmations>;
 
-export function createConfirmations({
-  pipeline,
-  events,
-  clock,
-}: {
-  pipeline: IntentPipeline;
-  events: EventsLog;
-  clock: Clock;
-}) {
+export function createConfirmations({ pipeline, events, clock }: { pipeline: IntentPipeline; events: EventsLog; clock: Clock }) {
   const listeners = new Set<(r: Resolution) => Promise<void> | void>();
 
   async function resolved(r: Resolution) {

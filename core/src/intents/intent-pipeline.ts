@@ -175,7 +175,8 @@ export function createIntentPipeline(deps: {
       run: (store, r) => rehearse(store, r),
       // A rehearsal is not durable: one under way is waited for, there is nothing else to resume.
       resume: (_store, r) =>
-        rehearsals.get(r.id) ?? Promise.reject(new PresenceError('idempotency_in_progress', `intent ${r.id} is still running`, { retryAfter: 1 })),
+        rehearsals.get(r.id) ??
+        Promise.reject(new PresenceError('idempotency_in_progress', `intent ${r.id} is still running`, { retryAfter: 1 })),
       answer: { simulated: true },
     },
   };

@@ -27,9 +27,9 @@ export function createMemoryService({ storeFor, clock, events }: { storeFor: Sto
   const notStored = (key: string) => notFound(`memory key ${key} is not stored`);
 
   /**
-   * Memory changes are announced to live keys only. A test key's stream carries what its
-   * simulated actions lead to (holds, their answers, what the presence says about them); its
-   * own writes are not broadcast, not even to itself, as DESIGN.md has it.
+   * The one mode check here: memory changes are announced to live keys only. Nothing a test
+   * key writes is broadcast (DESIGN.md), not even on its own stream, which carries what its
+   * simulated actions lead to (holds, their answers, what the presence says about them).
    */
   const announce = (accountId: string, mode: KeyKind, key: string, tier: 'pinned' | 'dropped') =>
     mode === 'live' ? events.emit(accountId, mode, 'memory', { key, tier }) : undefined;

@@ -420,8 +420,8 @@ export function createOverlayStore(live: StorePort, { clock, caps }: { clock: Cl
       const page = await live.readThread(accountId, { ...(before !== undefined ? { before } : {}), limit });
       const mine = (peek(accountId)?.thread ?? []).filter((e) => before === undefined || e.id < before);
       if (mine.length === 0) return page;
-      // Stable: a live entry written later under the same number comes first.
-      const merged = [...page, ...mine].sort((a, b) => a.id - b.id);
+      // A live entry written later may share a number with one of ours: then time decides.
+      const merged = [...page, ...mine].sort((a, b) => a.id - b.id || a.at - b.at);
       return merged.slice(Math.max(0, merged.length - limit));
     },
 
