@@ -4,9 +4,10 @@
 // turn is stored (question and reply as one entry) only after it completed, so a failure
 // mid-way leaves no half turn; the memory writes and standing intents it asked for are
 // applied only after that (each is idempotent, so a retry of a turn cut short in between
-// completes them). Test keys get answers but change nothing. A turn does only what its
-// key's scopes allow: the planner sees pinned memory only with memory:read, and the keys a
-// message mentions are touched (a memory write) only with memory:write.
+// completes them). A test key's turn runs the same over its own store (the overlay). A turn
+// does only what its key's scopes allow: the planner sees pinned memory only with
+// memory:read, and the keys a message mentions are touched (a memory write) only with
+// memory:write.
 import type { TokenList } from '../chain/token-list';
 import type { Clock } from '../clock/clock';
 import { createKeyedLock } from '../concurrency/keyed-lock';
@@ -16,7 +17,7 @@ import type { MemoryService } from '../memory/memory-service';
 import type { MessageResult } from '../schemas/messages';
 import type { StandingService } from '../standing/standing-service';
 import type { ThreadEntry } from '../store/documents';
-import type { StorePort } from '../store/store-port';
+import type { StoreFor } from '../store/overlay-store';
 import type { WalletDomain } from '../wallet/wallet-domain';
 import { mentionedKeys } from './mentions';
 import type { Planner, PlannerContext } from './planner-port';
@@ -40,7 +41,7 @@ export type PlannerResolver = (model: string) => Planner;
 export type Conversation = ReturnType<typeof createConversation>;
 
 export function createConversation(deps: {
-  store: StorePort;
+  storeFor: StoreFor;
   clock: Clock;
   memory: MemoryService;
   wallet: WalletDomain | null;
@@ -49,13 +50,13 @@ export function createConversation(deps: {
   planners: PlannerResolver;
   tokenList: TokenList | null;
 }) {
-  const { store, clock, memory, wallet, standing, thread } = deps;
+  const { storeFor, clock, memory, wallet, standing, thread } = deps;
   const turns = createKeyedLock();
 
   async function context(p: Principal, text: string, allowAct: boolean): Promise<{ ctx: PlannerContext; model: string }> {
-    const account = await store.getAccount(p.accountId);
+    const account = await storeFor(p.kind).getAccount(p.accountId);
     if (!account) throw new PresenceError('not_found', 'this key’s account no longer exists');
-    const entries = (await thread.history(p.accountId, HISTORY_TURNS)).flatMap((e) =>
+    const entries = (await thread.history(p.accountId, p.kind, HISTORY_TURNS)).flatMap((e) =>
       e.kind === 'turn' ? [{ user: e.user, reply: e.reply }] : [],
     );
     // Newest turns first until the budget is spent, then back in order.
@@ -66,7 +67,7 @@ export function createConversation(deps: {
       if (budget < 0) break;
       history.unshift(t);
     }
-    const mem = p.scopes.includes('memory:read') ? await memory.list(p.accountId) : { pinned: [] };
+    const mem = p.scopes.includes('memory:read') ? await memory.list(p.accountId, p.kind) : { pinned: [] };
     return {
       model: account.presence.model,
       ctx: {
@@ -89,8 +90,8 @@ export function createConversation(deps: {
   ): Promise<MessageResult> {
     // The server stores a turn's answer under its Idempotency-Key after the turn is written;
     // a crash in between leaves a retry that finds no answer. The thread knows the turn.
-    if (p.kind === 'live' && input.idempotencyKey) {
-      const prior = await storedTurn(p.accountId, input.idempotencyKey);
+    if (input.idempotencyKey) {
+      const prior = await storedTurn(p, input.idempotencyKey);
       if (prior) return replay(prior, sink);
     }
     const { ctx, model } = await context(p, input.text, input.allowAct);
@@ -116,28 +117,26 @@ export function createConversation(deps: {
       ...(effects.tx ? { tx: effects.tx } : {}),
       ...(effects.confirm_id ? { confirm_id: effects.confirm_id } : {}),
     };
-    if (p.kind === 'live') {
-      await store.appendThread(p.accountId, {
-        kind: 'turn',
-        at: clock.now(),
-        user: input.text,
-        reply,
-        used: effects.used,
-        touched,
-        acted: effects.acted,
-        tx: effects.tx,
-        confirm_id: effects.confirm_id,
-        idempotency_key: input.idempotencyKey,
-      });
-      for (const apply of effects.deferred) await apply();
-      await memory.touch(p.accountId, p.kind, touched);
-    }
+    await storeFor(p.kind).appendThread(p.accountId, {
+      kind: 'turn',
+      at: clock.now(),
+      user: input.text,
+      reply,
+      used: effects.used,
+      touched,
+      acted: effects.acted,
+      tx: effects.tx,
+      confirm_id: effects.confirm_id,
+      idempotency_key: input.idempotencyKey,
+    });
+    for (const apply of effects.deferred) await apply();
+    await memory.touch(p.accountId, p.kind, touched);
     return result;
   }
 
   /** Retries come soon after the original: the recent end of the thread is enough. */
-  async function storedTurn(accountId: string, key: string) {
-    const recent = await store.readThread(accountId, { limit: REPLAY_LOOKBACK });
+  async function storedTurn(p: Principal, key: string) {
+    const recent = await storeFor(p.kind).readThread(p.accountId, { limit: REPLAY_LOOKBACK });
     return recent.find((e): e is Extract<ThreadEntry, { kind: 'turn' }> => e.kind === 'turn' && e.idempotency_key === key) ?? null;
   }
 
@@ -158,7 +157,7 @@ export function createConversation(deps: {
   return {
     send: (p: Principal, input: { text: string; allowAct: boolean; idempotencyKey: string | null }, sink: TurnSink) =>
       turns(`${p.kind}:${p.accountId}`, () => turn(p, input, sink)),
-    /** Reads are real for test keys too: they see the live thread, they just never add to it. */
-    list: (p: Principal, before: number | undefined, limit: number) => thread.page(p.accountId, before, limit),
+    /** A test key sees the live thread with its own turns merged in. */
+    list: (p: Principal, before: number | undefined, limit: number) => thread.page(p.accountId, p.kind, before, limit),
   };
 }
