@@ -5,12 +5,12 @@
 // mid-way leaves no half turn; the memory writes and standing intents it asked for are
 // applied only after that (each is idempotent, so a retry of a turn cut short in between
 // completes them). Test keys get answers but change nothing.
+import type { MessageResult } from '@presence/protocol';
 import type { TokenList } from '../chain/token-list';
 import type { Clock } from '../clock/clock';
 import { PresenceError } from '../errors/presence-error';
 import type { Principal } from '../keys/key-service';
 import type { MemoryService } from '../memory/memory-service';
-import type { MessageResult } from '../schemas/messages';
 import type { StandingService } from '../standing/standing-service';
 import type { ThreadEntry } from '../store/documents';
 import { createKeyedLock } from '../store/keyed-lock';

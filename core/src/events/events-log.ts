@@ -4,10 +4,9 @@
 // that falls too far behind is ended (it reconnects with Last-Event-ID and loses nothing) so a
 // slow consumer never blocks others or grows memory without bound; during a replay a full
 // queue is dropped instead and the replay reads on from the store until it has caught up.
+import type { EventType, KeyKind } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
-import type { KeyKind } from '../schemas/common';
-import type { EventType } from '../schemas/events';
 import { createKeyedLock } from '../store/keyed-lock';
 import type { EventStore } from './event-store';
 import { createMemoryEventStore } from './event-store';

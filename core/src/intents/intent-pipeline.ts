@@ -2,6 +2,7 @@
 // POST /v1/wallet/intent, messages with allow_act and acting standing intents all come
 // through `submit`; withdrawals through `withdraw` (same gate, its own rules). Test keys run
 // the same path up to signing and get a would-be transaction; nothing is sent or kept.
+import type { IntentResult, KeyKind } from '@presence/protocol';
 import type { Address } from 'viem';
 import { formatUsd } from '../chain/amounts';
 import type { ChainPort } from '../chain/chain-port';
@@ -14,8 +15,6 @@ import type { EventsLog } from '../events/events-log';
 import { randomBase62 } from '../keys/key-secret';
 import { evaluatePolicy, type GateAction } from '../policy/policy-gate';
 import type { PolicyService } from '../policy/policy-service';
-import type { KeyKind } from '../schemas/common';
-import type { IntentResult } from '../schemas/wallet';
 import type { IntentRecord } from '../store/documents';
 import { createKeyedLock } from '../store/keyed-lock';
 import type { StorePort } from '../store/store-port';

@@ -1,11 +1,10 @@
 // API keys: creation, listing, rotation with a grace window, instant revocation and
 // authentication. Listeners hear about revocations and rotations so transports can close
 // live streams: at once on revocation, at the end of the grace window for a retired secret.
+import type { KeyKind, KeySecret, KeyView, Scope } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import { notFound, PresenceError } from '../errors/presence-error';
-import type { KeyKind, Scope } from '../schemas/common';
-import type { KeySecret, KeyView } from '../schemas/keys';
 import type { KeyRecord } from '../store/documents';
 import type { StorePort } from '../store/store-port';
 import { hashSecret, kindOfSecret, looksLikeSecret, newKeyId, newSecret } from './key-secret';

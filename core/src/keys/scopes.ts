@@ -1,6 +1,6 @@
 // Scope checks. A route declares what it needs; this decides, in one place.
+import type { Scope } from '@presence/protocol';
 import { PresenceError } from '../errors/presence-error';
-import type { Scope } from '../schemas/common';
 import type { Principal } from './key-service';
 
 /** What a route requires: nothing beyond a valid key, one scope, or any one of several. */

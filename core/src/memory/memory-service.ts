@@ -1,10 +1,9 @@
 // Memory: list, pin, forget and touch keywords. Changes are announced as `memory` events.
 // A test key's writes are answered as if done but change nothing.
+import type { KeyKind, MemoryListing } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { notFound } from '../errors/presence-error';
 import type { EventsLog } from '../events/events-log';
-import type { KeyKind } from '../schemas/common';
-import type { MemoryListing } from '../schemas/memory';
 import type { MemoryEntry } from '../store/documents';
 import type { StorePort } from '../store/store-port';
 import { daysLeft, effectiveWeight, touched } from './memory-rules';

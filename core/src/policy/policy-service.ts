@@ -1,10 +1,10 @@
 // The spend policy document: read, replace whole (bumping version). An account that never
 // set one has the default, which denies sends.
+import { defaultPolicy, type PolicyDocument, type StoredPolicy } from '@presence/protocol';
 import type { TokenList } from '../chain/token-list';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import { notFound } from '../errors/presence-error';
-import { defaultPolicy, type PolicyDocument, type StoredPolicy } from '../schemas/policy';
 import type { StorePort } from '../store/store-port';
 import { checkPolicyUnits } from './policy-units';
 

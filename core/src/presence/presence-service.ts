@@ -1,10 +1,10 @@
 // The presence itself: what GET /v1/presence/me shows and what PATCH may change.
+import type { PresencePatch, PresenceView } from '@presence/protocol';
+import { defaultPolicy } from '@presence/protocol';
 import { notFound } from '../errors/presence-error';
 import type { Principal } from '../keys/key-service';
 import type { MemoryService } from '../memory/memory-service';
 import { spendLabel } from '../policy/spend-label';
-import { defaultPolicy } from '../schemas/policy';
-import type { PresencePatch, PresenceView } from '../schemas/presence';
 import type { StorePort } from '../store/store-port';
 
 export function createPresenceService({ store, memory, chainName }: { store: StorePort; memory: MemoryService; chainName: () => string }) {

@@ -10,6 +10,7 @@
 // speaking) and only then marked done. A crash anywhere in between leaves the fire pending,
 // and the next beat completes it. Acting fires run off the beat, one at a time per account,
 // so a swap waiting for its receipt never holds up every other account's alerts.
+import type { KeyKind, Scope } from '@presence/protocol';
 import { formatUsd, formatUsdPrice } from '../chain/amounts';
 import type { MarketSnapshot } from '../chain/market';
 import { resolveToken } from '../chain/token-list';
@@ -17,7 +18,6 @@ import type { Clock } from '../clock/clock';
 import type { Thread } from '../conversation/thread';
 import { notFound, PresenceError } from '../errors/presence-error';
 import { randomBase62 } from '../keys/key-secret';
-import type { KeyKind, Scope } from '../schemas/common';
 import type { StandingFire, StandingRecord } from '../store/documents';
 import { createKeyedLock } from '../store/keyed-lock';
 import type { StorePort } from '../store/store-port';

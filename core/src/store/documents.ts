@@ -1,8 +1,7 @@
 // Stored document schemas: the shape of everything the store keeps. Adapters validate what
 // they read back so a hand-edited or half-migrated file fails loudly, not subtly.
+import { KeyKind, Scope, StoredPolicy } from '@presence/protocol';
 import { z } from 'zod';
-import { KeyKind, Scope } from '../schemas/common';
-import { StoredPolicy } from '../schemas/policy';
 
 export const AccountRecord = z.object({
   id: z.string(),

@@ -1,5 +1,6 @@
 // API key management: list, create, rotate with grace, revoke at once.
-import { PresenceError, schemas } from '@presence/core';
+import { PresenceError } from '@presence/core';
+import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteDeps } from '../app';
 
