@@ -10,6 +10,7 @@ export {
   PresenceApiError,
   PresenceClientError,
   PresenceError,
+  PresenceEventTooLargeError,
   PresenceNetworkError,
   PresenceProtocolError,
 } from './errors';

@@ -7,7 +7,7 @@
 import type { EventType, KeyKind } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
-import { createKeyedLock } from '../store/keyed-lock';
+import { createKeyedLock } from '../concurrency/keyed-lock';
 import type { EventStore } from './event-store';
 import { createMemoryEventStore } from './event-store';
 
