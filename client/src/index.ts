@@ -1,6 +1,6 @@
 // @presence/client public surface: the client factory, its errors and the types callers
 // name. Browser-safe: nothing here (or below, outside src/cli) imports a Node built-in or
-// @presence/core — only @presence/protocol, zod and its own files.
+// the server core — only @presence/protocol, zod and its own files.
 export { createPresenceClient, DEFAULT_BASE_URL, type PresenceClient, type PresenceClientOptions } from './client';
 export {
   isApiError,
