@@ -12,7 +12,6 @@ export {
 } from './conversation/ai-planner';
 export { chunkReply } from './conversation/local-planner';
 export { type Core, type CoreOptions, createCore } from './create-core';
-export { type ProblemType, problemCatalogue } from './errors/catalogue';
 export { isPresenceError, PresenceError, type Problem } from './errors/presence-error';
 export type { FeedEvent, FeedItem, Subscription } from './events/events-log';
 export { fingerprintRequest, type IdempotencyClaim, type StoredAnswer } from './idempotency/idempotency';
@@ -20,7 +19,6 @@ export { looksLikeSecret } from './keys/key-secret';
 export type { Principal } from './keys/key-service';
 export { requireScope, type ScopeRequirement } from './keys/scopes';
 export { parseRateLimit, type RateDecision } from './ratelimit/sliding-window';
-export * as schemas from './schemas/index';
 export { toStandingView } from './standing/standing-view';
 export { createLowdbStore } from './store/lowdb/lowdb-store';
 export { makeTreePrivate } from './store/private-tree';

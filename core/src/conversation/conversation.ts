@@ -8,13 +8,13 @@
 // does only what its key's scopes allow: the planner sees pinned memory only with
 // memory:read, and the keys a message mentions are touched (a memory write) only with
 // memory:write.
+import type { MessageResult } from '@presence/protocol';
 import type { TokenList } from '../chain/token-list';
 import type { Clock } from '../clock/clock';
 import { createKeyedLock } from '../concurrency/keyed-lock';
 import { PresenceError } from '../errors/presence-error';
 import type { Principal } from '../keys/key-service';
 import type { MemoryService } from '../memory/memory-service';
-import type { MessageResult } from '../schemas/messages';
 import type { StandingService } from '../standing/standing-service';
 import type { ThreadEntry } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';

@@ -1,6 +1,6 @@
+import type { Scope } from '@presence/protocol';
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '../keys/key-service';
-import type { Scope } from '../schemas/common';
 import { createPresenceTools, newTurnEffects } from './presence-tools';
 import { offeredTools, TOOL_SCOPES, toolRefusal } from './tool-scopes';
 

@@ -6,12 +6,12 @@ import {
   fingerprintRequest,
   type IdempotencyClaim,
   PresenceError,
-  type Problem,
   requireScope,
   type StoredAnswer,
-  schemas,
   toStandingView,
 } from '@presence/core';
+import type { Problem } from '@presence/protocol';
+import * as schemas from '@presence/protocol';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteDeps } from '../app';
