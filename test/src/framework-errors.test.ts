@@ -47,7 +47,7 @@ describe('errors from the router and the parser are problem+json', () => {
   });
 
   it.each(['/v1/memory/%ff', '/v1/confirm/cf_%%%%', '/v1/links/%E0%A4%A/redeem'])(
-    '400 invalid_request for a malformed %%-escape: %s',
+    '400 invalid_request for a malformed escape in %s',
     async (url) => {
       for (const method of ['GET', 'POST', 'DELETE']) {
         const r = await call(s.url, method, url, { key: s.live });

@@ -100,6 +100,7 @@ describe('stream caps', () => {
   });
 
   it('closing a stream frees its slot', async () => {
+    refused(await call(s.url, 'GET', '/v1/events', { key: s.live }), 429, 'rate_limited', 'streams_per_key');
     const mine = open.find((st) => st.status === 200 && !st.ended) as Stream; // one of the live key's
     await mine.close();
     expect((await opensEventually(s.live)).status).toBe(200);
@@ -107,6 +108,7 @@ describe('stream caps', () => {
 
   it("revoking a key still closes its streams, and frees the account's slots", async () => {
     expect(bStreams.some((st) => st.ended)).toBe(false);
+    refused(await call(s.url, 'GET', '/v1/events', { key: c.secret }), 429, 'rate_limited', 'streams_per_account');
     expect((await call(s.url, 'DELETE', `/v1/keys/${b.id}`, { key: s.live })).status).toBe(200);
     await Promise.all(bStreams.map((st) => st.done));
     expect(bStreams.every((st) => st.ended)).toBe(true);
