@@ -14,16 +14,18 @@ const limited = (r: Answer, maxRetryS: number) => {
   expect(retry).toBeLessThanOrEqual(maxRetryS);
 };
 
+// One server for both: the limits are per address, and each part uses addresses of its own.
+const clock = createManualClock(Date.now());
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer({ clock, env: { PRESENCE_RATE_LIMIT: '10000/60s' } });
+});
+afterAll(async () => {
+  await s.close();
+  removeDir(s.dataDir);
+});
+
 describe('failed authentications, per client address (60 a minute)', () => {
-  const clock = createManualClock(Date.now());
-  let s: TestServer;
-  beforeAll(async () => {
-    s = await startTestServer({ clock, env: { PRESENCE_RATE_LIMIT: '10000/60s' } });
-  });
-  afterAll(async () => {
-    await s.close();
-    removeDir(s.dataDir);
-  });
   const me = (from: string, key?: string) => callFrom(from, s.url, 'GET', '/v1/presence/me', key ? { key } : {});
 
   it('answers 401 sixty times, then 429 with Retry-After — also for a valid key from that address', async () => {
@@ -63,15 +65,6 @@ describe('failed authentications, per client address (60 a minute)', () => {
 });
 
 describe('failed link redemptions: per address and server-wide', () => {
-  const clock = createManualClock(Date.now());
-  let s: TestServer;
-  beforeAll(async () => {
-    s = await startTestServer({ clock, env: { PRESENCE_RATE_LIMIT: '10000/60s' } });
-  });
-  afterAll(async () => {
-    await s.close();
-    removeDir(s.dataDir);
-  });
   const newCode = async () => {
     const r = await callFrom('127.0.0.1', s.url, 'POST', '/v1/links', { key: s.live, body: { ttl_s: 86_400 } });
     expect(r.status).toBe(201);
