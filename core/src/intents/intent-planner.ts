@@ -1,7 +1,7 @@
 // Resolve → quote → value: turns a parsed intent into a concrete plan at one block — the
 // transactions to send, what they move, and their USD value at that block's pool prices.
 // Plans are pure data; the executor signs and sends them.
-import { type Address, getAddress, isAddress } from 'viem';
+import { type Address, isAddress } from 'viem';
 import { formatAmount, formatUnits, parseUnits } from '../chain/amounts';
 import type { ChainPort, TxRequest } from '../chain/chain-port';
 import { InvalidRequestError, NotFoundError } from '../chain/errors';
@@ -108,7 +108,7 @@ export async function planIntent(parsed: ParsedIntent, ctx: PlanContext): Promis
           `${parsed.to} is not a valid address: its letter case does not match its checksum; check it, or write it in lower case`,
         );
       }
-      const to = getAddress(parsed.to);
+      const to = parsed.to as Address;
       const a = asset(list, parsed.token);
       const amount = amountOf(parsed.amount, a);
       await needBalance(a, amount);
