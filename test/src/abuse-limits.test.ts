@@ -33,6 +33,7 @@ describe('failed authentications, per client address (60 a minute)', () => {
     const r = await me('127.0.0.2', randomKey());
     limited(r, 60);
     expect(r.json.limit).toBe('auth_failures');
+    expect(r.headers.get('connection')).toBe('close'); // a guessing loop keeps no connection
     // Not looked at: a search cannot tell a hit from a miss once the budget is spent.
     limited(await me('127.0.0.2', s.live), 60);
     limited(await me('127.0.0.2', 'not a bearer token'), 60);

@@ -2,12 +2,15 @@
 // and streamed turns alike. Past a cap the answer is a problem with Retry-After; health,
 // writes and plain reads keep answering while every cap is full; closing or revoking frees
 // slots. Small caps from the environment, a real server on loopback.
+import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Answer, call, openStream, removeDir, startTestServer, type TestServer } from './harness';
 
 const PER_KEY = 3;
 const PER_ACCOUNT = 5;
 const TOTAL = 7;
+/** The least the configuration allows: 100 for streams, 100 kept for everything else. */
+const CONNECTIONS = 200;
 
 type Stream = ReturnType<typeof openStream>;
 
@@ -20,6 +23,7 @@ describe('stream caps', () => {
         PRESENCE_MAX_STREAMS_PER_KEY: String(PER_KEY),
         PRESENCE_MAX_STREAMS_PER_ACCOUNT: String(PER_ACCOUNT),
         PRESENCE_MAX_STREAMS: String(TOTAL),
+        PRESENCE_MAX_CONNECTIONS: String(CONNECTIONS),
         PRESENCE_RATE_LIMIT: '10000/60s',
       },
     });
@@ -83,6 +87,27 @@ describe('stream caps', () => {
     other = (await s.core.accounts.create('acme')).admin.secret;
     for (let i = 0; i < TOTAL - PER_ACCOUNT; i++) expect((await stream(other)).status).toBe(200);
     refused(await call(s.url, 'GET', '/v1/events', { key: other }), 503, 'unavailable', 'streams');
+  });
+
+  it('a refusal closes its connection, so a client retrying in a loop cannot crowd health out', async () => {
+    // 4 × 60 kept-alive connections would hold more than the server accepts (200) if the
+    // refusals left them open; Node would then drop every new connection, health's included.
+    const agents = Array.from({ length: 4 }, () => new Agent({ connections: 60 }));
+    try {
+      for (const dispatcher of agents) {
+        const answers = await Promise.all(
+          Array.from({ length: 60 }, async () => {
+            const r = await request(`${s.url}/v1/events`, { dispatcher, headers: { authorization: `Bearer ${s.live}` } });
+            await r.body.text();
+            return `${r.statusCode} ${r.headers.connection}`;
+          }),
+        );
+        expect(new Set(answers)).toEqual(new Set(['429 close']));
+      }
+      expect((await call(s.url, 'GET', '/v1/health')).status).toBe(200);
+    } finally {
+      await Promise.all(agents.map((a) => a.close()));
+    }
   });
 
   it('with every cap full, health, writes and plain reads still answer; streamed turns count too', async () => {

@@ -66,6 +66,7 @@ export function registerAuth(app: FastifyInstance, core: Core, authFailures: Rat
       return;
     }
     if (budget && !budget.allowed) {
+      reply.header('connection', 'close'); // a guessing loop gets no kept-alive connection to reuse
       throw new PresenceError(
         'rate_limited',
         `${budget.limit} failed authentications from this address in the current window; retry in ${budget.resetS} s`,

@@ -1,8 +1,11 @@
 // Caps on open streaming responses (GET /v1/events and streamed POST /v1/messages): per key,
 // per account and server-wide. Each open stream holds a connection, so a file descriptor,
 // until the client goes away; without caps one key could hold every descriptor the process
-// has and leave none for health checks, writes or the store's own files.
+// has and leave none for health checks, writes or the store's own files. A refusal closes
+// its connection: a client retrying in a loop must not pile up idle kept-alive connections
+// in the stream's place.
 import { PresenceError } from '@presence/core';
+import type { FastifyReply } from 'fastify';
 
 export type StreamCapLimits = { perKey: number; perAccount: number; total: number };
 export type StreamCaps = ReturnType<typeof createStreamCaps>;
@@ -26,12 +29,14 @@ export function createStreamCaps(limits: StreamCapLimits) {
      * naming the cap) past a key's or an account's cap, 503 unavailable past the server's.
      * The returned release is idempotent.
      */
-    acquire(p: { keyId: string; accountId: string }): () => void {
-      const refuse = (type: 'rate_limited' | 'unavailable', limit: string, detail: string) =>
-        new PresenceError(type, `${detail}; close one, or retry in ${STREAM_RETRY_AFTER_S} s`, {
+    acquire(p: { keyId: string; accountId: string }, reply: FastifyReply): () => void {
+      const refuse = (type: 'rate_limited' | 'unavailable', limit: string, detail: string) => {
+        reply.header('connection', 'close');
+        return new PresenceError(type, `${detail}; close one, or retry in ${STREAM_RETRY_AFTER_S} s`, {
           retryAfter: STREAM_RETRY_AFTER_S,
           extra: { limit },
         });
+      };
       if ((byKey.get(p.keyId) ?? 0) >= limits.perKey)
         throw refuse('rate_limited', 'streams_per_key', `this key has ${limits.perKey} open streams, the most allowed`);
       if ((byAccount.get(p.accountId) ?? 0) >= limits.perAccount)

@@ -26,7 +26,7 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
         if (!/^\d{1,15}$/.test(String(header))) throw new PresenceError('invalid_request', 'Last-Event-ID must be a non-negative integer');
         afterId = Number(header);
       }
-      const release = streamCaps.acquire(p);
+      const release = streamCaps.acquire(p, reply);
       const accept = (t: schemas.EventType) => p.scopes.includes(schemas.eventScope[t]);
       let sub: ReturnType<typeof core.events.subscribe>;
       try {

@@ -60,7 +60,7 @@ export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
       const stream = req.body.stream === true || req.query.stream === 'true';
       // A streamed turn holds its connection like an events stream, and counts under the same caps.
       if (stream) {
-        const release = streamCaps.acquire(p);
+        const release = streamCaps.acquire(p, reply);
         reply.raw.once('close', release);
       }
       const key = req.headers['idempotency-key'];
