@@ -1,20 +1,36 @@
 // presence-bots: runs the Telegram and/or Discord bot against PRESENCE_URL until SIGINT or
-// SIGTERM. Configuration errors are one line on stderr and exit code 2.
+// SIGTERM. Configuration errors are one line on stderr and exit code 2; a bot that cannot
+// start is one line and exit code 1. A signal always ends the process: during the start it
+// cuts the start short; afterwards work in flight gets STOP_LIMIT_MS, and a second signal
+// ends it at once.
 import { BotsConfigError, loadBotsConfig } from './config';
 import { createLogger } from './log';
 import { runBots } from './run-bots';
+
+const STOP_LIMIT_MS = 10_000;
 
 const log = createLogger();
 
 // Handlers first: a signal that arrives right after the "running" line must still stop us
 // cleanly (a signal that beats its handler kills the process without stopping the bots).
 let bots: Awaited<ReturnType<typeof runBots>> | null = null;
+const starting = new AbortController();
 let stopping = false;
 function shutdown(signal: string) {
-  if (stopping) return;
+  if (stopping) {
+    log('warn', `${signal} again: exiting without waiting`);
+    process.exit(1);
+  }
   stopping = true;
   log('info', `${signal}: stopping`);
-  if (!bots) return; // still starting: main() stops them as soon as they are up
+  setTimeout(() => {
+    log('error', `still stopping after ${STOP_LIMIT_MS / 1000} s: exiting without waiting`);
+    process.exit(1);
+  }, STOP_LIMIT_MS).unref();
+  if (!bots) {
+    starting.abort(new Error(`${signal} during the start`)); // main() stops what had started, then exits
+    return;
+  }
   bots.stop().then(
     () => process.exit(0),
     (e: unknown) => {
@@ -37,10 +53,12 @@ async function main() {
     }
     throw e;
   }
-  bots = await runBots(config, log);
-  if (stopping) {
-    stopping = false;
-    return shutdown('stop requested during start');
+  try {
+    bots = await runBots(config, log, {}, starting.signal);
+  } catch (e) {
+    if (!starting.signal.aborted) throw e;
+    log('info', 'stopped before the bots were up');
+    process.exit(0);
   }
   const on = [config.telegram && 'telegram', config.discord && 'discord'].filter(Boolean).join(' and ');
   log('info', `presence-bots running (${on}) against ${config.presenceUrl}; data in ${config.dataDir}`);

@@ -1,4 +1,5 @@
-// Starts the configured bots over one shared link table; `stop()` ends them in order.
+// Starts the configured bots over one shared link table; `stop()` ends them in order. A start
+// that fails, or that `signal` cuts short, stops whatever it had started before it rejects.
 
 import type { BotsConfig } from './config';
 import { createDiscordBot, type DiscordBotOptions } from './discord/discord-bot';
@@ -16,9 +17,9 @@ export type RunningBots = {
 /** Options for both bots beyond the config (tests shorten intervals and retries). */
 export type BotsTuning = Partial<Pick<SurfaceOptions, 'editIntervalMs' | 'client' | 'events' | 'now'>> & { pollTimeoutS?: number };
 
-export async function runBots(config: BotsConfig, log: Logger, tuning: BotsTuning = {}): Promise<RunningBots> {
+export async function runBots(config: BotsConfig, log: Logger, tuning: BotsTuning = {}, signal?: AbortSignal): Promise<RunningBots> {
   for (const t of [config.telegram?.token, config.discord?.token]) if (t) log.addSecret(t);
-  const store = await openLinkStore(config.dataDir);
+  const store = await openLinkStore(config.dataDir, { log });
   const common = { ...tuning, store, presenceUrl: config.presenceUrl, log, onSecret: log.addSecret } satisfies Omit<
     DiscordBotOptions,
     'token'
@@ -32,8 +33,9 @@ export async function runBots(config: BotsConfig, log: Logger, tuning: BotsTunin
     await store.close();
   };
   try {
-    await telegram?.start();
-    await discord?.start();
+    await telegram?.start(signal);
+    await discord?.start(signal);
+    signal?.throwIfAborted();
   } catch (e) {
     await stop();
     throw e;

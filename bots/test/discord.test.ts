@@ -6,7 +6,7 @@ import { createLogger } from '../src/log';
 import { type RunningBots, runBots } from '../src/run-bots';
 import { UNAVAILABLE } from '../src/surface/problems';
 import { NOT_LINKED, REVOKED } from '../src/surface/render';
-import { type DcMessage, type DcUser, type DiscordApi, startDiscordApi } from './helpers/discord-api';
+import { type DcMessage, type DcUser, type DiscordApi, MESSAGE_CONTENT, PRIVILEGED_INTENTS, startDiscordApi } from './helpers/discord-api';
 import { type Presence, removeDir, startPresence, tempDir } from './helpers/presence';
 import { startProxy } from './helpers/proxy';
 import { delay, waitFor } from './helpers/wait';
@@ -65,10 +65,12 @@ afterAll(async () => {
 });
 
 describe('Discord bot', () => {
-  it('identifies with the DM and message-content intents and registers the slash commands', () => {
+  it('identifies with the DM and server-message intents, no privileged one, and registers the slash commands', () => {
     const intents = Number(dc.identified?.intents);
     expect(intents & (1 << 12)).toBeTruthy(); // DIRECT_MESSAGES
-    expect(intents & (1 << 15)).toBeTruthy(); // MESSAGE_CONTENT
+    expect(intents & (1 << 9)).toBeTruthy(); // GUILD_MESSAGES (mentions in server channels)
+    expect(intents & MESSAGE_CONTENT).toBe(0);
+    expect(intents & PRIVILEGED_INTENTS).toBe(0);
     expect(dc.commands.map((c) => c.name)).toEqual(['link', 'unlink', 'wallet', 'pending']);
     const link = dc.commands.find((c) => c.name === 'link') as { options: { name: string; required: boolean }[] };
     expect(link.options).toEqual([expect.objectContaining({ name: 'code', required: true })]);

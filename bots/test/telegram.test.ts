@@ -102,6 +102,7 @@ describe('Telegram bot', () => {
     const table = readFileSync(file, 'utf8');
     expect(table).toContain('"telegram:1001"');
     expect(table).not.toMatch(/prs_(live|test)_/);
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(path.join(dataDir, 'links.key')).mode & 0o777).toBe(0o600);
     // Linking is for private chats only: a code typed in a group (even a bare /link, which

@@ -14,6 +14,7 @@ import { presenceResource } from './resources/presence';
 import { standingResource } from './resources/standing';
 import { walletResource } from './resources/wallet';
 import { abortableSleep, defaultRetryPolicy, type RetryPolicy } from './retry';
+import { DEFAULT_MAX_EVENT_SIZE } from './sse';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8787';
 
@@ -31,6 +32,11 @@ export type PresenceClientOptions = {
   random?: () => number;
   /** Called for every answer (each attempt), e.g. to log or to read Presence-Mode. */
   onResponse?: (info: ResponseInfo) => void;
+  /**
+   * Characters one event of a stream (events, streamed replies) may hold (default 1 MiB).
+   * A larger one ends the stream with PresenceEventTooLargeError instead of being buffered.
+   */
+  maxEventSize?: number;
 };
 
 export function createPresenceClient(options: PresenceClientOptions = {}) {
@@ -47,6 +53,7 @@ export function createPresenceClient(options: PresenceClientOptions = {}) {
     timeoutMs: options.timeoutMs ?? 30_000,
     sleep: options.sleep ?? abortableSleep,
     random: options.random ?? Math.random,
+    maxEventSize: options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE,
     ...(options.onResponse ? { onResponse: options.onResponse } : {}),
   });
   return {

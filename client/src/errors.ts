@@ -54,13 +54,29 @@ export class PresenceNetworkError extends PresenceError {
 
 /** A 2xx whose body does not match the schema: a server/SDK version mismatch, not retryable. */
 export class PresenceProtocolError extends PresenceError {
-  override readonly name = 'PresenceProtocolError';
+  override readonly name: string = 'PresenceProtocolError';
   readonly kind = 'protocol' as const;
   readonly status: number;
 
   constructor(message: string, status: number, options?: { cause?: unknown }) {
     super(message, options);
     this.status = status;
+  }
+}
+
+/**
+ * One event of a stream (events, or a streamed reply) was larger than the client's
+ * `maxEventSize`: the SDK stopped reading and closed the stream rather than buffer it.
+ * Not retried: the same event would come again.
+ */
+export class PresenceEventTooLargeError extends PresenceProtocolError {
+  override readonly name: string = 'PresenceEventTooLargeError';
+  /** The limit it went past, in characters. */
+  readonly limit: number;
+
+  constructor(message: string, limit: number, options?: { cause?: unknown }) {
+    super(message, 200, options);
+    this.limit = limit;
   }
 }
 

@@ -56,6 +56,8 @@ export type HttpConfig = {
   timeoutMs: number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   random: () => number;
+  /** Characters one streamed event may hold; see PresenceClientOptions. */
+  maxEventSize: number;
   onResponse?: (info: ResponseInfo) => void;
 };
 
@@ -200,6 +202,7 @@ export function createHttp(config: HttpConfig) {
     /** Shared with long-lived streams so their reconnect waits are injectable too. */
     sleep: config.sleep,
     random: config.random,
+    maxEventSize: config.maxEventSize,
 
     /** A JSON call whose 2xx body is parsed by `schema` (extra fields are dropped, missing ones are an error). */
     json<S extends z.ZodType>(schema: S, req: HttpRequest, options: RequestOptions = {}): Promise<z.output<S>> {

@@ -8,6 +8,7 @@ export {
   type NetworkErrorCode,
   PresenceApiError,
   PresenceError,
+  PresenceEventTooLargeError,
   PresenceNetworkError,
   PresenceProtocolError,
 } from './errors';

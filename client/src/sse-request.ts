@@ -2,9 +2,9 @@
 // `stream: true` next. Retries happen only before the stream opens (same Idempotency-Key);
 // once it is open a break is a PresenceNetworkError, since only the caller knows whether
 // the stream can be resumed (events can, a streamed reply cannot).
-import { PresenceNetworkError, PresenceProtocolError } from './errors';
+import { PresenceEventTooLargeError, PresenceNetworkError, PresenceProtocolError } from './errors';
 import type { Http, HttpRequest, RequestOptions } from './http';
-import { createSseParser, type SseItem } from './sse';
+import { createSseParser, SseEventTooLarge, type SseItem } from './sse';
 
 export type SseRequestOptions = RequestOptions & {
   /** Treat the stream as dead after this long without a byte (heartbeats count); 0 = never. */
@@ -54,7 +54,7 @@ export async function* streamSse(http: Http, req: HttpRequest, options: SseReque
     reader = response.body.getReader();
     if (options.signal?.aborted) throw options.signal.reason;
     const decoder = new TextDecoder();
-    const parser = createSseParser();
+    const parser = createSseParser({ maxEventSize: http.maxEventSize });
     for (;;) {
       arm();
       let chunk: ReadableStreamReadResult<Uint8Array>;
@@ -70,7 +70,19 @@ export async function* streamSse(http: Http, req: HttpRequest, options: SseReque
         if (why) throw why;
         return;
       }
-      yield* parser.push(decoder.decode(chunk.value, { stream: true }));
+      let items: SseItem[];
+      try {
+        items = parser.push(decoder.decode(chunk.value, { stream: true }));
+      } catch (e) {
+        // The finally below closes the stream: reading on would mean holding the event anyway.
+        if (!(e instanceof SseEventTooLarge)) throw e;
+        throw new PresenceEventTooLargeError(
+          `${what}: an event is larger than ${e.limit} characters (the client's maxEventSize); the stream was closed`,
+          e.limit,
+          { cause: e },
+        );
+      }
+      yield* items;
     }
   } finally {
     clearTimeout(idleTimer);

@@ -1,11 +1,14 @@
 // The CLI's wallet and conversation commands as a child process against a real server with
 // its devnet: wallet, policy, intent (a held action prints how to approve it), confirm
 // --approve executing it, chain views, chat (streamed, JSON, a piped session), standing, link.
+// A held action's printed approve / deny lines are run as printed, through sh, whichever way
+// the CLI was started: `npx presence` from the repo root (the README's way), `presence` with
+// node_modules/.bin on PATH, or `node bin/presence.js`.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPresenceClient } from '../src/index';
-import { runPresence } from './helpers/cli';
+import { cleanEnv, repoRoot, runPresence, runShell } from './helpers/cli';
 import { startTestServer, type TestServer, tempDir } from './helpers/server';
 
 let s: TestServer;
@@ -34,22 +37,25 @@ describe('presence wallet commands', () => {
     expect(json).toMatchObject({ address: expect.any(String), policy: { spend: 'guarded' } });
   });
 
-  it('intent held → prints how to approve; confirm list shows it; confirm --approve executes it', async () => {
+  it('intent held → prints how to approve; confirm list shows it; the printed approve line executes it', async () => {
     const held = await runPresence(['intent', 'swap 20 USDC for WETH'], env());
     expect(held.code).toBe(0);
     expect(held.stdout).toMatch(/^held\s+swap 20 USDC for at least/m);
-    const id = /presence confirm (cf_\w+) --approve/.exec(held.stdout)?.[1];
+    // Started as `node bin/presence.js` (from client/, with no presence on PATH): the hints say so.
+    const id = /^approve: node bin\/presence\.js confirm (cf_\w+) --approve$/m.exec(held.stdout)?.[1];
     expect(id).toBeTruthy();
-    expect(held.stdout).toContain(`deny:    presence confirm ${id} --deny`);
+    expect(held.stdout).toContain(`deny:    node bin/presence.js confirm ${id} --deny`);
 
     const list = await runPresence(['confirm', 'list'], env());
     expect(list.stdout).toMatch(/^CONFIRM ID\s+STATUS\s+AMOUNT\s+EXPIRES \(UTC\)\s+SUMMARY$/m);
     expect(list.stdout).toMatch(new RegExp(`^${id}\\s+held\\s+20 USDC\\s`, 'm'));
+    const bare = await runPresence(['confirm'], env()); // a bare `confirm` lists, as it always did
+    expect([bare.code, bare.stdout]).toEqual([0, list.stdout]);
 
     const neither = await runPresence(['confirm', id!], env());
     expect(neither.code).toBe(2);
 
-    const approved = await runPresence(['confirm', id!, '--approve'], env());
+    const approved = await runShell(hint(held.stdout, 'approve'), env(), process.cwd());
     expect(approved.code).toBe(0);
     expect(approved.stdout).toMatch(new RegExp(`^executed ${id}: tx 0x[0-9a-f]{64} \\(block \\d+\\)$`, 'm'));
     const json = JSON.parse((await runPresence(['confirm', 'list', '--all', '--json'], env())).stdout);
@@ -66,6 +72,9 @@ describe('presence wallet commands', () => {
     const blocked = await runPresence(['intent', 'swap 100 USDC for WETH'], env());
     expect(blocked.code).toBe(5);
     expect(blocked.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^error: policy_block — .*per_tx_cap/)]);
+    const unresolved = await runPresence(['intent', 'swap 5 NOSUCHTOKEN for WETH'], env());
+    expect(unresolved.code).toBe(2);
+    expect(unresolved.stderr).toMatch(/^error: intent_unresolved — /);
     const sim = JSON.parse((await runPresence(['intent', 'swap 5 USDC for WETH', '--json'], env(s.test))).stdout);
     expect(sim).toMatchObject({ status: 'done', simulated: true });
   });
@@ -110,6 +119,49 @@ describe('presence wallet commands', () => {
   });
 });
 
+describe('printed hints run as printed', () => {
+  // The user's shell: no PRESENCE_TOKEN (the key comes from `login --with-token`), and only
+  // what the README sets up on PATH.
+  const userEnv = (extra: Record<string, string> = {}) => {
+    const { PRESENCE_TOKEN: _token, ...rest } = env();
+    return { ...rest, ...extra };
+  };
+
+  it('npx presence from the repo root (the README way): login from stdin, intent, then the printed approve line', async () => {
+    const e = userEnv();
+    const login = await runShell('npx presence login --with-token', e, repoRoot, `${s.live}\n`);
+    expect(login.code).toBe(0);
+    expect(login.stdout).toMatch(/^logged in\s+http:\/\/127\.0\.0\.1:\d+ — presence/m);
+    const held = await runShell("npx presence intent 'swap 20 USDC for WETH'", e, repoRoot);
+    expect(held.code).toBe(0);
+    const approve = hint(held.stdout, 'approve');
+    expect(approve).toMatch(/^npx presence confirm cf_\w+ --approve$/);
+    expect(hint(held.stdout, 'deny')).toBe(approve.replace('--approve', '--deny'));
+    const done = await runShell(approve, e, repoRoot);
+    expect(done.code).toBe(0);
+    expect(done.stdout).toMatch(/^executed cf_\w+: tx 0x[0-9a-f]{64} \(block \d+\)$/m);
+  });
+
+  it('with node_modules/.bin on PATH (the README way to type plain presence): the hints say presence', async () => {
+    const PATH = `${path.join(repoRoot, 'node_modules/.bin')}${path.delimiter}${cleanEnv({}).PATH}`;
+    const e = userEnv({ PATH, PRESENCE_TOKEN: s.live });
+    const held = await runShell("presence intent 'swap 20 USDC for WETH'", e, repoRoot);
+    expect(held.code).toBe(0);
+    const deny = hint(held.stdout, 'deny');
+    expect(deny).toMatch(/^presence confirm cf_\w+ --deny$/);
+    const denied = await runShell(deny, e, path.join(repoRoot, 'core')); // any directory: it is on PATH
+    expect(denied.code).toBe(0);
+    expect(denied.stdout).toMatch(/^denied cf_\w+$/m);
+  });
+});
+
+/** The command line after `approve:` or `deny:` in the CLI's output. */
+function hint(stdout: string, which: 'approve' | 'deny'): string {
+  const line = new RegExp(`^${which}:\\s+(.+)$`, 'm').exec(stdout)?.[1];
+  if (!line) throw new Error(`no ${which} line in:\n${stdout}`);
+  return line;
+}
+
 describe('presence chat, standing, link', () => {
   it('chat streams the reply to stdout and tool calls to stderr; --json prints the result', async () => {
     const r = await runPresence(['chat', 'how', 'deep', 'is', 'WETH-USDC'], env());
@@ -123,7 +175,9 @@ describe('presence chat, standing, link', () => {
   it('chat with --act and an action over confirm_over prints how to approve it', async () => {
     const r = await runPresence(['chat', '--act', 'swap 20 USDC for WETH'], env());
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/held for your confirmation \(cf_\w+\)\napprove: presence confirm cf_\w+ --approve/);
+    expect(r.stdout).toMatch(/held for your confirmation \(cf_\w+\)\napprove: node bin\/presence\.js confirm cf_\w+ --approve/);
+    const denied = await runShell(hint(r.stdout, 'deny'), env(), process.cwd());
+    expect([denied.code, denied.stdout]).toEqual([0, expect.stringMatching(/^denied cf_\w+$/m)]);
   });
 
   it('a piped chat session answers each line; standing list and cancel; link makes a code', async () => {

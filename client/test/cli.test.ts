@@ -1,7 +1,7 @@
 // The `presence` CLI as a child process against a real server: help, login/logout and
 // the config file, env over config, human and --json output, exit codes, events tail.
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,7 +33,7 @@ describe('presence CLI', () => {
     const r = await runPresence(['--help'], env());
     expect(r.code).toBe(0);
     for (const cmd of [
-      'presence login --key <key> [--url <url>]',
+      'presence login [--with-token] [--key <key>] [--url <url>]',
       'presence logout',
       'presence me',
       'presence events',
@@ -62,6 +62,25 @@ describe('presence CLI', () => {
       expect(r.stdout).toContain(cmd);
     }
     expect(r.stdout).toContain('--json');
+    expect(r.stdout).toContain(
+      'Exit codes: 0 success, 1 other, 2 usage or invalid input, 3 auth, 4 scope, 5 refused (policy or state), 6 ',
+    );
+    // Run as `node bin/presence.js` with no presence on PATH: help says how to run it here.
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('From this shell, run it as: node bin/presence.js <command>');
+  });
+
+  it('confirm list and confirm <id> are subcommands, each with its own help line and --help', async () => {
+    const confirm = await runPresence(['confirm', '--help'], env());
+    expect(confirm.code).toBe(0);
+    expect(confirm.stdout).toMatch(/^ {2}list \[options\]\s+held actions waiting for your answer$/m);
+    expect(confirm.stdout).toMatch(/^ {2}<id> --approve\|--deny\s+approve or deny one held action/m);
+    const list = await runPresence(['confirm', 'list', '--help'], env());
+    expect(list.stdout).toMatch(/^Usage: presence confirm list \[options\]$/m);
+    expect(list.stdout).toMatch(/^ {2}--all\s+every confirmation, not only held ones$/m);
+    expect(list.stdout).not.toContain('--approve');
+    const answer = await runPresence(['confirm', 'answer', '--help'], env());
+    expect(answer.stdout).toMatch(/^Usage: presence confirm answer <confirm_id> --approve\|--deny$/m);
+    expect(answer.stdout).toMatch(/^ {2}--approve\s+execute the held action$/m);
   });
 
   it('login validates the key, writes the config file 0600, and later commands use it', async () => {
@@ -83,7 +102,106 @@ describe('presence CLI', () => {
     expect(existsSync(configFile())).toBe(false);
     const after = await runPresence(['me'], e);
     expect(after.code).toBe(3);
-    expect(oneLine(after.stderr)).toEqual(['error: auth — no key: set PRESENCE_TOKEN or run `presence login --key <key>`']);
+    expect(oneLine(after.stderr)).toEqual([
+      'error: auth — no key: set PRESENCE_TOKEN or run `node bin/presence.js login --with-token` (the key on stdin)',
+    ]);
+  });
+
+  it('login --with-token reads the key from stdin (never an argument), and refuses empty or odd input', async () => {
+    const e = env();
+    const r = await runPresence(['login', '--with-token', '--json'], e, `  ${s.live}\n`);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(JSON.parse(r.stdout)).toMatchObject({ url: s.url, mode: 'live' });
+    expect(JSON.parse(readFileSync(configFile(), 'utf8'))).toEqual({ url: s.url, token: s.live });
+    const me = await runPresence(['me', '--json'], e);
+    expect(JSON.parse(me.stdout)).toMatchObject({ mode: 'live' });
+
+    const fresh = env();
+    for (const [input, why] of [
+      ['', 'error: usage — standard input held no key'],
+      [`${s.live} ${s.test}\n`, 'error: usage — standard input held more than one word; give just the key'],
+      ['x'.repeat(5000), 'error: usage — standard input is over 4096 characters: not a key'],
+    ] as const) {
+      const bad = await runPresence(['login', '--with-token'], fresh, input);
+      expect([bad.code, oneLine(bad.stderr)]).toEqual([2, [why]]);
+    }
+    const neither = await runPresence(['login'], fresh);
+    expect([neither.code, oneLine(neither.stderr)]).toEqual([
+      2,
+      ['error: usage — give the key on standard input: node bin/presence.js login --with-token < key.txt (or --key <key>)'],
+    ]);
+    const both = await runPresence(['login', '--with-token', '--key', s.live], fresh, s.live);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/^error: usage — option '--with-token' cannot be used with option '--key <key>'/);
+    const wrong = await runPresence(['login', '--with-token'], fresh, 'prs_live_wrong\n');
+    expect(wrong.code).toBe(3);
+    expect(existsSync(configFile())).toBe(false);
+  });
+
+  // util-linux `script` gives the CLI a real terminal, so the prompt path runs as a person meets it.
+  const hasScript = spawnSync('script', ['--version']).status === 0;
+  it.skipIf(!hasScript)('login --with-token at a terminal prompts on stderr, reads one line unseen, and Ctrl-C cancels', async () => {
+    const atTerminal = (e: Record<string, string | undefined>, typed: string) => {
+      const proc = spawn('script', ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} login --with-token`, '/dev/null'], {
+        env: cleanEnv(e),
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let out = '';
+      let done = false;
+      proc.stdout.on('data', (d) => {
+        out += d;
+        // Type once the prompt is up, as a person would.
+        if (!done && out.includes('then press Enter: ')) {
+          done = true;
+          proc.stdin.write(typed);
+        }
+      });
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
+      return new Promise<{ code: number | null; out: string }>((resolve) =>
+        proc.on('close', (code) => {
+          clearTimeout(timer);
+          resolve({ code, out });
+        }),
+      );
+    };
+    const e = env();
+    const ok = await atTerminal(e, `${s.live}\r`);
+    expect(ok.code).toBe(0);
+    expect(ok.out).toContain('Paste the key (it will not show), then press Enter: ');
+    expect(ok.out).toMatch(/logged in\s+http:\/\/127\.0\.0\.1:\d+ — presence/);
+    expect(ok.out).not.toContain(s.live); // never echoed
+    expect(JSON.parse(readFileSync(configFile(), 'utf8'))).toEqual({ url: s.url, token: s.live });
+
+    const fresh = env();
+    const cancelled = await atTerminal(fresh, 'prs_live_half\x03');
+    expect(cancelled.code).toBe(1);
+    expect(cancelled.out).toContain('error: cancelled — no key was entered');
+    expect(existsSync(configFile())).toBe(false);
+  });
+
+  it('the config file is made 0600 in a 0700 directory also when an earlier version left them open', async () => {
+    const e = env();
+    const dir = path.dirname(configFile());
+    mkdirSync(dir, { recursive: true });
+    chmodSync(dir, 0o755);
+    writeFileSync(configFile(), JSON.stringify({ url: s.url, token: s.live }));
+    chmodSync(configFile(), 0o644);
+    // Reading fixes both, and says so once.
+    const me = await runPresence(['me', '--json'], e);
+    expect(me.code).toBe(0);
+    expect(oneLine(me.stderr)).toEqual([
+      `note: ${dir} was open to other users (mode 0755); it is now 0700`,
+      `note: ${configFile()} was open to other users (mode 0644); it is now 0600`,
+    ]);
+    expect(statSync(configFile()).mode & 0o777).toBe(0o600);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect((await runPresence(['me'], e)).stderr).toBe('');
+    // Writing into a directory left open fixes it too.
+    chmodSync(dir, 0o775);
+    const login = await runPresence(['login', '--with-token'], { ...e, PRESENCE_TOKEN: s.live }, s.live);
+    expect(login.code).toBe(0);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(configFile()).mode & 0o777).toBe(0o600);
   });
 
   it('login with a bad key fails with exit 3 and writes nothing', async () => {
@@ -235,9 +353,25 @@ describe('presence CLI', () => {
       expect(lines.map((l) => l.id)).toEqual([base + 1, base + 2, base + 3, base + 4]);
       expect(lines[0]).toMatchObject({ type: 'memory', data: { key: 'topic:cli1', tier: 'fading' } });
       expect(r.stderr).toMatch(/^reconnecting in \d+\.\d s/m);
+      expect(oneLine(r.stderr)[0]).toBe(`connected to ${proxy.url}, waiting for events (Ctrl-C to stop)`);
+      expect(r.stderr).toContain(`reconnected to ${proxy.url}\n`);
     } finally {
       await proxy.close();
     }
+  });
+
+  it('events says on stderr that it is connected before the first event; stdout stays data', async () => {
+    // Live (no --since): only an event emitted after the line is certain to arrive, so the
+    // line must mean the subscription is in place.
+    const child = spawnPresence(['events', '--json', '--limit', '1'], env({ PRESENCE_TOKEN: s.live }));
+    await waitFor(() => child.stderr.includes('\n'));
+    expect(child.stderr).toBe(`connected to ${s.url}, waiting for events (Ctrl-C to stop)\n`);
+    expect(child.stdout).toBe('');
+    await s.core.events.emit('default', 'live', 'memory', { key: 'topic:after-connected', tier: 'fading' });
+    const r = await child.exited;
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ type: 'memory', data: { key: 'topic:after-connected' } });
+    expect(r.stderr).toBe(`connected to ${s.url}, waiting for events (Ctrl-C to stop)\n`);
   });
 
   it('events prints one aligned line per event for people', async () => {
@@ -284,7 +418,7 @@ function runNode(nodeArgs: string[], args: string[], extraEnv: Record<string, st
 describe('presence CLI edges', () => {
   it('a corrupt config file: a command the environment configures ignores it; logout removes it; login replaces it', async () => {
     const e = env();
-    mkdirSync(path.dirname(configFile()), { recursive: true });
+    mkdirSync(path.dirname(configFile()), { recursive: true, mode: 0o700 });
     writeFileSync(configFile(), '{ not json', { mode: 0o600 });
 
     const withEnv = await runPresence(['me', '--json'], { ...e, PRESENCE_TOKEN: s.live });
@@ -295,7 +429,7 @@ describe('presence CLI edges', () => {
     const without = await runPresence(['me'], e);
     expect(without.code).toBe(1);
     expect(oneLine(without.stderr)).toEqual([
-      expect.stringMatching(/^error: config — .*config\.json is not valid JSON; .*presence logout/),
+      expect.stringMatching(/^error: config — .*config\.json is not valid JSON; fix it or run `node bin\/presence\.js logout`$/),
     ]);
 
     const out = await runPresence(['logout', '--json'], e);
@@ -320,10 +454,14 @@ describe('presence CLI edges', () => {
   });
 
   it('an uncaught rejection is one error line and exit 1; the stack only with PRESENCE_DEBUG=1', async () => {
-    // A rejection nobody handles, raised while `chat` waits for a line on stdin.
+    // A rejection nobody handles, raised while `chat` waits for a line on stdin: as soon as the
+    // CLI has installed its guards (a positive signal, not a guess at how long loading takes).
     const dir = tempDir('presence-cli-hook-');
     const hook = path.join(dir, 'reject.mjs');
-    writeFileSync(hook, "setTimeout(() => Promise.reject(new Error('boom\\nsecond line')), 1500);\n");
+    writeFileSync(
+      hook,
+      "const t = setInterval(() => { if (process.listenerCount('unhandledRejection') > 0) { clearInterval(t); Promise.reject(new Error('boom\\nsecond line')); } }, 10);\n",
+    );
     const r = await runNode(['--import', hook], ['chat'], env({ PRESENCE_TOKEN: s.live }));
     expect(r.code).toBe(1);
     expect(r.stderr).toBe('error: internal — boom\n');
@@ -344,7 +482,9 @@ describe('presence CLI edges', () => {
       const r = await runPresence(['confirm', flag], e);
       expect(r.code).toBe(2);
       expect(r.stdout).toBe(''); // not a listing that looks like success
-      expect(oneLine(r.stderr)).toEqual([`error: usage — ${flag} needs the confirm id: presence confirm <id> --approve|--deny`]);
+      expect(oneLine(r.stderr)).toEqual([
+        `error: usage — ${flag} needs the confirm id: node bin/presence.js confirm <id> --approve|--deny`,
+      ]);
     }
     const listApprove = await runPresence(['confirm', 'list', '--approve'], e);
     expect(listApprove.code).toBe(2);

@@ -3,7 +3,7 @@
 // 429 on reconnect.
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPresenceClient, type EventsItem, type ReconnectInfo } from '../src/index';
+import { createPresenceClient, type EventsItem, PresenceEventTooLargeError, type ReconnectInfo } from '../src/index';
 import { collect } from './helpers/collect';
 import { type Handler, problem, startFakeServer } from './helpers/fake-server';
 
@@ -28,10 +28,15 @@ const stream =
 const ids = (items: EventsItem[]) =>
   items.map((e) => (e.type === 'gap' ? `gap:${e.data.oldest_id}` : e.type === 'unrecognized' ? `?${e.event}:${e.id}` : e.id));
 
-function subscribe(url: string, options: Parameters<ReturnType<typeof createPresenceClient>['events']['subscribe']>[0] = {}) {
+function subscribe(
+  url: string,
+  options: Parameters<ReturnType<typeof createPresenceClient>['events']['subscribe']>[0] = {},
+  clientOptions: Parameters<typeof createPresenceClient>[0] = {},
+) {
   const sleeps: number[] = [];
   const reconnects: ReconnectInfo[] = [];
   const c = createPresenceClient({
+    ...clientOptions,
     baseUrl: url,
     token: 'prs_live_x',
     sleep: async (ms) => {
@@ -170,6 +175,41 @@ describe('events iterator edges', () => {
     const { got } = subscribe(fake.url);
     await got.done;
     expect(got.error).toMatchObject({ type: 'invalid_request' });
+    expect(fake.seen).toHaveLength(1);
+  });
+
+  it('an event over maxEventSize ends the iteration with PresenceEventTooLargeError, closes the stream and is not retried', async () => {
+    let closed!: () => void;
+    const streamClosed = new Promise<void>((r) => {
+      closed = r;
+    });
+    fake = await startFakeServer([
+      (_req, res) => {
+        open(res);
+        res.write(frame(1));
+        res.write('id: 2\nevent: memory\ndata: "');
+        // An event that never ends: only the client giving up stops it.
+        let writing = true;
+        res.on('close', () => {
+          writing = false;
+          closed();
+        });
+        const more = () => {
+          if (writing) res.write('x'.repeat(4096), () => setImmediate(more));
+        };
+        more();
+      },
+    ]);
+    const { got, reconnects } = subscribe(fake.url, {}, { maxEventSize: 64 * 1024 });
+    await got.done;
+    expect(ids(got.items)).toEqual([1]);
+    expect(got.error).toBeInstanceOf(PresenceEventTooLargeError);
+    expect(got.error).toMatchObject({
+      limit: 65536,
+      message: expect.stringMatching(/^GET \/v1\/events: an event is larger than 65536 characters/),
+    });
+    await streamClosed;
+    expect(reconnects).toEqual([]);
     expect(fake.seen).toHaveLength(1);
   });
 });

@@ -11,7 +11,7 @@ import { PresenceError } from './errors/presence-error';
 import { createEventsLog, defaultRetention, type EventsRetention } from './events/events-log';
 import { createIdempotency } from './idempotency/idempotency';
 import { createKeyService } from './keys/key-service';
-import { createLinkService } from './links/link-service';
+import { createLinkService, LINK_CODE_KEY_INFO } from './links/link-service';
 import { createCompactor } from './memory/compactor';
 import { createMemoryService } from './memory/memory-service';
 import { createPolicyService } from './policy/policy-service';
@@ -31,11 +31,15 @@ export type CoreOptions = {
   sseHighWaterMark?: number;
   /** The chain the wallets live on; without it wallet routes answer chain_unavailable. */
   chain?: { runtime: ChainRuntime; keystore: Keystore };
+  /** The master key's keystore, for secrets kept outside the wallet (link codes are hashed under a subkey); defaults to the chain's. */
+  keystore?: Keystore;
   /** Planner for `provider:model` routes (the AI SDK adapter); absent, such routes are 502 model_unavailable. */
   modelPlanner?: (model: string) => Planner;
 };
 
 export type Core = ReturnType<typeof createCore>;
+
+const linkCodeKey = (keystore: Keystore | undefined) => keystore?.subkey(LINK_CODE_KEY_INFO) ?? null;
 
 export function createCore(o: CoreOptions) {
   const { store, clock } = o;
@@ -89,7 +93,7 @@ export function createCore(o: CoreOptions) {
     thread,
     standing,
     conversation,
-    links: createLinkService({ store, clock, keys, events }),
+    links: createLinkService({ store, clock, keys, events, codeKey: linkCodeKey(o.keystore ?? o.chain?.keystore) }),
     /**
      * The short beat (about every second): holds past their time are dropped promptly (so
      * surfaces retire their buttons on time) and standing intents see new blocks and the clock.

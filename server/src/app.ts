@@ -46,6 +46,8 @@ export type AppOptions = {
   core: Core;
   limits: Limits;
   logger?: FastifyServerOptions['logger'];
+  /** How requests are logged (default: Fastify's two lines per request). */
+  logController?: FastifyServerOptions['logController'];
   heartbeatMs?: number;
   chainHead?: () => Promise<{ id: number; block: number } | null>;
   /** Check every answer against its zod schema (default: under tests, NODE_ENV=test). */
@@ -56,6 +58,7 @@ export async function buildApp({
   core,
   limits,
   logger = false,
+  logController,
   heartbeatMs = 15_000,
   chainHead = async () => null,
   // Read as a plain string: some bundler typings narrow NODE_ENV to development|production.
@@ -63,6 +66,7 @@ export async function buildApp({
 }: AppOptions) {
   const app = Fastify({
     logger,
+    ...(logController ? { logController } : {}),
     bodyLimit: BODY_LIMIT,
     // 'idle': closing ends idle keep-alive connections at once, while in-flight requests finish
     // (event streams never finish by themselves; preClose below ends them first).

@@ -1,10 +1,11 @@
 // `presence-server`: operator commands that work on the data directory directly.
 //   presence-server accounts create NAME   creates an account and prints its first admin key
 
-import { createCore, createLowdbStore, isPresenceError, systemClock } from '@presence/core';
+import { existsSync } from 'node:fs';
+import { createCore, createLowdbStore, isPresenceError, makeTreePrivate, systemClock } from '@presence/core';
 import { Command } from 'commander';
 import { ConfigError, loadConfig } from './config';
-import { lockHolder } from './data-dir-lock';
+import { lockHolder, takeDataDirLock } from './data-dir-lock';
 
 const program = new Command('presence-server').description('Presence server operator commands');
 
@@ -16,17 +17,28 @@ program
   .description('create an account and print its first admin key (shown once)')
   .action(async (name: string) => {
     const config = loadConfig();
-    const holder = lockHolder(config.PRESENCE_DATA_DIR);
+    const dataDir = config.PRESENCE_DATA_DIR;
+    const holder = lockHolder(dataDir);
     if (holder !== null) {
-      fail(`the server (pid ${holder}) is running on ${config.PRESENCE_DATA_DIR}; stop it first, then run this again`, 3);
+      fail(
+        `a Presence server (pid ${holder}) is running on ${dataDir}; stop it first (Ctrl-C in its terminal, or kill ${holder}), then run this again`,
+        3,
+      );
     }
-    const store = await createLowdbStore({ dataDir: config.PRESENCE_DATA_DIR });
-    const core = createCore({ store, clock: systemClock, rateLimit: config.PRESENCE_RATE_LIMIT });
+    // Held while we write: a server started meanwhile refuses to start instead of undoing our writes.
+    const unlock = takeDataDirLock(dataDir);
     try {
-      const { account, admin } = await core.accounts.create(name);
-      process.stdout.write(`account ${account}\nadmin key ${admin.secret}\n(shown once; it has every scope)\n`);
+      if (existsSync(dataDir)) makeTreePrivate(dataDir);
+      const store = await createLowdbStore({ dataDir });
+      const core = createCore({ store, clock: systemClock, rateLimit: config.PRESENCE_RATE_LIMIT });
+      try {
+        const { account, admin } = await core.accounts.create(name);
+        process.stdout.write(`account ${account} (data in ${dataDir})\nadmin key ${admin.secret}\n(shown once; it has every scope)\n`);
+      } finally {
+        await store.close();
+      }
     } finally {
-      await store.close();
+      unlock();
     }
   });
 

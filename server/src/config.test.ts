@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config';
 
@@ -28,6 +29,7 @@ describe('loadConfig', () => {
     ['PRESENCE_MAX_STREAMS_PER_ACCOUNT', 'many'],
     ['PRESENCE_MAX_STREAMS', '-5'],
     ['PRESENCE_MAX_CONNECTIONS', '1e4'],
+    ['PRESENCE_LOG_FORMAT', 'text'],
   ])('names %s when its value %j is bad, in one line', (name, value) => {
     try {
       loadConfig({ [name]: value });
@@ -76,6 +78,29 @@ describe('loadConfig', () => {
       expect(message).toMatch(new RegExp(`^invalid ${name} \\(value not shown`));
       if (value) expect(message).not.toContain(value);
     }
+  });
+
+  it('takes a log format, pretty or json; unset leaves the choice to the process (a terminal or not)', () => {
+    expect(loadConfig({ PRESENCE_LOG_FORMAT: 'json' }).PRESENCE_LOG_FORMAT).toBe('json');
+    expect(loadConfig({ PRESENCE_LOG_FORMAT: 'pretty' }).PRESENCE_LOG_FORMAT).toBe('pretty');
+    expect(loadConfig({}).PRESENCE_LOG_FORMAT).toBeUndefined();
+  });
+
+  it('resolves relative paths against where the command was typed (npm keeps it in INIT_CWD), not the workspace npm runs in', () => {
+    const root = path.resolve('/home/ada/presence');
+    // `npm start` typed at the repository root and `npx presence-server` typed there find one data directory.
+    expect(loadConfig({ INIT_CWD: root }).PRESENCE_DATA_DIR).toBe(path.join(root, '.presence'));
+    const c = loadConfig({
+      INIT_CWD: root,
+      PRESENCE_DATA_DIR: './mydata',
+      PRESENCE_CHAIN: 'base',
+      PRESENCE_RPC_URL: 'https://rpc.example',
+      PRESENCE_TOKEN_LIST: 'lists/base.json',
+    });
+    expect([c.PRESENCE_DATA_DIR, c.PRESENCE_TOKEN_LIST]).toEqual([path.join(root, 'mydata'), path.join(root, 'lists/base.json')]);
+    expect(loadConfig({ INIT_CWD: root, PRESENCE_DATA_DIR: '/srv/presence' }).PRESENCE_DATA_DIR).toBe(path.resolve('/srv/presence'));
+    // Run without npm: the process's own directory.
+    expect(loadConfig({ PRESENCE_DATA_DIR: 'mydata' }).PRESENCE_DATA_DIR).toBe(path.resolve('mydata'));
   });
 
   it('a real network needs an RPC URL', () => {

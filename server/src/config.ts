@@ -1,6 +1,7 @@
 // Server configuration from the environment, parsed by one zod schema. Every value has a
 // working default; a bad value stops the start with one line naming the variable (and, unless
-// the variable holds a secret, its value).
+// the variable holds a secret, its value). Relative paths are resolved against the directory
+// the command was typed in: `npm start` and `npx presence-server` may run in another one.
 import path from 'node:path';
 import { parseRateLimit } from '@presence/core';
 import { z } from 'zod';
@@ -55,6 +56,8 @@ export const ConfigSchema = z.object({
   PRESENCE_LLM_BASE_URL: url.optional(),
   PRESENCE_LLM_API_KEY: z.string().min(1).optional(),
   PRESENCE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Unset: human-readable lines on a terminal, JSON lines otherwise (decided where stdout is known).
+  PRESENCE_LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
 });
 
 export type Config = Omit<z.infer<typeof ConfigSchema>, 'PRESENCE_MAX_STREAMS' | 'PRESENCE_MAX_CONNECTIONS'> & {
@@ -67,6 +70,12 @@ export class ConfigError extends Error {}
 /** Variables whose values are credentials: a bad one is named, never echoed. */
 // RPC and model URLs count too: providers put API keys in the path or the query.
 export const isSecretVariable = (name: string) => /(_KEY|_TOKEN|_SECRET|_PASSWORD|_URL)$/.test(name);
+
+/**
+ * Where the user typed the command. npm runs scripts in the package's directory (a workspace's,
+ * under `npm run -w`) but keeps the caller's in INIT_CWD.
+ */
+export const invocationDir = (env: NodeJS.ProcessEnv) => env.INIT_CWD || process.cwd();
 
 /**
  * Parses the environment; throws ConfigError with one line naming the first bad variable.
@@ -91,9 +100,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, openFiles = rea
   } catch (e) {
     throw new ConfigError((e as Error).message);
   }
+  const from = invocationDir(env);
   return {
     ...r.data,
-    PRESENCE_DATA_DIR: path.resolve(r.data.PRESENCE_DATA_DIR),
+    PRESENCE_DATA_DIR: path.resolve(from, r.data.PRESENCE_DATA_DIR),
+    ...(r.data.PRESENCE_TOKEN_LIST ? { PRESENCE_TOKEN_LIST: path.resolve(from, r.data.PRESENCE_TOKEN_LIST) } : {}),
     PRESENCE_MAX_CONNECTIONS: limits.connections,
     PRESENCE_MAX_STREAMS: limits.streams,
   };

@@ -28,9 +28,9 @@ const heldHere = new Set<string>();
 export function takeDataDirLock(dataDir: string): () => void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const holder = heldHere.has(dataDir) ? process.pid : lockHolder(dataDir);
-  if (holder !== null) throw new Error(`another Presence server (pid ${holder}) is using ${dataDir}`);
+  if (holder !== null) throw new Error(`another Presence server (or presence-server command, pid ${holder}) is using ${dataDir}`);
   const file = path.join(dataDir, 'server.pid');
-  writeFileSync(file, String(process.pid));
+  writeFileSync(file, String(process.pid), { mode: 0o600 });
   heldHere.add(dataDir);
   return () => {
     heldHere.delete(dataDir);

@@ -6,11 +6,16 @@
 //   Authorization never reaches the log (there is nothing to redact);
 // - link codes are one-time credentials that travel in the redeem URL: logged URLs show
 //   where the request went, never which code.
+// Two formats: JSON lines (pino's own, for machines) and, on a terminal, one short readable
+// line per request and per event, rendered from the same serialized JSON, so both carry
+// exactly the same fields.
 import { isPresenceError } from '@presence/core';
-import type { FastifyRequest, FastifyServerOptions } from 'fastify';
+import { type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
 
 /** Where log lines go (pino writes one JSON line per call). */
 export type LogStream = { write(line: string): void };
+
+export type LogFormat = 'pretty' | 'json';
 
 const REDEEM_CODE = /(\/links\/)[^/?#]*(\/redeem)/gi;
 
@@ -46,5 +51,67 @@ export function productionLogger(level: string, stream?: LogStream): NonNullable
       // Fastify's typings expect pino's own error shape (stack included); leaving it out is the point.
       err: errorSummary as never,
     },
+  };
+}
+
+/**
+ * Request logging with one line per request (method, URL, status, time) instead of Fastify's
+ * two ("incoming request", then "request completed" without the URL).
+ */
+class OneLinePerRequest extends LogController {
+  override incomingRequest() {}
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply) {
+    if (this.isLogDisabled(request)) return;
+    const line = { req: request, res: reply, responseTime: reply.elapsedTime };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request completed');
+  }
+}
+
+/** The fields of a JSON log line the readable form shows (what the serializers above let through). */
+type LogRecord = {
+  level?: number;
+  time?: number;
+  msg?: unknown;
+  req?: { method?: string; url?: string };
+  res?: { statusCode?: number };
+  responseTime?: number;
+  err?: { type?: string; message?: string; detail?: string };
+};
+
+const LEVELS: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
+
+/** Renders pino's JSON lines as short readable ones on `out`. */
+export function prettyLines(out: LogStream): LogStream {
+  return {
+    write(json) {
+      let o: LogRecord;
+      try {
+        o = JSON.parse(json);
+      } catch {
+        return out.write(json);
+      }
+      // Fastify announces the address itself; `npm start` prints its own ready line.
+      if (typeof o.msg === 'string' && o.msg.startsWith('Server listening at ')) return;
+      const level = LEVELS[o.level ?? 30] ?? String(o.level);
+      const time = new Date(typeof o.time === 'number' ? o.time : Date.now()).toTimeString().slice(0, 8);
+      let text =
+        o.req && o.res ? `${o.req.method} ${o.req.url} ${o.res.statusCode} ${Math.round(o.responseTime ?? 0)} ms` : String(o.msg ?? '');
+      if (o.err) text += ` (${[o.err.type, o.err.message ?? o.err.detail].filter(Boolean).join(': ')})`;
+      out.write(`${time} ${level === 'info' ? '' : `${level} `}${text}\n`);
+    },
+  };
+}
+
+/** The Fastify logging options for a format; JSON goes to `stream` (default stdout) as it is. */
+export function productionLogging(
+  level: string,
+  format: LogFormat,
+  stream?: LogStream,
+): Pick<FastifyServerOptions, 'logger' | 'logController'> {
+  if (format === 'json') return { logger: productionLogger(level, stream) };
+  return {
+    logger: productionLogger(level, prettyLines(stream ?? process.stdout)),
+    logController: new OneLinePerRequest(),
   };
 }

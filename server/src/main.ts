@@ -1,5 +1,7 @@
-// `npm start`: read the environment, start the server, print the ready line (and the
-// bootstrap keys on first start), stop cleanly on SIGINT/SIGTERM.
+// `npm start`: read the environment, start the server, print the ready line (and, once, the
+// bootstrap keys), stop cleanly on SIGINT/SIGTERM.
+import path from 'node:path';
+import { BOOTSTRAP_KEYS_FILE } from './bootstrap-keys';
 import { ConfigError, loadConfig } from './config';
 import { type RunningServer, startServer } from './start-server';
 
@@ -38,9 +40,16 @@ async function main() {
   }
   let started: RunningServer;
   try {
-    started = await startServer({ config, progress: (line) => process.stdout.write(`presence: ${line}\n`) });
+    started = await startServer({
+      config,
+      // Readable lines for someone watching a terminal, JSON lines for whatever collects them.
+      logFormat: config.PRESENCE_LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
+      progress: (line) => process.stdout.write(`presence: ${line}\n`),
+    });
   } catch (e) {
-    process.stderr.write(`presence: could not start: ${(e as Error).message}\n`);
+    const hint =
+      (e as NodeJS.ErrnoException).code === 'EADDRINUSE' ? ' (is another server running? set PRESENCE_PORT to use another port)' : '';
+    process.stderr.write(`presence: could not start: ${(e as Error).message}${hint}\n`);
     process.exit(1);
   }
   server = started;
@@ -48,14 +57,16 @@ async function main() {
     stopping = false;
     return stop('stop requested during start');
   }
-  if (started.bootstrap) {
-    // Printed once, on the start that created them; never written to the log.
-    process.stdout.write(
-      `\nCreated account "${started.bootstrap.account}". Its keys are shown once here and saved to ${config.PRESENCE_DATA_DIR}/bootstrap-keys.json (mode 0600):\n` +
-        `  live  ${started.bootstrap.live}\n  test  ${started.bootstrap.test}\n\n`,
-    );
-  }
-  process.stdout.write(`Presence listening on ${started.url}\n`);
+  // One write, so whoever waits for the ready line reads the keys with it. The keys are printed
+  // once, by the first start that listens; never written to the log.
+  const keys = started.bootstrap;
+  process.stdout.write(
+    `Presence listening on ${started.url} (data in ${config.PRESENCE_DATA_DIR})\n` +
+      (keys
+        ? `\nCreated account "${keys.account}". Its keys are shown once, here, and saved to ${path.join(config.PRESENCE_DATA_DIR, BOOTSTRAP_KEYS_FILE)} (mode 0600):\n` +
+          `  live  ${keys.live}\n  test  ${keys.test}\n\n`
+        : ''),
+  );
 }
 
 void main();

@@ -10,6 +10,7 @@ import {
   createKeystore,
   createLowdbStore,
   loadOrCreateMasterKey,
+  makeTreePrivate,
   systemClock,
 } from '@presence/core';
 import type { FastifyServerOptions } from 'fastify';
@@ -17,12 +18,15 @@ import { buildApp } from './app';
 import { bootstrapKeysFile } from './bootstrap-keys';
 import type { Config } from './config';
 import { takeDataDirLock } from './data-dir-lock';
-import { type LogStream, productionLogger } from './logger';
+import { type LogFormat, type LogStream, productionLogging } from './logger';
 
 export type RunningServer = {
   url: string;
   core: Core;
-  /** Set only on the start that created (or, after a crash, completed) the bootstrap keys. */
+  /**
+   * The bootstrap keys, on the first start that listens after they were created (or, after a
+   * crash, completed): the caller shows them, once. Null on every other start.
+   */
   bootstrap: { account: string; live: string; test: string } | null;
   close(): Promise<void>;
 };
@@ -33,6 +37,8 @@ export type StartOptions = {
   logger?: FastifyServerOptions['logger'];
   /** Where the production logger writes (default stdout); ignored when `logger` is given. */
   logStream?: LogStream;
+  /** The production logger's format (default: PRESENCE_LOG_FORMAT, else JSON); ignored when `logger` is given. */
+  logFormat?: LogFormat;
   heartbeatMs?: number;
   /** Upkeep period (retention, compactor); tests drive upkeep by hand with 0. */
   maintenanceMs?: number;
@@ -70,6 +76,7 @@ export async function startServer({
   clock = systemClock,
   logger,
   logStream,
+  logFormat = config.PRESENCE_LOG_FORMAT ?? 'json',
   heartbeatMs,
   maintenanceMs = 60_000,
   standingMs = 1_000,
@@ -84,6 +91,10 @@ export async function startServer({
     cleanups.length = 0;
   };
   try {
+    // Everything kept is private (0700 directories, 0600 files); a tree written by an earlier
+    // version is fixed here, before anything is read or served.
+    const madePrivate = makeTreePrivate(dataDir);
+    if (madePrivate > 0) progress(`made ${madePrivate} entries of ${dataDir} private (directories 0700, files 0600)`);
     const keystore = createKeystore(loadOrCreateMasterKey({ configured: config.PRESENCE_MASTER_KEY, dataDir }));
     const store = await createLowdbStore({
       dataDir,
@@ -100,6 +111,7 @@ export async function startServer({
       store,
       clock,
       rateLimit: config.PRESENCE_RATE_LIMIT,
+      keystore,
       chainName: () => config.PRESENCE_CHAIN,
       ...(chain ? { chain: { runtime: chain.runtime, keystore } } : {}),
       // `provider:model` routes talk to any OpenAI-compatible server; without a base URL they answer model_unavailable.
@@ -121,7 +133,8 @@ export async function startServer({
       if (r.settled + r.failed > 0) progress(`recovered interrupted intents: ${r.settled} settled, ${r.failed} failed`);
     }
 
-    const bootstrap = await core.accounts.bootstrap(bootstrapKeysFile(dataDir));
+    const keysFile = bootstrapKeysFile(dataDir);
+    const created = await core.accounts.bootstrap(keysFile);
 
     const runtime = chain?.runtime;
     const app = await buildApp({
@@ -156,7 +169,7 @@ export async function startServer({
             },
           }
         : {}),
-      logger: logger ?? productionLogger(config.PRESENCE_LOG_LEVEL, logStream),
+      ...(logger !== undefined ? { logger } : productionLogging(config.PRESENCE_LOG_LEVEL, logFormat, logStream)),
       heartbeatMs,
     });
     cleanups.push(() => app.close());
@@ -164,6 +177,9 @@ export async function startServer({
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.PRESENCE_PORT;
     const host = config.PRESENCE_HOST.includes(':') ? `[${config.PRESENCE_HOST}]` : config.PRESENCE_HOST;
+    // Listening: the keys are handed over now (a start whose listen failed kept them for this one).
+    const bootstrap = created ?? keysFile.unshown();
+    keysFile.markShown();
 
     if (standingMs > 0) {
       // The short beat: expired holds and standing intents (new blocks and the clock). A beat

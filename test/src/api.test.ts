@@ -154,6 +154,41 @@ describe('memory and presence', () => {
   });
 });
 
+describe('preferences are bounded', () => {
+  const patch = (preferences: Record<string, unknown>, key = s.live) =>
+    call(s.url, 'PATCH', '/v1/presence/me', { key, body: { preferences } });
+  const many = (n: number, value: string, prefix = 'k') =>
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, value]));
+  const refused = (r: { status: number; json: { type?: string; detail?: string } }, limit: RegExp) => {
+    expect([r.status, r.json.type]).toEqual([400, 'invalid_request']);
+    expect(r.json.detail).toMatch(limit);
+  };
+  const stored = async () => (await call(s.url, 'GET', '/v1/presence/me', { key: s.live })).json.preferences;
+
+  it('a patch over a limit is 400 naming it: 50 keys, 64-character keys, 500-character values, 16 KiB', async () => {
+    refused(await patch(many(51, 'x')), /at most 50 keys/);
+    refused(await patch({ ['k'.repeat(65)]: 'x' }), /at most 64 characters/);
+    refused(await patch({ note: 'x'.repeat(501) }), /at most 500 characters/);
+    refused(await patch(many(40, 'x'.repeat(450))), /16384 bytes \(16 KiB\)/);
+    expect((await patch({ note: 'x'.repeat(500) })).status).toBe(200);
+  });
+
+  it('the merged result counts: a patch within the limits is refused when the stored whole would not be; null removes a key', async () => {
+    const before = await stored();
+    for (const k of Object.keys(before)) await patch({ [k]: null });
+    expect(await stored()).toEqual({});
+    expect((await patch(many(30, 'x'.repeat(400), 'a'))).status).toBe(200);
+    refused(await patch(many(21, 'y', 'b')), /at most 50 keys \(this would be 51\)/);
+    refused(await patch(many(15, 'z'.repeat(400), 'c')), /16 KiB/);
+    // Test keys are answered with the would-be result, so they are refused alike.
+    refused(await patch(many(21, 'y', 'b'), s.test), /at most 50 keys/);
+    expect(Object.keys(await stored())).toHaveLength(30);
+    expect((await patch({ ...many(20, 'y', 'b'), a0: null })).status).toBe(200);
+    const now = await stored();
+    expect([Object.keys(now).length, now.a0, now.b19]).toEqual([49, undefined, 'y']);
+  });
+});
+
 describe('logs', () => {
   it('never contain a key, even at trace level', async () => {
     const lines: string[] = [];

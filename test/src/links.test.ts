@@ -1,5 +1,8 @@
 // Linking: one-time codes that expire, redeem without a key into a named live key, cannot
 // be guessed (redeem attempts are rate-limited per address), and unlink on revocation.
+import { createHash, createHmac, hkdfSync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createManualClock, openStream, removeDir, startTestServer, type TestServer } from './harness';
 
@@ -37,6 +40,20 @@ describe('links', () => {
     // Revoking the key unlinks that user at once.
     await call(s.url, 'DELETE', `/v1/keys/${r.json.key_id}`, { key: s.live });
     expect((await call(s.url, 'GET', '/v1/presence/me', { key: r.json.key })).status).toBe(401);
+  });
+
+  it('a code is stored as HMAC-SHA-256 under a key derived from the master key, never as its plain SHA-256', async () => {
+    const made = await call(s.url, 'POST', '/v1/links', { key: s.live, body: {} });
+    const file = readFileSync(path.join(s.dataDir, 'data', 'links', 'default.json'), 'utf8');
+    const hashes: string[] = JSON.parse(file).links.map((l: { hash: string }) => l.hash);
+    const code: string = made.json.code;
+    expect(file).not.toContain(code);
+    expect(hashes).not.toContain(createHash('sha256').update(code).digest('hex'));
+    // A copy of the file alone does not let anyone test guesses: that takes the master key.
+    const master = Buffer.from(readFileSync(path.join(s.dataDir, 'master.key'), 'utf8').trim(), 'hex');
+    const subkey = Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), 'presence link codes v1', 32));
+    expect(hashes).toContain(createHmac('sha256', subkey).update(code).digest('hex'));
+    expect((await redeem(code)).status).toBe(200);
   });
 
   it('codes expire, carry narrowed scopes, and test keys cannot make them', async () => {

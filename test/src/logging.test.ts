@@ -1,12 +1,13 @@
 // What reaches the log: a real server with the production logger configuration (only its
 // destination captured) answers a 5xx, a 503, link redeems and keyed requests; no line may
-// hold a stack trace, an API key, the master key or a link code.
+// hold a stack trace, an API key, the master key or a link code — in JSON lines (for
+// machines) and in the readable lines a terminal gets.
 
 import { loadConfig, type RunningServer, startServer } from '@presence/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, removeDir, tempDir } from './harness';
 
-describe('log lines', () => {
+describe.each(['json', 'pretty'] as const)('log lines (%s)', (format) => {
   const masterKey = 'ab'.repeat(32);
   const lines: string[] = [];
   let dataDir: string;
@@ -20,6 +21,7 @@ describe('log lines', () => {
       PRESENCE_PORT: '0',
       PRESENCE_LOG_LEVEL: 'info',
       PRESENCE_MASTER_KEY: masterKey,
+      PRESENCE_LOG_FORMAT: format,
     });
     s = await startServer({ config, logStream: { write: (line) => void lines.push(line) }, maintenanceMs: 0, standingMs: 0, chain: false });
     live = s.bootstrap?.live as string;
@@ -30,6 +32,7 @@ describe('log lines', () => {
   });
 
   it('holds no stack, no key, no master key and no link code', async () => {
+    const original = s.core.presence.me;
     // A failure core did not foresee: a plain Error thrown deep inside a handler.
     s.core.presence.me = async () => {
       throw new Error('the presence document could not be read');
@@ -49,6 +52,7 @@ describe('log lines', () => {
     const again = await call(s.url, 'POST', `/v1/links/${code}/redeem?x=1`, { body: { surface: 'telegram', user_id: '42', name: 'ada' } });
     expect(again.status).toBe(404);
     expect((await call(s.url, 'GET', '/v1/presence/me', { key: secret })).status).toBe(500);
+    s.core.presence.me = original;
 
     await new Promise((r) => setTimeout(r, 50)); // pino writes synchronously; leave room anyway
     const log = lines.join('');
@@ -56,9 +60,12 @@ describe('log lines', () => {
     expect(log).toContain('unhandled error');
     expect(log).toContain('the presence document could not be read');
     expect(log).toContain('/v1/links/[redacted]/redeem');
+    // Fastify's own listen line is for machines; a terminal gets the ready line from `npm start`.
+    if (format === 'json') expect(log).toContain('Server listening at');
+    else expect(log).not.toContain('Server listening at');
     for (const line of lines) {
-      const parsed = JSON.parse(line);
-      expect(JSON.stringify(parsed)).not.toMatch(/"stack"|\bat .+:\d+:\d+|\n\s+at /);
+      const text = format === 'json' ? JSON.stringify(JSON.parse(line)) : line;
+      expect(text).not.toMatch(/"stack"|\bat .+:\d+:\d+|\n\s+at /);
       expect(line).not.toContain(code);
       expect(line).not.toContain(live);
       expect(line).not.toContain(secret);
@@ -66,5 +73,20 @@ describe('log lines', () => {
       expect(line).not.toMatch(/prs_(live|test)_/);
       expect(line.toLowerCase()).not.toContain('authorization');
     }
+  });
+
+  it(format === 'json' ? 'is JSON, one object a line' : 'is one short readable line per request', async () => {
+    lines.length = 0;
+    expect((await call(s.url, 'GET', '/v1/presence/me', { key: live })).status).toBe(200);
+    expect((await call(s.url, 'GET', '/v1/nowhere', { key: live })).status).toBe(404);
+    await new Promise((r) => setTimeout(r, 50));
+    if (format === 'json') {
+      for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+      return;
+    }
+    expect(lines.map((l) => l.replace(/^\d\d:\d\d:\d\d /, '').replace(/\d+ ms\n$/, 'N ms'))).toEqual([
+      'GET /v1/presence/me 200 N ms',
+      'GET /v1/nowhere 404 N ms',
+    ]);
   });
 });

@@ -1,13 +1,15 @@
 // The server as a process: configuration errors, the ready line, clean shutdown on
 // SIGTERM, crash safety under SIGKILL, and the operator CLI.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { call, removeDir, startTestServer, tempDir } from './harness';
-import { serverCli, serverMain, spawnServer } from './process';
+import { childEnv, serverCli, serverMain, spawnServer } from './process';
+
+const occurrences = (text: string, part: string) => text.split(part).length - 1;
 
 describe('server process', () => {
   it('a bad setting stops the start with one line naming the variable', () => {
@@ -163,7 +165,7 @@ describe('server process', () => {
     // The old order's crash: `default` stored, its keys never saved. Simulate by dropping the
     // key records and the file.
     rmSync(path.join(dataDir, 'bootstrap-keys.json'));
-    const keysDoc = path.join(dataDir, 'data', 'keys.json');
+    const keysDoc = path.join(dataDir, 'data', 'keys', 'default.json');
     const doc = JSON.parse(readFileSync(keysDoc, 'utf8'));
     writeFileSync(keysDoc, JSON.stringify({ ...doc, keys: [] }));
     const s = await startTestServer({ dataDir });
@@ -176,6 +178,77 @@ describe('server process', () => {
       await s.close();
       removeDir(dataDir);
     }
+  });
+
+  it('a first start that cannot listen keeps its keys for the first start that does, which prints them once', async () => {
+    const dataDir = tempDir();
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    const port = String((taken.address() as AddressInfo).port);
+    try {
+      const failed = spawnSync(process.execPath, ['--import', 'tsx', serverMain], {
+        env: childEnv({ PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: port, PRESENCE_LOG_LEVEL: 'warn' }),
+        encoding: 'utf8',
+      });
+      expect(failed.status).toBe(1);
+      expect(failed.stderr).toMatch(/could not start: .*EADDRINUSE.*PRESENCE_PORT/);
+      // The keys were saved (and stored) before the listen failed.
+      const saved = JSON.parse(readFileSync(path.join(dataDir, 'bootstrap-keys.json'), 'utf8'));
+      const shown = failed.stdout;
+      await new Promise<void>((r) => taken.close(() => r()));
+
+      const next = await spawnServer({ PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: port });
+      const seen = shown + next.stdout();
+      expect([occurrences(seen, saved.live), occurrences(seen, saved.test)]).toEqual([1, 1]);
+      expect((await call(next.url, 'GET', '/v1/presence/me', { key: saved.live })).status).toBe(200);
+      next.proc.kill('SIGTERM');
+      expect(await next.exited).toBe(0);
+
+      const later = await spawnServer({ PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: '0' });
+      expect(later.stdout()).not.toContain(saved.live);
+      later.proc.kill('SIGTERM');
+      expect(await later.exited).toBe(0);
+    } finally {
+      taken.close();
+      removeDir(dataDir);
+    }
+  });
+
+  it('`npm start` and `npx presence-server` typed in one directory share its data: the CLI refuses while the server runs, naming it', async () => {
+    // `npm start` runs the server in whatever directory its script says (server/ under
+    // `npm run -w`) and keeps the caller's in INIT_CWD; npx runs where it was typed.
+    const typedIn = realpathSync(tempDir());
+    const dataDir = path.join(typedIn, '.presence');
+    const serverDir = path.dirname(path.dirname(serverMain));
+    const child = await spawnServer({ PRESENCE_PORT: '0', PRESENCE_DATA_DIR: undefined, INIT_CWD: typedIn }, { cwd: serverDir });
+    try {
+      expect(child.stdout()).toContain(`Presence listening on ${child.url} (data in ${dataDir})`);
+      expect(child.stdout()).toContain(`saved to ${path.join(dataDir, 'bootstrap-keys.json')}`);
+      expect(existsSync(path.join(dataDir, 'bootstrap-keys.json'))).toBe(true);
+      const busy = spawnSync(process.execPath, [serverCli, 'accounts', 'create', 'acme'], {
+        cwd: typedIn,
+        env: childEnv({ PRESENCE_DATA_DIR: undefined, INIT_CWD: undefined }),
+        encoding: 'utf8',
+      });
+      expect(busy.status).toBe(3);
+      expect(busy.stdout).toBe('');
+      const pid = child.proc.pid;
+      expect(busy.stderr.trim().split('\n')).toEqual([
+        `error: a Presence server (pid ${pid}) is running on ${dataDir}; stop it first (Ctrl-C in its terminal, or kill ${pid}), then run this again`,
+      ]);
+    } finally {
+      child.proc.kill('SIGTERM');
+      await child.exited;
+    }
+    // Stopped, the same command from the same place creates the account in the server's data.
+    const created = spawnSync(process.execPath, [serverCli, 'accounts', 'create', 'acme'], {
+      cwd: typedIn,
+      env: childEnv({ PRESENCE_DATA_DIR: undefined, INIT_CWD: undefined }),
+      encoding: 'utf8',
+    });
+    expect(created.status, created.stderr).toBe(0);
+    expect(created.stdout).toContain(`(data in ${dataDir})`);
+    removeDir(typedIn);
   });
 
   it('presence-server accounts create NAME prints a working admin key, and refuses while the server runs', async () => {

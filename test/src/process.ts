@@ -16,10 +16,21 @@ export type Child = {
   exited: Promise<number | null>;
 };
 
-export function spawnServer(env: Record<string, string>, timeoutMs = 30_000): Promise<Child> {
+/** This process's environment with `overrides` applied; an undefined value removes the variable. */
+export function childEnv(overrides: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const env = { ...process.env, ...overrides };
+  for (const [name, value] of Object.entries(overrides)) if (value === undefined) delete env[name];
+  return env;
+}
+
+export function spawnServer(
+  env: Record<string, string | undefined>,
+  { timeoutMs = 30_000, cwd }: { timeoutMs?: number; cwd?: string } = {},
+): Promise<Child> {
   const proc = spawn(process.execPath, ['--import', 'tsx', serverMain], {
-    env: { ...process.env, PRESENCE_LOG_LEVEL: 'warn', ...env },
+    env: childEnv({ PRESENCE_LOG_LEVEL: 'warn', ...env }),
     stdio: ['pipe', 'pipe', 'pipe'],
+    ...(cwd ? { cwd } : {}),
   });
   let out = '';
   let err = '';

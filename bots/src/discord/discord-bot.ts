@@ -21,6 +21,7 @@ import {
   SlashCommandBuilder,
   type User,
 } from 'discord.js';
+import { abortable } from '../surface/abortable';
 import type { ChatButton, ChatPort, ChatUser } from '../surface/chat-port';
 import { COMMANDS, GROUP_HINT } from '../surface/render';
 import { splitMessage } from '../surface/split';
@@ -60,12 +61,9 @@ export const slashCommands = () =>
 
 export function createDiscordBot(o: DiscordBotOptions) {
   const client = new Client({
-    intents: [
-      GatewayIntentBits.Guilds,
-      GatewayIntentBits.GuildMessages,
-      GatewayIntentBits.DirectMessages,
-      GatewayIntentBits.MessageContent,
-    ],
+    // No privileged intent, so a new bot runs without Discord's approval: the bot reads only
+    // DMs and messages that mention it, and Discord sends those with their content anyway.
+    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages],
     partials: [Partials.Channel],
     rest: { api: o.apiRoot ?? DISCORD_API_ROOT },
   });
@@ -146,15 +144,21 @@ export function createDiscordBot(o: DiscordBotOptions) {
     client,
     surface,
     port,
-    /** Logs in, waits for READY, registers the slash commands, starts the events feeds. */
-    async start() {
+    /**
+     * Logs in, waits for READY, registers the slash commands, starts the events feeds.
+     * Rejects with the signal's reason as soon as `signal` aborts (stop() then ends the login).
+     */
+    async start(signal?: AbortSignal) {
       o.onSecret?.(o.token);
       const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
-      await client.login(o.token);
-      await ready;
+      await abortable(
+        client.login(o.token).then(() => ready),
+        signal,
+      );
       try {
-        await client.application?.commands.set(slashCommands());
+        await abortable(Promise.resolve(client.application?.commands.set(slashCommands())), signal);
       } catch (e) {
+        signal?.throwIfAborted();
         o.log('warn', 'could not register the Discord slash commands', { error: String(e) });
       }
       accepting = true;

@@ -5,8 +5,8 @@
 // check-and-set happens synchronously, so a double press or a press racing an event acts once.
 import { type EventData, PresenceApiError, type PresenceClient } from '@presence/client';
 import { type ChatButton, type ChatPort, type ChatUser, type MessageRef, userKey } from './chat-port';
-import type { Log } from './event-feed';
 import type { CardRecord, LinkStore } from './link-store';
+import type { Log } from './logging';
 import { describeError, isRevoked } from './problems';
 import { cardText, type Outcome, outcomeText, policyBlockNote, REVOKED } from './render';
 

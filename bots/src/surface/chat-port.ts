@@ -19,6 +19,16 @@ export type MessageRef = { chatId: string; messageId: string };
 
 export type ChatButton = { label: string; data: string; style: 'approve' | 'deny' };
 
+/** Where a user's text was typed, as the adapter saw it. */
+export type TextContext = {
+  /** A private chat (DM): links are allowed and it becomes the user's home chat. */
+  isPrivate: boolean;
+  /** Outside a private chat, only this user sees the command and its answer (Discord's ephemeral slash commands). */
+  discreet?: boolean;
+  /** The user's message, for removal after /link (or a /link refused in a group) and as the turn's Idempotency-Key. */
+  source?: MessageRef;
+};
+
 export interface ChatPort {
   readonly surface: SurfaceName;
   /** The platform's length limit for one message, in characters. */

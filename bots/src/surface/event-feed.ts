@@ -10,9 +10,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { PresenceClient, PresenceEvent } from '@presence/client';
 import type { LinkStore } from './link-store';
+import type { Log } from './logging';
 import { isRevoked } from './problems';
-
-export type Log = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
 
 export type EventFeedOptions = {
   store: LinkStore;

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -28,6 +28,11 @@ const record = {
   last_event_id: null,
 };
 const SECRET = 'prs_live_0123456789abcdef0123456789abcdef';
+const modeOf = (file: string) => statSync(file).mode & 0o777;
+/** The modes of the directory and of every file the store keeps in it. */
+const modes = (dir: string) =>
+  Object.fromEntries([['.', modeOf(dir)], ...[LINKS_FILE, KEY_FILE, 'bots.pid'].map((f) => [f, modeOf(path.join(dir, f))])]);
+const PRIVATE = { '.': 0o700, [LINKS_FILE]: 0o600, [KEY_FILE]: 0o600, 'bots.pid': 0o600 };
 
 describe('link store', () => {
   it('keeps keys sealed at rest in 0600 files and opens them after a restart', async () => {
@@ -39,12 +44,46 @@ describe('link store', () => {
     await store.close();
     const text = readFileSync(path.join(dir, LINKS_FILE), 'utf8');
     expect(text).not.toContain(SECRET);
-    expect(statSync(path.join(dir, LINKS_FILE)).mode & 0o777).toBe(0o600);
-    expect(statSync(path.join(dir, KEY_FILE)).mode & 0o777).toBe(0o600);
+    expect(modeOf(dir)).toBe(0o700);
+    expect(modeOf(path.join(dir, LINKS_FILE))).toBe(0o600);
+    expect(modeOf(path.join(dir, KEY_FILE))).toBe(0o600);
     const again = await openLinkStore(dir);
     expect(again.keyOf('telegram:42')).toBe(SECRET);
     expect(again.get('telegram:42')?.last_event_id).toBe(7);
     await again.close();
+  });
+
+  it('tightens a directory an earlier version left 0755 with 0644 files, at open, and says so', async () => {
+    const dir = path.join(tmp(), '.presence-bots');
+    const first = await openLinkStore(dir);
+    await first.link('telegram:42', record, SECRET);
+    await first.close();
+    // As an earlier version (or a copy, or a loose umask) would have left it.
+    chmodSync(dir, 0o755);
+    for (const f of [LINKS_FILE, KEY_FILE]) chmodSync(path.join(dir, f), 0o644);
+    writeFileSync(path.join(dir, 'bots.pid'), '999999999', { mode: 0o644 }); // a stale lock from a crash
+    writeFileSync(path.join(dir, 'notes.txt'), 'left by hand', { mode: 0o664 });
+    mkdirSync(path.join(dir, 'backup'), { mode: 0o755 });
+    const outside = path.join(tmp(), 'outside.txt');
+    writeFileSync(outside, 'not ours', { mode: 0o644 });
+    symlinkSync(outside, path.join(dir, 'link-to-outside'));
+
+    const logged: string[] = [];
+    const store = await openLinkStore(dir, { log: (_level, message, fields) => logged.push(`${message} ${JSON.stringify(fields)}`) });
+    expect(modes(dir)).toEqual(PRIVATE);
+    expect(modeOf(path.join(dir, 'notes.txt'))).toBe(0o600);
+    expect(modeOf(path.join(dir, 'backup'))).toBe(0o755); // not a file of ours
+    expect(modeOf(outside)).toBe(0o644); // a link is not followed
+    expect(logged.some((l) => l.includes(`"path":${JSON.stringify(dir)}`) && l.includes('"was":"0755"'))).toBe(true);
+    expect(logged.some((l) => l.includes(LINKS_FILE) && l.includes('"was":"0644"') && l.includes('"now":"0600"'))).toBe(true);
+    expect(store.keyOf('telegram:42')).toBe(SECRET); // the same table and key, only private now
+    await store.setLastEventId('telegram:42', 9);
+    expect(modes(dir)).toEqual(PRIVATE);
+    await store.close();
+    // Once private, a later open has nothing to say.
+    const quiet: string[] = [];
+    await (await openLinkStore(dir, { log: (_l, m) => quiet.push(m) })).close();
+    expect(quiet).toEqual([]);
   });
 
   it('refuses a sealed key moved to another user, and a second process on the same directory', async () => {

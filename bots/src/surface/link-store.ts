@@ -2,10 +2,13 @@
 // the secret box), each user's last events id, and the confirmation cards on screen. One
 // JSON document, rewritten atomically (0600) after each change; writes are serialised and
 // coalesced. One process owns a data directory at a time (a pid file, like the server's).
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// The directory is private (0700, files 0600), made so at open even when it was not.
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from './atomic-file';
 import type { MessageRef, SurfaceName } from './chat-port';
+import type { Log } from './logging';
+import { FILE_MODE, makePrivateDir } from './private-dir';
 import { createSecretBox, loadOrCreateKey, type SecretBox } from './secret-box';
 
 export type LinkRecord = {
@@ -70,7 +73,7 @@ function takeLock(dir: string): () => void {
     } catch {}
   }
   if (holder !== null) throw new Error(`another presence-bots process (pid ${holder}) is using ${dir}`);
-  writeFileSync(file, String(process.pid), { mode: 0o600 });
+  writeFileSync(file, String(process.pid), { mode: FILE_MODE });
   heldHere.add(dir);
   return () => {
     heldHere.delete(dir);
@@ -94,8 +97,14 @@ function readDocument(file: string): Document {
 
 export type LinkStore = Awaited<ReturnType<typeof openLinkStore>>;
 
-export async function openLinkStore(dir: string, { now = Date.now }: { now?: () => number } = {}) {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+export async function openLinkStore(dir: string, { now = Date.now, log }: { now?: () => number; log?: Log } = {}) {
+  for (const t of makePrivateDir(dir)) {
+    log?.('warn', t.path === dir ? 'made the data directory private' : 'made a data file private', {
+      path: t.path,
+      was: `0${t.from.toString(8)}`,
+      now: `0${t.to.toString(8)}`,
+    });
+  }
   const unlock = takeLock(dir);
   let box: SecretBox;
   let doc: Document;

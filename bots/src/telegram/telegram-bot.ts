@@ -4,16 +4,25 @@
 // /wallet may be meant for another bot, and answering it would post the owner's balances to
 // the whole group. A /link with a code is taken even bare, only to void the code, delete the
 // message and say why.
+//
+// Start-up never waits silently: one getMe (grammY's init() would retry a network failure for
+// ever, without a word), and the whole start within a deadline; a stop cuts it short.
 import { Bot, GrammyError } from 'grammy';
 import type { InlineKeyboardMarkup, Message, User } from 'grammy/types';
+import { abortable, anySignal } from '../surface/abortable';
 import type { ChatButton, ChatPort, ChatUser } from '../surface/chat-port';
 import { parseCommand } from '../surface/commands';
 import { COMMANDS, GROUP_HINT, TEXT_ONLY } from '../surface/render';
 import { createSurface, type SurfaceOptions } from '../surface/surface';
+import { createCallLimit } from './call-limit';
 import { retryAfter } from './retry-after';
 
 export const TELEGRAM_API_ROOT = 'https://api.telegram.org';
 export const TELEGRAM_MAX_LENGTH = 4096;
+/** How long a start waits for the Bot API before it fails. */
+const START_LIMIT_S = 10;
+/** How long a stop waits for its last Bot API call (confirming the updates taken). */
+const STOP_LIMIT_MS = 3000;
 
 export type TelegramBotOptions = Omit<SurfaceOptions, 'port'> & {
   token: string;
@@ -29,10 +38,26 @@ const chatIdOf = (id: string): number | string => (/^-?\d+$/.test(id) ? Number(i
 const userOf = (u: User): ChatUser => ({ surface: 'telegram', id: String(u.id), name: u.username ?? u.first_name });
 const notModified = (e: unknown) => e instanceof GrammyError && e.error_code === 400 && /message is not modified/i.test(e.description);
 
+/**
+ * Why a Bot API call failed on the network, without the request's address (it holds the
+ * token): grammY's HttpError wraps node-fetch's FetchError, "request to <url> failed,
+ * reason: connect ECONNREFUSED …".
+ */
+function networkReason(e: unknown): string {
+  const inner = (e as { error?: unknown } | null)?.error ?? e;
+  const message = inner instanceof Error ? inner.message : String(inner);
+  return (/reason: (.*)$/.exec(message)?.[1] ?? message).replace(/\bhttps?:\/\/\S+/g, '<address>');
+}
+
 export function createTelegramBot(o: TelegramBotOptions) {
-  const bot = new Bot(o.token, { client: { apiRoot: o.apiRoot ?? TELEGRAM_API_ROOT } });
+  const apiRoot = o.apiRoot ?? TELEGRAM_API_ROOT;
+  const pollTimeoutS = o.pollTimeoutS ?? 30;
+  // grammY's default limit per call is 500 s; a hung Bot API should not hold a reply that long.
+  const bot = new Bot(o.token, { client: { apiRoot, timeoutSeconds: pollTimeoutS + 15 } });
+  const callLimit = createCallLimit();
   bot.api.config.use(
     retryAfter({ onWait: (method, seconds) => o.log('warn', 'Telegram asked us to slow down', { method, retry_after: seconds }) }),
+    callLimit.transformer, // outermost, so it also cuts retryAfter's waits
   );
   const noPreview = { link_preview_options: { is_disabled: true } };
 
@@ -113,33 +138,81 @@ export function createTelegramBot(o: TelegramBotOptions) {
   bot.catch((err) => o.log('error', 'a Telegram update failed', { update: err.ctx.update.update_id, error: String(err.error) }));
 
   let polling: Promise<void> | null = null;
+  let polled = false; // updates may have been taken: a stop confirms them
+  let stopping = false;
+
+  /** What a failed start says: the platform's refusal as it is, otherwise whether the API answered at all. */
+  function startFailure(e: unknown, deadline: AbortSignal): unknown {
+    if (e instanceof GrammyError) return e;
+    if (deadline.aborted) return new Error(`the Telegram Bot API at ${apiRoot} did not answer within ${START_LIMIT_S} s`);
+    return new Error(`the Telegram Bot API at ${apiRoot} cannot be reached (${networkReason(e)})`);
+  }
+
   return {
     bot,
     surface,
     port,
-    /** getMe, commands menu, events feeds, then long polling; resolves once polling runs. */
-    async start() {
-      await bot.init();
-      await bot.api
-        .setMyCommands(COMMANDS.map((c) => ({ command: c.name, description: c.description })))
-        .catch((e: unknown) => o.log('warn', 'could not set the Telegram command menu', { error: String(e) }));
-      surface.start();
-      await new Promise<void>((resolve, reject) => {
-        polling = bot.start({
-          allowed_updates: ['message', 'callback_query'],
-          timeout: o.pollTimeoutS ?? 30,
-          onStart: () => resolve(),
+    /**
+     * getMe, commands menu, events feeds, then long polling; resolves once polling runs.
+     * Fails when the Bot API refuses the token, cannot be reached or does not answer within
+     * the start limit; rejects with the signal's reason as soon as `signal` aborts.
+     */
+    async start(signal?: AbortSignal) {
+      const deadline = AbortSignal.timeout(START_LIMIT_S * 1000);
+      const limit = anySignal(signal, deadline);
+      callLimit.set(limit);
+      o.log('info', 'Telegram: reaching the Bot API', { api: apiRoot });
+      try {
+        // One attempt: init() would retry a network failure for ever, silently.
+        bot.botInfo = await bot.api.getMe();
+        await bot.api.setMyCommands(COMMANDS.map((c) => ({ command: c.name, description: c.description }))).catch((e: unknown) => {
+          if (!limit.aborted) o.log('warn', 'could not set the Telegram command menu', { error: String(e) });
         });
-        polling.catch((e: unknown) => {
-          o.log('error', 'Telegram polling stopped', { error: String(e) });
-          reject(e);
-        });
-      });
+        limit.throwIfAborted();
+        surface.start();
+        await abortable(
+          new Promise<void>((resolve, reject) => {
+            polling = bot.start({
+              allowed_updates: ['message', 'callback_query'],
+              timeout: pollTimeoutS,
+              onStart: () => {
+                polled = true;
+                callLimit.set(undefined); // before the first long poll: the deadline is the start's only
+                resolve();
+              },
+            });
+            polling.catch((e: unknown) => {
+              if (!stopping) o.log('error', 'Telegram polling stopped', { error: String(e) });
+              reject(e);
+            });
+          }),
+          limit,
+        );
+      } catch (e) {
+        signal?.throwIfAborted(); // asked to stop: not a failure
+        throw startFailure(e, deadline);
+      } finally {
+        callLimit.set(undefined);
+      }
       o.log('info', 'Telegram bot polling', { username: bot.botInfo.username });
     },
-    /** Stops polling (updates already taken are confirmed), waits for work in flight, stops the feeds. */
+    /**
+     * Stops polling (confirming the updates taken, for a few seconds at most), waits for work
+     * in flight, stops the feeds. Also ends grammY's polling set-up left by an aborted start.
+     */
     async stop() {
-      if (bot.isRunning()) await bot.stop();
+      stopping = true;
+      if (bot.isRunning()) {
+        // bot.stop() is what ends grammY's set-up too; before the first poll there is nothing to confirm.
+        callLimit.set(polled ? AbortSignal.timeout(STOP_LIMIT_MS) : AbortSignal.abort());
+        try {
+          await bot.stop();
+        } catch (e) {
+          if (polled) o.log('warn', 'could not confirm the last Telegram updates; they may come again', { error: networkReason(e) });
+        } finally {
+          callLimit.set(undefined);
+        }
+      }
       await polling?.catch(() => undefined);
       await surface.stop();
     },

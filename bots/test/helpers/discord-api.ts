@@ -3,6 +3,11 @@
 // which the test pushes MESSAGE_CREATE and INTERACTION_CREATE. It keeps a message table
 // (content, components, edits), interaction callbacks and webhook edits for the test to read,
 // and answers 429 on demand as Discord does; unknown routes are logged in `unknown`.
+//
+// It plays an app with no privileged intent approved, as a new bot is: an IDENTIFY that asks
+// for one (GUILD_MEMBERS, GUILD_PRESENCES, MESSAGE_CONTENT) is closed with 4014 "Disallowed
+// intent(s)", and without MESSAGE_CONTENT a server-channel message that does not mention the
+// bot arrives with empty content (DMs and mentions keep theirs, as on Discord).
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -21,6 +26,10 @@ export type DcMessage = {
   webhook?: { token: string; ephemeral: boolean };
 };
 export type DcCall = { method: string; path: string; body: unknown; at: number; status: number };
+
+/** GUILD_MEMBERS, GUILD_PRESENCES, MESSAGE_CONTENT. */
+export const PRIVILEGED_INTENTS = (1 << 1) | (1 << 8) | (1 << 15);
+export const MESSAGE_CONTENT = 1 << 15;
 
 let snowflake = 100_000_000_000_000_000n;
 const nextId = () => String(++snowflake);
@@ -255,6 +264,10 @@ export async function startDiscordApi({ token }: { token: string }) {
       if (msg.op === 1) frame(ws, { op: 11 });
       else if (msg.op === 2) {
         identified = msg.d;
+        if ((Number(msg.d.intents) & PRIVILEGED_INTENTS) !== 0) {
+          ws.close(4014, 'Disallowed intent(s).');
+          return;
+        }
         ws.send(
           JSON.stringify({
             op: 0,
@@ -354,8 +367,10 @@ export async function startDiscordApi({ token }: { token: string }) {
     /** A user writes in a server channel, mentioning the bot or not; returns the message id. */
     post(user: DcUser, guildId: string, channelId: string, content: string, mentionBot: boolean) {
       const m = create(channelId, member(user), { content });
+      const seesContent = mentionBot || (Number(identified?.intents ?? 0) & MESSAGE_CONTENT) !== 0;
       dispatch('MESSAGE_CREATE', {
         ...wireMessage(m),
+        ...(seesContent ? {} : { content: '' }),
         guild_id: guildId,
         member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 },
         mentions: mentionBot ? [bot] : [],

@@ -1,6 +1,7 @@
 // A loopback Telegram Bot API for tests: just the methods the bot calls, with long-polled
 // getUpdates fed by the test, a message table the test can read (text, keyboard, edits),
-// callback answers, and 429s on demand. Unknown methods are logged in `unknown`.
+// callback answers, 429s on demand, and methods that never answer (a hung Bot API). Unknown
+// methods are logged in `unknown`.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -48,6 +49,7 @@ export async function startTelegramApi({ token, username = 'presence_test_bot' }
   const messages = new Map<string, TgMessage>();
   const chats = new Map<number, TgChat>();
   const failures: { method: string; retryAfter: number }[] = [];
+  const hung = new Set<string>();
   const sockets = new Set<import('node:net').Socket>();
 
   const chatOf = (id: number): TgChat => chats.get(id) ?? { id, type: id > 0 ? 'private' : 'group' };
@@ -164,6 +166,7 @@ export async function startTelegramApi({ token, username = 'presence_test_bot' }
         call.status = 401;
         return bad(res, 'Unauthorized', 401);
       }
+      if (hung.has(method)) return; // left open until close()
       const f = failures.findIndex((x) => x.method === method);
       if (f !== -1) {
         const { retryAfter } = failures.splice(f, 1)[0] as { retryAfter: number };
@@ -215,6 +218,10 @@ export async function startTelegramApi({ token, username = 'presence_test_bot' }
     /** The next call of `method` answers 429 with retry_after. */
     failNext(method: string, retryAfter: number) {
       failures.push({ method, retryAfter });
+    },
+    /** From now on, calls of `method` are taken and never answered. */
+    hang(method: string) {
+      hung.add(method);
     },
     async close() {
       for (const w of [...waiters]) w();

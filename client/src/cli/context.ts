@@ -10,8 +10,10 @@ export type CliIo = {
   env: NodeJS.ProcessEnv;
   stdout: (s: string) => void;
   stderr: (s: string) => void;
-  /** Where `chat` reads a session from; process.stdin when absent. */
+  /** Where `chat` reads a session and `login --with-token` a key from; process.stdin when absent. */
   stdin?: NodeJS.ReadableStream;
+  /** How to run this CLI again from the user's shell, for printed hints (see invocation.ts); `presence` when absent. */
+  self?: string;
 };
 
 export type Settings = { url: string; token: string | undefined; tokenSource: 'env' | 'config' | null; configFile: string };
@@ -20,6 +22,10 @@ export type CliContext = ReturnType<typeof createContext>;
 
 export function createContext(io: CliIo) {
   const debug = io.env.PRESENCE_DEBUG === '1';
+  const self = io.self ?? 'presence';
+  /** A command line to print as a hint, in the form that runs from where the user is. */
+  const command = (args: string) => `${self} ${args}`;
+  const readSaved = (file: string) => readConfig(file, { command, note: (line) => io.stderr(`note: ${line}\n`) });
   /** Presence-Mode of the last answer, so writes made with a test key can say nothing was stored. */
   let lastMode: string | null = null;
 
@@ -36,7 +42,7 @@ export function createContext(io: CliIo) {
     let saved: SavedConfig = {};
     if (!envToken || !envUrl) {
       try {
-        saved = readConfig(configFile);
+        saved = readSaved(configFile);
       } catch (e) {
         if (!envToken) throw e;
         noteUnreadable(e);
@@ -54,7 +60,7 @@ export function createContext(io: CliIo) {
   function savedIfReadable(): { configFile: string; saved: SavedConfig } {
     const configFile = configPath(io.env);
     try {
-      return { configFile, saved: readConfig(configFile) };
+      return { configFile, saved: readSaved(configFile) };
     } catch (e) {
       noteUnreadable(e);
       return { configFile, saved: {} };
@@ -72,7 +78,12 @@ export function createContext(io: CliIo) {
     // Given both (login), the saved file has nothing to add and is not read.
     const s = override.token !== undefined && override.url !== undefined ? null : settings();
     const token = override.token ?? s?.token;
-    if (!token) throw new CliError('auth', 'no key: set PRESENCE_TOKEN or run `presence login --key <key>`', exitCodes.auth);
+    if (!token)
+      throw new CliError(
+        'auth',
+        `no key: set PRESENCE_TOKEN or run \`${command('login --with-token')}\` (the key on stdin)`,
+        exitCodes.auth,
+      );
     const url = override.url ?? s?.url ?? DEFAULT_BASE_URL;
     if (!/^https?:\/\/[^/\s]+/.test(url))
       throw new CliError('usage', `${JSON.stringify(url)} is not a server address such as ${DEFAULT_BASE_URL}`, exitCodes.usage);
@@ -95,6 +106,7 @@ export function createContext(io: CliIo) {
   return {
     io,
     debug,
+    command,
     settings,
     savedIfReadable,
     client,

@@ -1,5 +1,8 @@
-// One exit code per class of failure, so scripts can branch without parsing text.
-// Documented in client/README.md; never renumber.
+// One exit code per class of failure, so scripts can branch without parsing text. The one
+// mapping from problem types to codes: every type in core's catalogue has its code here (the
+// build breaks when the catalogue gains one), and client/README.md's table lists them (a
+// test keeps the two in step). Never renumber.
+import type { ProblemType } from '@presence/core';
 import { CommanderError } from 'commander';
 import { PresenceApiError, PresenceNetworkError } from '../errors';
 import { CliError } from './cli-error';
@@ -15,33 +18,64 @@ export const exitCodes = {
   notFound: 7,
 } as const;
 
-const byType: Record<string, number> = {
+export type ExitCode = (typeof exitCodes)[keyof typeof exitCodes];
+
+/** Each code's class in a few words, for --help and the README table. */
+export const exitCodeClasses: Record<ExitCode, string> = {
+  0: 'success',
+  1: 'other',
+  2: 'usage or invalid input',
+  3: 'auth',
+  4: 'scope',
+  5: 'refused (policy or state)',
+  6: 'network or unavailable',
+  7: 'not found',
+};
+
+export const exitCodeByProblemType = {
+  // The request or its input: fix it and try again.
+  invalid_request: exitCodes.usage,
+  method_not_allowed: exitCodes.usage,
+  payload_too_large: exitCodes.usage,
+  unsupported_media_type: exitCodes.usage,
+  idempotency_mismatch: exitCodes.usage,
+  intent_unresolved: exitCodes.usage,
   auth: exitCodes.auth,
   scope: exitCodes.scope,
+  not_found: exitCodes.notFound,
+  // Understood, and refused as things stand: the policy, an answered or expired confirmation,
+  // a key or intent in the wrong state, or the chain itself saying no.
   policy_block: exitCodes.policy,
   confirm_expired: exitCodes.policy,
   confirm_resolved: exitCodes.policy,
-  not_found: exitCodes.notFound,
-  invalid_request: exitCodes.usage,
-  idempotency_mismatch: exitCodes.usage,
-  payload_too_large: exitCodes.usage,
-  unsupported_media_type: exitCodes.usage,
-  method_not_allowed: exitCodes.usage,
+  conflict: exitCodes.policy,
+  chain_reverted: exitCodes.policy,
+  chain_rejected: exitCodes.policy,
+  // Passing conditions (already retried by the SDK): the same command may work later.
+  idempotency_in_progress: exitCodes.network,
   rate_limited: exitCodes.network,
-};
+  internal: exitCodes.network,
+  model_unavailable: exitCodes.network,
+  chain_unavailable: exitCodes.network,
+  unavailable: exitCodes.network,
+} as const satisfies Record<ProblemType, ExitCode>;
 
-export function exitCodeFor(err: unknown): number {
+const byType: Record<string, ExitCode | undefined> = exitCodeByProblemType;
+
+export function exitCodeFor(err: unknown): ExitCode {
   if (err instanceof CliError) return err.exitCode;
   if (err instanceof CommanderError) return err.exitCode === 0 ? exitCodes.ok : exitCodes.usage;
   if (err instanceof PresenceNetworkError) return exitCodes.network;
   if (err instanceof PresenceApiError) {
-    const code = byType[err.type];
+    const code = Object.hasOwn(byType, err.type) ? byType[err.type] : undefined;
     if (code !== undefined) return code;
-    // Types this CLI does not know yet still land in the right class by status.
+    // Types newer than this CLI still land in the right class by status.
     if (err.status === 401) return exitCodes.auth;
     if (err.status === 403) return exitCodes.scope;
     if (err.status === 404) return exitCodes.notFound;
+    if (err.status === 409) return exitCodes.policy;
     if (err.status === 429 || err.status >= 500) return exitCodes.network;
+    if (err.status >= 400) return exitCodes.usage;
   }
   return exitCodes.other;
 }

@@ -2,10 +2,12 @@
 // process-wide failure paths are set up so nothing reaches Node's default printer (a stack
 // trace): a closed stdout (`presence … | head`) ends the run quietly, and an uncaught error
 // or rejection is printed like every other failure, one line (the stack with PRESENCE_DEBUG=1).
+import { invocation } from './invocation';
 import { installProcessGuards } from './process-guards';
 
 const io = {
   env: process.env,
+  self: invocation({ script: process.argv[1], env: process.env, cwd: process.cwd() }),
   stdout: (s: string) => void process.stdout.write(s),
   stderr: (s: string) => void process.stderr.write(s),
 };

@@ -13,6 +13,7 @@ import { registerMemory } from './commands/memory';
 import { registerStanding } from './commands/standing';
 import { registerWallet } from './commands/wallet';
 import type { CliContext } from './context';
+import { exitCodeClasses } from './exit-codes';
 
 export const CLI_VERSION = '0.1.0';
 
@@ -44,7 +45,12 @@ export function createProgram(cli: CliContext): Command {
   registerStanding(program, cli);
   registerKeys(program, cli);
   registerLink(program, cli);
-  program.addHelpText('after', () => `\nEvery command:\n${leafUsages(program).join('\n')}\n\n${ENVIRONMENT}`);
+  program.addHelpText('after', () => {
+    // Where `presence` is not on PATH (npx, or a path to the bin), say how to run it here.
+    const runAs = cli.command('').trim();
+    const here = runAs === 'presence' ? '' : `\n\nFrom this shell, run it as: ${runAs} <command>`;
+    return `\nEvery command:\n${leafUsages(program).join('\n')}\n\n${ENVIRONMENT}\n\n${EXIT_CODES}${here}`;
+  });
   return program;
 }
 
@@ -58,13 +64,15 @@ const oneLine = (s: string) =>
 const ENVIRONMENT = `Environment:
   PRESENCE_TOKEN   API key; wins over the saved login
   PRESENCE_URL     server address (default http://127.0.0.1:8787)
-  PRESENCE_DEBUG   1 prints each request and error stacks on stderr
+  PRESENCE_DEBUG   1 prints each request and error stacks on stderr`;
 
-Exit codes: 0 ok, 1 other, 2 usage, 3 auth, 4 scope, 5 policy, 6 network or unavailable, 7 not found`;
+const EXIT_CODES = `Exit codes: ${Object.entries(exitCodeClasses)
+  .map(([code, what]) => `${code} ${what}`)
+  .join(', ')}`;
 
 /** Commands whose forms the generic line cannot say. */
 const indexLines: Record<string, string[]> = {
-  'presence confirm': ['presence confirm list [--all]', 'presence confirm <id> --approve|--deny'],
+  'presence confirm answer': ['presence confirm <id> --approve|--deny'],
 };
 
 /** `presence memory pin <key> [--note <note>]` for every runnable command, so one --help shows them all. */

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createManualClock } from '../clock/clock';
 import { createKeyService } from '../keys/key-service';
-import { createLowdbStore } from '../store/lowdb-store';
+import { createLowdbStore } from '../store/lowdb/lowdb-store';
 import type { StorePort } from '../store/store-port';
 import { type BootstrapKeys, createAccountService } from './account-service';
 

@@ -1,199 +1,37 @@
-// Hand-written ABI fragments for the contracts the chain layer calls, `as const` so viem types
-// every argument and result. Only what we call; deployment uses the full artifacts.
+// ABI fragments for the contracts the chain layer calls, as human-readable signatures. parseAbi
+// takes them as a const type parameter, so viem still types every argument and result. Only
+// what we call; deployment uses the full artifacts.
+import { parseAbi } from 'viem';
+
 export { erc20Abi } from 'viem';
 
-export const wethAbi = [
-  { type: 'function', name: 'deposit', stateMutability: 'payable', inputs: [], outputs: [] },
-  {
-    type: 'function',
-    name: 'withdraw',
-    stateMutability: 'nonpayable',
-    inputs: [{ name: 'wad', type: 'uint256' }],
-    outputs: [],
-  },
-] as const;
+export const wethAbi = parseAbi(['function deposit() payable', 'function withdraw(uint256 wad)']);
 
-export const pairAbi = [
-  {
-    type: 'function',
-    name: 'getReserves',
-    stateMutability: 'view',
-    inputs: [],
-    outputs: [
-      { name: 'reserve0', type: 'uint112' },
-      { name: 'reserve1', type: 'uint112' },
-      { name: 'blockTimestampLast', type: 'uint32' },
-    ],
-  },
-  { type: 'function', name: 'token0', stateMutability: 'view', inputs: [], outputs: [{ type: 'address' }] },
-  { type: 'function', name: 'token1', stateMutability: 'view', inputs: [], outputs: [{ type: 'address' }] },
-] as const;
+export const pairAbi = parseAbi([
+  'function getReserves() view returns (uint112 reserve0, uint112 reserve1, uint32 blockTimestampLast)',
+  'function token0() view returns (address)',
+  'function token1() view returns (address)',
+]);
 
-export const factoryAbi = [
-  {
-    type: 'function',
-    name: 'getPair',
-    stateMutability: 'view',
-    inputs: [
-      { name: 'tokenA', type: 'address' },
-      { name: 'tokenB', type: 'address' },
-    ],
-    outputs: [{ name: 'pair', type: 'address' }],
-  },
-] as const;
+export const factoryAbi = parseAbi(['function getPair(address tokenA, address tokenB) view returns (address pair)']);
 
-export const routerAbi = [
-  {
-    type: 'function',
-    name: 'getAmountsOut',
-    stateMutability: 'view',
-    inputs: [
-      { name: 'amountIn', type: 'uint256' },
-      { name: 'path', type: 'address[]' },
-    ],
-    outputs: [{ name: 'amounts', type: 'uint256[]' }],
-  },
-  {
-    type: 'function',
-    name: 'swapExactTokensForTokens',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'amountIn', type: 'uint256' },
-      { name: 'amountOutMin', type: 'uint256' },
-      { name: 'path', type: 'address[]' },
-      { name: 'to', type: 'address' },
-      { name: 'deadline', type: 'uint256' },
-    ],
-    outputs: [{ name: 'amounts', type: 'uint256[]' }],
-  },
-  {
-    type: 'function',
-    name: 'swapExactETHForTokens',
-    stateMutability: 'payable',
-    inputs: [
-      { name: 'amountOutMin', type: 'uint256' },
-      { name: 'path', type: 'address[]' },
-      { name: 'to', type: 'address' },
-      { name: 'deadline', type: 'uint256' },
-    ],
-    outputs: [{ name: 'amounts', type: 'uint256[]' }],
-  },
-  {
-    type: 'function',
-    name: 'swapExactTokensForETH',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'amountIn', type: 'uint256' },
-      { name: 'amountOutMin', type: 'uint256' },
-      { name: 'path', type: 'address[]' },
-      { name: 'to', type: 'address' },
-      { name: 'deadline', type: 'uint256' },
-    ],
-    outputs: [{ name: 'amounts', type: 'uint256[]' }],
-  },
-  {
-    type: 'function',
-    name: 'swapExactTokensForTokensSupportingFeeOnTransferTokens',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'amountIn', type: 'uint256' },
-      { name: 'amountOutMin', type: 'uint256' },
-      { name: 'path', type: 'address[]' },
-      { name: 'to', type: 'address' },
-      { name: 'deadline', type: 'uint256' },
-    ],
-    outputs: [],
-  },
-  {
-    type: 'function',
-    name: 'swapExactETHForTokensSupportingFeeOnTransferTokens',
-    stateMutability: 'payable',
-    inputs: [
-      { name: 'amountOutMin', type: 'uint256' },
-      { name: 'path', type: 'address[]' },
-      { name: 'to', type: 'address' },
-      { name: 'deadline', type: 'uint256' },
-    ],
-    outputs: [],
-  },
-  {
-    type: 'function',
-    name: 'swapExactTokensForETHSupportingFeeOnTransferTokens',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'amountIn', type: 'uint256' },
-      { name: 'amountOutMin', type: 'uint256' },
-      { name: 'path', type: 'address[]' },
-      { name: 'to', type: 'address' },
-      { name: 'deadline', type: 'uint256' },
-    ],
-    outputs: [],
-  },
-  {
-    type: 'function',
-    name: 'addLiquidity',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'tokenA', type: 'address' },
-      { name: 'tokenB', type: 'address' },
-      { name: 'amountADesired', type: 'uint256' },
-      { name: 'amountBDesired', type: 'uint256' },
-      { name: 'amountAMin', type: 'uint256' },
-      { name: 'amountBMin', type: 'uint256' },
-      { name: 'to', type: 'address' },
-      { name: 'deadline', type: 'uint256' },
-    ],
-    outputs: [
-      { name: 'amountA', type: 'uint256' },
-      { name: 'amountB', type: 'uint256' },
-      { name: 'liquidity', type: 'uint256' },
-    ],
-  },
-] as const;
+export const routerAbi = parseAbi([
+  'function getAmountsOut(uint256 amountIn, address[] path) view returns (uint256[] amounts)',
+  'function swapExactTokensForTokens(uint256 amountIn, uint256 amountOutMin, address[] path, address to, uint256 deadline) returns (uint256[] amounts)',
+  'function swapExactETHForTokens(uint256 amountOutMin, address[] path, address to, uint256 deadline) payable returns (uint256[] amounts)',
+  'function swapExactTokensForETH(uint256 amountIn, uint256 amountOutMin, address[] path, address to, uint256 deadline) returns (uint256[] amounts)',
+  'function swapExactTokensForTokensSupportingFeeOnTransferTokens(uint256 amountIn, uint256 amountOutMin, address[] path, address to, uint256 deadline)',
+  'function swapExactETHForTokensSupportingFeeOnTransferTokens(uint256 amountOutMin, address[] path, address to, uint256 deadline) payable',
+  'function swapExactTokensForETHSupportingFeeOnTransferTokens(uint256 amountIn, uint256 amountOutMin, address[] path, address to, uint256 deadline)',
+  'function addLiquidity(address tokenA, address tokenB, uint256 amountADesired, uint256 amountBDesired, uint256 amountAMin, uint256 amountBMin, address to, uint256 deadline) returns (uint256 amountA, uint256 amountB, uint256 liquidity)',
+]);
 
-export const ownableAbi = [
-  { type: 'function', name: 'owner', stateMutability: 'view', inputs: [], outputs: [{ type: 'address' }] },
-] as const;
+export const ownableAbi = parseAbi(['function owner() view returns (address)']);
 
-export const mintAbi = [
-  {
-    type: 'function',
-    name: 'mint',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'to', type: 'address' },
-      { name: 'amount', type: 'uint256' },
-    ],
-    outputs: [],
-  },
-] as const;
+export const mintAbi = parseAbi(['function mint(address to, uint256 amount)']);
 
 /** Must match contracts/SafetyProbe.sol; a test compares it with the compiled artifact. */
-export const safetyProbeAbi = [
-  {
-    type: 'function',
-    name: 'probe',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'router', type: 'address' },
-      { name: 'weth', type: 'address' },
-      { name: 'token', type: 'address' },
-      { name: 'pair', type: 'address' },
-      { name: 'ethIn', type: 'uint256' },
-    ],
-    outputs: [
-      {
-        name: 'r',
-        type: 'tuple',
-        components: [
-          { name: 'stage', type: 'uint8' },
-          { name: 'ethIn', type: 'uint256' },
-          { name: 'buyPairOut', type: 'uint256' },
-          { name: 'buyReceived', type: 'uint256' },
-          { name: 'sellPairIn', type: 'uint256' },
-          { name: 'ethOut', type: 'uint256' },
-        ],
-      },
-    ],
-  },
-] as const;
+export const safetyProbeAbi = parseAbi([
+  'struct Result { uint8 stage; uint256 ethIn; uint256 buyPairOut; uint256 buyReceived; uint256 sellPairIn; uint256 ethOut; }',
+  'function probe(address router, address weth, address token, address pair, uint256 ethIn) returns (Result r)',
+]);

@@ -1,6 +1,6 @@
 // Amount strings at the boundary ("12.5 USDC", "3000.12 USD") and bigint base units inside.
 // All conversions are string/bigint arithmetic: a float never touches a money value.
-import { InvalidRequestError, NotFoundError } from './errors';
+import { invalidRequest, PresenceError } from '../errors/presence-error';
 import { resolveToken, type Token, type TokenList } from './token-list';
 
 /** USD values are bigint with this many decimals (1 USD = 10n ** 18n). */
@@ -21,11 +21,11 @@ const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
  * than silently dropping value. */
 export function parseUnits(text: string, decimals: number): bigint {
   const m = DECIMAL.exec(text.trim());
-  if (!m) throw new InvalidRequestError(`not a non-negative decimal number: "${text}"`);
+  if (!m) throw invalidRequest(`not a non-negative decimal number: "${text}"`);
   const whole = m[1] ?? '0';
   const fraction = m[2] ?? '';
   if (fraction.length > decimals) {
-    throw new InvalidRequestError(`"${text}" has more than ${decimals} decimal places`);
+    throw invalidRequest(`"${text}" has more than ${decimals} decimal places`);
   }
   return BigInt(whole + fraction.padEnd(decimals, '0'));
 }
@@ -83,7 +83,7 @@ export function usdToNumber(usd: bigint): number {
 export function parseAmount(text: string, list: TokenList): ParsedAmount {
   const m = /^\s*(\d+(?:\.\d+)?)\s*([A-Za-z][A-Za-z0-9.]*)\s*$/.exec(text);
   if (!m?.[1] || !m[2]) {
-    throw new InvalidRequestError(`amount must look like "12.5 USDC", got "${text}"`);
+    throw invalidRequest(`amount must look like "12.5 USDC", got "${text}"`);
   }
   const [, number, unit] = m;
   const upper = unit.toUpperCase();
@@ -93,7 +93,7 @@ export function parseAmount(text: string, list: TokenList): ParsedAmount {
   try {
     token = resolveToken(list, unit);
   } catch (err) {
-    if (err instanceof NotFoundError) throw new InvalidRequestError(`unknown unit "${unit}" in "${text}"`);
+    if (err instanceof PresenceError && err.type === 'not_found') throw invalidRequest(`unknown unit "${unit}" in "${text}"`);
     throw err;
   }
   return { kind: 'token', token, amount: parseUnits(number, token.decimals) };

@@ -1,13 +1,14 @@
-// Typed failures of the chain layer, as PresenceErrors with stable types, so they map to
-// problem+json like every other failure and tools can report them as data. Messages never
-// contain keys or raw RPC URLs (which may embed secrets).
+// Typed failures that only the chain raises, as PresenceErrors with stable types, so they map
+// to problem+json like every other failure and tools can report them as data. Bad input and
+// unknown tokens use core's shorthands (`invalidRequest`, `notFound`) like the rest of core.
+// Messages never contain keys or raw RPC URLs (which may embed secrets).
 import { PresenceError } from '../errors/presence-error';
 
 /** The RPC did not answer in time, refused the connection, or failed at the transport level. */
 export class ChainUnavailableError extends PresenceError {
   override readonly name: string = 'ChainUnavailableError';
   constructor(detail: string, options?: { cause?: unknown }) {
-    super('chain_unavailable', detail, options?.cause === undefined ? {} : { cause: options.cause });
+    super('chain_unavailable', detail, options);
   }
 }
 
@@ -31,7 +32,7 @@ export class ChainRevertedError extends PresenceError {
     readonly reason: string,
     options?: { cause?: unknown },
   ) {
-    super('chain_reverted', `execution reverted: ${reason}`, options?.cause === undefined ? {} : { cause: options.cause });
+    super('chain_reverted', `execution reverted: ${reason}`, options);
   }
 }
 
@@ -43,22 +44,6 @@ export class TransactionRejectedError extends PresenceError {
     readonly reason: string,
     options?: { cause?: unknown },
   ) {
-    super('chain_rejected', `transaction rejected: ${reason}`, options?.cause === undefined ? {} : { cause: options.cause });
-  }
-}
-
-/** A token, pair or pool that the list or the chain does not know. */
-export class NotFoundError extends PresenceError {
-  override readonly name = 'NotFoundError';
-  constructor(detail: string) {
-    super('not_found', detail);
-  }
-}
-
-/** Malformed input: a pair string, an amount string, an address. */
-export class InvalidRequestError extends PresenceError {
-  override readonly name = 'InvalidRequestError';
-  constructor(detail: string) {
-    super('invalid_request', detail);
+    super('chain_rejected', `transaction rejected: ${reason}`, options);
   }
 }

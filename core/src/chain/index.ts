@@ -1,5 +1,6 @@
-// Public surface of the chain layer: the port and its viem adapter, the embedded devnet,
-// token lists, amounts and prices, the chain views, and the typed errors.
+// Public surface of the chain layer: the port, token lists, amounts and prices, the chain
+// views and the typed errors; and, re-exported from their own folders, the viem adapter and
+// the embedded devnet.
 
 export {
   formatAmount,
@@ -15,29 +16,25 @@ export {
   USD_ONE,
   usdToNumber,
 } from './amounts';
-export {
-  type Balances,
-  type CallRequest,
-  type ChainPort,
-  createViemChain,
-  type PairReserves,
-  type Quote,
-  type ReadOptions,
-  type SignedTx,
-  type SwapRequest,
-  type TxInfo,
-  type TxReceipt,
-  type TxRequest,
-  type ViemChainOptions,
+export type {
+  Balances,
+  CallRequest,
+  ChainPort,
+  PairReserves,
+  Quote,
+  ReadOptions,
+  SignedTx,
+  SwapRequest,
+  TxInfo,
+  TxReceipt,
+  TxRequest,
 } from './chain-port';
-export { FUNDING as DEVNET_FUNDING } from './devnet/deploy';
-export { type Deployment, DeploymentSchema } from './devnet/deployment';
-export { type Devnet, type DevnetOptions, startDevnet } from './devnet/devnet';
+// The adapters: the only lines here that reach into ./viem and ./devnet (each will become a
+// package subpath of its own).
+export { DEVNET_FUNDING, type Deployment, DeploymentSchema, type Devnet, type DevnetOptions, startDevnet } from './devnet/index';
 export {
   ChainRevertedError,
   ChainUnavailableError,
-  InvalidRequestError,
-  NotFoundError,
   ReceiptTimeoutError,
   TransactionRejectedError,
 } from './errors';
@@ -54,6 +51,7 @@ export {
   TokenSchema,
   wethOf,
 } from './token-list';
+export { createViemChain, type ViemChainOptions } from './viem/index';
 export {
   type PoolsView,
   PoolsViewSchema,

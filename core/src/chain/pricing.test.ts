@@ -6,11 +6,11 @@ import { parseUnits } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USD_ONE } from './amounts';
-import { createViemChain } from './chain-port';
 import { type Devnet, startDevnet } from './devnet/devnet';
 import { createMarket } from './market';
 import { buildPriceBook, type PoolReserves } from './pricing';
 import { parseTokenList, type Token } from './token-list';
+import { createViemChain } from './viem/viem-chain';
 
 const a = (n: number) => `0x${n.toString(16).padStart(40, '0')}` as const;
 const list = parseTokenList({

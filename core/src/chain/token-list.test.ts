@@ -3,7 +3,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InvalidRequestError, NotFoundError } from './errors';
 import { loadTokenList, resolveToken, TokenListSchema } from './token-list';
 
 const example = new URL('./lists/base-mainnet.json', import.meta.url).pathname;
@@ -16,8 +15,8 @@ describe('token lists', () => {
     expect(resolveToken(list, 'usdc').decimals).toBe(6);
     expect(resolveToken(list, 'ETH').symbol).toBe('WETH');
     expect(resolveToken(list, '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913').symbol).toBe('USDC');
-    expect(() => resolveToken(list, 'NOPE')).toThrow(NotFoundError);
-    expect(() => resolveToken(list, '0x1234')).toThrow(InvalidRequestError);
+    expect(() => resolveToken(list, 'NOPE')).toThrow(expect.objectContaining({ type: 'not_found' }));
+    expect(() => resolveToken(list, '0x1234')).toThrow(expect.objectContaining({ type: 'invalid_request' }));
   });
 
   it('rejects duplicates, reserved symbols and a missing WETH entry', async () => {

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { type Address, getAddress, isAddress } from 'viem';
 import { z } from 'zod';
-import { InvalidRequestError, NotFoundError } from './errors';
+import { invalidRequest, notFound } from '../errors/presence-error';
 
 export const AddressSchema = z
   .string()
@@ -97,16 +97,16 @@ export function wethOf(list: TokenList): Token {
 export function resolveToken(list: TokenList, symbolOrAddress: string): Token {
   const key = symbolOrAddress.trim();
   if (key.startsWith('0x') || key.startsWith('0X')) {
-    if (!isAddress(key, { strict: false })) throw new InvalidRequestError(`not an address: ${key}`);
+    if (!isAddress(key, { strict: false })) throw invalidRequest(`not an address: ${key}`);
     const address = getAddress(key);
     const token = list.tokens.find((t) => t.address === address);
-    if (!token) throw new NotFoundError(`token ${address} is not in the ${list.chain.name} token list`);
+    if (!token) throw notFound(`token ${address} is not in the ${list.chain.name} token list`);
     return token;
   }
   const upper = key.toUpperCase();
   if (upper === 'ETH') return wethOf(list);
   const token = list.tokens.find((t) => t.symbol.toUpperCase() === upper);
-  if (!token) throw new NotFoundError(`unknown token ${key}`);
+  if (!token) throw notFound(`unknown token ${key}`);
   return token;
 }
 

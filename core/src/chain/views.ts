@@ -2,10 +2,10 @@
 // is computed from one market snapshot and cached for the block it describes, so repeating
 // a view within a block costs a single eth_blockNumber.
 import { type Address, getAddress, isAddress } from 'viem';
+import { invalidRequest, notFound } from '../errors/presence-error';
 import { formatAmount, formatRatio, formatUnits, formatUsd, formatUsdPrice, USD_ONE, usdToNumber } from './amounts';
 import { createBlockCache } from './block-cache';
 import type { ChainPort } from './chain-port';
-import { InvalidRequestError, NotFoundError } from './errors';
 import { createMarket, type Market, type MarketSnapshot, type Pool } from './market';
 import type { PriceBook } from './pricing';
 import { createSafetyChecker, depthOf } from './safety';
@@ -55,10 +55,10 @@ export function createChainViews(deps: { chain: ChainPort; tokenList: TokenList;
 
   function parsePair(pair: string): [Token, Token] {
     const m = PAIR.exec(pair.trim());
-    if (!m?.[1] || !m[2]) throw new InvalidRequestError(`pair must look like "WETH-USDC", got "${pair}"`);
+    if (!m?.[1] || !m[2]) throw invalidRequest(`pair must look like "WETH-USDC", got "${pair}"`);
     const a = resolveToken(tokenList, m[1]);
     const b = resolveToken(tokenList, m[2]);
-    if (a.address === b.address) throw new InvalidRequestError(`a pair needs two different tokens: "${pair}"`);
+    if (a.address === b.address) throw invalidRequest(`a pair needs two different tokens: "${pair}"`);
     return [a, b];
   }
 
@@ -90,14 +90,14 @@ export function createChainViews(deps: { chain: ChainPort; tokenList: TokenList;
       const [a, b] = parsePair(pair);
       return cached(`pools:${a.address}:${b.address}`, (snap) => {
         const pool = snap.poolOf(a, b);
-        if (!pool) throw new NotFoundError(`no ${a.symbol}-${b.symbol} pool on ${tokenList.chain.name}`);
+        if (!pool) throw notFound(`no ${a.symbol}-${b.symbol} pool on ${tokenList.chain.name}`);
         return { as_of_block: Number(snap.block), pools: [poolView(snap, pool, pool.tokenA.address !== a.address)] };
       });
     },
 
     async positions(address) {
       const who = address ?? deps.owner;
-      if (!who || !isAddress(who, { strict: false })) throw new InvalidRequestError('positions needs a wallet address');
+      if (!who || !isAddress(who, { strict: false })) throw invalidRequest('positions needs a wallet address');
       const owner = getAddress(who);
       return cached(`positions:${owner}`, async (snap) => {
         const block = snap.block;

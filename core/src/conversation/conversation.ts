@@ -4,21 +4,23 @@
 // turn is stored (question and reply as one entry) only after it completed, so a failure
 // mid-way leaves no half turn; the memory writes and standing intents it asked for are
 // applied only after that (each is idempotent, so a retry of a turn cut short in between
-// completes them). Test keys get answers but change nothing.
+// completes them). Test keys get answers but change nothing. A turn does only what its
+// key's scopes allow: the planner sees pinned memory only with memory:read, and the keys a
+// message mentions are touched (a memory write) only with memory:write.
 import type { TokenList } from '../chain/token-list';
 import type { Clock } from '../clock/clock';
+import { createKeyedLock } from '../concurrency/keyed-lock';
 import { PresenceError } from '../errors/presence-error';
 import type { Principal } from '../keys/key-service';
 import type { MemoryService } from '../memory/memory-service';
 import type { MessageResult } from '../schemas/messages';
 import type { StandingService } from '../standing/standing-service';
 import type { ThreadEntry } from '../store/documents';
-import { createKeyedLock } from '../store/keyed-lock';
 import type { StorePort } from '../store/store-port';
 import type { WalletDomain } from '../wallet/wallet-domain';
 import { mentionedKeys } from './mentions';
 import type { Planner, PlannerContext } from './planner-port';
-import { createPresenceTools, newTurnEffects } from './presence-tools';
+import { createPresenceTools, newTurnEffects, refuseTurn } from './presence-tools';
 import type { Thread } from './thread';
 
 export type TurnSink = {
@@ -64,7 +66,7 @@ export function createConversation(deps: {
       if (budget < 0) break;
       history.unshift(t);
     }
-    const mem = await memory.list(p.accountId);
+    const mem = p.scopes.includes('memory:read') ? await memory.list(p.accountId) : { pinned: [] };
     return {
       model: account.presence.model,
       ctx: {
@@ -72,7 +74,8 @@ export function createConversation(deps: {
         text,
         history,
         pinned: mem.pinned.map((e) => ({ key: e.key, note: e.note })),
-        touched: mentionedKeys(text, deps.tokenList),
+        touched: p.scopes.includes('memory:write') ? mentionedKeys(text, deps.tokenList) : [],
+        scopes: p.scopes,
         allowAct,
         preferences: account.presence.preferences,
       },
@@ -103,7 +106,7 @@ export function createConversation(deps: {
       idempotencyKey: input.idempotencyKey,
       turnContext: { turn_text: input.text.slice(0, 500) },
     });
-    const reply = await deps.planners(model).run(ctx, { tools, token: sink.token });
+    const reply = await deps.planners(model).run(ctx, { tools, token: sink.token, refused: () => refuseTurn(effects) });
     const touched = [...effects.touched];
     const result: MessageResult = {
       reply,

@@ -1,8 +1,11 @@
 // The presence's tools: everything a planner may call during a turn, declared with zod so
-// model routes get typed tool schemas. Withdraw and policy changes are deliberately absent,
-// and `intent.submit` exists only when the turn allows acting (nor can `standing.create`
-// arrange an action without it) — a message cannot talk the presence into more than its key
-// and policy allow. Every call is traced in `used`.
+// model routes get typed tool schemas. Withdraw and policy changes are deliberately absent.
+// Every call first passes the scope gate of tool-scopes.ts (the key's scopes, and allow_act
+// for acting): a call the turn may not make is not run, not traced and not announced — it
+// answers a `scope` (or, lacking allow_act, `invalid_request`) problem naming what is
+// missing. Planners are offered only the tools that pass; this gate is the second line. A
+// message cannot talk the presence into more than its key and policy allow. Every call that
+// runs is traced in `used`.
 //
 // A turn may run again: a client retries with the same Idempotency-Key after a 5xx, and a
 // model re-run may call its tools in another order. So every effect is keyed by the turn's
@@ -22,10 +25,15 @@ import { toStandingView } from '../standing/standing-view';
 import type { UsedCall } from '../store/documents';
 import type { WalletDomain } from '../wallet/wallet-domain';
 import type { ToolDef } from './planner-port';
+import { type ToolName, toolRefusal } from './tool-scopes';
 
 export type TurnEffects = {
   used: UsedCall[];
   touched: Set<string>;
+  /** The keys the message mentions: touched unless the turn refuses something. */
+  mentioned: ReadonlySet<string>;
+  /** Something asked for was refused (a scope the key lacks, or allow_act): the turn then touches nothing. */
+  refused: boolean;
   acted: boolean;
   tx: string | null;
   confirm_id: string | null;
@@ -33,14 +41,26 @@ export type TurnEffects = {
   deferred: (() => Promise<unknown>)[];
 };
 
-export const newTurnEffects = (touched: Iterable<string> = []): TurnEffects => ({
+export const newTurnEffects = (mentioned: Iterable<string> = []): TurnEffects => ({
   used: [],
-  touched: new Set(touched),
+  touched: new Set(mentioned),
+  mentioned: new Set(mentioned),
+  refused: false,
   acted: false,
   tx: null,
   confirm_id: null,
   deferred: [],
 });
+
+/**
+ * Records that the turn refused something it was asked. A refused request does nothing, and
+ * touching the keys a message mentions is a memory write: those touches are dropped (keys a
+ * tool of this turn pinned stay, with their pin).
+ */
+export function refuseTurn(effects: TurnEffects): void {
+  effects.refused = true;
+  for (const k of effects.mentioned) effects.touched.delete(k);
+}
 
 /** The same words however they were spaced or cased: "Swap 5  USDC for WETH." ≡ "swap 5 usdc for weth". */
 export const normalizeText = (t: string) =>
@@ -83,8 +103,9 @@ export type ToolEvents = {
 /** Argument schemas, built once: model routes convert each to JSON Schema once, not every turn. */
 const Args = {
   none: z.object({}),
-  pair: z.object({ pair: z.string().optional() }),
-  token: z.object({ token: z.string() }),
+  // A symbol or an address is short: these bounds keep an overlong one out of views and replies.
+  pair: z.object({ pair: z.string().max(100).optional() }),
+  token: z.object({ token: z.string().max(64) }),
   remember: z.object({ key: MemoryKey, note: z.string().max(500) }),
   forget: z.object({ key: MemoryKey }),
   standing: z.object({ text: z.string().max(300) }),
@@ -133,13 +154,19 @@ export function createPresenceTools(deps: {
       throw noChain();
     })();
   const tools: ToolDef[] = [];
-  const def = <A extends z.ZodType>(name: string, description: string, args: A, run: (a: z.infer<A>) => Promise<unknown>) => {
+  const turn = { scopes: p.scopes, allowAct: deps.allowAct };
+  const def = <A extends z.ZodType>(name: ToolName, description: string, args: A, run: (a: z.infer<A>) => Promise<unknown>) => {
     tools.push({
       name,
       description,
       args,
       run: async (a: z.infer<A>) => {
         const record = { ...(a as Record<string, unknown>) };
+        const refused = toolRefusal(name, turn, record);
+        if (refused) {
+          refuseTurn(effects);
+          return { error: refused.toProblem() };
+        }
         effects.used.push({ tool: name, args: record });
         on.tool(name, record);
         return guarded(() => run(a));
@@ -214,30 +241,28 @@ export function createPresenceTools(deps: {
       return toStandingView(record);
     },
   );
-  if (deps.allowAct) {
-    def(
-      'intent.submit',
-      'Take an on-chain action, e.g. "swap 50 USDC for WETH", "buy $20 of WETH", "wrap 0.1 ETH". Gated by the spend policy; large actions are held for the user to approve.',
-      Args.intent,
-      async (a) => {
-        const r: IntentResult = await w().pipeline.submit({
-          accountId: p.accountId,
-          mode: p.kind,
-          text: a.do,
-          source: 'message',
-          idempotencyKey: keyOf('intent.submit', { do: normalizeText(a.do) }),
-          context: deps.turnContext,
-        });
-        if (r.status === 'done') {
-          effects.acted = true;
-          effects.tx = r.tx;
-        } else {
-          effects.confirm_id = r.confirm_id;
-          on.needsConfirm(r.confirm_id);
-        }
-        return r;
-      },
-    );
-  }
+  def(
+    'intent.submit',
+    'Take an on-chain action, e.g. "swap 50 USDC for WETH", "buy $20 of WETH", "wrap 0.1 ETH". Gated by the spend policy; large actions are held for the user to approve.',
+    Args.intent,
+    async (a) => {
+      const r: IntentResult = await w().pipeline.submit({
+        accountId: p.accountId,
+        mode: p.kind,
+        text: a.do,
+        source: 'message',
+        idempotencyKey: keyOf('intent.submit', { do: normalizeText(a.do) }),
+        context: deps.turnContext,
+      });
+      if (r.status === 'done') {
+        effects.acted = true;
+        effects.tx = r.tx;
+      } else {
+        effects.confirm_id = r.confirm_id;
+        on.needsConfirm(r.confirm_id);
+      }
+      return r;
+    },
+  );
   return tools;
 }

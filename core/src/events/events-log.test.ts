@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createManualClock } from '../clock/clock';
-import { createLowdbStore } from '../store/lowdb-store';
+import { createLowdbStore } from '../store/lowdb/lowdb-store';
 import type { StorePort } from '../store/store-port';
 import { createEventsLog, type FeedItem } from './events-log';
 

@@ -6,9 +6,9 @@
 // queue is dropped instead and the replay reads on from the store until it has caught up.
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
+import { createKeyedLock } from '../concurrency/keyed-lock';
 import type { KeyKind } from '../schemas/common';
 import type { EventType } from '../schemas/events';
-import { createKeyedLock } from '../store/keyed-lock';
 import type { EventStore } from './event-store';
 import { createMemoryEventStore } from './event-store';
 

@@ -4,9 +4,9 @@
 import { type Address, isAddress } from 'viem';
 import { formatAmount, formatUnits, parseUnits } from '../chain/amounts';
 import type { ChainPort, TxRequest } from '../chain/chain-port';
-import { InvalidRequestError, NotFoundError } from '../chain/errors';
 import type { MarketSnapshot } from '../chain/market';
 import { resolveToken, type Token, type TokenList, wethOf } from '../chain/token-list';
+import { PresenceError } from '../errors/presence-error';
 import { type ParsedIntent, unresolved } from './intent-parser';
 
 export type PlannedStep = TxRequest & { label: string };
@@ -43,7 +43,7 @@ function asset(list: TokenList, symbol: string): Asset {
     if (symbol.toUpperCase() === 'ETH') return { native: true, token: wethOf(list) };
     return { native: false, token: resolveToken(list, symbol) };
   } catch (e) {
-    if (e instanceof NotFoundError) {
+    if (e instanceof PresenceError && e.type === 'not_found') {
       throw unresolved(`I don't know the token "${symbol}". Known: ETH, ${list.tokens.map((t) => t.symbol).join(', ')}.`);
     }
     throw e;
@@ -76,7 +76,7 @@ export async function planIntent(parsed: ParsedIntent, ctx: PlanContext): Promis
       if (v === 0n) throw unresolved('the amount must be more than zero');
       return v;
     } catch (e) {
-      if (e instanceof InvalidRequestError) throw unresolved(e.detail);
+      if (e instanceof PresenceError && e.type === 'invalid_request') throw unresolved(e.detail);
       throw e;
     }
   };

@@ -1,12 +1,14 @@
 // Linking a chat or browser surface without pasting a secret into it: an admin makes a
 // short one-time code; the surface redeems it for a key of its own, named
-// "<surface>:<name>". Codes are stored only as hashes, expire, work once, and are compared
-// in constant time. Redeem attempts pass the redeem guard (per address, and a server-wide
-// budget of failures: see redeem-guard.ts) before a code is looked at.
+// "<surface>:<name>". Codes are stored only as keyed hashes (HMAC-SHA-256 under a subkey of
+// the master key: a code has 40 bits, so a plain hash would fall to brute force from a copy of
+// the file), expire, work once, and are compared in constant time. Redeem attempts pass the
+// redeem guard (per address, and a server-wide budget of failures: see redeem-guard.ts)
+// before a code is looked at.
 // Redeeming also answers where the account's events stand, so the surface's first
 // subscription can replay from there: a stream without Last-Event-ID starts live, and would
 // miss what happens between redeeming and subscribing.
-import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import { notFound, PresenceError } from '../errors/presence-error';
@@ -21,7 +23,11 @@ const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 export const LINK_CODE = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/;
 export const DEFAULT_LINK_SCOPES: Scope[] = ['talk', 'memory:read', 'memory:write', 'wallet:read', 'wallet:act'];
 
-const hashCode = (code: string) => createHash('sha256').update(code).digest();
+/** HKDF `info` of the link-code MAC key: a label no other use of the master key shares. */
+export const LINK_CODE_KEY_INFO = 'presence link codes v1';
+
+/** What the store keeps of a code. */
+export const linkCodeHash = (codeKey: Buffer, code: string) => createHmac('sha256', codeKey).update(code).digest();
 
 export type LinkService = ReturnType<typeof createLinkService>;
 
@@ -30,14 +36,21 @@ export function createLinkService({
   clock,
   keys,
   events,
+  codeKey,
   redeemLimits,
 }: {
   store: StorePort;
   clock: Clock;
   keys: KeyService;
   events: Pick<EventsLog, 'bounds'>;
+  /** The MAC key codes are hashed under (`keystore.subkey(LINK_CODE_KEY_INFO)`); without it no code can be made or redeemed. */
+  codeKey: Buffer | null;
   redeemLimits?: RedeemLimits;
 }) {
+  const hashCode = (code: string) => {
+    if (!codeKey) throw new Error('link codes need the master key (this core was made without a keystore)');
+    return linkCodeHash(codeKey, code);
+  };
   const guard = createRedeemGuard({ clock, ...(redeemLimits ? { limits: redeemLimits } : {}) });
 
   async function redeemCode(code: string, who: { surface: string; user_id: string; name: string }) {

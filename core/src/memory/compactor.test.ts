@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createManualClock } from '../clock/clock';
 import { createCore } from '../create-core';
-import { createLowdbStore } from '../store/lowdb-store';
+import { createLowdbStore } from '../store/lowdb/lowdb-store';
 import type { StorePort } from '../store/store-port';
 import { DAY_MS } from './memory-rules';
 

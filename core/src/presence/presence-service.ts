@@ -1,11 +1,30 @@
 // The presence itself: what GET /v1/presence/me shows and what PATCH may change.
-import { notFound } from '../errors/presence-error';
+import { notFound, PresenceError } from '../errors/presence-error';
 import type { Principal } from '../keys/key-service';
 import type { MemoryService } from '../memory/memory-service';
 import { spendLabel } from '../policy/spend-label';
 import { defaultPolicy } from '../schemas/policy';
-import type { PresencePatch, PresenceView } from '../schemas/presence';
+import { type Preferences, type PresencePatch, type PresenceView, preferencesOverLimit } from '../schemas/presence';
 import type { StorePort } from '../store/store-port';
+
+/**
+ * Merges a PATCH's preferences into the stored ones (null removes a key). The limits hold for
+ * the result: a patch within them can still be refused when what it adds to makes the whole
+ * too large. A patch that only removes keys is always taken, so preferences kept over the
+ * limits by an earlier version can be trimmed.
+ */
+export function mergePreferences(current: Preferences, patch: PresencePatch['preferences']): Preferences {
+  if (!patch) return current;
+  const merged: Preferences = { ...current };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete merged[k];
+    else merged[k] = v;
+  }
+  const onlyRemoves = Object.values(patch).every((v) => v === null);
+  const over = onlyRemoves ? null : preferencesOverLimit(merged);
+  if (over) throw new PresenceError('invalid_request', `${over}; remove keys with null first`);
+  return merged;
+}
 
 export function createPresenceService({ store, memory, chainName }: { store: StorePort; memory: MemoryService; chainName: () => string }) {
   async function me(p: Principal): Promise<PresenceView> {
@@ -30,15 +49,17 @@ export function createPresenceService({ store, memory, chainName }: { store: Sto
           ...current,
           name: patch.name ?? current.name,
           route: { model: patch.route?.model ?? current.route.model },
-          preferences: { ...current.preferences, ...patch.preferences },
+          preferences: mergePreferences(current.preferences, patch.preferences),
         };
       }
+      // Merged (and checked) inside the update, against the committed document: two PATCHes
+      // racing cannot together pass the limits that each was checked against alone.
       await store.updateAccount(p.accountId, (a) => ({
         ...a,
         presence: {
           name: patch.name ?? a.presence.name,
           model: patch.route?.model ?? a.presence.model,
-          preferences: patch.preferences ? { ...a.presence.preferences, ...patch.preferences } : a.presence.preferences,
+          preferences: mergePreferences(a.presence.preferences, patch.preferences),
         },
       }));
       return me(p);

@@ -10,19 +10,22 @@
 // speaking) and only then marked done. A crash anywhere in between leaves the fire pending,
 // and the next beat completes it. Acting fires run off the beat, one at a time per account,
 // so a swap waiting for its receipt never holds up every other account's alerts.
-import { formatUsd, formatUsdPrice } from '../chain/amounts';
+import { formatUsd, formatUsdPrice, parseUnits, USD_DECIMALS } from '../chain/amounts';
 import type { MarketSnapshot } from '../chain/market';
-import { resolveToken } from '../chain/token-list';
+import { resolveToken, type TokenList } from '../chain/token-list';
 import type { Clock } from '../clock/clock';
+import { createKeyedLock } from '../concurrency/keyed-lock';
 import type { Thread } from '../conversation/thread';
 import { notFound, PresenceError } from '../errors/presence-error';
+import { type ParsedIntent, parseIntent } from '../intents/intent-parser';
 import { randomBase62 } from '../keys/key-secret';
+import { turnRefusal } from '../keys/scopes';
 import type { KeyKind, Scope } from '../schemas/common';
 import type { StandingFire, StandingRecord } from '../store/documents';
-import { createKeyedLock } from '../store/keyed-lock';
 import type { StorePort } from '../store/store-port';
 import type { WalletDomain } from '../wallet/wallet-domain';
 import type { StandingSpec } from './standing-parser';
+import { standingNeed } from './standing-scopes';
 
 const DAY_MS = 86_400_000;
 /** Re-arm margin: the price must clear the threshold by 1% (100 bps). */
@@ -45,6 +48,43 @@ export type StandingOwner = { accountId: string; kind: KeyKind; keyId: string | 
 
 /** The intent a fire submits is keyed by the fire, so completing it again never acts twice. */
 export const fireIntentKey = (standingId: string, n: number) => `standing:${standingId}:fire:${n}`;
+
+/**
+ * An acting standing intent's action, checked as far as it can be without a quote: its
+ * tokens are listed and its amount fits their decimals and is not zero. (Balances and the
+ * policy are checked when it fires.)
+ */
+function checkAction(parsed: ParsedIntent, list: TokenList): void {
+  const decimalsOf = (symbol: string) => {
+    if (symbol.toUpperCase() === 'ETH') return 18;
+    try {
+      return resolveToken(list, symbol).decimals;
+    } catch {
+      throw new PresenceError(
+        'intent_unresolved',
+        `I don't know the token "${symbol}". Known: ETH, ${list.tokens.map((t) => t.symbol).join(', ')}.`,
+      );
+    }
+  };
+  const [amount, decimals, others] =
+    parsed.kind === 'swap'
+      ? [parsed.amount, decimalsOf(parsed.tokenIn), [parsed.tokenOut]]
+      : parsed.kind === 'buy'
+        ? [parsed.usd, USD_DECIMALS, [parsed.token, parsed.payWith]]
+        : parsed.kind === 'sell'
+          ? [parsed.amount, decimalsOf(parsed.token), [parsed.for]]
+          : parsed.kind === 'send'
+            ? [parsed.amount, decimalsOf(parsed.token), []]
+            : [parsed.amount, 18, []];
+  for (const s of others) if (s) decimalsOf(s);
+  let value: bigint;
+  try {
+    value = parseUnits(amount, decimals);
+  } catch {
+    throw new PresenceError('intent_unresolved', `"${amount}" has more decimal places than that token has (${decimals})`);
+  }
+  if (value === 0n) throw new PresenceError('intent_unresolved', 'the amount must be more than zero');
+}
 
 /** A failure worth another try on the next beat (the fire stays pending). */
 class RetryLater extends Error {}
@@ -71,9 +111,11 @@ export function createStandingService({
   let lastBlock: bigint | null = null;
 
   /**
-   * Checks a standing intent and builds its record without storing it (see `commit`). One
-   * that acts needs the turn to allow acting and the key to hold wallet:act: otherwise a
-   * message could arrange an action that later runs unasked.
+   * Checks a standing intent and builds its record without storing it (see `commit`). It
+   * needs the scopes of what it will do when it fires (standing-scopes.ts): one that acts
+   * needs the turn to allow acting and the key to hold wallet:act, otherwise a message could
+   * arrange an action that later runs unasked. The tokens it names must be listed now, not
+   * found missing when it fires.
    */
   async function prepare(
     owner: StandingOwner,
@@ -81,29 +123,19 @@ export function createStandingService({
     spec: StandingSpec,
     opts: { allowAct: boolean; id?: string },
   ): Promise<StandingRecord> {
-    const mayAct = owner.scopes.includes('wallet:act');
-    if (spec.action.kind === 'act') {
-      if (!mayAct) {
-        throw new PresenceError('scope', 'a standing intent that acts must be created by a key holding wallet:act', {
-          extra: { missing: ['wallet:act'] },
-        });
-      }
-      if (!opts.allowAct) {
-        throw new PresenceError(
-          'invalid_request',
-          'a standing intent that acts must be asked for in a message sent with allow_act: true (by a key holding wallet:act)',
-        );
-      }
-    }
+    const refused = turnRefusal({ scopes: owner.scopes, allowAct: opts.allowAct }, standingNeed(spec));
+    if (refused) throw refused;
     const trigger = { ...spec.trigger };
     if (trigger.kind === 'price') {
       if (!wallet) throw new PresenceError('chain_unavailable', 'no chain is configured, so prices cannot be watched');
       try {
         trigger.token = resolveToken(wallet.tokenList, trigger.token).symbol;
       } catch {
-        throw new PresenceError('intent_unresolved', `I don't know the token "${trigger.token}"`);
+        throw new PresenceError('intent_unresolved', `I don't know the token "${trigger.token.slice(0, 40)}"`);
       }
     }
+    if (spec.action.kind === 'act' && wallet) checkAction(parseIntent(spec.action.intent), wallet.tokenList);
+    const mayAct = owner.scopes.includes('wallet:act');
     const now = clock.now();
     return {
       id: opts.id ?? `st_${randomBase62(12)}`,

@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { type FileHandle, open, readFile, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
-import { writeFileAtomic } from './durable-file';
+import { PRIVATE_DIR, PRIVATE_FILE, writeFileAtomic } from './durable-file';
 
 export interface AppendLog<T> {
   readAll(): Promise<T[]>;
@@ -36,7 +36,7 @@ export interface AppendLog<T> {
 type Pending = { text: string; sync: boolean; onCommit: (() => void) | undefined; resolve: () => void; reject: (e: unknown) => void };
 
 export function createAppendLog<T>(file: string, schema: z.ZodType<T>, { fsync = true }: { fsync?: boolean } = {}): AppendLog<T> {
-  mkdirSync(path.dirname(file), { recursive: true });
+  mkdirSync(path.dirname(file), { recursive: true, mode: PRIVATE_DIR });
   let handle: FileHandle | null = null;
   /** Bytes known to be whole lines: a failed batch is cut back to this. */
   let size = 0;
@@ -49,7 +49,7 @@ export function createAppendLog<T>(file: string, schema: z.ZodType<T>, { fsync =
   };
   const fd = async () => {
     if (!handle) {
-      handle = await open(file, 'a');
+      handle = await open(file, 'a', PRIVATE_FILE);
       size = (await handle.stat()).size;
     }
     return handle;

@@ -4,10 +4,16 @@ import { z } from 'zod';
 import { KeyKind, Scope } from '../schemas/common';
 import { StoredPolicy } from '../schemas/policy';
 
-export const AccountRecord = z.object({
+/** What the account index (accounts.json) keeps of each account: only what never changes. */
+export const AccountIndexEntry = z.object({
   id: z.string(),
   name: z.string(),
   created_at: z.string(),
+});
+export type AccountIndexEntry = z.infer<typeof AccountIndexEntry>;
+
+/** An account as kept in its own document (data/accounts/<id>.json). */
+export const AccountRecord = AccountIndexEntry.extend({
   presence: z.object({
     name: z.string(),
     model: z.string(),
@@ -214,7 +220,10 @@ export const StandingRecord = z.object({
 export type StandingRecord = z.infer<typeof StandingRecord>;
 
 export const LinkRecord = z.object({
-  /** SHA-256 of the code: the code itself is a bearer secret until redeemed. */
+  /**
+   * HMAC-SHA-256 of the code under a subkey of the master key: the code is a bearer secret
+   * until redeemed, and only 40 bits, so a plain hash could be reversed from a copy of the file.
+   */
   hash: z.string(),
   account_id: z.string(),
   scopes: z.array(Scope),

@@ -2,8 +2,13 @@
 // file's data is fsynced, a power loss can leave the renamed file empty or short, and until
 // the directory is fsynced the rename itself can be forgotten (the old file comes back). An
 // answered write must survive both, so both are synced before the write resolves.
+// Everything under the data directory is private: files are created 0600, directories 0700.
 import { open, rename } from 'node:fs/promises';
 import path from 'node:path';
+
+/** Modes of what Presence keeps: readable by the server's user only. */
+export const PRIVATE_FILE = 0o600;
+export const PRIVATE_DIR = 0o700;
 
 /** Makes the directory's entries (creations, renames) durable. */
 export async function fsyncDir(dir: string): Promise<void> {
@@ -24,7 +29,9 @@ export async function fsyncDir(dir: string): Promise<void> {
  */
 export async function writeFileAtomic(file: string, text: string, { fsync = true }: { fsync?: boolean } = {}): Promise<void> {
   const tmp = `${file}.tmp`;
-  const h = await open(tmp, 'w');
+  // A new temp file is private from its first byte (the rename gives the file its mode); a
+  // stale one left by an earlier version keeps its own mode, but the start fixes those.
+  const h = await open(tmp, 'w', PRIVATE_FILE);
   try {
     await h.writeFile(text);
     // fsync, not fdatasync: the temp file is new, so its size and blocks are metadata too.

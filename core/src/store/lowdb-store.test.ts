@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createKeystore } from '../wallet/keystore';
 import type { AccountRecord, IdempotencyRecord, MemoryEntry } from './documents';
 import { intentRecord } from './intent-fixture';
-import { createLowdbStore } from './lowdb-store';
+import { createLowdbStore } from './lowdb/lowdb-store';
 import type { StorePort } from './store-port';
 
 // Lets a test hold or fail a document write; every other write goes through unchanged.
@@ -90,16 +90,17 @@ describe('lowdb store', () => {
   }
 
   it.runIf(process.platform === 'linux')('by default a document write syncs the temp file, renames, then syncs the directory', async () => {
-    const accountsFile = path.join(dir, 'data', 'accounts.json');
+    await store.createAccount(account('x'));
+    const accountFile = path.join(dir, 'data', 'accounts', 'x.json');
     let renamedBeforeDirSync = false;
     const calls = await syncSpy((call) => {
-      if (call.file === path.join(dir, 'data'))
-        renamedBeforeDirSync = !existsSync(`${accountsFile}.tmp`) && readFileSync(accountsFile, 'utf8').includes('"x"');
+      if (call.file === path.join(dir, 'data', 'accounts'))
+        renamedBeforeDirSync = !existsSync(`${accountFile}.tmp`) && readFileSync(accountFile, 'utf8').includes('"Ada"');
     });
-    await store.createAccount(account('x'));
+    await store.updateAccount('x', (a) => ({ ...a, presence: { ...a.presence, name: 'Ada' } }));
     expect(calls).toEqual([
-      { kind: 'sync', file: `${accountsFile}.tmp` },
-      { kind: 'sync', file: path.join(dir, 'data') },
+      { kind: 'sync', file: `${accountFile}.tmp` },
+      { kind: 'sync', file: path.join(dir, 'data', 'accounts') },
     ]);
     expect(renamedBeforeDirSync).toBe(true);
   });

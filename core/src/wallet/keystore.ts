@@ -1,8 +1,10 @@
 // Secrets at rest (wallet private keys, stored Idempotency-Key answers): AES-256-GCM under a
 // 32-byte master key, bound by associated data to what they belong to (a wallet's account and
 // address, an answer's account and request) so a ciphertext moved to another record fails to
-// open. The master key comes from PRESENCE_MASTER_KEY or a generated 0600 file.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+// open. Other uses of the master key (e.g. the MAC that hashes link codes) get subkeys derived
+// with HKDF under a label of their own, never the master key itself. The master key comes from
+// PRESENCE_MASTER_KEY or a generated 0600 file in the 0700 data directory.
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -16,7 +18,7 @@ export function loadOrCreateMasterKey({ configured, dataDir }: { configured?: st
     if (!/^[0-9a-f]{64}$/i.test(hex)) throw new Error(`${file} is not 64 hex characters`);
     return Buffer.from(hex, 'hex');
   }
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const key = randomBytes(32);
   writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
   return key;
@@ -45,6 +47,12 @@ export function createKeystore(masterKey: Buffer) {
   }
 
   return {
+    /**
+     * A 32-byte key for one purpose, derived from the master key with HKDF-SHA-256. `info`
+     * names the purpose (distinct labels give independent keys); a subkey that leaks reveals
+     * neither the master key nor any other subkey.
+     */
+    subkey: (info: string): Buffer => Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), info, 32)),
     sealText,
     openText,
     seal: (accountId: string, address: string, privateKey: string): SealedKey => sealText(walletContext(accountId, address), privateKey),

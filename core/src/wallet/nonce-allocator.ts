@@ -3,7 +3,7 @@
 // intents get consecutive nonces and none is used twice.
 import type { Address } from 'viem';
 import type { ChainPort } from '../chain/chain-port';
-import { createKeyedLock } from '../store/keyed-lock';
+import { createKeyedLock } from '../concurrency/keyed-lock';
 
 export type NonceAllocator = ReturnType<typeof createNonceAllocator>;
 

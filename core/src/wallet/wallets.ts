@@ -5,7 +5,7 @@ import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
-import { createKeyedLock } from '../store/keyed-lock';
+import { createKeyedLock } from '../concurrency/keyed-lock';
 import type { StorePort } from '../store/store-port';
 import type { Keystore } from './keystore';
 

@@ -1,4 +1,5 @@
-// End to end in real headless Chromium (Debian's /usr/bin/chromium through playwright-core):
+// End to end in real headless Chromium (the distribution's, through playwright-core; found as
+// scripts/chromium.ts says, which `npm test`'s pretest installs when it is missing):
 // build the extension with Plasmo, start a real Presence server (with its devnet), link
 // through the options page with a one-time code, chat, check the wallet total against
 // GET /v1/wallet, and approve a held intent from the Pending tab while the badge, read from
@@ -11,7 +12,7 @@
 // grants http://127.0.0.1/* up front: what the user's "Allow" would grant. The request made
 // by the page then resolves true at once, and everything else is the shipped bundle as built.
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,12 +21,12 @@ import { createPresenceClient, type PresenceClient } from '@presence/client';
 import { loadConfig, type RunningServer, startServer } from '@presence/server';
 import { type BrowserContext, chromium, type Page, type Worker } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findChromium, INSTALL_HINT } from '../../../scripts/chromium';
 import { formatAmount } from '../../src/lib/format';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BUILD = path.join(ROOT, 'build/chrome-mv3-prod');
 const ARTIFACTS = path.join(ROOT, 'test-artifacts');
-const CHROMIUM = process.env.PRESENCE_CHROMIUM ?? '/usr/bin/chromium';
 
 let tmp: string;
 let server: RunningServer;
@@ -97,8 +98,8 @@ async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: str
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: apt-get update && apt-get install -y chromium (or set PRESENCE_CHROMIUM)`);
+  const executablePath = findChromium();
+  if (!executablePath) throw new Error(`no Chromium found: ${INSTALL_HINT}`);
   tmp = mkdtempSync(path.join(tmpdir(), 'presence-e2e-'));
   mkdirSync(ARTIFACTS, { recursive: true });
   const [, started] = await Promise.all([
@@ -122,7 +123,7 @@ beforeAll(async () => {
 
   const dir = loadableCopy();
   context = await chromium.launchPersistentContext(path.join(tmp, 'profile'), {
-    executablePath: CHROMIUM,
+    executablePath,
     headless: true,
     viewport: { width: 380, height: 560 },
     args: [

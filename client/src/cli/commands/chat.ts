@@ -40,7 +40,7 @@ export function registerChat(program: Command, cli: CliContext) {
             if (e.result.tx) io.stdout(`tx ${e.result.tx}\n`);
           }
         }
-        if (held) io.stdout(`\nheld for your confirmation (${held})\n${approveHint(held)}\n`);
+        if (held) io.stdout(`\nheld for your confirmation (${held})\n${approveHint(cli, held)}\n`);
       };
 
       if (words.length > 0) return turn(words.join(' '));

@@ -1,6 +1,6 @@
 // `presence events`: tails the events stream until Ctrl-C (or --limit events). Drops are
-// resumed with Last-Event-ID by the SDK; reconnects are reported on stderr. With --json,
-// one JSON object per line (NDJSON) so it pipes into jq.
+// resumed with Last-Event-ID by the SDK; the connection and reconnects are reported on
+// stderr. With --json, one JSON object per line (NDJSON) so it pipes into jq.
 import { type Command, InvalidArgumentError } from 'commander';
 import { PresenceNetworkError } from '../../errors';
 import type { EventsItem } from '../../events';
@@ -42,10 +42,15 @@ export function registerEvents(program: Command, cli: CliContext) {
       let connected = false;
       let gaveUp: Error | undefined;
       try {
-        const events = cli.client().events.subscribe({
+        const client = cli.client();
+        const events = client.events.subscribe({
           signal: stop.signal,
           ...(opts.since !== undefined ? { lastEventId: opts.since } : {}),
+          // On stderr, so stdout stays data. Until this line, nothing emitted yet is certain to arrive.
           onOpen: () => {
+            cli.io.stderr(
+              connected ? `reconnected to ${client.baseUrl}\n` : `connected to ${client.baseUrl}, waiting for events (Ctrl-C to stop)\n`,
+            );
             connected = true;
           },
           onReconnect: ({ attempt, delayMs, error }) => {

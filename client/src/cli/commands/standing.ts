@@ -13,7 +13,7 @@ export function registerStanding(program: Command, cli: CliContext) {
       const r = await cli.client().standing.list();
       cli.print(cmd, r, () =>
         r.standing.length === 0
-          ? 'no standing intents; make one by talking, e.g. presence chat "tell me when WETH is below 2500 USD"'
+          ? `no standing intents; make one by talking, e.g. ${cli.command('chat "tell me when WETH is below 2500 USD"')}`
           : renderTable(
               [{ header: 'ID' }, { header: 'FIRED', align: 'right' }, { header: 'LAST FIRED' }, { header: 'CREATED' }, { header: 'TEXT' }],
               r.standing.map((s) => [s.id, String(s.fired_count), shortTime(s.last_fired_at), shortTime(s.created_at), s.text]),

@@ -14,7 +14,7 @@ const assetTable = (rows: { symbol: string; amount: string; value_usd: string | 
     rows.map((b) => [b.symbol, b.amount, b.value_usd ?? '-']),
   );
 
-export function renderIntent(r: IntentResult): string {
+export function renderIntent(cli: Pick<CliContext, 'command'>, r: IntentResult): string {
   const sim = r.simulated ? ' (simulated: nothing was broadcast)' : '';
   if (r.status === 'done')
     return `${renderPairs([
@@ -26,7 +26,7 @@ export function renderIntent(r: IntentResult): string {
     ['held', r.summary],
     ['amount', r.amount],
     ['expires', `${shortTime(r.expires_at)} UTC; silence means no`],
-  ])}\n\n${approveHint(r.confirm_id)}`;
+  ])}\n\n${approveHint(cli, r.confirm_id)}`;
 }
 
 function policyPairs(p: PolicyView): [string, string][] {
@@ -46,7 +46,7 @@ function policyPairs(p: PolicyView): [string, string][] {
   ];
 }
 
-function readPolicyFile(file: string): PolicyDocument {
+function readPolicyFile(cli: CliContext, file: string): PolicyDocument {
   let text: string;
   try {
     text = readFileSync(file === '-' ? 0 : file, 'utf8');
@@ -59,7 +59,7 @@ function readPolicyFile(file: string): PolicyDocument {
     const { version: _v, updated_at: _u, ...rest } = doc;
     return rest;
   } catch {
-    throw new CliError('usage', `${file} is not JSON; start from \`presence policy get --json\``, exitCodes.usage);
+    throw new CliError('usage', `${file} is not JSON; start from \`${cli.command('policy get --json')}\``, exitCodes.usage);
   }
 }
 
@@ -77,7 +77,7 @@ export function registerWallet(program: Command, cli: CliContext) {
           ['total', w.total_usd],
           ['spend', `${p.spend}: per tx ${p.per_tx_cap}, confirm over ${p.confirm_over}, daily ${p.daily_cap}`],
           ['today', `spent ${p.spent_today}, left ${p.left_today}`],
-          ['pending', w.pending_confirmations === 0 ? 'none' : `${w.pending_confirmations} (presence confirm list)`],
+          ['pending', w.pending_confirmations === 0 ? 'none' : `${w.pending_confirmations} (${cli.command('confirm list')})`],
         ]);
         const lp =
           w.lp.length === 0
@@ -103,7 +103,7 @@ export function registerWallet(program: Command, cli: CliContext) {
     .description('replace the whole policy with a JSON file (admin); "-" reads stdin')
     .argument('<file>', 'a policy document, e.g. edited output of `presence policy get --json`')
     .action(async (file: string, _opts: unknown, cmd: Command) => {
-      const p = await cli.client().wallet.policy.set(readPolicyFile(file));
+      const p = await cli.client().wallet.policy.set(readPolicyFile(cli, file));
       cli.print(cmd, p, () => `stored policy version ${p.version}\n\n${renderPairs(policyPairs(p))}`);
       cli.noteIfTest();
     });
@@ -114,6 +114,6 @@ export function registerWallet(program: Command, cli: CliContext) {
     .argument('<sentence>', 'e.g. "swap 50 USDC for WETH"')
     .action(async (sentence: string, _opts: unknown, cmd: Command) => {
       const r = await cli.client().wallet.intent({ do: sentence });
-      cli.print(cmd, r, () => renderIntent(r));
+      cli.print(cmd, r, () => renderIntent(cli, r));
     });
 }

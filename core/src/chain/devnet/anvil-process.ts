@@ -12,6 +12,8 @@ import type { Readable, Writable } from 'node:stream';
 
 const WRAPPER = `
 anvil="$1"; shift
+# anvil's state dumps are private, like everything else in the data directory.
+umask 077
 exec 3<&0
 "$anvil" "$@" </dev/null 3<&- &
 pid=$!

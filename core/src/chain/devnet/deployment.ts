@@ -38,6 +38,6 @@ export async function readDeployment(path: string): Promise<Deployment | null> {
 
 export async function writeDeployment(path: string, deployment: Deployment): Promise<void> {
   const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, `${JSON.stringify(deployment, null, 2)}\n`);
+  await writeFile(tmp, `${JSON.stringify(deployment, null, 2)}\n`, { mode: 0o600 });
   await rename(tmp, path);
 }

@@ -75,7 +75,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   const log = opts.log;
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const dir = join(opts.dataDir, 'devnet');
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
   const statePath = join(dir, 'state.json');
   const lastGoodPath = join(dir, 'state.last-good.json');
   const deploymentPath = join(dir, 'deployment.json');

@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPublicClient, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createViemChain } from './chain-port';
-import { type Devnet, startDevnet } from './devnet/devnet';
-import { ChainRevertedError } from './errors';
+import { type Devnet, startDevnet } from '../devnet/devnet';
+import { ChainRevertedError } from '../errors';
 import { rpcTransport } from './rpc-transport';
+import { createViemChain } from './viem-chain';
 
 describe('batching against the devnet', () => {
   let dataDir: string;

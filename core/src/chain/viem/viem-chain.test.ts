@@ -9,12 +9,13 @@ import { join } from 'node:path';
 import { type Address, type Hex, maxUint256, parseEther, parseUnits } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChainPort, createViemChain } from './chain-port';
-import { FUNDING } from './devnet/deploy';
-import type { Deployment } from './devnet/deployment';
-import { type Devnet, startDevnet } from './devnet/devnet';
-import { ChainRevertedError, ChainUnavailableError, InvalidRequestError, ReceiptTimeoutError, TransactionRejectedError } from './errors';
-import { loadTokenList, type TokenList } from './token-list';
+import type { ChainPort } from '../chain-port';
+import { FUNDING } from '../devnet/deploy';
+import type { Deployment } from '../devnet/deployment';
+import { type Devnet, startDevnet } from '../devnet/devnet';
+import { ChainRevertedError, ChainUnavailableError, ReceiptTimeoutError, TransactionRejectedError } from '../errors';
+import { loadTokenList, type TokenList } from '../token-list';
+import { createViemChain } from './viem-chain';
 
 let dataDir: string;
 let devnet: Devnet;
@@ -93,7 +94,7 @@ describe('viem chain port on the devnet', () => {
     expect(ab?.reserveA).toBe(ba?.reserveB);
     expect(ab?.reserveB).toBe(ba?.reserveA);
     expect(await chain.pair(addr('USDC'), addr('DAI'))).toBeNull();
-    await expect(chain.pair(addr('USDC'), addr('USDC'))).rejects.toBeInstanceOf(InvalidRequestError);
+    await expect(chain.pair(addr('USDC'), addr('USDC'))).rejects.toMatchObject({ type: 'invalid_request' });
   });
 
   it('swaps ETH for USDC and receives exactly the quoted amount', async () => {
@@ -208,8 +209,10 @@ describe('viem chain port on the devnet', () => {
     const recipient = privateKeyToAccount(generatePrivateKey()).address;
     expect(() =>
       chain.buildSwap({ path: [addr('USDC'), addr('WETH')], amountIn: 1n, minAmountOut: 0n, recipient, nativeIn: true }),
-    ).toThrow(InvalidRequestError);
-    expect(() => chain.buildSwap({ path: [addr('USDC')], amountIn: 1n, minAmountOut: 0n, recipient })).toThrow(InvalidRequestError);
+    ).toThrow(expect.objectContaining({ type: 'invalid_request' }));
+    expect(() => chain.buildSwap({ path: [addr('USDC')], amountIn: 1n, minAmountOut: 0n, recipient })).toThrow(
+      expect.objectContaining({ type: 'invalid_request' }),
+    );
   });
 });
 
@@ -220,7 +223,7 @@ describe('unavailable chain', () => {
   const sockets = new Set<Socket>();
 
   beforeAll(async () => {
-    base = await loadTokenList(new URL('./lists/base-mainnet.json', import.meta.url).pathname);
+    base = await loadTokenList(new URL('../lists/base-mainnet.json', import.meta.url).pathname);
     // Accepts connections and never answers: the hang a timeout has to cut.
     silent = createServer((socket) => {
       sockets.add(socket);

@@ -1,4 +1,5 @@
-// Serializes async work per key (one document, one account's log) without blocking others.
+// Serializes async work per key (one document, one account's log, one wallet's nonces, one
+// account's turns) without blocking other keys.
 export type KeyedLock = {
   <T>(key: string, work: () => Promise<T>): Promise<T>;
   /** Resolves when everything queued so far has finished. */

@@ -17,14 +17,11 @@ import {
   TimeoutError,
   WebSocketRequestError,
 } from 'viem';
-import { ChainRevertedError, ChainUnavailableError, InvalidRequestError, NotFoundError, TransactionRejectedError } from './errors';
+import { PresenceError } from '../../errors/presence-error';
+import { ChainRevertedError, ChainUnavailableError } from '../errors';
 
-const ours = (err: unknown) =>
-  err instanceof ChainUnavailableError ||
-  err instanceof ChainRevertedError ||
-  err instanceof TransactionRejectedError ||
-  err instanceof NotFoundError ||
-  err instanceof InvalidRequestError;
+// Already typed (a chain error, or a bad input caught before the RPC): passed on as it is.
+const ours = (err: unknown) => err instanceof PresenceError;
 
 function isTransport(e: unknown): boolean {
   return e instanceof TimeoutError || e instanceof HttpRequestError || e instanceof WebSocketRequestError || e instanceof SocketClosedError;

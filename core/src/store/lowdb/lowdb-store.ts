@@ -1,0 +1,77 @@
+// The embedded store: lowdb JSON documents for small, bounded state and append-only JSON-lines
+// logs for what only grows (events, thread, intents, idempotency answers), all under
+// <dataDir>/data, one module per record family. lowdb's `data` never leaves this folder.
+//
+// Every account's records live in documents and logs of its own (data/<family>/<account>),
+// so a write costs what that account keeps, never what other accounts keep. The only shared
+// document is the account index (accounts.json: ids, names, creation times), written when an
+// account is created. Keys and link codes are found by hash across accounts through maps
+// built at start from every account's documents, so lookups stay O(1) without a shared file.
+//
+// An answered write is on disk: documents are replaced by temp file + fsync + rename +
+// directory fsync, appended lines are fdatasync'ed, both before the write resolves. Both
+// group-commit (concurrent writes share one sync) so durability does not cost throughput
+// linearly, and both publish to readers only after the write succeeded.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { createKeyedLock } from '../../concurrency/keyed-lock';
+import type { Keystore } from '../../wallet/keystore';
+import { PRIVATE_DIR } from '../durable-file';
+import type { StorePort } from '../store-port';
+import { openAccounts } from './accounts';
+import { createDocuments } from './documents-engine';
+import { openEvents } from './events';
+import { openIdempotency } from './idempotency';
+import { openIntents } from './intents';
+import { openKeys } from './keys';
+import { openLinks } from './links';
+import { openMemory } from './memory';
+import { migrateSharedDocuments } from './migrate-shared-documents';
+import type { StoreContext } from './per-account';
+import { openStanding } from './standing';
+import { openThread } from './thread';
+import { openWallets } from './wallets';
+
+const FAMILIES = ['accounts', 'keys', 'wallets', 'links', 'memory', 'events', 'idempotency', 'intents', 'thread', 'standing'];
+
+export type LowdbStoreOptions = {
+  dataDir: string;
+  /** fsync every write before answering (the default). Only throwaway data (seeding a benchmark) may turn it off. */
+  fsync?: boolean;
+  /**
+   * Seals stored Idempotency-Key answers at rest under the master key (they can carry a new
+   * key's secret or a link code). Without it the store refuses to keep answers.
+   */
+  keystore?: Keystore;
+};
+
+export async function createLowdbStore({ dataDir, fsync = true, keystore }: LowdbStoreOptions): Promise<StorePort> {
+  const root = path.join(dataDir, 'data');
+  for (const dir of ['', ...FAMILIES]) mkdirSync(path.join(root, dir), { recursive: true, mode: PRIVATE_DIR });
+  await migrateSharedDocuments(root, { fsync });
+  const ctx: StoreContext = { root, fsync, documents: createDocuments({ fsync }), lock: createKeyedLock() };
+
+  const { ids: accountIds, ...accounts } = await openAccounts(ctx);
+  // The append-only families hold open files; close() closes them.
+  const events = openEvents(ctx);
+  const idempotency = openIdempotency(ctx, keystore, accountIds);
+  const intents = openIntents(ctx, accountIds);
+  const thread = openThread(ctx);
+  return {
+    ...accounts,
+    ...(await openKeys(ctx)),
+    ...openMemory(ctx),
+    ...events,
+    ...idempotency,
+    ...openWallets(ctx),
+    ...intents,
+    ...thread,
+    ...openStanding(ctx, accountIds),
+    ...(await openLinks(ctx)),
+    async close() {
+      await ctx.lock.drain();
+      await ctx.documents.settled();
+      await Promise.all([events, idempotency, intents, thread].map((family) => family.close()));
+    },
+  };
+}

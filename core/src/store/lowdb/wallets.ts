@@ -1,0 +1,32 @@
+// Wallets: one per account, in data/wallets/<account>.json (the private key sealed by the
+// wallet layer before it gets here).
+import { z } from 'zod';
+import { WalletRecord } from '../documents';
+import type { StorePort } from '../store-port';
+import { accountDocuments, type StoreContext } from './per-account';
+
+const WalletDoc = z.object({ wallet: WalletRecord.nullable() });
+
+export type WalletsFamily = Pick<StorePort, 'getWallet' | 'createWallet' | 'markWalletFunded'>;
+
+export function openWallets(ctx: StoreContext): WalletsFamily {
+  const { documents } = ctx;
+  const walletDoc = accountDocuments(ctx, 'wallets', WalletDoc, { wallet: null });
+  return {
+    async getWallet(accountId) {
+      return (await walletDoc(accountId)).db.data.wallet;
+    },
+    async createWallet(wallet) {
+      return documents.mutate(await walletDoc(wallet.account_id), (d) => {
+        if (d.wallet) return { data: d, result: d.wallet };
+        return { data: { wallet }, result: wallet };
+      });
+    },
+    async markWalletFunded(accountId) {
+      await documents.mutate(await walletDoc(accountId), (d) => ({
+        data: { wallet: d.wallet && { ...d.wallet, funded: true } },
+        result: undefined,
+      }));
+    },
+  };
+}

@@ -1,0 +1,125 @@
+// The documentation against the code, so neither drifts silently: docs/api.md has a section
+// for every endpoint of the OpenAPI document the server serves (and none for an endpoint it
+// lacks), and no Markdown file in the repository links outside it or to a file that is not
+// there — a clone must stand alone.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, removeDir, startTestServer, type TestServer } from './harness';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const API_DOC = path.join(ROOT, 'docs/api.md');
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
+/** Folders that are installed, generated or kept data, not the repository's own text. */
+const SKIP_DIRS = new Set(['node_modules', '.git', '.turbo', 'build', 'dist', '.plasmo', 'test-artifacts', '.presence', '.presence-bots']);
+
+function markdownFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    if (e.isDirectory()) return SKIP_DIRS.has(e.name) ? [] : markdownFiles(path.join(dir, e.name));
+    return e.name.endsWith('.md') ? [path.join(dir, e.name)] : [];
+  });
+}
+
+/** The text outside fenced code blocks, line by line. */
+const proseLines = (text: string) => {
+  let fenced = false;
+  return text.split('\n').filter((line) => {
+    if (/^\s*```/.test(line)) fenced = !fenced;
+    return !fenced && !/^\s*```/.test(line);
+  });
+};
+
+/** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens. */
+const slug = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+
+const anchorsOf = (file: string) =>
+  new Set(
+    proseLines(readFileSync(file, 'utf8'))
+      .map((l) => /^#{1,6}\s+(.*)$/.exec(l)?.[1])
+      .filter((h): h is string => h !== undefined)
+      .map(slug),
+  );
+
+/** Every link target: inline `[text](target)`, reference `[x]: target` and `href="target"`. */
+function linkTargets(text: string): string[] {
+  const prose = proseLines(text).join('\n');
+  return [
+    ...[...prose.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1] as string),
+    ...[...prose.matchAll(/^\s*\[[^\]]+\]:\s*(\S+)/gm)].map((m) => m[1] as string),
+    ...[...prose.matchAll(/href="([^"]+)"/g)].map((m) => m[1] as string),
+  ];
+}
+
+/** What is wrong with one link of `file`, or null when it resolves inside the repository. */
+function problemWith(file: string, target: string): string | null {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(target)) return null; // https:, mailto:: not a file of ours
+  const [rel = '', fragment] = target.split('#');
+  const resolved = rel === '' ? file : path.resolve(path.dirname(file), decodeURIComponent(rel));
+  if (path.relative(ROOT, resolved).startsWith('..') || path.isAbsolute(rel)) return 'points outside the repository';
+  if (!existsSync(resolved)) return 'points to a file that does not exist';
+  if (fragment && resolved.endsWith('.md') && !anchorsOf(resolved).has(fragment)) return `has no heading #${fragment}`;
+  return null;
+}
+
+describe('docs/api.md and the OpenAPI document', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer();
+  });
+  afterAll(async () => {
+    await s.close();
+    removeDir(s.dataDir);
+  });
+
+  it('has a "### METHOD /path" section for every operation the server serves, and none for one it lacks', async () => {
+    const answer = await call(s.url, 'GET', '/v1/openapi.json');
+    expect(answer.status).toBe(200);
+    const paths = answer.json.paths as Record<string, Record<string, unknown>>;
+    const served = Object.entries(paths).flatMap(([p, operations]) =>
+      Object.keys(operations)
+        .filter((m) => HTTP_METHODS.has(m))
+        .map((m) => `${m.toUpperCase()} ${p}`),
+    );
+    expect(served.length).toBeGreaterThan(20);
+    const documented = [...readFileSync(API_DOC, 'utf8').matchAll(/^### ([A-Z]+) (\/\S*)\s*$/gm)].map((m) => `${m[1]} ${m[2]}`);
+    expect({ undocumented: served.filter((op) => !documented.includes(op)) }).toEqual({ undocumented: [] });
+    expect({ notServed: documented.filter((op) => !served.includes(op)) }).toEqual({ notServed: [] });
+  });
+});
+
+describe('Markdown links', () => {
+  const files = markdownFiles(ROOT);
+
+  it('covers the README of the repository and of each package, and the API reference', () => {
+    const names = files.map((f) => path.relative(ROOT, f));
+    expect(names).toEqual(
+      expect.arrayContaining(['README.md', 'docs/api.md', 'client/README.md', 'bots/README.md', 'extension/README.md']),
+    );
+  });
+
+  it('every link stays inside the repository and reaches a file (and heading) that exists', () => {
+    const broken = files.flatMap((file) =>
+      linkTargets(readFileSync(file, 'utf8')).flatMap((target) => {
+        const problem = problemWith(file, target);
+        return problem ? [`${path.relative(ROOT, file)}: ${target} ${problem}`] : [];
+      }),
+    );
+    expect(broken).toEqual([]);
+  });
+
+  it('no relative path written in the text (a code span, say) climbs out of the repository', () => {
+    const outside = files.flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/(?:\.\.\/)+[\w.-][\w./-]*/g)]
+        .map((m) => m[0])
+        .filter((p) => path.relative(ROOT, path.resolve(path.dirname(file), p)).startsWith('..'))
+        .map((p) => `${path.relative(ROOT, file)}: ${p}`),
+    );
+    expect(outside).toEqual([]);
+  });
+});
