@@ -8,9 +8,9 @@ import { walletBenchmarks } from './wallet.bench';
 
 const rows: Row[] = [];
 const started = performance.now();
-// BENCH_ONLY=auth|pin|fanout|wallet|conversation|neighbour runs one section while working on it.
+// BENCH_ONLY=auth|pin|fanout|caps|wallet|conversation|neighbour runs one section while working on it.
 const only = process.env.BENCH_ONLY;
-if (!only || ['auth', 'pin', 'fanout'].includes(only)) await platformBenchmarks(rows, only);
+if (!only || ['auth', 'pin', 'fanout', 'caps'].includes(only)) await platformBenchmarks(rows, only);
 if (!only || only === 'wallet') await walletBenchmarks(rows);
 if (!only || only === 'conversation') await conversationBenchmarks(rows);
 if (!only || only === 'neighbour') await neighbourBenchmarks(rows);

@@ -26,7 +26,7 @@ function toProblem(e: unknown): Problem {
   return problemOf('internal', 'the turn failed on our side; nothing was stored, and retrying with the same Idempotency-Key is safe');
 }
 
-export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
+export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core, streamCaps }) => {
   app.get(
     '/v1/messages',
     {
@@ -58,6 +58,11 @@ export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
       const allowAct = req.body.allow_act === true;
       if (allowAct) requireScope(p, 'wallet:act');
       const stream = req.body.stream === true || req.query.stream === 'true';
+      // A streamed turn holds its connection like an events stream, and counts under the same caps.
+      if (stream) {
+        const release = streamCaps.acquire(p, reply);
+        reply.raw.once('close', release);
+      }
       const key = req.headers['idempotency-key'];
       let claim: IdempotencyClaim | null = null;
       if (typeof key === 'string') {
