@@ -24,6 +24,7 @@ export const problemCatalogue = {
   internal: { status: 500, title: 'Internal error' },
   model_unavailable: { status: 502, title: 'Model provider failed' },
   chain_unavailable: { status: 503, title: 'Chain unavailable' },
+  store_unavailable: { status: 503, title: 'Store unavailable' },
   unavailable: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
 

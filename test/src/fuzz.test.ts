@@ -6,7 +6,7 @@
 // FUZZ_SEED replays a run (the seed is printed); FUZZ_RUNS sets the number of cases (2,000);
 // FUZZ_STATS=1 prints, per operation, the cases, mean time and statuses seen.
 import { randomInt } from 'node:crypto';
-import { problemCatalogue } from '@presence/core';
+import { problemCatalogue } from '@presence/protocol';
 import fc from 'fast-check';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

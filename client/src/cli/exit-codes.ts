@@ -60,6 +60,7 @@ export const exitCodeByProblemType = {
   internal: exitCodes.network,
   model_unavailable: exitCodes.network,
   chain_unavailable: exitCodes.network,
+  store_unavailable: exitCodes.network,
   unavailable: exitCodes.network,
 } as const satisfies Record<ProblemType, ExitCode>;
 

@@ -10,10 +10,9 @@
 // miss what happens between redeeming and subscribing.
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import type { KeyKind, Scope } from '@presence/protocol';
-import { PresenceError } from '../errors/presence-error';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
-import { notFound } from '../errors/presence-error';
+import { notFound, PresenceError } from '../errors/presence-error';
 import type { EventsLog } from '../events/events-log';
 import { assertMayChangeCredentials, type KeyService } from '../keys/key-service';
 import type { StorePort } from '../store/store-port';
