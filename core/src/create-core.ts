@@ -57,6 +57,7 @@ export function createCore(o: CoreOptions) {
     : null;
   const thread = createThread({ store, events, clock });
   const standing = createStandingService({ store, clock, thread, wallet });
+  const idempotency = createIdempotency({ store, clock });
   const local = createLocalPlanner();
   const planners = (model: string): Planner => {
     if (model === 'local') return local;
@@ -73,10 +74,10 @@ export function createCore(o: CoreOptions) {
     thread,
     planners,
     tokenList: o.chain?.runtime.tokenList ?? null,
+    idempotency,
   });
   if (wallet) createResumeNotices({ confirmations: wallet.confirmations, thread });
   const rateLimiter = createRateLimiter({ ...o.rateLimit, clock });
-  const idempotency = createIdempotency({ store, clock });
   return {
     clock,
     store,

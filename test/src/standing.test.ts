@@ -152,7 +152,7 @@ describe('standing intents', () => {
     expect(gained * 100n > expected * 98n).toBe(true);
     const thread = await call(s.url, 'GET', '/v1/messages?limit=1', { key: s.live });
     expect(thread.json.messages[0]).toMatchObject({ cause: `standing:${id}` });
-    expect(thread.json.messages[0].text).toMatch(/As you asked, I did it: swap/);
+    expect(thread.json.messages[0].text).toMatch(/Done: swap/);
     await mover().buyEthWithAllStables();
     await call(s.url, 'DELETE', `/v1/standing/${id}`, { key: s.live });
 
@@ -167,7 +167,7 @@ describe('standing intents', () => {
     const pending = await call(s.url, 'GET', '/v1/confirm?status=held', { key: s.live });
     expect(pending.json.confirmations.some((c: { summary: string }) => c.summary.startsWith('swap'))).toBe(true);
     const last = await call(s.url, 'GET', '/v1/messages?limit=1', { key: s.live });
-    expect(last.json.messages[0].text).toMatch(/needs your approval/);
+    expect(last.json.messages[0].text).toMatch(/so I have held it/);
     await call(s.url, 'DELETE', `/v1/standing/${heldId}`, { key: s.live });
     await mover().buyEthWithAllStables();
   });
@@ -254,7 +254,7 @@ describe('standing intents', () => {
       failing = false;
       expect(await s.core.standing.tick()).toBe(0);
       await s.core.standing.drain();
-      expect((await spoken(id)).thread).toEqual([expect.stringMatching(/As you asked, I did it: swap 1 USDC/)]);
+      expect((await spoken(id)).thread).toEqual([expect.stringMatching(/Done: swap 1 USDC/)]);
       expect(await walletNonce()).toBeGreaterThan(nonce);
       await call(s.url, 'DELETE', `/v1/standing/${id}`, { key: s.live });
 
@@ -302,7 +302,7 @@ describe('standing intents', () => {
       open();
       await s.core.standing.drain();
       expect(calls).toBe(2);
-      for (const id of [a, b]) expect((await spoken(id)).thread[0]).toMatch(/As you asked, I did it: swap/);
+      for (const id of [a, b]) expect((await spoken(id)).thread[0]).toMatch(/Done: swap/);
       expect(await walletNonce()).toBeGreaterThan(nonce);
       for (const id of [a, b, n]) await call(s.url, 'DELETE', `/v1/standing/${id}`, { key: s.live });
     } finally {
