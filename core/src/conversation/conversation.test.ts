@@ -18,7 +18,7 @@ import { scopes as allScopes } from '../schemas/common';
 import { createLowdbStore } from '../store/lowdb/lowdb-store';
 import type { StorePort } from '../store/store-port';
 import { createKeystore } from '../wallet/keystore';
-import { type Conversation, createConversation, type TurnSink } from './conversation';
+import { type Conversation, createConversation, type PlannerResolver, type TurnSink } from './conversation';
 import { HISTORY_BUDGET_CHARS, HISTORY_MESSAGE_CHARS, HISTORY_TURNS } from './history-budget';
 import { createLocalPlanner } from './local-planner';
 import type { Planner, PlannerContext } from './planner-port';
@@ -94,23 +94,27 @@ async function say(p: Principal, text: string, o: { allowAct?: boolean; key?: st
 }
 const thread = async (accountId = 'acct') => store.readThread(accountId, { limit: 1_000 });
 
-beforeEach(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), 'conversation-'));
-  store = await createLowdbStore({ dataDir: dir, keystore: createKeystore(randomBytes(32)) });
-  core = createCore({ store, clock, rateLimit: { limit: 1_000, windowMs: 1_000 } });
-  recording = recordingPlanner();
-  const local = createLocalPlanner();
-  conversation = createConversation({
+/** The conversation over this test's store and core services, with `planners` behind the planner port. */
+const conversationWith = (planners: PlannerResolver) =>
+  createConversation({
     store,
     clock,
     memory: core.memory,
     wallet: null,
     standing: core.standing,
     thread: core.thread,
-    planners: (model) => (model === 'local' ? local : recording.planner),
+    planners,
     tokenList,
     idempotency: core.idempotency,
   });
+
+beforeEach(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'conversation-'));
+  store = await createLowdbStore({ dataDir: dir, keystore: createKeystore(randomBytes(32)) });
+  core = createCore({ store, clock, rateLimit: { limit: 1_000, windowMs: 1_000 } });
+  recording = recordingPlanner();
+  const local = createLocalPlanner();
+  conversation = conversationWith((model) => (model === 'local' ? local : recording.planner));
   await core.accounts.create('acct');
 });
 afterEach(async () => {
@@ -215,18 +219,8 @@ describe('a retry with the same Idempotency-Key', () => {
   });
 
   it('of a turn that ended in a 4xx replays the problem; a 5xx is not kept, so the retry runs', async () => {
-    const failing = createConversation({
-      store,
-      clock,
-      memory: core.memory,
-      wallet: null,
-      standing: core.standing,
-      thread: core.thread,
-      planners: () => {
-        throw new PresenceError('not_found', 'no such planner');
-      },
-      tokenList,
-      idempotency: core.idempotency,
+    const failing = conversationWith(() => {
+      throw new PresenceError('not_found', 'no such planner');
     });
     const begin = (text: string, key: string) => failing.begin(principal(), { text, allowAct: false, idempotencyKey: key });
     await expect((await begin('hello', 'k-404')).run(collect().sink)).rejects.toMatchObject({ type: 'not_found' });
@@ -246,22 +240,12 @@ describe('a retry with the same Idempotency-Key', () => {
 });
 
 function conversationWhosePlannerThrows(error: Error) {
-  return createConversation({
-    store,
-    clock,
-    memory: core.memory,
-    wallet: null,
-    standing: core.standing,
-    thread: core.thread,
-    planners: () => ({
-      name: 'stub:throws',
-      run: async () => {
-        throw error;
-      },
-    }),
-    tokenList,
-    idempotency: core.idempotency,
-  });
+  return conversationWith(() => ({
+    name: 'stub:throws',
+    run: async () => {
+      throw error;
+    },
+  }));
 }
 
 describe('the history a planner sees', () => {
