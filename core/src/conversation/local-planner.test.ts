@@ -5,12 +5,11 @@
 // argument schemas) with results supplied here, at the planner port.
 import { describe, expect, it } from 'vitest';
 import { PresenceError } from '../errors/presence-error';
-import type { Principal } from '../keys/key-service';
 import { scopes as allScopes, type Scope } from '../schemas/common';
 import { createLocalPlanner } from './local-planner';
 import type { PlannerContext, ToolDef } from './planner-port';
-import { createPresenceTools, newTurnEffects } from './presence-tools';
 import { ALLOW_ACT_NEEDED, actionOutcome, EXAMPLES, STANDING_FORMS, scopesMissing } from './replies';
+import { declaredTools } from './tools-fixture';
 
 const BLOCK = 7;
 const POOL = {
@@ -91,20 +90,8 @@ type Row = {
 async function turn(row: Row) {
   const scopes = row.scopes ?? allScopes;
   const allowAct = row.allowAct ?? true;
-  const principal: Principal = { keyId: 'key_x', accountId: 'acct', kind: 'live', scopes, validUntil: null, secretHash: 'h' };
-  const declared = createPresenceTools({
-    principal,
-    allowAct,
-    wallet: null,
-    memory: {} as never,
-    standing: {} as never,
-    effects: newTurnEffects(),
-    on: { tool() {}, needsConfirm() {} },
-    idempotencyKey: null,
-    turnContext: {},
-  });
   const calls: string[] = [];
-  const tools: ToolDef[] = declared.map((t) => ({
+  const tools: ToolDef[] = declaredTools(scopes, allowAct).map((t) => ({
     ...t,
     run: async (args: Record<string, unknown>) => {
       calls.push(`${t.name} ${JSON.stringify(args)}`);
