@@ -1,5 +1,7 @@
 // Wires core's services from its ports. The server calls this once; tests call it with a
-// driven clock and a temporary store.
+// driven clock and a temporary store. Here, once, each key kind gets its store: live keys
+// the live one, test keys an overlay on it (reads are real, writes stay in memory and are
+// seen by test keys only), so services run the same code for both kinds.
 import { createAccountService } from './accounts/account-service';
 import type { Clock } from './clock/clock';
 import { createConversation } from './conversation/conversation';
@@ -18,6 +20,7 @@ import { createPolicyService } from './policy/policy-service';
 import { createPresenceService } from './presence/presence-service';
 import { createRateLimiter } from './ratelimit/sliding-window';
 import { createStandingService } from './standing/standing-service';
+import { createOverlayStore, type OverlayCaps, type StoreFor } from './store/overlay-store';
 import type { StorePort } from './store/store-port';
 import type { Keystore } from './wallet/keystore';
 import { type ChainRuntime, createWalletDomain, type WalletDomain } from './wallet/wallet-domain';
@@ -29,6 +32,8 @@ export type CoreOptions = {
   chainName?: () => string;
   eventsRetention?: EventsRetention;
   sseHighWaterMark?: number;
+  /** Caps of the test keys' overlay (defaults: `defaultOverlayCaps`). */
+  overlayCaps?: Partial<OverlayCaps>;
   /** The chain the wallets live on; without it wallet routes answer chain_unavailable. */
   chain?: { runtime: ChainRuntime; keystore: Keystore };
   /** The master key's keystore, for secrets kept outside the wallet (link codes are hashed under a subkey); defaults to the chain's. */
@@ -43,21 +48,24 @@ const linkCodeKey = (keystore: Keystore | undefined) => keystore?.subkey(LINK_CO
 
 export function createCore(o: CoreOptions) {
   const { store, clock } = o;
+  const overlay = createOverlayStore(store, { clock, ...(o.overlayCaps ? { caps: o.overlayCaps } : {}) });
+  const stores = { live: store, test: overlay } as const;
+  const storeFor: StoreFor = (kind) => stores[kind];
   const events = createEventsLog({
-    store,
+    storeFor,
     clock,
     retention: o.eventsRetention ?? defaultRetention,
     ...(o.sseHighWaterMark ? { highWaterMark: o.sseHighWaterMark } : {}),
   });
   const keys = createKeyService({ store, clock });
-  const memory = createMemoryService({ store, clock, events });
-  const policies = createPolicyService({ store, clock, tokenList: o.chain?.runtime.tokenList ?? null });
+  const memory = createMemoryService({ storeFor, clock, events });
+  const policies = createPolicyService({ storeFor, clock, tokenList: o.chain?.runtime.tokenList ?? null });
   const wallet: WalletDomain | null = o.chain
-    ? createWalletDomain({ store, clock, events, policies, keystore: o.chain.keystore, runtime: o.chain.runtime })
+    ? createWalletDomain({ store, storeFor, clock, events, policies, keystore: o.chain.keystore, runtime: o.chain.runtime })
     : null;
-  const thread = createThread({ store, events, clock });
-  const standing = createStandingService({ store, clock, thread, wallet });
-  const idempotency = createIdempotency({ store, clock });
+  const thread = createThread({ store, storeFor, events, clock });
+  const standing = createStandingService({ store, storeFor, clock, thread, wallet });
+  const idempotency = createIdempotency({ storeFor, clock });
   const local = createLocalPlanner();
   const planners = (model: string): Planner => {
     if (model === 'local') return local;
@@ -66,7 +74,7 @@ export function createCore(o: CoreOptions) {
     return o.modelPlanner(model);
   };
   const conversation = createConversation({
-    store,
+    storeFor,
     clock,
     memory,
     wallet,
@@ -81,11 +89,13 @@ export function createCore(o: CoreOptions) {
   return {
     clock,
     store,
+    /** The store a key of each kind works on: the live one, or the test keys' overlay of it. */
+    storeFor,
     events,
     keys,
     memory,
     accounts: createAccountService({ store, clock, keys }),
-    presence: createPresenceService({ store, memory, chainName: o.chainName ?? (() => 'devnet') }),
+    presence: createPresenceService({ storeFor, memory, chainName: o.chainName ?? (() => 'devnet') }),
     compactor: createCompactor({ store, clock, events }),
     idempotency,
     rateLimiter,

@@ -97,7 +97,7 @@ const thread = async (accountId = 'acct') => store.readThread(accountId, { limit
 /** The conversation over this test's store and core services, with `planners` behind the planner port. */
 const conversationWith = (planners: PlannerResolver) =>
   createConversation({
-    store,
+    storeFor: core.storeFor,
     clock,
     memory: core.memory,
     wallet: null,
@@ -141,14 +141,16 @@ describe('a turn', () => {
       touched: ['token:DAI', 'pref:DAI'],
       at: clock.now(),
     });
-    expect((await core.memory.list('acct')).pinned.map((e) => e.key)).toEqual(['pref:DAI']);
+    expect((await core.memory.list('acct', 'live')).pinned.map((e) => e.key)).toEqual(['pref:DAI']);
   });
 
-  it('of a test key is answered and stores nothing', async () => {
+  it('of a test key is kept in its overlay, never in the live thread or memory', async () => {
     const { answer } = await say(principal(allScopes, 'test'), 'remember that I prefer DAI');
     expect('result' in answer && answer.result.reply).toMatch(/^Noted/);
     expect(await thread()).toEqual([]);
-    expect((await core.memory.list('acct')).pinned).toEqual([]);
+    expect((await core.memory.list('acct', 'live')).pinned).toEqual([]);
+    expect(await core.storeFor('test').readThread('acct', { limit: 10 })).toHaveLength(1);
+    expect((await core.memory.list('acct', 'test')).pinned.map((e) => e.key)).toEqual(['pref:DAI']);
   });
 });
 
@@ -295,7 +297,7 @@ describe('a refused request leaves nothing', () => {
     if (!('result' in answer)) throw new Error(answer.problem.detail);
     expect(answer.result).toEqual({ reply: scopesMissing(['memory:write']), used: [], memory: { touched: [] }, acted: false });
     expect(sink.events).toEqual([]);
-    expect(await core.memory.list('acct')).toEqual({ pinned: [], fading: [] });
+    expect(await core.memory.list('acct', 'live')).toEqual({ pinned: [], fading: [] });
     expect((await store.eventBounds('acct')).latest).toBe(events);
     // The same words from a key that may write memory do pin, and touch what they mention.
     const { answer: allowed } = await say(principal(), 'remember that I prefer DAI over WETH');

@@ -4,9 +4,10 @@
 // turn is stored (question and reply as one entry) only after it completed, so a failure
 // mid-way leaves no half turn; the memory writes and standing intents it asked for are
 // applied only after that (each is idempotent, so a retry of a turn cut short in between
-// completes them). Test keys get answers but change nothing. A turn does only what its
-// key's scopes allow: the planner sees pinned memory only with memory:read, and the keys a
-// message mentions are touched (a memory write) only with memory:write.
+// completes them). A test key's turn runs the same over its own store (the overlay). A turn
+// does only what its key's scopes allow: the planner sees pinned memory only with
+// memory:read, and the keys a message mentions are touched (a memory write) only with
+// memory:write.
 //
 // A turn with an Idempotency-Key is answered once: `begin` claims the key and decides whether
 // the turn runs or is a replay, and a replay (of the stored answer, or of the turn the thread
@@ -23,7 +24,7 @@ import type { MemoryService } from '../memory/memory-service';
 import type { MessageResult } from '../schemas/messages';
 import type { StandingService } from '../standing/standing-service';
 import type { ThreadEntry } from '../store/documents';
-import type { StorePort } from '../store/store-port';
+import type { StoreFor } from '../store/overlay-store';
 import type { WalletDomain } from '../wallet/wallet-domain';
 import { boundHistory, HISTORY_LOOKBACK_ENTRIES } from './history-budget';
 import { chunkReply } from './local-planner';
@@ -60,7 +61,7 @@ export type PlannerResolver = (model: string) => Planner;
 export type Conversation = ReturnType<typeof createConversation>;
 
 export function createConversation(deps: {
-  store: StorePort;
+  storeFor: StoreFor;
   clock: Clock;
   memory: MemoryService;
   wallet: WalletDomain | null;
@@ -70,18 +71,18 @@ export function createConversation(deps: {
   tokenList: TokenList | null;
   idempotency: Idempotency;
 }) {
-  const { store, clock, memory, wallet, standing, thread, idempotency } = deps;
+  const { storeFor, clock, memory, wallet, standing, thread, idempotency } = deps;
   const turns = createKeyedLock();
 
   async function context(p: Principal, text: string, allowAct: boolean): Promise<{ ctx: PlannerContext; model: string }> {
-    const account = await store.getAccount(p.accountId);
+    const account = await storeFor(p.kind).getAccount(p.accountId);
     if (!account) throw new PresenceError('not_found', 'this key’s account no longer exists');
     const history = boundHistory(
-      (await thread.history(p.accountId, HISTORY_LOOKBACK_ENTRIES)).flatMap((e) =>
+      (await thread.history(p.accountId, p.kind, HISTORY_LOOKBACK_ENTRIES)).flatMap((e) =>
         e.kind === 'turn' ? [{ user: e.user, reply: e.reply }] : [],
       ),
     );
-    const mem = p.scopes.includes('memory:read') ? await memory.list(p.accountId) : { pinned: [] };
+    const mem = p.scopes.includes('memory:read') ? await memory.list(p.accountId, p.kind) : { pinned: [] };
     return {
       model: account.presence.model,
       ctx: {
@@ -100,8 +101,8 @@ export function createConversation(deps: {
   async function turn(p: Principal, input: TurnInput, sink: TurnSink): Promise<MessageResult> {
     // A turn's answer is stored under its Idempotency-Key after the turn is written; a crash
     // in between leaves a retry that finds no answer. The thread knows the turn.
-    if (p.kind === 'live' && input.idempotencyKey) {
-      const prior = await storedTurn(p.accountId, input.idempotencyKey);
+    if (input.idempotencyKey) {
+      const prior = await storedTurn(p, input.idempotencyKey);
       if (prior) return replay(resultOf(prior), sink);
     }
     const { ctx, model } = await context(p, input.text, input.allowAct);
@@ -127,28 +128,26 @@ export function createConversation(deps: {
       ...(effects.tx ? { tx: effects.tx } : {}),
       ...(effects.confirm_id ? { confirm_id: effects.confirm_id } : {}),
     };
-    if (p.kind === 'live') {
-      await store.appendThread(p.accountId, {
-        kind: 'turn',
-        at: clock.now(),
-        user: input.text,
-        reply,
-        used: effects.used,
-        touched,
-        acted: effects.acted,
-        tx: effects.tx,
-        confirm_id: effects.confirm_id,
-        idempotency_key: input.idempotencyKey,
-      });
-      for (const apply of effects.deferred) await apply();
-      await memory.touch(p.accountId, p.kind, touched);
-    }
+    await storeFor(p.kind).appendThread(p.accountId, {
+      kind: 'turn',
+      at: clock.now(),
+      user: input.text,
+      reply,
+      used: effects.used,
+      touched,
+      acted: effects.acted,
+      tx: effects.tx,
+      confirm_id: effects.confirm_id,
+      idempotency_key: input.idempotencyKey,
+    });
+    for (const apply of effects.deferred) await apply();
+    await memory.touch(p.accountId, p.kind, touched);
     return result;
   }
 
   /** Retries come soon after the original: the recent end of the thread is enough. */
-  async function storedTurn(accountId: string, key: string) {
-    const recent = await store.readThread(accountId, { limit: REPLAY_LOOKBACK });
+  async function storedTurn(p: Principal, key: string) {
+    const recent = await storeFor(p.kind).readThread(p.accountId, { limit: REPLAY_LOOKBACK });
     return recent.find((e): e is Extract<ThreadEntry, { kind: 'turn' }> => e.kind === 'turn' && e.idempotency_key === key) ?? null;
   }
 
@@ -204,8 +203,8 @@ export function createConversation(deps: {
     begin,
     /** One turn under the account's turn lock (no Idempotency-Key claim: see `begin`). */
     send,
-    /** Reads are real for test keys too: they see the live thread, they just never add to it. */
-    list: (p: Principal, before: number | undefined, limit: number) => thread.page(p.accountId, before, limit),
+    /** A test key sees the live thread with its own turns merged in. */
+    list: (p: Principal, before: number | undefined, limit: number) => thread.page(p.accountId, p.kind, before, limit),
   };
 }
 

@@ -38,7 +38,7 @@ export type TurnEffects = {
   acted: boolean;
   tx: string | null;
   confirm_id: string | null;
-  /** Writes that wait for the turn to be stored, in call order (live keys only). */
+  /** Writes that wait for the turn to be stored, in call order. */
   deferred: (() => Promise<unknown>)[];
 };
 
@@ -146,7 +146,6 @@ export function createPresenceTools(deps: {
     occurrences.set(content, n + 1);
     return effectKey(deps.idempotencyKey, tool, args, n);
   };
-  const live = p.kind === 'live';
   /** Keys this turn has staged a pin for (a forget of one of them is not "nothing stored"). */
   const staged = new Set<string>();
   const w = () =>
@@ -186,7 +185,7 @@ export function createPresenceTools(deps: {
     w().views.safety(a.token),
   );
   def('wallet.read', 'The wallet: address, balances, total in USD, spend policy state.', Args.none, () => w().view(p.accountId, p.kind));
-  def('memory.list', 'What the presence remembers (pinned and fading keywords).', Args.none, () => memory.list(p.accountId));
+  def('memory.list', 'What the presence remembers (pinned and fading keywords).', Args.none, () => memory.list(p.accountId, p.kind));
   def(
     'memory.remember',
     `Pin a keyword with a note. key is <namespace>:<name>, namespace one of ${memoryNamespaces.join(', ')}.`,
@@ -194,31 +193,27 @@ export function createPresenceTools(deps: {
     async (a) => {
       effects.touched.add(a.key);
       // Answered as it will be, written when the turn is stored (a failed turn leaves no pin).
-      const preview = await memory.pin(p.accountId, 'test', a.key, a.note);
-      if (live) {
-        staged.add(a.key);
-        effects.deferred.push(() => memory.pin(p.accountId, 'live', a.key, a.note));
-      }
+      const preview = await memory.previewPin(p.accountId, p.kind, a.key, a.note);
+      staged.add(a.key);
+      effects.deferred.push(() => memory.pin(p.accountId, p.kind, a.key, a.note));
       return preview;
     },
   );
   def('memory.forget', 'Forget a keyword at once.', Args.forget, async (a) => {
     // Forgetting must not be undone by this very turn touching the key it mentions.
     effects.touched.delete(a.key);
-    const preview = staged.has(a.key) ? { key: a.key, forgotten: true as const } : await memory.forget(p.accountId, 'test', a.key);
-    if (live) {
-      staged.delete(a.key);
-      effects.deferred.push(() =>
-        memory.forget(p.accountId, 'live', a.key).catch((e: unknown) => {
-          // Gone meanwhile: forgotten all the same.
-          if (!(e instanceof PresenceError && e.type === 'not_found')) throw e;
-        }),
-      );
-    }
+    const preview = staged.has(a.key) ? { key: a.key, forgotten: true as const } : await memory.previewForget(p.accountId, p.kind, a.key);
+    staged.delete(a.key);
+    effects.deferred.push(() =>
+      memory.forget(p.accountId, p.kind, a.key).catch((e: unknown) => {
+        // Gone meanwhile: forgotten all the same.
+        if (!(e instanceof PresenceError && e.type === 'not_found')) throw e;
+      }),
+    );
     return preview;
   });
   def('standing.list', 'Standing intents (alerts, schedules, conditional actions).', Args.none, async () =>
-    (await standing.list(p.accountId)).map(toStandingView),
+    (await standing.list(p.accountId, p.kind)).map(toStandingView),
   );
   def(
     'standing.create',
@@ -232,13 +227,13 @@ export function createPresenceTools(deps: {
       const key = keyOf('standing.create', { text: normalizeText(a.text) });
       const id = key ? standingIdFor(p.accountId, key) : undefined;
       // A re-run of a turn that was stored already: the intent it created, not a second one.
-      const existing = id && live ? await standing.get(p.accountId, id) : null;
+      const existing = id ? await standing.get(p.accountId, p.kind, id) : null;
       if (existing) return toStandingView(existing);
       const record = await standing.prepare({ accountId: p.accountId, kind: p.kind, keyId: p.keyId, scopes: p.scopes }, a.text, spec, {
         allowAct: deps.allowAct,
         ...(id ? { id } : {}),
       });
-      if (live) effects.deferred.push(() => standing.commit(record));
+      effects.deferred.push(() => standing.commit(p.kind, record));
       return toStandingView(record);
     },
   );

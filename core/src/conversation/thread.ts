@@ -5,6 +5,7 @@ import { iso } from '../clock/clock';
 import type { EventsLog } from '../events/events-log';
 import type { KeyKind } from '../schemas/common';
 import type { ThreadEntry } from '../store/documents';
+import type { StoreFor } from '../store/overlay-store';
 import type { StorePort } from '../store/store-port';
 
 export type ThreadMessage = {
@@ -46,11 +47,22 @@ export type Thread = ReturnType<typeof createThread>;
 export type SpeechMarks = { thread_after: number; event_after: number };
 const SCAN_PAGE = 200;
 
-export function createThread({ store, events, clock }: { store: StorePort; events: EventsLog; clock: Clock }) {
+/** `store` is the live store (standing intents speak there); `storeFor` picks the caller's. */
+export function createThread({
+  store,
+  storeFor,
+  events,
+  clock,
+}: {
+  store: StorePort;
+  storeFor: StoreFor;
+  events: EventsLog;
+  clock: Clock;
+}) {
   return {
-    /** The presence speaks unprompted: kept in the thread (live only) and sent as an event. */
+    /** The presence speaks unprompted: kept in the thread and sent as an event. */
     async say(accountId: string, mode: KeyKind, text: string, cause: string) {
-      if (mode === 'live') await store.appendThread(accountId, { kind: 'presence', at: clock.now(), text, cause });
+      await storeFor(mode).appendThread(accountId, { kind: 'presence', at: clock.now(), text, cause });
       await events.emit(accountId, mode, 'message', { text, cause });
     },
     /** Where the thread and the live events log end now; see `sayOnce`. */
@@ -84,12 +96,12 @@ export function createThread({ store, events, clock }: { store: StorePort; event
       }
       await events.emit(accountId, 'live', 'message', { text, cause });
     },
-    async page(accountId: string, before: number | undefined, limit: number) {
-      const entries = await store.readThread(accountId, { ...(before !== undefined ? { before } : {}), limit });
+    async page(accountId: string, mode: KeyKind, before: number | undefined, limit: number) {
+      const entries = await storeFor(mode).readThread(accountId, { ...(before !== undefined ? { before } : {}), limit });
       const first = entries[0];
-      const older = first ? (await store.readThread(accountId, { before: first.id, limit: 1 })).length > 0 : false;
+      const older = first ? (await storeFor(mode).readThread(accountId, { before: first.id, limit: 1 })).length > 0 : false;
       return { messages: toMessages(entries), next_before: older && first ? String(first.id) : null };
     },
-    history: (accountId: string, turns: number) => store.readThread(accountId, { limit: turns }),
+    history: (accountId: string, mode: KeyKind, turns: number) => storeFor(mode).readThread(accountId, { limit: turns }),
   };
 }

@@ -29,7 +29,7 @@ describe('events log', () => {
   const ids = (items: FeedItem[]) => items.flatMap((i) => (i.kind === 'event' ? [i.event.id] : []));
 
   it('replays after an id, then continues live across concurrent emits, each id once', async () => {
-    const log = createEventsLog({ store, clock: createManualClock() });
+    const log = createEventsLog({ storeFor: () => store, clock: createManualClock() });
     await emitN(log, 50);
     const sub = log.subscribe('a', 'live', 20, () => true);
     const seen: FeedItem[] = [];
@@ -46,7 +46,7 @@ describe('events log', () => {
   });
 
   it('ends a subscriber that stops reading at its high-water mark; emitters and other readers carry on', async () => {
-    const log = createEventsLog({ store, clock: createManualClock(), highWaterMark: 10 });
+    const log = createEventsLog({ storeFor: () => store, clock: createManualClock(), highWaterMark: 10 });
     const stalled = log.subscribe('a', 'live', undefined, () => true);
     const stalledIt = stalled[Symbol.asyncIterator]();
     await stalledIt.next(); // the cursor; then it never reads again
@@ -72,7 +72,7 @@ describe('events log', () => {
   });
 
   it('a queue that overflows during a multi-page replay skips no id: the replay reads on from the store', async () => {
-    const log = createEventsLog({ store, clock: createManualClock(), highWaterMark: 5 });
+    const log = createEventsLog({ storeFor: () => store, clock: createManualClock(), highWaterMark: 5 });
     await emitN(log, 1_200); // more than two replay pages
     const sub = log.subscribe('a', 'live', 0, () => true);
     const it = sub[Symbol.asyncIterator]();
@@ -95,7 +95,7 @@ describe('events log', () => {
   });
 
   it('a slow reader replaying while emits keep overflowing its queue sees every id once, in order', async () => {
-    const log = createEventsLog({ store, clock: createManualClock(), highWaterMark: 3 });
+    const log = createEventsLog({ storeFor: () => store, clock: createManualClock(), highWaterMark: 3 });
     await emitN(log, 600);
     const sub = log.subscribe('a', 'live', 0, () => true);
     const emitting = (async () => {

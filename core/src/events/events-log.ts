@@ -9,8 +9,10 @@ import { iso } from '../clock/clock';
 import { createKeyedLock } from '../concurrency/keyed-lock';
 import type { KeyKind } from '../schemas/common';
 import type { EventType } from '../schemas/events';
-import type { EventStore } from './event-store';
-import { createMemoryEventStore } from './event-store';
+import type { StorePort } from '../store/store-port';
+
+/** Where events are kept: the live store for live keys, the overlay for test keys (create-core). */
+export type EventStore = Pick<StorePort, 'appendEvent' | 'eventsAfter' | 'eventBounds' | 'pruneEvents'>;
 
 export type FeedEvent = { id: number; type: EventType; data: Record<string, unknown> };
 export type FeedItem =
@@ -33,18 +35,18 @@ const REPLAY_PAGE = 500;
 export type EventsLog = ReturnType<typeof createEventsLog>;
 
 export function createEventsLog({
-  store,
+  storeFor,
   clock,
   retention = defaultRetention,
   highWaterMark = 1_000,
 }: {
-  store: EventStore;
+  storeFor: (mode: KeyKind) => EventStore;
   clock: Clock;
   retention?: EventsRetention;
   highWaterMark?: number;
 }) {
-  const sandbox = createMemoryEventStore();
-  const storeFor = (mode: KeyKind) => (mode === 'live' ? store : sandbox);
+  // A channel per account and key kind: test keys' events never reach live streams, nor live
+  // events test ones (each kind's ids are a sequence of their own).
   const channel = (accountId: string, mode: KeyKind) => `${mode}:${accountId}`;
   const listeners = new Map<string, Set<(e: FeedEvent) => void>>();
   const lock = createKeyedLock();

@@ -44,7 +44,7 @@ describe('idempotency', () => {
   });
 
   it('replays for 24 h, then runs again; upkeep drops the expired answer from disk', async () => {
-    const idem = createIdempotency({ store, clock });
+    const idem = createIdempotency({ storeFor: () => store, clock });
     await proceed(await idem.claim('a', 'live', 'k1', 'fp')).complete(ok);
     clock.advance(IDEMPOTENCY_RETENTION_MS - 1);
     expect(await idem.claim('a', 'live', 'k1', 'fp')).toEqual({ kind: 'replay', answer: expect.objectContaining(ok) });
@@ -59,7 +59,7 @@ describe('idempotency', () => {
   it('never stores 409 idempotency_in_progress as the final answer', async () => {
     expect(isFinalAnswer(inProgress)).toBe(false);
     expect(isFinalAnswer({ ...inProgress, body: JSON.stringify({ type: 'policy_block', status: 409 }) })).toBe(true);
-    const idem = createIdempotency({ store, clock });
+    const idem = createIdempotency({ storeFor: () => store, clock });
     const first = proceed(await idem.claim('a', 'live', 'k2', 'fp'));
     // A duplicate waiting on the first is released to run itself, not handed the 409.
     const waiting = idem.claim('a', 'live', 'k2', 'fp');

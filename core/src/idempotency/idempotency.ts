@@ -1,7 +1,7 @@
 // Idempotency-Key handling, transport-neutral. A first request claims the key and runs; a
 // duplicate arriving meanwhile waits for it and gets its answer; a later duplicate gets the
 // stored answer byte for byte; the same key with a different request is 422. Answers are
-// kept 24 h, per account (and per mode: a test key's answers live in memory only).
+// kept 24 h, per account and key kind (a test key's in the overlay store, in memory only).
 // A 5xx answer (or a 409 idempotency_in_progress) is not stored as final, so the client's
 // retry runs again — actions below this layer are themselves durable and never execute twice.
 // The slot stays claimed until `complete` or `abandon`: the transport must not abandon a
@@ -10,9 +10,9 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../clock/clock';
 import { PresenceError } from '../errors/presence-error';
-import type { KeyKind } from '../schemas/common';
+import { KeyKind } from '../schemas/common';
 import type { IdempotencyRecord } from '../store/documents';
-import type { StorePort } from '../store/store-port';
+import type { StoreFor } from '../store/overlay-store';
 
 export const IDEMPOTENCY_KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 export const IDEMPOTENCY_RETENTION_MS = 24 * 3600_000;
@@ -45,13 +45,12 @@ export function fingerprintRequest(method: string, path: string, body: string): 
 
 export type Idempotency = ReturnType<typeof createIdempotency>;
 
-export function createIdempotency({ store, clock }: { store: StorePort; clock: Clock }) {
+export function createIdempotency({ storeFor, clock }: { storeFor: StoreFor; clock: Clock }) {
   type InFlight = { fingerprint: string; done: Promise<StoredAnswer | null> };
   const inFlight = new Map<string, InFlight>();
-  const sandbox = new Map<string, IdempotencyRecord>();
 
   const read = async (accountId: string, mode: KeyKind, key: string) => {
-    const r = mode === 'live' ? await store.getIdempotencyRecord(accountId, key) : (sandbox.get(`${accountId}:${key}`) ?? null);
+    const r = await storeFor(mode).getIdempotencyRecord(accountId, key);
     return r && r.created_at > clock.now() - IDEMPOTENCY_RETENTION_MS ? r : null;
   };
 
@@ -109,8 +108,7 @@ export function createIdempotency({ store, clock }: { store: StorePort; clock: C
           try {
             if (isFinalAnswer(answer)) {
               const record: IdempotencyRecord = { key, fingerprint, ...answer, created_at: clock.now() };
-              if (mode === 'live') await store.putIdempotencyRecord(accountId, record);
-              else sandbox.set(`${accountId}:${key}`, record);
+              await storeFor(mode).putIdempotencyRecord(accountId, record);
               settle(answer);
             } else settle(null);
           } catch (e) {
@@ -133,10 +131,11 @@ export function createIdempotency({ store, clock }: { store: StorePort; clock: C
 
   return {
     claim,
-    prune: () => {
+    async prune() {
       const cutoff = clock.now() - IDEMPOTENCY_RETENTION_MS;
-      for (const [k, r] of sandbox) if (r.created_at < cutoff) sandbox.delete(k);
-      return store.pruneIdempotency(cutoff);
+      let dropped = 0;
+      for (const kind of KeyKind.options) dropped += await storeFor(kind).pruneIdempotency(cutoff);
+      return dropped;
     },
   };
 }

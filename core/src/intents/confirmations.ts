@@ -7,10 +7,9 @@ import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import { notFound, PresenceError } from '../errors/presence-error';
 import type { EventsLog } from '../events/events-log';
-import type { KeyKind } from '../schemas/common';
+import { KeyKind } from '../schemas/common';
 import type { ConfirmationView, ConfirmResult } from '../schemas/wallet';
 import type { IntentRecord } from '../store/documents';
-import type { IntentExecutor } from './intent-executor';
 import type { IntentPipeline } from './intent-pipeline';
 
 export type Resolution = {
@@ -21,21 +20,9 @@ export type Resolution = {
   block?: number;
 };
 
-const WAIT_STEP_MS = 100;
-
 export type Confirmations = ReturnType<typeof createConfirmations>;
 
-export function createConfirmations({
-  pipeline,
-  executor,
-  events,
-  clock,
-}: {
-  pipeline: IntentPipeline;
-  executor: IntentExecutor;
-  events: EventsLog;
-  clock: Clock;
-}) {
+export function createConfirmations({ pipeline, events, clock }: { pipeline: IntentPipeline; events: EventsLog; clock: Clock }) {
   const listeners = new Set<(r: Resolution) => Promise<void> | void>();
 
   async function resolved(r: Resolution) {
@@ -69,7 +56,7 @@ export function createConfirmations({
         status: 'executed',
         tx: x.txs.at(-1)?.hash as string,
         block: x.block as number,
-        ...(mode === 'test' ? { simulated: true } : {}),
+        ...pipeline.answerOf(mode),
       });
       switch (r.state) {
         case 'held': {
@@ -100,9 +87,8 @@ export function createConfirmations({
           );
           if (!claimed) continue;
           // A chain outage before signing puts the hold back, to be approved again in time.
+          // The outcome is announced by the pipeline's listener below.
           const done = await pipeline.execute(mode, claimed);
-          // Live outcomes are announced by the executor's listener below; a simulation has none.
-          if (mode === 'test') await resolved({ record: done.record, mode, status: 'executed', tx: done.tx, block: done.block });
           return executed({ ...done.record, block: done.block });
         }
         case 'executing':
@@ -110,12 +96,8 @@ export function createConfirmations({
           if (!approve) throw resolvedError(confirmId, 'approved');
           // Another answer is executing it (or an outage interrupted it): wait for that drive
           // or resume it; either way the loop then reads the outcome.
-          if (mode === 'test') {
-            await new Promise((res) => setTimeout(res, WAIT_STEP_MS));
-            continue;
-          }
           try {
-            await executor.drive(istore, r);
+            await pipeline.resume(mode, r);
           } catch (e) {
             // Still unfinished after our own attempt: the outage is the answer. Otherwise it
             // moved on (done, failed, or back to held) and the loop reads where it went.
@@ -139,11 +121,11 @@ export function createConfirmations({
 
   // Whichever drive finishes a held intent (this answer, a concurrent one, a retry after an
   // outage, recovery at start) makes it known here, once.
-  executor.onOutcome((o) => {
+  pipeline.onOutcome((o) => {
     if (!o.record.confirm_id) return;
     return o.status === 'done'
-      ? resolved({ record: o.record, mode: 'live', status: 'executed', tx: o.hash, block: o.block })
-      : resolved({ record: o.record, mode: 'live', status: 'failed' });
+      ? resolved({ record: o.record, mode: o.mode, status: 'executed', tx: o.hash, block: o.block })
+      : resolved({ record: o.record, mode: o.mode, status: 'failed' });
   });
 
   const statusOf = (s: IntentRecord['state']): ConfirmationView['status'] =>
@@ -174,7 +156,7 @@ export function createConfirmations({
     async sweep(accountIds: string[]) {
       const now = clock.now();
       let n = 0;
-      for (const mode of ['live', 'test'] as const) {
+      for (const mode of KeyKind.options) {
         for (const accountId of accountIds) {
           for (const r of await pipeline.storeFor(mode).listIntents(accountId, { states: ['held'] })) {
             if (now >= (r.expires_at as number)) {

@@ -1,7 +1,8 @@
 // The one intent pipeline: parse → resolve → quote → value → gate → execute | hold | block.
 // POST /v1/wallet/intent, messages with allow_act and acting standing intents all come
 // through `submit`; withdrawals through `withdraw` (same gate, its own rules). Test keys run
-// the same path up to signing and get a would-be transaction; nothing is sent or kept.
+// the same path over their own store (the overlay) up to signing and get a would-be
+// transaction: nothing is sent, nothing is persisted (see `lanes`).
 import type { Address } from 'viem';
 import { formatUsd } from '../chain/amounts';
 import type { ChainPort } from '../chain/chain-port';
@@ -18,12 +19,11 @@ import type { PolicyService } from '../policy/policy-service';
 import type { KeyKind } from '../schemas/common';
 import type { IntentResult } from '../schemas/wallet';
 import type { IntentRecord } from '../store/documents';
-import type { StorePort } from '../store/store-port';
+import type { StoreFor } from '../store/overlay-store';
 import type { Wallets } from '../wallet/wallets';
-import type { IntentExecutor, IntentStore } from './intent-executor';
+import type { Executed, IntentExecutor, IntentStore, Outcome } from './intent-executor';
 import { type ParsedIntent, parseIntent } from './intent-parser';
 import { capInUsd, type Plan, planIntent } from './intent-planner';
-import { createSandboxIntentStore } from './sandbox-intent-store';
 
 export type Submission = {
   accountId: string;
@@ -48,8 +48,21 @@ export type IntentPipeline = ReturnType<typeof createIntentPipeline>;
 export type IntentTiming = { intent_id: string; start: number; quoted: number; gated: number; sent: number; settled: number };
 type Marks = Partial<IntentTiming>;
 
+/** A final outcome of an intent of either key kind (see `onOutcome`). */
+export type KindOutcome = Outcome & { mode: KeyKind };
+
+/** How an intent in `executing` is carried out for one key kind. */
+type Lane = {
+  /** Carries a record out; resolves once it is done. */
+  run(store: IntentStore, record: IntentRecord, marks?: Marks): Promise<Executed>;
+  /** Follows a record already under way (a retry, a second approval) to its end. */
+  resume(store: IntentStore, record: IntentRecord): Promise<Executed>;
+  /** What every answer about such an intent carries. */
+  answer: { simulated?: true };
+};
+
 export function createIntentPipeline(deps: {
-  store: StorePort;
+  storeFor: StoreFor;
   clock: Clock;
   chain: ChainPort;
   tokenList: TokenList;
@@ -59,13 +72,17 @@ export function createIntentPipeline(deps: {
   policies: PolicyService;
   events: EventsLog;
 }) {
-  const { store, clock, chain, tokenList, market, wallets, executor, policies, events } = deps;
-  const sandbox = createSandboxIntentStore();
-  const storeFor = (mode: KeyKind): IntentStore => (mode === 'live' ? store : sandbox);
+  const { storeFor, clock, chain, tokenList, market, wallets, executor, policies, events } = deps;
   // Gate and reservation happen under one lock per account, so two concurrent intents cannot
   // both squeeze under the same daily cap.
   const gateLock = createKeyedLock();
   const timingListeners = new Set<(t: IntentTiming) => void>();
+  const outcomeListeners = new Set<(o: KindOutcome) => Promise<void> | void>();
+  const publish = async (o: KindOutcome) => {
+    for (const l of outcomeListeners) await l(o);
+  };
+  /** Simulations under way, by intent id: what a retry or a second approval waits for. */
+  const rehearsals = new Map<string, Promise<Executed>>();
 
   /** Spent since the start of today (UTC): the store keeps it as a running sum. */
   const spentToday = (accountId: string, mode: KeyKind): Promise<bigint> =>
@@ -76,7 +93,7 @@ export function createIntentPipeline(deps: {
     // The wallet first: on the devnet a new wallet is funded on first use, and a snapshot taken
     // alongside would predate the funding, so the plan would see an empty wallet.
     const owner = await wallets.address(accountId);
-    const [snapshot, policy] = await Promise.all([market.snapshot(), policies.get(accountId)]);
+    const [snapshot, policy] = await Promise.all([market.snapshot(), policies.get(accountId, mode)]);
     const plan = await planIntent(parsed, { chain, tokenList, snapshot, owner, slippageBps: policy.max_slippage_bps });
     if (marks) marks.quoted = performance.now();
     if (kind) plan.action = kind;
@@ -101,30 +118,9 @@ export function createIntentPipeline(deps: {
       label: s.label,
     }));
 
-  /**
-   * Executes a record already in `executing`. Live receipts are announced by the outcome
-   * listener below, whichever drive completes the intent.
-   */
-  async function execute(mode: KeyKind, record: IntentRecord, marks?: Marks): Promise<{ record: IntentRecord; tx: string; block: number }> {
-    if (mode === 'test') {
-      const { hash } = await executor.simulate(record.account_id, record.steps).catch(async (e: unknown) => {
-        // Same fate as a live record that could not be signed.
-        await executor.release(sandbox, record, e instanceof Error ? e.message : String(e));
-        throw e;
-      });
-      const done = await sandbox.transitionIntent(record.account_id, record.id, ['executing'], 'done', {
-        txs: [{ hash, raw: '', nonce: -1, label: 'simulated' }],
-        block: record.quote_block,
-        executed_at: clock.now(),
-        updated_at: clock.now(),
-      });
-      return { record: done ?? record, tx: hash, block: record.quote_block };
-    }
-    const {
-      record: done,
-      hash,
-      block,
-    } = await executor.drive(
+  /** A live intent: signed, stored and sent by the executor, which announces its outcome. */
+  async function drive(store: IntentStore, record: IntentRecord, marks?: Marks): Promise<Executed> {
+    const done = await executor.drive(
       store,
       record,
       marks
@@ -137,13 +133,59 @@ export function createIntentPipeline(deps: {
     );
     if (marks) {
       marks.settled = performance.now();
-      const t = { ...marks, intent_id: done.id } as IntentTiming;
+      const t = { ...marks, intent_id: done.record.id } as IntentTiming;
       for (const l of timingListeners) l(t);
     }
-    return { record: done, tx: hash, block };
+    return done;
   }
 
+  /** A test key's intent: signed at the nonce it would get, never sent; the record is done with that hash. */
+  function rehearse(store: IntentStore, record: IntentRecord): Promise<Executed> {
+    const running = (async (): Promise<Executed> => {
+      const { hash } = await executor.simulate(record.account_id, record.steps).catch(async (e: unknown) => {
+        // Same fate as a live record that could not be signed.
+        await executor.release(store, record, e instanceof Error ? e.message : String(e));
+        throw e;
+      });
+      const done = await store.transitionIntent(record.account_id, record.id, ['executing'], 'done', {
+        txs: [{ hash, raw: '', nonce: -1, label: 'simulated' }],
+        block: record.quote_block,
+        executed_at: clock.now(),
+        updated_at: clock.now(),
+      });
+      const executed = { record: done ?? record, hash, block: record.quote_block };
+      if (done) await publish({ status: 'done', mode: 'test', ...executed });
+      return executed;
+    })();
+    rehearsals.set(record.id, running);
+    void running.catch(() => undefined).finally(() => rehearsals.delete(record.id));
+    return running;
+  }
+
+  /**
+   * The one place an intent's key kind changes how it runs (its store is the other: the
+   * overlay, from `storeFor`). A test key's intent is rehearsed — signed but never sent, so
+   * no nonce is used and nothing reaches the chain — because a test key must not act; its
+   * answers say `simulated: true` so nobody mistakes the hash for a sent transaction; and
+   * as no drive ends it, its outcome is published by the rehearsal instead of the executor.
+   */
+  const lanes: Record<KeyKind, Lane> = {
+    live: { run: drive, resume: (store, r) => executor.drive(store, r), answer: {} },
+    test: {
+      run: (store, r) => rehearse(store, r),
+      // A rehearsal is not durable: one under way is waited for, there is nothing else to resume.
+      resume: (_store, r) =>
+        rehearsals.get(r.id) ??
+        Promise.reject(new PresenceError('idempotency_in_progress', `intent ${r.id} is still running`, { retryAfter: 1 })),
+      answer: { simulated: true },
+    },
+  };
+
+  /** Executes a record already in `executing`. */
+  const execute = (mode: KeyKind, record: IntentRecord, marks?: Marks) => lanes[mode].run(storeFor(mode), record, marks);
+
   executor.onOutcome((o) => (o.status === 'done' ? announceTx(o.record, o.hash, o.block) : undefined));
+  executor.onOutcome((o) => publish({ ...o, mode: 'live' }));
 
   async function announceTx(r: IntentRecord, hash: string, block: number) {
     await events.emit(r.account_id, 'live', 'tx', {
@@ -161,7 +203,7 @@ export function createIntentPipeline(deps: {
       summary: r.summary,
       amount: r.amount,
       expires_at: iso(r.expires_at as number),
-      ...(mode === 'test' ? { simulated: true } : {}),
+      ...lanes[mode].answer,
     };
   }
   const doneResult = (r: IntentRecord, tx: string, block: number, mode: KeyKind): IntentResult => ({
@@ -171,7 +213,7 @@ export function createIntentPipeline(deps: {
     block,
     summary: r.summary,
     amount: r.amount,
-    ...(mode === 'test' ? { simulated: true } : {}),
+    ...lanes[mode].answer,
   });
 
   /** What an existing record answers to a retry: never a second action. One still running
@@ -182,9 +224,7 @@ export function createIntentPipeline(deps: {
         return heldResult(r, mode);
       case 'executing':
       case 'signed': {
-        // A simulation takes a moment and is not durable: nothing to wait on but the answer.
-        if (mode === 'test') throw new PresenceError('idempotency_in_progress', `intent ${r.id} is still running`, { retryAfter: 1 });
-        const { hash, block } = await executor.drive(store, r);
+        const { hash, block } = await lanes[mode].resume(storeFor(mode), r);
         return doneResult(r, hash, block, mode);
       }
       case 'done':
@@ -197,7 +237,7 @@ export function createIntentPipeline(deps: {
   }
 
   async function admit(s: Submission, parsed: ParsedIntent, kind?: 'withdraw'): Promise<IntentResult> {
-    const marks: Marks | undefined = timingListeners.size > 0 && s.mode === 'live' ? { start: performance.now() } : undefined;
+    const marks: Marks | undefined = timingListeners.size > 0 ? { start: performance.now() } : undefined;
     const istore = storeFor(s.mode);
     const prior = async () => (s.idempotencyKey ? istore.findIntentByIdempotencyKey(s.accountId, s.idempotencyKey) : null);
     const early = await prior();
@@ -252,8 +292,8 @@ export function createIntentPipeline(deps: {
       });
       return heldResult(record, s.mode);
     }
-    const { record: done, tx, block } = await execute(s.mode, record, marks);
-    return doneResult(done, tx, block, s.mode);
+    const { record: done, hash, block } = await execute(s.mode, record, marks);
+    return doneResult(done, hash, block, s.mode);
   }
 
   return {
@@ -281,6 +321,18 @@ export function createIntentPipeline(deps: {
         return claim(plan);
       }),
     execute: (mode: KeyKind, record: IntentRecord) => execute(mode, record),
+    /** Follows a record already executing (another answer's, or one an outage left) to its end. */
+    resume: (mode: KeyKind, record: IntentRecord) => lanes[mode].resume(storeFor(mode), record),
+    /** What every answer about an intent of this key kind carries (`simulated: true` for a test key). */
+    answerOf: (mode: KeyKind) => lanes[mode].answer,
+    /**
+     * Every final outcome, of either key kind, once (live ones from the executor's drives, a
+     * test key's from its rehearsal).
+     */
+    onOutcome(listener: (o: KindOutcome) => Promise<void> | void) {
+      outcomeListeners.add(listener);
+      return () => outcomeListeners.delete(listener);
+    },
     /** Reports the phase timings of every live intent that executes at once (benchmarks). */
     onTiming(listener: (t: IntentTiming) => void) {
       timingListeners.add(listener);

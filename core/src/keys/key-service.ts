@@ -1,6 +1,9 @@
 // API keys: creation, listing, rotation with a grace window, instant revocation and
 // authentication. Listeners hear about revocations and rotations so transports can close
 // live streams: at once on revocation, at the end of the grace window for a retired secret.
+// Keys are always read from and written to the live store: a credential cannot be rehearsed
+// in the test keys' overlay (a key kept there would never authenticate), so what a test key
+// may do with keys is decided here, once (see `mayChangeCredentials`).
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import { notFound, PresenceError } from '../errors/presence-error';
@@ -27,6 +30,21 @@ export type SecretRetired = { keyId: string; secretHash: string; validUntil: num
 export type KeyService = ReturnType<typeof createKeyService>;
 
 const LAST_USED_RESOLUTION_MS = 60_000;
+
+/**
+ * The one place a key's kind decides what it may do with credentials. A test key changes
+ * nothing real, and keys are real however they are made: so it may not rotate or revoke
+ * keys nor make link codes (a link issues a live key), and creating a key answers it a
+ * would-be key that is not stored.
+ */
+export const mayChangeCredentials = (by: Pick<Principal, 'kind'>) => by.kind === 'live';
+
+/** Throws 403 `scope` when `by` is a test key; `why` says what makes `what` real. */
+export function assertMayChangeCredentials(by: Pick<Principal, 'kind'>, what: string, why: string) {
+  if (!mayChangeCredentials(by)) throw new PresenceError('scope', `test keys cannot ${what}: ${why}`);
+}
+
+const keyManagement = 'key management changes real credentials; use a live admin key';
 
 export function createKeyService({ store, clock }: { store: StorePort; clock: Clock }) {
   const revokeListeners = new Set<(keyId: string) => void>();
@@ -55,28 +73,47 @@ export function createKeyService({ store, clock }: { store: StorePort; clock: Cl
     return k;
   }
 
+  async function create(
+    accountId: string,
+    input: { kind: KeyKind; name: string; scopes: readonly Scope[] },
+    secret: string = newSecret(input.kind),
+  ): Promise<KeySecret> {
+    if (!looksLikeSecret(secret) || kindOfSecret(secret) !== input.kind) throw new Error(`not a ${input.kind} key secret`);
+    const record: KeyRecord = {
+      id: newKeyId(),
+      account_id: accountId,
+      kind: input.kind,
+      name: input.name,
+      scopes: [...input.scopes],
+      secrets: [{ hash: hashSecret(secret), last4: secret.slice(-4), valid_until: null }],
+      state: 'active',
+      created_at: iso(clock.now()),
+      last_used_at: null,
+      revoked_at: null,
+    };
+    await store.insertKey(record);
+    return { ...view(record), secret };
+  }
+
   return {
     /** `secret` is for the first start's keys, saved before they are stored (see bootstrap). */
-    async create(
-      accountId: string,
-      input: { kind: KeyKind; name: string; scopes: readonly Scope[] },
-      secret: string = newSecret(input.kind),
-    ): Promise<KeySecret> {
-      if (!looksLikeSecret(secret) || kindOfSecret(secret) !== input.kind) throw new Error(`not a ${input.kind} key secret`);
-      const record: KeyRecord = {
-        id: newKeyId(),
-        account_id: accountId,
+    create,
+
+    /** POST /v1/keys: a key made by `by`; a test key gets a would-be key (all zeros), nothing stored. */
+    async issue(by: Principal, input: { kind: KeyKind; name: string; scopes: readonly Scope[] }): Promise<KeySecret> {
+      if (mayChangeCredentials(by)) return create(by.accountId, input);
+      return {
+        id: 'key_0000000000000000',
         kind: input.kind,
         name: input.name,
         scopes: [...input.scopes],
-        secrets: [{ hash: hashSecret(secret), last4: secret.slice(-4), valid_until: null }],
+        last4: '0000',
         state: 'active',
         created_at: iso(clock.now()),
         last_used_at: null,
-        revoked_at: null,
+        grace_until: null,
+        secret: `prs_${input.kind}_${'0'.repeat(40)}`,
       };
-      await store.insertKey(record);
-      return { ...view(record), secret };
     },
 
     /** Whether this secret belongs to a stored key (in any state). */
@@ -88,8 +125,9 @@ export function createKeyService({ store, clock }: { store: StorePort; clock: Cl
       return (await store.listKeys(accountId)).map(view);
     },
 
-    async rotate(accountId: string, id: string, graceS: number): Promise<KeySecret> {
-      const k = await ownedKey(accountId, id);
+    async rotate(by: Principal, id: string, graceS: number): Promise<KeySecret> {
+      assertMayChangeCredentials(by, 'rotate keys', keyManagement);
+      const k = await ownedKey(by.accountId, id);
       if (k.state === 'revoked') throw new PresenceError('conflict', `key ${id} is revoked and cannot be rotated`);
       const now = clock.now();
       const secret = newSecret(k.kind);
@@ -116,8 +154,10 @@ export function createKeyService({ store, clock }: { store: StorePort; clock: Cl
       return { ...view(updated), secret };
     },
 
-    async revoke(accountId: string, id: string): Promise<KeyView> {
-      const k = await ownedKey(accountId, id);
+    /** `id` is any key of the caller's account, itself included (DELETE /v1/keys/self). */
+    async revoke(by: Principal, id: string): Promise<KeyView> {
+      assertMayChangeCredentials(by, 'revoke keys', keyManagement);
+      const k = await ownedKey(by.accountId, id);
       const updated =
         k.state === 'revoked' ? k : await store.updateKey(id, (rec) => ({ ...rec, state: 'revoked', revoked_at: iso(clock.now()) }));
       for (const l of revokeListeners) l(id);

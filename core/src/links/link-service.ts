@@ -10,10 +10,10 @@
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
-import { notFound, PresenceError } from '../errors/presence-error';
+import { notFound } from '../errors/presence-error';
 import type { EventsLog } from '../events/events-log';
-import type { KeyService } from '../keys/key-service';
-import type { Scope } from '../schemas/common';
+import { assertMayChangeCredentials, type KeyService } from '../keys/key-service';
+import type { KeyKind, Scope } from '../schemas/common';
 import type { StorePort } from '../store/store-port';
 
 /** No 0/O or 1/I: codes are read and typed by people. 32 symbols × 8 = 40 bits. */
@@ -90,8 +90,8 @@ export function createLinkService({
       };
     },
 
-    assertCanLink(mode: 'live' | 'test') {
-      if (mode === 'test') throw new PresenceError('scope', 'test keys cannot make link codes: a link issues a live key');
+    assertCanLink(mode: KeyKind) {
+      assertMayChangeCredentials({ kind: mode }, 'make link codes', 'a link issues a live key');
     },
   };
 }

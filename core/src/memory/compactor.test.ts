@@ -32,20 +32,20 @@ describe('memory compactor', () => {
     await core.memory.touch('acct', 'live', ['token:WETH']);
     clock.advance(29 * DAY_MS);
     expect(await core.compactor.runOnce()).toEqual([]);
-    expect((await core.memory.list('acct')).fading[0]?.days_left).toBe(1);
+    expect((await core.memory.list('acct', 'live')).fading[0]?.days_left).toBe(1);
     clock.advance(DAY_MS);
     expect(await core.compactor.runOnce()).toEqual([{ key: 'token:WETH', tier: 'dropped' }]);
-    expect((await core.memory.list('acct')).fading).toEqual([]);
+    expect((await core.memory.list('acct', 'live')).fading).toEqual([]);
     expect(await events()).toEqual([expect.objectContaining({ key: 'token:WETH', tier: 'dropped' })]);
   });
 
   it('decays weight with time and raises it with touches', async () => {
     await core.memory.touch('acct', 'live', ['pair:WETH-USDC']);
-    const w0 = (await core.memory.list('acct')).fading[0]?.weight as number;
+    const w0 = (await core.memory.list('acct', 'live')).fading[0]?.weight as number;
     clock.advance(7 * DAY_MS);
-    expect((await core.memory.list('acct')).fading[0]?.weight).toBeCloseTo(w0 / 2, 3);
+    expect((await core.memory.list('acct', 'live')).fading[0]?.weight).toBeCloseTo(w0 / 2, 3);
     await core.memory.touch('acct', 'live', ['pair:WETH-USDC']);
-    expect((await core.memory.list('acct')).fading[0]?.weight).toBeCloseTo(w0 / 2 + 0.25, 3);
+    expect((await core.memory.list('acct', 'live')).fading[0]?.weight).toBeCloseTo(w0 / 2 + 0.25, 3);
   });
 
   it('promotes an often-touched key to pinned, and demotes its own pins after 30 idle days', async () => {
@@ -54,17 +54,17 @@ describe('memory compactor', () => {
       clock.advance(3600_000);
     }
     expect(await core.compactor.runOnce()).toEqual([{ key: 'token:DAI', tier: 'pinned' }]);
-    expect((await core.memory.list('acct')).pinned.map((p) => p.key)).toEqual(['token:DAI']);
+    expect((await core.memory.list('acct', 'live')).pinned.map((p) => p.key)).toEqual(['token:DAI']);
     clock.advance(30 * DAY_MS);
     expect(await core.compactor.runOnce()).toEqual([{ key: 'token:DAI', tier: 'fading' }]);
-    expect((await core.memory.list('acct')).fading[0]?.days_left).toBe(7);
+    expect((await core.memory.list('acct', 'live')).fading[0]?.days_left).toBe(7);
   });
 
   it('never drops or demotes a user pin', async () => {
     await core.memory.pin('acct', 'live', 'pref:stable-DAI', 'prefers DAI');
     clock.advance(400 * DAY_MS);
     expect(await core.compactor.runOnce()).toEqual([]);
-    expect((await core.memory.list('acct')).pinned).toEqual([
+    expect((await core.memory.list('acct', 'live')).pinned).toEqual([
       { key: 'pref:stable-DAI', note: 'prefers DAI', tier: 'pinned', weight: 0, days_left: null },
     ]);
   });

@@ -1,21 +1,43 @@
 // Memory: list, pin, forget and touch keywords. Changes are announced as `memory` events.
-// A test key's writes are answered as if done but change nothing.
+// Each key kind reads and writes its own store (a test key's is the overlay: create-core).
 import type { Clock } from '../clock/clock';
 import { notFound } from '../errors/presence-error';
 import type { EventsLog } from '../events/events-log';
 import type { KeyKind } from '../schemas/common';
 import type { MemoryListing } from '../schemas/memory';
 import type { MemoryEntry } from '../store/documents';
-import type { StorePort } from '../store/store-port';
+import type { StoreFor } from '../store/overlay-store';
 import { daysLeft, effectiveWeight, touched } from './memory-rules';
 
 export type MemoryService = ReturnType<typeof createMemoryService>;
 
-export function createMemoryService({ store, clock, events }: { store: StorePort; clock: Clock; events: EventsLog }) {
+export function createMemoryService({ storeFor, clock, events }: { storeFor: StoreFor; clock: Clock; events: EventsLog }) {
+  const decidePin = (entries: readonly MemoryEntry[], key: string, note: string | undefined, now: number) => {
+    const i = entries.findIndex((e) => e.key === key);
+    const prev = entries[i];
+    const alreadyUserPinned = prev?.tier === 'pinned' && prev.pinned_by === 'user' && (note === undefined || note === prev.note);
+    const next: MemoryEntry = {
+      ...touched(prev, key, now),
+      tier: 'pinned',
+      pinned_by: 'user',
+      note: note ?? prev?.note ?? '',
+    };
+    return { i, next, changed: !alreadyUserPinned };
+  };
+  const notStored = (key: string) => notFound(`memory key ${key} is not stored`);
+
+  /**
+   * The one mode check here: memory changes are announced to live keys only. Nothing a test
+   * key writes is broadcast (DESIGN.md), not even on its own stream, which carries what its
+   * simulated actions lead to (holds, their answers, what the presence says about them).
+   */
+  const announce = (accountId: string, mode: KeyKind, key: string, tier: 'pinned' | 'dropped') =>
+    mode === 'live' ? events.emit(accountId, mode, 'memory', { key, tier }) : undefined;
+
   return {
-    async list(accountId: string): Promise<MemoryListing> {
+    async list(accountId: string, mode: KeyKind): Promise<MemoryListing> {
       const now = clock.now();
-      const entries = await store.readMemory(accountId);
+      const entries = await storeFor(mode).readMemory(accountId);
       const byKey = (a: MemoryEntry, b: MemoryEntry) => a.key.localeCompare(b.key);
       return {
         pinned: entries
@@ -35,32 +57,16 @@ export function createMemoryService({ store, clock, events }: { store: StorePort
       };
     },
 
-    async counts(accountId: string) {
-      const entries = await store.readMemory(accountId);
+    async counts(accountId: string, mode: KeyKind) {
+      const entries = await storeFor(mode).readMemory(accountId);
       const pinned = entries.filter((e) => e.tier === 'pinned').length;
       return { pinned, fading: entries.length - pinned };
     },
 
     async pin(accountId: string, mode: KeyKind, key: string, note?: string) {
       const now = clock.now();
-      const decide = (entries: MemoryEntry[]) => {
-        const i = entries.findIndex((e) => e.key === key);
-        const prev = entries[i];
-        const alreadyUserPinned = prev?.tier === 'pinned' && prev.pinned_by === 'user' && (note === undefined || note === prev.note);
-        const next: MemoryEntry = {
-          ...touched(prev, key, now),
-          tier: 'pinned',
-          pinned_by: 'user',
-          note: note ?? prev?.note ?? '',
-        };
-        return { i, next, changed: !alreadyUserPinned, prev };
-      };
-      if (mode === 'test') {
-        const { next, changed } = decide(await store.readMemory(accountId));
-        return { key, tier: 'pinned' as const, note: next.note, changed };
-      }
-      const { next, changed } = await store.updateMemory(accountId, (entries) => {
-        const d = decide(entries);
+      const { next, changed } = await storeFor(mode).updateMemory(accountId, (entries) => {
+        const d = decidePin(entries, key, note, now);
         // A repeated pin is a no-op: nothing written, so nothing to lose or reorder.
         if (!d.changed) return { entries, result: d };
         const out = [...entries];
@@ -68,30 +74,38 @@ export function createMemoryService({ store, clock, events }: { store: StorePort
         else out.push(d.next);
         return { entries: out, result: d };
       });
-      if (changed) await events.emit(accountId, 'live', 'memory', { key, tier: 'pinned' });
+      if (changed) await announce(accountId, mode, key, 'pinned');
+      return { key, tier: 'pinned' as const, note: next.note, changed };
+    },
+
+    /** What `pin` would answer, writing nothing (a turn answers first and writes once it is stored). */
+    async previewPin(accountId: string, mode: KeyKind, key: string, note?: string) {
+      const { next, changed } = decidePin(await storeFor(mode).readMemory(accountId), key, note, clock.now());
       return { key, tier: 'pinned' as const, note: next.note, changed };
     },
 
     async forget(accountId: string, mode: KeyKind, key: string) {
-      if (mode === 'test') {
-        if (!(await store.readMemory(accountId)).some((e) => e.key === key)) throw notFound(`memory key ${key} is not stored`);
-        return { key, forgotten: true as const };
-      }
-      const found = await store.updateMemory(accountId, (entries) => {
+      const found = await storeFor(mode).updateMemory(accountId, (entries) => {
         const out = entries.filter((e) => e.key !== key);
         return { entries: out, result: out.length !== entries.length };
       });
-      if (!found) throw notFound(`memory key ${key} is not stored`);
-      await events.emit(accountId, 'live', 'memory', { key, tier: 'dropped' });
+      if (!found) throw notStored(key);
+      await announce(accountId, mode, key, 'dropped');
+      return { key, forgotten: true as const };
+    },
+
+    /** What `forget` would answer, writing nothing. */
+    async previewForget(accountId: string, mode: KeyKind, key: string) {
+      if (!(await storeFor(mode).readMemory(accountId)).some((e) => e.key === key)) throw notStored(key);
       return { key, forgotten: true as const };
     },
 
     /** A turn mentioned these keys: raise their weight and restart their clock. */
     async touch(accountId: string, mode: KeyKind, keys: readonly string[]): Promise<string[]> {
       const unique = [...new Set(keys)];
-      if (unique.length === 0 || mode === 'test') return unique;
+      if (unique.length === 0) return unique;
       const now = clock.now();
-      await store.updateMemory(accountId, (entries) => {
+      await storeFor(mode).updateMemory(accountId, (entries) => {
         const byKey = new Map(entries.map((e) => [e.key, e]));
         for (const k of unique) byKey.set(k, touched(byKey.get(k), k, now));
         return { entries: [...byKey.values()], result: undefined };

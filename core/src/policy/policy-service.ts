@@ -1,31 +1,27 @@
 // The spend policy document: read, replace whole (bumping version). An account that never
-// set one has the default, which denies sends.
+// set one has the default, which denies sends. Each key kind reads and writes its own store
+// (a test key's is the overlay: its PUT is answered and gates its own simulated intents).
 import type { TokenList } from '../chain/token-list';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import { notFound } from '../errors/presence-error';
+import type { KeyKind } from '../schemas/common';
 import { defaultPolicy, type PolicyDocument, type StoredPolicy } from '../schemas/policy';
-import type { StorePort } from '../store/store-port';
+import type { StoreFor } from '../store/overlay-store';
 import { checkPolicyUnits } from './policy-units';
 
 export type PolicyService = ReturnType<typeof createPolicyService>;
 
-export function createPolicyService({ store, clock, tokenList }: { store: StorePort; clock: Clock; tokenList?: TokenList | null }) {
-  async function get(accountId: string): Promise<StoredPolicy> {
-    const a = await store.getAccount(accountId);
-    if (!a) throw notFound('no such account');
-    return a.policy ?? { ...defaultPolicy, version: 0, updated_at: a.created_at };
-  }
+export function createPolicyService({ storeFor, clock, tokenList }: { storeFor: StoreFor; clock: Clock; tokenList?: TokenList | null }) {
   return {
-    get,
-    /** Test keys see the would-be stored document; nothing changes. */
-    async put(accountId: string, mode: 'live' | 'test', doc: PolicyDocument): Promise<StoredPolicy> {
+    async get(accountId: string, mode: KeyKind): Promise<StoredPolicy> {
+      const a = await storeFor(mode).getAccount(accountId);
+      if (!a) throw notFound('no such account');
+      return a.policy ?? { ...defaultPolicy, version: 0, updated_at: a.created_at };
+    },
+    async put(accountId: string, mode: KeyKind, doc: PolicyDocument): Promise<StoredPolicy> {
       if (tokenList) checkPolicyUnits(doc, tokenList);
-      if (mode === 'test') {
-        const current = await get(accountId);
-        return { ...doc, version: current.version + 1, updated_at: iso(clock.now()) };
-      }
-      const updated = await store.updateAccount(accountId, (a) => ({
+      const updated = await storeFor(mode).updateAccount(accountId, (a) => ({
         ...a,
         policy: { ...doc, version: (a.policy?.version ?? 0) + 1, updated_at: iso(clock.now()) },
       }));

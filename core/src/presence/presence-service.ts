@@ -1,11 +1,12 @@
-// The presence itself: what GET /v1/presence/me shows and what PATCH may change.
+// The presence itself: what GET /v1/presence/me shows and what PATCH may change, in the
+// store of the caller's key kind (a test key's PATCH lands in the overlay: create-core).
 import { notFound, PresenceError } from '../errors/presence-error';
 import type { Principal } from '../keys/key-service';
 import type { MemoryService } from '../memory/memory-service';
 import { spendLabel } from '../policy/spend-label';
 import { defaultPolicy } from '../schemas/policy';
 import { type Preferences, type PresencePatch, type PresenceView, preferencesOverLimit } from '../schemas/presence';
-import type { StorePort } from '../store/store-port';
+import type { StoreFor } from '../store/overlay-store';
 
 /**
  * Merges a PATCH's preferences into the stored ones (null removes a key). The limits hold for
@@ -26,14 +27,22 @@ export function mergePreferences(current: Preferences, patch: PresencePatch['pre
   return merged;
 }
 
-export function createPresenceService({ store, memory, chainName }: { store: StorePort; memory: MemoryService; chainName: () => string }) {
+export function createPresenceService({
+  storeFor,
+  memory,
+  chainName,
+}: {
+  storeFor: StoreFor;
+  memory: MemoryService;
+  chainName: () => string;
+}) {
   async function me(p: Principal): Promise<PresenceView> {
-    const a = await store.getAccount(p.accountId);
+    const a = await storeFor(p.kind).getAccount(p.accountId);
     if (!a) throw notFound('this key’s account no longer exists');
     return {
       name: a.presence.name,
       route: { model: a.presence.model },
-      memory: await memory.counts(p.accountId),
+      memory: await memory.counts(p.accountId, p.kind),
       wallet: { chain: chainName(), spend: spendLabel(a.policy ?? defaultPolicy) },
       preferences: a.presence.preferences,
       mode: p.kind,
@@ -42,19 +51,9 @@ export function createPresenceService({ store, memory, chainName }: { store: Sto
   return {
     me,
     async patch(p: Principal, patch: PresencePatch): Promise<PresenceView> {
-      if (p.kind === 'test') {
-        // Test keys see the would-be result; nothing is written.
-        const current = await me(p);
-        return {
-          ...current,
-          name: patch.name ?? current.name,
-          route: { model: patch.route?.model ?? current.route.model },
-          preferences: mergePreferences(current.preferences, patch.preferences),
-        };
-      }
       // Merged (and checked) inside the update, against the committed document: two PATCHes
       // racing cannot together pass the limits that each was checked against alone.
-      await store.updateAccount(p.accountId, (a) => ({
+      await storeFor(p.kind).updateAccount(p.accountId, (a) => ({
         ...a,
         presence: {
           name: patch.name ?? a.presence.name,

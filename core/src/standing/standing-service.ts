@@ -23,6 +23,7 @@ import { randomBase62 } from '../keys/key-secret';
 import { turnRefusal } from '../keys/scopes';
 import type { KeyKind, Scope } from '../schemas/common';
 import type { StandingFire, StandingRecord } from '../store/documents';
+import type { StoreFor } from '../store/overlay-store';
 import type { StorePort } from '../store/store-port';
 import type { WalletDomain } from '../wallet/wallet-domain';
 import type { StandingSpec } from './standing-parser';
@@ -89,13 +90,20 @@ class RetryLater extends Error {}
 
 export type StandingService = ReturnType<typeof createStandingService>;
 
+/**
+ * `store` is the live store: only what is there fires. `storeFor` is where a key of each kind
+ * creates, lists and cancels (a test key's standing intents are kept in the overlay, listed
+ * to test keys, and never fire).
+ */
 export function createStandingService({
   store,
+  storeFor,
   clock,
   thread,
   wallet,
 }: {
   store: StorePort;
+  storeFor: StoreFor;
   clock: Clock;
   thread: Thread;
   wallet: WalletDomain | null;
@@ -154,16 +162,16 @@ export function createStandingService({
   }
 
   /** Stores a prepared record unless one with its id exists (a re-run of the same turn); answers the stored one. */
-  async function commit(record: StandingRecord): Promise<StandingRecord> {
-    const existing = await get(record.account_id, record.id);
+  async function commit(mode: KeyKind, record: StandingRecord): Promise<StandingRecord> {
+    const existing = await get(record.account_id, mode, record.id);
     if (existing) return existing;
-    await store.putStanding(record);
+    await storeFor(mode).putStanding(record);
     if (record.trigger.kind === 'price') fresh.add(record.id);
     return record;
   }
 
-  async function get(accountId: string, id: string): Promise<StandingRecord | null> {
-    return (await store.listStanding(accountId)).find((x) => x.id === id) ?? null;
+  async function get(accountId: string, mode: KeyKind, id: string): Promise<StandingRecord | null> {
+    return (await storeFor(mode).listStanding(accountId)).find((x) => x.id === id) ?? null;
   }
 
   /** Why an acting intent may no longer act, or null when its creator still may. */
@@ -220,7 +228,7 @@ export function createStandingService({
 
   /** Completes fire `n` of a standing intent; a no-op once it is done. */
   async function perform(accountId: string, id: string, n: number): Promise<void> {
-    const r = await get(accountId, id);
+    const r = (await store.listStanding(accountId)).find((x) => x.id === id);
     const f = r?.pending.find((p) => p.n === n);
     if (!r || !f) return;
     let say = f.say;
@@ -326,18 +334,17 @@ export function createStandingService({
     prepare,
     commit,
     get,
-    /** Creates and stores at once (a test key's are answered but not kept). */
+    /** Creates and stores at once. */
     async create(owner: StandingOwner, text: string, spec: StandingSpec, opts: { allowAct: boolean; id?: string }) {
-      const record = await prepare(owner, text, spec, opts);
-      return owner.kind === 'live' ? commit(record) : record;
+      return commit(owner.kind, await prepare(owner, text, spec, opts));
     },
-    async list(accountId: string) {
-      return (await store.listStanding(accountId)).filter((r) => r.state === 'active');
+    async list(accountId: string, mode: KeyKind) {
+      return (await storeFor(mode).listStanding(accountId)).filter((r) => r.state === 'active');
     },
     async cancel(accountId: string, mode: KeyKind, id: string) {
-      const r = (await store.listStanding(accountId)).find((x) => x.id === id && x.state === 'active');
+      const r = (await storeFor(mode).listStanding(accountId)).find((x) => x.id === id && x.state === 'active');
       if (!r) throw notFound(`no standing intent ${id}`);
-      if (mode === 'live') await store.updateStanding(accountId, id, (x) => ({ ...x, state: 'cancelled' }));
+      await storeFor(mode).updateStanding(accountId, id, (x) => ({ ...x, state: 'cancelled' }));
       return { ...r, state: 'cancelled' as const };
     },
     /**

@@ -17,6 +17,7 @@ import { spendLabel } from '../policy/spend-label';
 import type { KeyKind } from '../schemas/common';
 import type { WalletView } from '../schemas/wallet';
 import type { IntentRecord } from '../store/documents';
+import type { StoreFor } from '../store/overlay-store';
 import type { StorePort } from '../store/store-port';
 import type { Keystore } from './keystore';
 import { createNonceAllocator } from './nonce-allocator';
@@ -35,7 +36,10 @@ export type WalletDomain = ReturnType<typeof createWalletDomain>;
 const STRANDED_AFTER_MS = 60_000;
 
 export function createWalletDomain(deps: {
+  /** The live store: wallets belong to the account (whichever key's request makes one), recovery is live. */
   store: StorePort;
+  /** Where a key of each kind keeps its intents (the pipeline's). */
+  storeFor: StoreFor;
   clock: Clock;
   events: EventsLog;
   policies: PolicyService;
@@ -47,8 +51,18 @@ export function createWalletDomain(deps: {
   const wallets = createWallets({ store, keystore, clock, ...(runtime.fund ? { fund: (a: Address) => runtime.fund!(a) } : {}) });
   const views = createChainViews({ chain, tokenList });
   const executor = createIntentExecutor({ chain, wallets, nonces: createNonceAllocator(chain), clock });
-  const pipeline = createIntentPipeline({ store, clock, chain, tokenList, market: views.market, wallets, executor, policies, events });
-  const confirmations = createConfirmations({ pipeline, executor, events, clock });
+  const pipeline = createIntentPipeline({
+    storeFor: deps.storeFor,
+    clock,
+    chain,
+    tokenList,
+    market: views.market,
+    wallets,
+    executor,
+    policies,
+    events,
+  });
+  const confirmations = createConfirmations({ pipeline, events, clock });
 
   async function finish(r: IntentRecord): Promise<'settled' | 'failed'> {
     if (r.state === 'executing' && r.txs.length === 0) {
@@ -77,7 +91,7 @@ export function createWalletDomain(deps: {
       const address = await wallets.address(accountId);
       const [positions, policy, snapshot, spent, pending] = await Promise.all([
         views.positions(address),
-        policies.get(accountId),
+        policies.get(accountId, mode),
         views.market.snapshot(),
         pipeline.spentToday(accountId, mode),
         confirmations.list(accountId, mode, 'held'),

@@ -1,5 +1,6 @@
-// API key management: list, create, rotate with grace, revoke at once.
-import { PresenceError, schemas } from '@presence/core';
+// API key management: list, create, rotate with grace, revoke at once. What a test key may
+// do with keys is the key service's to decide.
+import { schemas } from '@presence/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteDeps } from '../app';
 
@@ -22,25 +23,7 @@ export const keysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }
         response: { 201: schemas.KeySecret },
       },
     },
-    async (req, reply) => {
-      const p = req.principal!;
-      if (p.kind === 'test') {
-        // Test keys simulate writes: the would-be key is answered, nothing is stored.
-        return reply.code(201).send({
-          id: 'key_0000000000000000',
-          kind: req.body.kind,
-          name: req.body.name,
-          scopes: req.body.scopes,
-          last4: '0000',
-          state: 'active',
-          created_at: new Date(core.clock.now()).toISOString(),
-          last_used_at: null,
-          grace_until: null,
-          secret: `prs_${req.body.kind}_${'0'.repeat(40)}`,
-        });
-      }
-      return reply.code(201).send(await core.keys.create(p.accountId, req.body));
-    },
+    async (req, reply) => reply.code(201).send(await core.keys.issue(req.principal!, req.body)),
   );
 
   app.post(
@@ -55,12 +38,7 @@ export const keysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }
         response: { 200: schemas.KeySecret },
       },
     },
-    async (req) => {
-      const p = req.principal!;
-      const grace = req.body?.grace_s ?? 900;
-      if (p.kind === 'test') throw testKeyCannot('rotate keys');
-      return core.keys.rotate(p.accountId, req.params.id, grace);
-    },
+    async (req) => core.keys.rotate(req.principal!, req.params.id, req.body?.grace_s ?? 900),
   );
 
   app.delete(
@@ -73,11 +51,7 @@ export const keysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }
         response: { 200: schemas.KeyView },
       },
     },
-    async (req) => {
-      const p = req.principal!;
-      if (p.kind === 'test') throw testKeyCannot('revoke keys');
-      return core.keys.revoke(p.accountId, p.keyId);
-    },
+    async (req) => core.keys.revoke(req.principal!, req.principal!.keyId),
   );
 
   app.delete(
@@ -91,13 +65,6 @@ export const keysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }
         response: { 200: schemas.KeyView },
       },
     },
-    async (req) => {
-      const p = req.principal!;
-      if (p.kind === 'test') throw testKeyCannot('revoke keys');
-      return core.keys.revoke(p.accountId, req.params.id);
-    },
+    async (req) => core.keys.revoke(req.principal!, req.params.id),
   );
 };
-
-const testKeyCannot = (what: string) =>
-  new PresenceError('scope', `test keys cannot ${what}: key management changes real credentials; use a live admin key`);

@@ -8,7 +8,7 @@ export const memoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
   app.get(
     '/v1/memory',
     { config: { scope: 'memory:read' }, schema: { summary: 'Pinned and fading keywords', tags, response: { 200: schemas.MemoryListing } } },
-    async (req) => core.memory.list(req.principal!.accountId),
+    async (req) => core.memory.list(req.principal!.accountId, req.principal!.kind),
   );
 
   app.post(

@@ -81,7 +81,7 @@ export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
   app.get(
     '/v1/standing',
     { config: { scope: 'talk' }, schema: { summary: 'Standing intents', tags: ['standing'], response: { 200: schemas.StandingList } } },
-    async (req) => ({ standing: (await core.standing.list(req.principal!.accountId)).map(toStandingView) }),
+    async (req) => ({ standing: (await core.standing.list(req.principal!.accountId, req.principal!.kind)).map(toStandingView) }),
   );
   app.delete(
     '/v1/standing/:id',

@@ -33,7 +33,7 @@ export const walletRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
   app.get(
     '/v1/wallet/policy',
     { config: { scope: 'wallet:read' }, schema: { summary: 'The spend policy document', tags, response: { 200: schemas.PolicyView } } },
-    async (req) => core.policies.get(req.principal!.accountId),
+    async (req) => core.policies.get(req.principal!.accountId, req.principal!.kind),
   );
   app.put(
     '/v1/wallet/policy',

@@ -1,0 +1,481 @@
+// What test keys read and write: an overlay on the live store. Reads go through to live data
+// and see the overlay's own writes; writes stay in this process's memory, are never
+// persisted, and nothing reading the live store sees them. Core gives its services this
+// store for test keys and the live one for live keys (create-core), so a test key runs the
+// live behaviour over another store instead of a second, simulated implementation.
+//
+// Records (accounts, keys, memory entries, wallets, standing intents) are overlaid one by
+// one: the overlay keeps the fields its writes changed (the whole record when it made one, a
+// tombstone when it removed one) and every other field, and every other record, reads live.
+// The thread reads as the live thread with the overlay's own entries merged in by id.
+// Events, intents, Idempotency-Key answers and link codes are the overlay's own only: an
+// event id is a place in one sequence (one Last-Event-ID cannot point into two), a test key's
+// intents are simulated actions that must neither count against nor act on real ones, a
+// test request must never replay a live answer, and the port cannot read a link code
+// without redeeming it.
+//
+// Its memory is a resource a client can grow, so it is capped per account: each family
+// keeps the account's last `maxRecords` changes (an older change is forgotten and its
+// record reads live again; the oldest events, intents and answers are dropped), and an
+// account's whole overlay is dropped after `idleMs` without a write. A restart drops all.
+import { isDeepStrictEqual } from 'node:util';
+import type { Clock } from '../clock/clock';
+import type { KeyKind } from '../schemas/common';
+import type {
+  AccountRecord,
+  IdempotencyRecord,
+  IntentRecord,
+  KeyRecord,
+  LinkRecord,
+  MemoryEntry,
+  StandingRecord,
+  StoredEvent,
+  ThreadEntry,
+  WalletRecord,
+} from './documents';
+import { createIntentIndex, type IntentIndex } from './intent-index';
+import { createKeyedLock } from '../concurrency/keyed-lock';
+import type { StorePort } from './store-port';
+
+/** The store a key of each kind reads and writes: chosen once, in create-core. */
+export type StoreFor = (kind: KeyKind) => StorePort;
+
+export type OverlayCaps = {
+  /** Per account and family: changed records, thread entries, events, intents, answers, link codes. */
+  maxRecords: number;
+  /** An account's overlay is dropped this long after its last write. */
+  idleMs: number;
+};
+
+/** A day: as long as a hold may wait (confirm_timeout_s ≤ 86,400) and an answer is replayed. */
+export const defaultOverlayCaps: OverlayCaps = { maxRecords: 200, idleMs: 24 * 3600_000 };
+
+type Change<T> = { whole: T } | { patch: Partial<T> } | { gone: true };
+type Changes<T> = Map<string, Change<T>>;
+
+type Records = {
+  accounts: AccountRecord;
+  keys: KeyRecord;
+  memory: MemoryEntry;
+  wallets: WalletRecord;
+  standing: StandingRecord;
+};
+type Family = keyof Records;
+
+type AccountOverlay = {
+  lastWrite: number;
+  records: { [F in Family]: Changes<Records[F]> };
+  thread: ThreadEntry[];
+  events: StoredEvent[];
+  answers: Map<string, IdempotencyRecord>;
+  intents: IntentIndex;
+  links: Map<string, LinkRecord>;
+};
+
+/** Reads hand out immutable snapshots, as the port promises. */
+function freeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) freeze(v);
+  }
+  return value;
+}
+const copy = <T>(value: T): T => freeze(structuredClone(value));
+
+function applied<T extends object>(live: T | null, c: Change<T> | undefined): T | null {
+  if (!c) return live;
+  if ('gone' in c) return null;
+  if ('whole' in c) return c.whole;
+  return live && freeze({ ...live, ...c.patch });
+}
+
+/** What turns the live record into `next`: null when they are the same (the record reads live). */
+function changeFrom<T extends object>(live: T | null, next: T | null): Change<T> | null {
+  if (next === null) return live ? { gone: true } : null;
+  if (!live || Object.keys(live).some((k) => !(k in next))) return { whole: copy(next) };
+  const patch: Partial<T> = {};
+  for (const k of Object.keys(next) as (keyof T)[]) if (!isDeepStrictEqual(next[k], live[k])) patch[k] = next[k];
+  return Object.keys(patch).length === 0 ? null : { patch: copy(patch) };
+}
+
+/** Sets (or, for null, clears) an entry as the newest and forgets the oldest beyond `cap`. */
+function remember<V>(m: Map<string, V>, id: string, v: V | null, cap: number) {
+  m.delete(id);
+  if (v === null) return;
+  m.set(id, v);
+  for (const oldest of m.keys()) {
+    if (m.size <= cap) break;
+    m.delete(oldest);
+  }
+}
+
+/** A live list with one account's changes applied, then the records the overlay made. */
+function overlaid<T extends object>(rows: readonly T[], changes: Changes<T> | undefined, idOf: (r: T) => string): T[] {
+  if (!changes || changes.size === 0) return [...rows];
+  const seen = new Set<string>();
+  const out: T[] = [];
+  for (const r of rows) {
+    seen.add(idOf(r));
+    const v = applied(r, changes.get(idOf(r)));
+    if (v) out.push(v);
+  }
+  for (const [id, c] of changes) if (!seen.has(id) && 'whole' in c) out.push(c.whole);
+  return out;
+}
+
+const SWEEP_EVERY_MS = 60_000;
+
+export function createOverlayStore(live: StorePort, { clock, caps }: { clock: Clock; caps?: Partial<OverlayCaps> }): StorePort {
+  const { maxRecords, idleMs } = { ...defaultOverlayCaps, ...caps };
+  const overlays = new Map<string, AccountOverlay>();
+  /** Event ids outlive an expired overlay: a test stream still open must never see an id twice. */
+  const eventIds = new Map<string, number>();
+  const lock = createKeyedLock();
+  let lastSweep = clock.now();
+
+  const idle = (o: AccountOverlay) => clock.now() - o.lastWrite >= idleMs;
+
+  /** The account's overlay for reading, or null: reads never make one. */
+  function peek(accountId: string): AccountOverlay | null {
+    const o = overlays.get(accountId);
+    if (o && idle(o)) {
+      overlays.delete(accountId);
+      return null;
+    }
+    return o ?? null;
+  }
+
+  /** The account's overlay for writing: made on the first write; every write restarts its idle time. */
+  function own(accountId: string): AccountOverlay {
+    const now = clock.now();
+    if (now - lastSweep >= SWEEP_EVERY_MS) {
+      lastSweep = now;
+      for (const [id, o] of overlays) if (idle(o)) overlays.delete(id);
+    }
+    let o = peek(accountId);
+    if (!o) {
+      o = {
+        lastWrite: now,
+        records: { accounts: new Map(), keys: new Map(), memory: new Map(), wallets: new Map(), standing: new Map() },
+        thread: [],
+        events: [],
+        answers: new Map(),
+        intents: createIntentIndex(),
+        links: new Map(),
+      };
+      overlays.set(accountId, o);
+    }
+    o.lastWrite = now;
+    return o;
+  }
+
+  function* active(): Generator<AccountOverlay> {
+    for (const id of [...overlays.keys()]) {
+      const o = peek(id);
+      if (o) yield o;
+    }
+  }
+
+  const changesOf = <F extends Family>(accountId: string, family: F): Changes<Records[F]> | undefined =>
+    peek(accountId)?.records[family] as Changes<Records[F]> | undefined;
+
+  /** Read-modify-write of one record under the family's lock for the account (the port's promise). */
+  function updateRecord<F extends Family, R>(
+    accountId: string,
+    family: F,
+    id: string,
+    readLive: () => Promise<Records[F] | null>,
+    update: (current: Records[F] | null) => { next: Records[F] | null; result: R },
+  ): Promise<R> {
+    return lock(`${family}:${accountId}`, async () => {
+      const base = await readLive();
+      const current = applied(base, changesOf(accountId, family)?.get(id));
+      const { next, result } = update(current);
+      const change = changeFrom(base, next);
+      if (change || changesOf(accountId, family)?.has(id)) {
+        remember(own(accountId).records[family] as Changes<Records[F]>, id, change, maxRecords);
+      }
+      return result;
+    });
+  }
+
+  const liveStanding = async (accountId: string, id: string) => (await live.listStanding(accountId)).find((r) => r.id === id) ?? null;
+
+  const store: StorePort = {
+    async createAccount(account) {
+      await updateRecord(
+        account.id,
+        'accounts',
+        account.id,
+        () => live.getAccount(account.id),
+        (current) => {
+          if (current) throw new Error(`account ${account.id} exists`);
+          return { next: account, result: undefined };
+        },
+      );
+    },
+    async getAccount(id) {
+      return applied(await live.getAccount(id), changesOf(id, 'accounts')?.get(id));
+    },
+    async listAccounts() {
+      const rows = await live.listAccounts();
+      const out = rows.flatMap((a) => applied(a, changesOf(a.id, 'accounts')?.get(a.id)) ?? []);
+      const known = new Set(rows.map((a) => a.id));
+      for (const o of active()) for (const [id, c] of o.records.accounts) if (!known.has(id) && 'whole' in c) out.push(c.whole);
+      return out;
+    },
+    updateAccount(id, update) {
+      return updateRecord(
+        id,
+        'accounts',
+        id,
+        () => live.getAccount(id),
+        (current) => {
+          if (!current) throw new Error(`no account ${id}`);
+          const next = copy(update(current));
+          return { next, result: next };
+        },
+      );
+    },
+
+    async insertKey(key) {
+      await updateRecord(
+        key.account_id,
+        'keys',
+        key.id,
+        () => live.getKey(key.id),
+        () => ({ next: key, result: undefined }),
+      );
+    },
+    async getKey(id) {
+      for (const o of active()) {
+        const c = o.records.keys.get(id);
+        if (c) return applied(await live.getKey(id), c);
+      }
+      return live.getKey(id);
+    },
+    async findKeyBySecretHash(hash) {
+      const found = await live.findKeyBySecretHash(hash);
+      const current = found && (await store.getKey(found.id));
+      if (current?.secrets.some((s) => s.hash === hash)) return current;
+      for (const o of active()) {
+        for (const [id, c] of o.records.keys) {
+          const k = 'whole' in c ? c.whole : 'patch' in c && c.patch.secrets ? applied(await live.getKey(id), c) : null;
+          if (k?.secrets.some((s) => s.hash === hash)) return k;
+        }
+      }
+      return null;
+    },
+    async listKeys(accountId) {
+      return overlaid(await live.listKeys(accountId), changesOf(accountId, 'keys'), (k) => k.id);
+    },
+    async updateKey(id, update) {
+      const found = await store.getKey(id);
+      if (!found) throw new Error(`no key ${id}`);
+      return updateRecord(
+        found.account_id,
+        'keys',
+        id,
+        () => live.getKey(id),
+        (current) => {
+          if (!current) throw new Error(`no key ${id}`);
+          const next = copy(update(current));
+          return { next, result: next };
+        },
+      );
+    },
+
+    async readMemory(accountId) {
+      return overlaid(await live.readMemory(accountId), changesOf(accountId, 'memory'), (e) => e.key);
+    },
+    updateMemory(accountId, update) {
+      return lock(`memory:${accountId}`, async () => {
+        const base = await live.readMemory(accountId);
+        const current = overlaid(base, changesOf(accountId, 'memory'), (e) => e.key);
+        const { entries, result } = update(structuredClone(current));
+        const byKey = <E extends MemoryEntry>(es: readonly E[]) => new Map(es.map((e) => [e.key, e]));
+        const [baseBy, currentBy, nextBy] = [byKey(base), byKey(current), byKey(entries)];
+        for (const key of new Set([...currentBy.keys(), ...nextBy.keys()])) {
+          const next = nextBy.get(key) ?? null;
+          if (isDeepStrictEqual(currentBy.get(key) ?? null, next)) continue;
+          remember(own(accountId).records.memory, key, changeFrom(baseBy.get(key) ?? null, next), maxRecords);
+        }
+        return result;
+      });
+    },
+
+    async appendEvent(accountId, event) {
+      const o = own(accountId);
+      const id = (eventIds.get(accountId) ?? 0) + 1;
+      eventIds.set(accountId, id);
+      const stored = copy({ id, ...event } as StoredEvent);
+      o.events.push(stored);
+      if (o.events.length > maxRecords) o.events.splice(0, o.events.length - maxRecords);
+      return stored;
+    },
+    async eventsAfter(accountId, afterId, limit) {
+      return (peek(accountId)?.events ?? []).filter((e) => e.id > afterId).slice(0, limit);
+    },
+    async eventBounds(accountId) {
+      return { oldest: peek(accountId)?.events[0]?.id ?? null, latest: eventIds.get(accountId) ?? 0 };
+    },
+    async pruneEvents(accountId, keepLast, olderThan) {
+      const o = peek(accountId);
+      if (!o) return 0;
+      const before = o.events.length;
+      o.events = o.events.filter((e, i) => i >= before - keepLast && e.at >= olderThan);
+      return before - o.events.length;
+    },
+
+    async getIdempotencyRecord(accountId, key) {
+      return peek(accountId)?.answers.get(key) ?? null;
+    },
+    async putIdempotencyRecord(accountId, record) {
+      remember(own(accountId).answers, record.key, copy(record), maxRecords);
+    },
+    async pruneIdempotency(olderThan) {
+      let dropped = 0;
+      for (const o of active()) {
+        for (const [key, r] of o.answers) {
+          if (r.created_at >= olderThan) continue;
+          o.answers.delete(key);
+          dropped++;
+        }
+      }
+      return dropped;
+    },
+
+    async getWallet(accountId) {
+      return applied(await live.getWallet(accountId), changesOf(accountId, 'wallets')?.get(accountId));
+    },
+    createWallet(wallet) {
+      return updateRecord(
+        wallet.account_id,
+        'wallets',
+        wallet.account_id,
+        () => live.getWallet(wallet.account_id),
+        (current) => (current ? { next: current, result: current } : { next: wallet, result: copy(wallet) }),
+      );
+    },
+    async markWalletFunded(accountId) {
+      await updateRecord(
+        accountId,
+        'wallets',
+        accountId,
+        () => live.getWallet(accountId),
+        (current) => ({ next: current && { ...current, funded: true }, result: undefined }),
+      );
+    },
+
+    async createIntent(intent) {
+      const o = own(intent.account_id);
+      if (o.intents.byId.has(intent.id)) throw new Error(`intent ${intent.id} exists`);
+      o.intents.put(copy(intent));
+      if (o.intents.byId.size > maxRecords) {
+        // The index has no removal: rebuild it without the oldest record (a few hundred at most).
+        const kept = createIntentIndex();
+        for (const r of o.intents.list().slice(o.intents.byId.size - maxRecords)) kept.put(r);
+        o.intents = kept;
+      }
+    },
+    async getIntent(accountId, id) {
+      return peek(accountId)?.intents.byId.get(id) ?? null;
+    },
+    async findIntentByConfirmId(accountId, confirmId) {
+      return peek(accountId)?.intents.byConfirmId(confirmId) ?? null;
+    },
+    async findIntentByIdempotencyKey(accountId, key) {
+      return peek(accountId)?.intents.byIdempotencyKey(key) ?? null;
+    },
+    async transitionIntent(accountId, id, from, to, patch = {}) {
+      const current = peek(accountId)?.intents.byId.get(id);
+      if (!current || !from.includes(current.state)) return null;
+      const next = copy({ ...current, ...patch, state: to } as IntentRecord);
+      own(accountId).intents.put(next);
+      return next;
+    },
+    async listIntents(accountId, filter = {}) {
+      return peek(accountId)?.intents.list(filter.states) ?? [];
+    },
+    async spentSince(accountId, since) {
+      return peek(accountId)?.intents.spentSince(since) ?? 0n;
+    },
+    async intentsInStates(states) {
+      return [...active()].flatMap((o) => o.intents.list(states));
+    },
+
+    appendThread(accountId, entry) {
+      // Numbered after the live thread as it stands, so the entry sorts where it was said.
+      return lock(`thread:${accountId}`, async () => {
+        const [liveLast] = await live.readThread(accountId, { limit: 1 });
+        const o = own(accountId);
+        const id = Math.max(liveLast?.id ?? 0, o.thread.at(-1)?.id ?? 0) + 1;
+        const stored = copy({ ...entry, id } as ThreadEntry);
+        o.thread.push(stored);
+        if (o.thread.length > maxRecords) o.thread.splice(0, o.thread.length - maxRecords);
+        return stored;
+      });
+    },
+    async readThread(accountId, { before, limit }) {
+      const page = await live.readThread(accountId, { ...(before !== undefined ? { before } : {}), limit });
+      const mine = (peek(accountId)?.thread ?? []).filter((e) => before === undefined || e.id < before);
+      if (mine.length === 0) return page;
+      // A live entry written later may share a number with one of ours: then time decides.
+      const merged = [...page, ...mine].sort((a, b) => a.id - b.id || a.at - b.at);
+      return merged.slice(Math.max(0, merged.length - limit));
+    },
+
+    async putStanding(record) {
+      await updateRecord(
+        record.account_id,
+        'standing',
+        record.id,
+        () => liveStanding(record.account_id, record.id),
+        () => ({ next: record, result: undefined }),
+      );
+    },
+    async listStanding(accountId) {
+      if (accountId !== undefined) return overlaid(await live.listStanding(accountId), changesOf(accountId, 'standing'), (r) => r.id);
+      const rows = await live.listStanding();
+      const out = rows.flatMap((r) => applied(r, changesOf(r.account_id, 'standing')?.get(r.id)) ?? []);
+      const known = new Set(rows.map((r) => r.id));
+      for (const o of active()) for (const [id, c] of o.records.standing) if (!known.has(id) && 'whole' in c) out.push(c.whole);
+      return out;
+    },
+    updateStanding(accountId, id, update) {
+      return updateRecord(
+        accountId,
+        'standing',
+        id,
+        () => liveStanding(accountId, id),
+        (current) => {
+          if (!current) return { next: null, result: null };
+          const next = copy(update(current));
+          return { next, result: next };
+        },
+      );
+    },
+
+    async putLink(link, now) {
+      const o = own(link.account_id);
+      for (const [hash, l] of o.links) if (l.expires_at <= now) o.links.delete(hash);
+      remember(o.links, link.hash, copy(link), maxRecords);
+    },
+    async redeemLink(hash, now) {
+      for (const o of active()) {
+        const l = o.links.get(hash);
+        if (!l || l.redeemed_at !== null || l.expires_at <= now) continue;
+        const next = copy({ ...l, redeemed_at: now });
+        o.links.set(hash, next);
+        return next;
+      }
+      return null;
+    },
+
+    async close() {
+      // The live store is its owner's to close; this only lets go of what it kept.
+      overlays.clear();
+    },
+  };
+  return store;
+}
