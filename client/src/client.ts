@@ -1,5 +1,5 @@
 // createPresenceClient: one small object, one group per resource, every function typed
-// from core's zod schemas. Dependencies (fetch, sleep, randomness) are arguments so the
+// from the protocol's zod schemas. Dependencies (fetch, sleep, randomness) are arguments so the
 // same client runs in Node, a browser extension and tests.
 import { createHttp, type ResponseInfo } from './http';
 import { chainResource } from './resources/chain';

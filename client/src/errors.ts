@@ -1,15 +1,16 @@
 // What the SDK throws. Three classes that mean different things (as grammY separates
 // them): the server answered with a problem (PresenceApiError), no usable answer arrived
 // (PresenceNetworkError), or an answer arrived that this SDK cannot read
-// (PresenceProtocolError). All share PresenceError so callers can catch "anything from us".
-import type { Problem } from '@presence/core/schemas';
+// (PresenceProtocolError). All share PresenceClientError so callers can catch "anything
+// from us"; the name differs from core's PresenceError, which is a different class.
+import type { Problem } from '@presence/protocol';
 
-export abstract class PresenceError extends Error {
+export abstract class PresenceClientError extends Error {
   abstract readonly kind: 'api' | 'network' | 'protocol';
 }
 
 /** The server answered with an application/problem+json body (or a non-2xx we mapped to one). */
-export class PresenceApiError extends PresenceError {
+export class PresenceApiError extends PresenceClientError {
   override readonly name = 'PresenceApiError';
   readonly kind = 'api' as const;
   /** Stable string to branch on: auth, scope, not_found, policy_block, rate_limited … */
@@ -41,7 +42,7 @@ export type NetworkErrorCode =
   /** An answer started but its body broke off. */
   | 'interrupted';
 
-export class PresenceNetworkError extends PresenceError {
+export class PresenceNetworkError extends PresenceClientError {
   override readonly name = 'PresenceNetworkError';
   readonly kind = 'network' as const;
   readonly code: NetworkErrorCode;
@@ -53,7 +54,7 @@ export class PresenceNetworkError extends PresenceError {
 }
 
 /** A 2xx whose body does not match the schema: a server/SDK version mismatch, not retryable. */
-export class PresenceProtocolError extends PresenceError {
+export class PresenceProtocolError extends PresenceClientError {
   override readonly name: string = 'PresenceProtocolError';
   readonly kind = 'protocol' as const;
   readonly status: number;
@@ -80,6 +81,13 @@ export class PresenceEventTooLargeError extends PresenceProtocolError {
   }
 }
 
-export const isPresenceError = (e: unknown): e is PresenceError => e instanceof PresenceError;
+export const isPresenceClientError = (e: unknown): e is PresenceClientError => e instanceof PresenceClientError;
+
+/** @deprecated Renamed to PresenceClientError (core has a PresenceError of its own); this alias goes in a later release. */
+export const PresenceError = PresenceClientError;
+/** @deprecated Renamed to PresenceClientError. */
+export type PresenceError = PresenceClientError;
+/** @deprecated Renamed to isPresenceClientError. */
+export const isPresenceError = isPresenceClientError;
 export const isApiError = (e: unknown, type?: string): e is PresenceApiError =>
   e instanceof PresenceApiError && (type === undefined || e.type === type);

@@ -5,7 +5,7 @@
 // for) is passed through so the caller can resynchronise. 401/403 and other non-retryable
 // answers end the iteration with the typed error; aborting ends it quietly.
 //
-// Payloads are validated with core's per-type schemas, so callers get a discriminated union
+// Payloads are validated with the protocol's per-type schemas, so callers get a discriminated union
 // and never cast. One event this SDK cannot read (a type newer than it, or data that does
 // not match) must not end a stream that resumes for ever, so it is handed out as
 // `unrecognized` with its id, and the caller decides (log it, count its id, move on).
@@ -18,14 +18,14 @@ import {
   NeedsConfirmEventData,
   Problem,
   TxEventData,
-} from '@presence/core/schemas';
+} from '@presence/protocol';
 import type { z } from 'zod';
 import { PresenceApiError, PresenceNetworkError, PresenceProtocolError } from './errors';
 import type { Http } from './http';
 import { backoffDelay, isRetryable } from './retry';
 import { streamSse } from './sse-request';
 
-/** Each event type's payload schema, from core. `satisfies` breaks the build when core adds a type this SDK does not map. */
+/** Each event type's payload schema, from the protocol. `satisfies` breaks the build when the protocol adds a type this SDK does not map. */
 export const eventDataSchemas = {
   message: MessageEventData,
   tx: TxEventData,

@@ -3,7 +3,7 @@
 // Resources call `json()`; streams call `open()` and own the body afterwards.
 // Web APIs only (fetch, AbortController, URL): this file runs in browser extensions too.
 import type { z } from 'zod';
-import { PresenceError, PresenceNetworkError, PresenceProtocolError } from './errors';
+import { PresenceClientError, PresenceNetworkError, PresenceProtocolError } from './errors';
 import { newIdempotencyKey } from './idempotency';
 import { problemError } from './problem';
 import { parseRetryAfter, type RetryPolicy, retryDelay } from './retry';
@@ -123,7 +123,7 @@ export function createHttp(config: HttpConfig) {
     const fail = (e: unknown, phase: 'connect' | 'body'): never => {
       release();
       if (caller?.aborted) throw caller.reason;
-      if (e instanceof PresenceError) throw e;
+      if (e instanceof PresenceClientError) throw e;
       const what = `${req.method} ${req.path}`;
       if (timedOut) throw new PresenceNetworkError('timeout', `${what}: no answer from ${origin} within ${timeoutMs} ms`, { cause: e });
       if (phase === 'body')

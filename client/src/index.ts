@@ -1,12 +1,14 @@
 // @presence/client public surface: the client factory, its errors and the types callers
-// name. Browser-safe: nothing here (or below, outside src/cli) imports Node built-ins or
-// the core root — only @presence/core/schemas.
+// name. Browser-safe: nothing here (or below, outside src/cli) imports a Node built-in or
+// the server core — only @presence/protocol, zod and its own files.
 export { createPresenceClient, DEFAULT_BASE_URL, type PresenceClient, type PresenceClientOptions } from './client';
 export {
   isApiError,
+  isPresenceClientError,
   isPresenceError,
   type NetworkErrorCode,
   PresenceApiError,
+  PresenceClientError,
   PresenceError,
   PresenceEventTooLargeError,
   PresenceNetworkError,

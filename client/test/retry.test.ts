@@ -117,15 +117,22 @@ describe('retries', () => {
     expect(fake.seen).toHaveLength(1);
   });
 
-  it('a non-problem error body is still a typed error, by status', async () => {
+  // The type comes from the protocol's catalogue, the table the server answers from.
+  it.each([
+    [502, 'model_unavailable'],
+    [503, 'unavailable'],
+    [504, 'unavailable'],
+    [409, 'conflict'],
+    [422, 'http_error'],
+  ])('a non-problem %i error body is still a typed error: %s', async (status, type) => {
     fake = await startFakeServer([
       (_req, res) => {
-        res.writeHead(502, { 'content-type': 'text/html' });
+        res.writeHead(status, { 'content-type': 'text/html' });
         res.end('<html>Bad gateway</html>');
       },
     ]);
     const { c } = client(fake.url, { retries: 0 });
-    await expect(c.presence.me()).rejects.toMatchObject({ type: 'unavailable', status: 502, detail: '<html>Bad gateway</html>' });
+    await expect(c.presence.me()).rejects.toMatchObject({ type, status, detail: '<html>Bad gateway</html>' });
   });
 
   it('a hang becomes a timeout network error (per attempt), then retries', async () => {

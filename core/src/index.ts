@@ -7,7 +7,6 @@ export { AI_MAX_TOOL_STEPS, type AiPlannerOptions, createAiPlanner } from './con
 export type { PreparedTurn, TurnAnswer, TurnSink } from './conversation/conversation';
 export { HISTORY_BUDGET_CHARS, HISTORY_TURNS } from './conversation/history-budget';
 export { type Core, type CoreOptions, createCore } from './create-core';
-export { type ProblemType, problemCatalogue } from './errors/catalogue';
 export { isPresenceError, PresenceError, type Problem } from './errors/presence-error';
 export type { FeedEvent, FeedItem, Subscription } from './events/events-log';
 export { fingerprintRequest, type IdempotencyClaim, type StoredAnswer } from './idempotency/idempotency';
@@ -15,7 +14,6 @@ export { looksLikeSecret } from './keys/key-secret';
 export type { Principal } from './keys/key-service';
 export { requireScope, type ScopeRequirement } from './keys/scopes';
 export { parseRateLimit, type RateDecision } from './ratelimit/sliding-window';
-export * as schemas from './schemas/index';
 export { toStandingView } from './standing/standing-view';
 export { createLowdbStore } from './store/lowdb/lowdb-store';
 export { makeTreePrivate } from './store/private-tree';

@@ -1,8 +1,9 @@
-// Builds the Fastify app: transport only. Validation and OpenAPI come from core's zod
+// Builds the Fastify app: transport only. Validation and OpenAPI come from the protocol's zod
 // schemas; auth, rate limits and idempotency are hooks; every failure is problem+json.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { Core, schemas } from '@presence/core';
+import type { Core } from '@presence/core';
+import type * as schemas from '@presence/protocol';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';

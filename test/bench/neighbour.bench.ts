@@ -7,7 +7,8 @@
 // and one with it, so drift in the shared machine's load hits both alike.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createCore, createLowdbStore, schemas, systemClock } from '@presence/core';
+import { createCore, createLowdbStore, systemClock } from '@presence/core';
+import { preferenceLimits, preferencesOverLimit } from '@presence/protocol';
 import { call, removeDir, tempDir } from '../src/harness';
 import { spawnServer } from '../src/process';
 import { fmt, percentile, type Row } from './stats';
@@ -19,12 +20,12 @@ const NEIGHBOUR_EVENTS = 100_000;
 
 /** Preferences exactly at the limits: 50 keys, the whole just under 16 KiB. */
 function maximalPreferences() {
-  const { keys, keyChars, bytes } = schemas.preferenceLimits;
+  const { keys, keyChars, bytes } = preferenceLimits;
   const key = (i: number) => `${String(i).padStart(2, '0')}${'k'.repeat(keyChars - 2)}`;
   const overhead = Buffer.byteLength(JSON.stringify(Object.fromEntries(Array.from({ length: keys }, (_, i) => [key(i), '']))));
   const valueChars = Math.floor((bytes - overhead) / keys);
   const prefs = Object.fromEntries(Array.from({ length: keys }, (_, i) => [key(i), 'v'.repeat(valueChars)]));
-  if (schemas.preferencesOverLimit(prefs)) throw new Error('the neighbour’s preferences are over the limits');
+  if (preferencesOverLimit(prefs)) throw new Error('the neighbour’s preferences are over the limits');
   return prefs;
 }
 

@@ -1,7 +1,7 @@
 // Every problem type in core's catalogue has an exit code, and client/README.md documents
 // each one in the row of that code: the table is checked against the one mapping.
 import { readFileSync } from 'node:fs';
-import { problemCatalogue } from '@presence/core';
+import { problemCatalogue } from '@presence/protocol';
 import { describe, expect, it } from 'vitest';
 import { PresenceApiError } from '../errors';
 import { exitCodeClasses, exitCodeFor } from './exit-codes';

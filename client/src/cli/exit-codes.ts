@@ -2,7 +2,7 @@
 // mapping from problem types to codes: every type in core's catalogue has its code here (the
 // build breaks when the catalogue gains one), and client/README.md's table lists them (a
 // test keeps the two in step). Never renumber.
-import type { ProblemType } from '@presence/core';
+import type { ProblemType } from '@presence/protocol';
 import { CommanderError } from 'commander';
 import { PresenceApiError, PresenceNetworkError } from '../errors';
 import { CliError } from './cli-error';

@@ -1,6 +1,6 @@
 // Read-only chain views (wallet:read), each priced and stamped with as_of_block. The answer
 // type follows the view name.
-import { PoolsViewSchema, PositionsViewSchema, SafetyViewSchema, TokensViewSchema } from '@presence/core/schemas';
+import { PoolsViewSchema, PositionsViewSchema, SafetyViewSchema, TokensViewSchema } from '@presence/protocol';
 import type { z } from 'zod';
 import type { Http, RequestOptions } from '../http';
 

@@ -1,11 +1,11 @@
 // Held actions: list them, approve or deny one — the only way a needs_confirm is resolved.
 // The same answer again is idempotent; the opposite one after resolution is 409 confirm_resolved,
 // after the timeout 409 confirm_expired.
-import { ConfirmationList as ConfirmationListSchema, type ConfirmQuery, ConfirmResult } from '@presence/core/schemas';
+import { ConfirmationList as ConfirmationListSchema, type ConfirmQuery, ConfirmResult } from '@presence/protocol';
 import type { z } from 'zod';
 import type { Http, RequestOptions } from '../http';
 
-export type { ConfirmationView, ConfirmResult } from '@presence/core/schemas';
+export type { ConfirmationView, ConfirmResult } from '@presence/protocol';
 export type ConfirmationList = z.infer<typeof ConfirmationListSchema>;
 export type ListConfirmationsParameters = z.input<typeof ConfirmQuery>;
 

@@ -1,10 +1,10 @@
 // API keys (admin): list without secrets, create and rotate (the secret is in the answer,
 // once), revoke at once.
-import { type CreateKeyRequest, KeyList, KeySecret, KeyView, type RotateKeyRequest } from '@presence/core/schemas';
+import { type CreateKeyRequest, KeyList, KeySecret, KeyView, type RotateKeyRequest } from '@presence/protocol';
 import type { z } from 'zod';
 import type { Http, RequestOptions } from '../http';
 
-export type { KeySecret, KeyView } from '@presence/core/schemas';
+export type { KeySecret, KeyView } from '@presence/protocol';
 export type ListKeysReturnType = z.infer<typeof KeyList>;
 /** `kind` defaults to live on the server. */
 export type CreateKeyParameters = z.input<typeof CreateKeyRequest>;

@@ -1,11 +1,6 @@
 // One-time link codes: an admin makes a code, a surface (bot, extension) redeems it for its
 // own key, so no secret is ever pasted into a chat.
-import {
-  LinkCode as LinkCodeSchema,
-  type LinkRequest,
-  type RedeemRequest,
-  RedeemResult as RedeemResultSchema,
-} from '@presence/core/schemas';
+import { LinkCode as LinkCodeSchema, type LinkRequest, type RedeemRequest, RedeemResult as RedeemResultSchema } from '@presence/protocol';
 import type { z } from 'zod';
 import type { Http, RequestOptions } from '../http';
 

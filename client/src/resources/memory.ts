@@ -1,9 +1,9 @@
 // Memory keywords: list pinned and fading, pin (a repeat is a no-op 200), forget (404 once gone).
-import { ForgetResult, MemoryListing, type PinRequest, PinResult } from '@presence/core/schemas';
+import { ForgetResult, MemoryListing, type PinRequest, PinResult } from '@presence/protocol';
 import type { z } from 'zod';
 import type { Http, RequestOptions } from '../http';
 
-export type { MemoryListing } from '@presence/core/schemas';
+export type { MemoryListing } from '@presence/protocol';
 export type PinParameters = z.input<typeof PinRequest>;
 export type PinReturnType = z.infer<typeof PinResult>;
 export type ForgetReturnType = z.infer<typeof ForgetResult>;

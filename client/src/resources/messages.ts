@@ -2,13 +2,13 @@
 // the answer is an SSE stream of token / tool / needs_confirm / done, read through the
 // generic SSE-over-POST helper. A retried streamed turn (same Idempotency-Key) is replayed
 // by the server as the same kind of stream, so the iterator needs no special case.
-import { type MessageRequest, MessageResult, ThreadPage as ThreadPageSchema } from '@presence/core/schemas';
+import { type MessageRequest, MessageResult, ThreadPage as ThreadPageSchema } from '@presence/protocol';
 import type { z } from 'zod';
 import { PresenceApiError, PresenceNetworkError, PresenceProtocolError } from '../errors';
 import type { Http, RequestOptions } from '../http';
 import { type SseRequestOptions, streamSse } from '../sse-request';
 
-export type { MessageResult } from '@presence/core/schemas';
+export type { MessageResult } from '@presence/protocol';
 export type ThreadPage = z.infer<typeof ThreadPageSchema>;
 export type SendMessageParameters = Omit<z.input<typeof MessageRequest>, 'stream'>;
 export type ThreadQuery = { before?: string | number; limit?: number };

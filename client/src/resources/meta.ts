@@ -1,5 +1,5 @@
 // Public endpoints that need no key: liveness and the OpenAPI document.
-import { Health } from '@presence/core/schemas';
+import { Health } from '@presence/protocol';
 import { z } from 'zod';
 import type { Http, RequestOptions } from '../http';
 

@@ -1,5 +1,5 @@
 // The presence this key resolves to: GET/PATCH /v1/presence/me.
-import { type PresencePatch, PresenceView } from '@presence/core/schemas';
+import { type PresencePatch, PresenceView } from '@presence/protocol';
 import type { z } from 'zod';
 import type { Http, RequestOptions } from '../http';
 

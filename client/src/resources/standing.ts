@@ -1,5 +1,5 @@
 // Standing intents ("tell me when …", created by talking): list and cancel.
-import { StandingList as StandingListSchema, StandingView as StandingViewSchema } from '@presence/core/schemas';
+import { StandingList as StandingListSchema, StandingView as StandingViewSchema } from '@presence/protocol';
 import type { z } from 'zod';
 import type { Http, RequestOptions } from '../http';
 

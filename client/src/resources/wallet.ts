@@ -7,11 +7,11 @@ import {
   PolicyView as PolicyViewSchema,
   WalletView,
   type WithdrawRequest,
-} from '@presence/core/schemas';
+} from '@presence/protocol';
 import type { z } from 'zod';
 import type { Http, RequestOptions } from '../http';
 
-export type { IntentResult, PolicyDocument, WalletView } from '@presence/core/schemas';
+export type { IntentResult, PolicyDocument, WalletView } from '@presence/protocol';
 export type PolicyView = z.infer<typeof PolicyViewSchema>;
 export type IntentParameters = z.input<typeof IntentRequest>;
 export type WithdrawParameters = z.input<typeof WithdrawRequest>;

@@ -1,11 +1,11 @@
 // Accounts: each holds exactly one presence. Creating one also issues its first admin key.
+import type { KeySecret } from '@presence/protocol';
+import { scopes } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import { PresenceError } from '../errors/presence-error';
 import { newSecret } from '../keys/key-secret';
 import type { KeyService } from '../keys/key-service';
-import { scopes } from '../schemas/common';
-import type { KeySecret } from '../schemas/keys';
 import type { StorePort } from '../store/store-port';
 
 export const ACCOUNT_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;

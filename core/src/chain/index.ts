@@ -52,16 +52,4 @@ export {
   wethOf,
 } from './token-list';
 export { createViemChain, type ViemChainOptions } from './viem/index';
-export {
-  type PoolsView,
-  PoolsViewSchema,
-  type PoolView,
-  PoolViewSchema,
-  type PositionsView,
-  PositionsViewSchema,
-  type SafetyView,
-  SafetyViewSchema,
-  type TokensView,
-  TokensViewSchema,
-} from './view-schemas';
 export { type ChainViews, createChainViews } from './views';

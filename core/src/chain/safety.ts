@@ -4,6 +4,7 @@
 // (2) owner() and a mint function found in the bytecode, with a simulated mint from the
 // owner; (3) the USD depth of the token's WETH pool. The verdict is a fixed rule over those.
 import { readFileSync } from 'node:fs';
+import type { SafetyView } from '@presence/protocol';
 import { type Address, decodeFunctionResult, encodeFunctionData, getAddress, type Hex, toFunctionSelector, zeroAddress } from 'viem';
 import { mintAbi, ownableAbi, safetyProbeAbi } from './abis';
 import { formatUnits, usdToNumber } from './amounts';
@@ -11,7 +12,6 @@ import type { ChainPort } from './chain-port';
 import { ChainRevertedError } from './errors';
 import type { MarketSnapshot, Pool } from './market';
 import { type Token, type TokenList, wethOf } from './token-list';
-import type { SafetyView } from './view-schemas';
 
 export type Verdict = SafetyView['verdict'];
 

@@ -4,6 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PoolsViewSchema, PositionsViewSchema, SafetyViewSchema, TokensViewSchema } from '@presence/protocol';
 import { type Address, createPublicClient, http } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +13,6 @@ import { parseUnits } from './amounts';
 import type { ChainPort } from './chain-port';
 import { type Devnet, startDevnet } from './devnet/devnet';
 import { createViemChain } from './viem/viem-chain';
-import { PoolsViewSchema, PositionsViewSchema, SafetyViewSchema, TokensViewSchema } from './view-schemas';
 import { type ChainViews, createChainViews } from './views';
 
 let dataDir: string;

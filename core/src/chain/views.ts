@@ -1,6 +1,7 @@
 // The chain views (tokens, pools, positions, safety) as served by GET /v1/chain/{view}. Each
 // is computed from one market snapshot and cached for the block it describes, so repeating
 // a view within a block costs a single eth_blockNumber.
+import type { PoolsView, PoolView, PositionsView, SafetyView, TokensView } from '@presence/protocol';
 import { type Address, getAddress, isAddress } from 'viem';
 import { invalidRequest, notFound } from '../errors/presence-error';
 import { formatAmount, formatRatio, formatUnits, formatUsd, formatUsdPrice, USD_ONE, usdToNumber } from './amounts';
@@ -10,7 +11,6 @@ import { createMarket, type Market, type MarketSnapshot, type Pool } from './mar
 import type { PriceBook } from './pricing';
 import { createSafetyChecker, depthOf } from './safety';
 import { resolveToken, type Token, type TokenList } from './token-list';
-import type { PoolsView, PoolView, PositionsView, SafetyView, TokensView } from './view-schemas';
 
 export interface ChainViews {
   tokens(): Promise<TokensView>;

@@ -10,9 +10,9 @@
 // Any provider failure becomes `model_unavailable` with a detail that names no key and no
 // URL; it propagates, so the route ends the turn with a problem and stores nothing.
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { IntentResult } from '@presence/protocol';
 import { APICallError, type ModelMessage, RetryError, type Schema, stepCountIs, streamText, type ToolSet, tool, zodSchema } from 'ai';
 import { PresenceError } from '../errors/presence-error';
-import type { IntentResult } from '../schemas/wallet';
 import type { Planner, PlannerContext, PlannerIO, ToolDef } from './planner-port';
 import { ALLOW_ACT_NEEDED, actionOutcome, scopesMissing } from './replies';
 import { lackedUses, offeredTools } from './tool-scopes';

@@ -13,6 +13,7 @@
 // the turn runs or is a replay, and a replay (of the stored answer, or of the turn the thread
 // kept when the answer was not stored) re-emits the turn's tool, needs_confirm and token
 // events before the answer. Transports only carry what this gives them, as JSON or a stream.
+import type { MessageResult } from '@presence/protocol';
 import type { TokenList } from '../chain/token-list';
 import type { Clock } from '../clock/clock';
 import { createKeyedLock } from '../concurrency/keyed-lock';
@@ -21,7 +22,6 @@ import { fingerprintRequest, type Idempotency, type IdempotencyClaim, type Store
 import type { Principal } from '../keys/key-service';
 import { requireScope } from '../keys/scopes';
 import type { MemoryService } from '../memory/memory-service';
-import type { MessageResult } from '../schemas/messages';
 import type { StandingService } from '../standing/standing-service';
 import type { ThreadEntry } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';

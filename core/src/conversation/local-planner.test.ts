@@ -3,9 +3,10 @@
 // without allow_act) answered in words without a call; and arguments a tool would refuse
 // answered as what is wrong with them. The tools are the turn's own declarations (their real
 // argument schemas) with results supplied here, at the planner port.
+
+import { scopes as allScopes, type Scope } from '@presence/protocol';
 import { describe, expect, it } from 'vitest';
 import { PresenceError } from '../errors/presence-error';
-import { scopes as allScopes, type Scope } from '../schemas/common';
 import { createLocalPlanner } from './local-planner';
 import type { PlannerContext, ToolDef } from './planner-port';
 import { ALLOW_ACT_NEEDED, actionOutcome, EXAMPLES, STANDING_FORMS, scopesMissing } from './replies';

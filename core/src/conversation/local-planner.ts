@@ -6,10 +6,11 @@
 // missing and calls nothing. Whatever is typed gets a reply in words: arguments a tool would
 // refuse (a note over its length, an overlong action) and problems with what was asked are
 // answered, never thrown.
+
+import { MemoryKey } from '@presence/protocol';
 import type { z } from 'zod';
 import { PresenceError, type Problem } from '../errors/presence-error';
 import { parseIntent } from '../intents/intent-parser';
-import { MemoryKey } from '../schemas/memory';
 import { parseStanding, STANDING_OPENING } from '../standing/standing-parser';
 import type { Planner, PlannerContext, PlannerIO } from './planner-port';
 import { actionOutcome, EXAMPLES, holdings, STANDING_FORMS } from './replies';

@@ -2,8 +2,8 @@
 // deterministic planner in core; `provider:model` routes go through the Vercel AI SDK. Both
 // get the same tools and the same bounded context; neither can reach anything else. Both
 // offer only the tools the turn's grant allows (tool-scopes.ts); the tools refuse the rest.
+import type { Scope } from '@presence/protocol';
 import type { z } from 'zod';
-import type { Scope } from '../schemas/common';
 
 export type ToolDef<A extends z.ZodType = z.ZodType> = {
   name: string;

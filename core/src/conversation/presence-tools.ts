@@ -13,12 +13,12 @@
 // occurrence of that same call it is), never by its position in the turn. Memory writes
 // and new standing intents are staged and applied only once the turn is stored.
 import { createHash } from 'node:crypto';
+import type { IntentResult } from '@presence/protocol';
+import { MemoryKey, memoryNamespaces } from '@presence/protocol';
 import { z } from 'zod';
 import { PresenceError } from '../errors/presence-error';
 import type { Principal } from '../keys/key-service';
 import type { MemoryService } from '../memory/memory-service';
-import { MemoryKey, memoryNamespaces } from '../schemas/memory';
-import type { IntentResult } from '../schemas/wallet';
 import { parseStanding } from '../standing/standing-parser';
 import type { StandingService } from '../standing/standing-service';
 import { toStandingView } from '../standing/standing-view';

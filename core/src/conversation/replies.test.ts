@@ -1,8 +1,8 @@
 // The sentences more than one place says, as tables: the same input always gives these words.
+
+import type { IntentResult, Scope } from '@presence/protocol';
 import { describe, expect, it } from 'vitest';
 import type { TokenList } from '../chain/token-list';
-import type { Scope } from '../schemas/common';
-import type { IntentResult } from '../schemas/wallet';
 import { actionOutcome, holdings, landed, scopesMissing, unknownToken } from './replies';
 
 const tx = `0x${'cd'.repeat(32)}`;

@@ -1,9 +1,9 @@
 // What the presence says, where more than one place says it: in a turn (either planner), when
 // a standing intent fires, when a held action is resolved, when a turn is refused. One
 // builder per sentence, so the same fact always reaches the user in the same words.
+
+import type { IntentResult, Scope, WalletView } from '@presence/protocol';
 import type { TokenList } from '../chain/token-list';
-import type { Scope } from '../schemas/common';
-import type { IntentResult, WalletView } from '../schemas/wallet';
 
 /** Messages the presence offers as examples of what it understands. */
 export const EXAMPLES = {

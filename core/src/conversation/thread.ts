@@ -1,9 +1,9 @@
 // The conversation thread: turns (question and answer stored as one entry) and the
 // presence's unprompted speech, which is also announced as a `message` event.
+import type { KeyKind } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import type { EventsLog } from '../events/events-log';
-import type { KeyKind } from '../schemas/common';
 import type { ThreadEntry } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
 import type { StorePort } from '../store/store-port';

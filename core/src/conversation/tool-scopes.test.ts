@@ -1,5 +1,5 @@
+import type { Scope } from '@presence/protocol';
 import { describe, expect, it } from 'vitest';
-import type { Scope } from '../schemas/common';
 import { offeredTools, TOOL_SCOPES, toolRefusal } from './tool-scopes';
 import { declaredTools } from './tools-fixture';
 

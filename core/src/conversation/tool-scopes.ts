@@ -7,9 +7,9 @@
 // the wallet wallet:read, acting wallet:act plus a turn with allow_act, standing intents what
 // they will do when they fire (standing-scopes.ts), listing them talk. A tool missing from this
 // table is never offered: withdrawals and policy changes are not tools, by design.
+import type { Scope } from '@presence/protocol';
 import { PresenceError } from '../errors/presence-error';
 import { type TurnNeed, turnRefusal } from '../keys/scopes';
-import type { Scope } from '../schemas/common';
 import { parseStanding } from '../standing/standing-parser';
 import { STANDING_NEEDS, standingNeed } from '../standing/standing-scopes';
 

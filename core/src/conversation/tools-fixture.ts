@@ -1,8 +1,9 @@
 // For tests: the presence tools as a turn declares them (names, descriptions, real argument
 // schemas) for a key with `scopes`. Nothing behind them is wired: running one is the test's
 // business (tool-scopes.test.ts only reads them; local-planner.test.ts supplies results).
+
+import type { Scope } from '@presence/protocol';
 import type { Principal } from '../keys/key-service';
-import type { Scope } from '../schemas/common';
 import type { ToolDef } from './planner-port';
 import { createPresenceTools, newTurnEffects } from './presence-tools';
 

@@ -1,7 +1,10 @@
 // PresenceError: the typed failure core raises. The server maps it to problem+json in one
 // place; nothing else decides statuses. `extra` carries documented extension members
 // (e.g. `rule` on policy_block) and must never hold secrets.
-import { type ProblemType, problemCatalogue } from './catalogue';
+import { type Problem, type ProblemType, problemCatalogue } from '@presence/protocol';
+
+// The body's shape is the protocol's Problem schema; re-exported for core's own modules.
+export type { Problem };
 
 export type ProblemExtras = Record<string, string | number | boolean | null | string[]>;
 
@@ -29,14 +32,6 @@ export class PresenceError extends Error {
     return { type: this.type, title: this.title, status: this.status, detail: this.detail, ...this.extra };
   }
 }
-
-export type Problem = {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  [extension: string]: unknown;
-};
 
 export const isPresenceError = (e: unknown): e is PresenceError => e instanceof PresenceError;
 

@@ -4,11 +4,10 @@
 // that falls too far behind is ended (it reconnects with Last-Event-ID and loses nothing) so a
 // slow consumer never blocks others or grows memory without bound; during a replay a full
 // queue is dropped instead and the replay reads on from the store until it has caught up.
+import type { EventType, KeyKind } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import { createKeyedLock } from '../concurrency/keyed-lock';
-import type { KeyKind } from '../schemas/common';
-import type { EventType } from '../schemas/events';
 import type { StorePort } from '../store/store-port';
 
 /** Where events are kept: the live store for live keys, the overlay for test keys (create-core). */

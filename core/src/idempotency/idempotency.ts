@@ -8,9 +8,9 @@
 // request whose handler is still running (a client that hung up is no reason to let its
 // retry run the action a second time).
 import { createHash } from 'node:crypto';
+import { KeyKind } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { PresenceError } from '../errors/presence-error';
-import { KeyKind } from '../schemas/common';
 import type { IdempotencyRecord } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
 

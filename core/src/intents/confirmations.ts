@@ -3,12 +3,11 @@
 // expires_at drops it too — checked on every answer, not only by the sweeper, so a hold
 // whose time ran out while the server was down can never execute. Each resolution is a
 // `confirm` event so surfaces can retire their buttons.
+import { type ConfirmationView, type ConfirmResult, KeyKind } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import { notFound, PresenceError } from '../errors/presence-error';
 import type { EventsLog } from '../events/events-log';
-import { KeyKind } from '../schemas/common';
-import type { ConfirmationView, ConfirmResult } from '../schemas/wallet';
 import type { IntentRecord } from '../store/documents';
 import type { IntentPipeline } from './intent-pipeline';
 

@@ -3,6 +3,7 @@
 // through `submit`; withdrawals through `withdraw` (same gate, its own rules). Test keys run
 // the same path over their own store (the overlay) up to signing and get a would-be
 // transaction: nothing is sent, nothing is persisted (see `lanes`).
+import type { IntentResult, KeyKind } from '@presence/protocol';
 import type { Address } from 'viem';
 import { formatUsd } from '../chain/amounts';
 import type { ChainPort } from '../chain/chain-port';
@@ -16,8 +17,6 @@ import type { EventsLog } from '../events/events-log';
 import { randomBase62 } from '../keys/key-secret';
 import { evaluatePolicy, type GateAction } from '../policy/policy-gate';
 import type { PolicyService } from '../policy/policy-service';
-import type { KeyKind } from '../schemas/common';
-import type { IntentResult } from '../schemas/wallet';
 import type { IntentRecord } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
 import type { Wallets } from '../wallet/wallets';

@@ -2,7 +2,7 @@
 // Secrets are 40 base62 characters (~238 bits), so a plain SHA-256 is a sufficient
 // storage hash: there is nothing to brute-force.
 import { createHash, randomInt } from 'node:crypto';
-import type { KeyKind } from '../schemas/common';
+import type { KeyKind } from '@presence/protocol';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

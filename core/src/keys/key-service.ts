@@ -4,11 +4,10 @@
 // Keys are always read from and written to the live store: a credential cannot be rehearsed
 // in the test keys' overlay (a key kept there would never authenticate), so what a test key
 // may do with keys is decided here, once (see `mayChangeCredentials`).
+import type { KeyKind, KeySecret, KeyView, Scope } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import { notFound, PresenceError } from '../errors/presence-error';
-import type { KeyKind, Scope } from '../schemas/common';
-import type { KeySecret, KeyView } from '../schemas/keys';
 import type { KeyRecord } from '../store/documents';
 import type { StorePort } from '../store/store-port';
 import { hashSecret, kindOfSecret, looksLikeSecret, newKeyId, newSecret } from './key-secret';

@@ -1,9 +1,10 @@
 // Scope checks. A route declares what it needs; this decides, in one place. Conversation
 // uses the same vocabulary for what a turn may do (see conversation/tool-scopes.ts): a need
 // is some scopes, sometimes with a turn sent with allow_act as well.
+
+import type { Scope } from '@presence/protocol';
 import { ALLOW_ACT_NEEDED, scopesMissing } from '../conversation/replies';
 import { PresenceError } from '../errors/presence-error';
-import type { Scope } from '../schemas/common';
 import type { Principal } from './key-service';
 
 /** What a route requires: nothing beyond a valid key, one scope, or any one of several. */

@@ -8,12 +8,12 @@
 // subscription can replay from there: a stream without Last-Event-ID starts live, and would
 // miss what happens between redeeming and subscribing.
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import type { KeyKind, Scope } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import { notFound } from '../errors/presence-error';
 import type { EventsLog } from '../events/events-log';
 import { assertMayChangeCredentials, type KeyService } from '../keys/key-service';
-import type { KeyKind, Scope } from '../schemas/common';
 import type { StorePort } from '../store/store-port';
 
 /** No 0/O or 1/I: codes are read and typed by people. 32 symbols × 8 = 40 bits. */

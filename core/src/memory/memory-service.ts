@@ -1,10 +1,9 @@
 // Memory: list, pin, forget and touch keywords. Changes are announced as `memory` events.
 // Each key kind reads and writes its own store (a test key's is the overlay: create-core).
+import type { KeyKind, MemoryListing } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { notFound } from '../errors/presence-error';
 import type { EventsLog } from '../events/events-log';
-import type { KeyKind } from '../schemas/common';
-import type { MemoryListing } from '../schemas/memory';
 import type { MemoryEntry } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
 import { daysLeft, effectiveWeight, touched } from './memory-rules';

@@ -1,9 +1,9 @@
 // Gate table tests: caps in USD and in tokens, deny by action/token/to, confirm_over, the
 // daily cap, and withdraw's allowlist.
+import { defaultPolicy, type PolicyDocument } from '@presence/protocol';
 import { describe, expect, it } from 'vitest';
 import { USD_ONE } from '../chain/amounts';
 import { PresenceError } from '../errors/presence-error';
-import { defaultPolicy, type PolicyDocument } from '../schemas/policy';
 import { evaluatePolicy, type GateAction } from './policy-gate';
 
 const usd = (n: number) => BigInt(Math.round(n * 100)) * (USD_ONE / 100n);

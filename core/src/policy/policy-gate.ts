@@ -3,9 +3,9 @@
 // today's spend, it answers execute or hold, or throws policy_block naming the rule and the
 // numbers. Caps may be written in USD or in a token; `usdOf` converts them at the same
 // block's prices so both sides of every comparison are priced alike.
+import type { PolicyDocument } from '@presence/protocol';
 import { formatUsd } from '../chain/amounts';
 import { PresenceError } from '../errors/presence-error';
-import type { PolicyDocument } from '../schemas/policy';
 
 export type GateAction = {
   action: 'swap' | 'send' | 'wrap' | 'unwrap' | 'withdraw';

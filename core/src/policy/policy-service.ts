@@ -1,12 +1,11 @@
 // The spend policy document: read, replace whole (bumping version). An account that never
 // set one has the default, which denies sends. Each key kind reads and writes its own store
 // (a test key's is the overlay: its PUT is answered and gates its own simulated intents).
+import { defaultPolicy, type KeyKind, type PolicyDocument, type StoredPolicy } from '@presence/protocol';
 import type { TokenList } from '../chain/token-list';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import { notFound } from '../errors/presence-error';
-import type { KeyKind } from '../schemas/common';
-import { defaultPolicy, type PolicyDocument, type StoredPolicy } from '../schemas/policy';
 import type { StoreFor } from '../store/overlay-store';
 import { checkPolicyUnits } from './policy-units';
 

@@ -3,9 +3,9 @@
 // the wallet view could not show the cap), and a deny rule on a misspelt symbol would
 // silently never match; both are refused when the document is written, naming the field.
 
+import type { PolicyDocument } from '@presence/protocol';
 import type { TokenList } from '../chain/token-list';
 import { invalidRequest } from '../errors/presence-error';
-import type { PolicyDocument } from '../schemas/policy';
 
 const CAPS = ['per_tx_cap', 'confirm_over', 'daily_cap'] as const;
 

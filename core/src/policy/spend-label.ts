@@ -1,5 +1,5 @@
 // The spend label shown on presence/me: a one-word digest of the policy.
-import type { PolicyDocument, SpendLabel } from '../schemas/policy';
+import type { PolicyDocument, SpendLabel } from '@presence/protocol';
 
 const isZero = (amount: string) => /^0+(\.0+)? /.test(amount);
 

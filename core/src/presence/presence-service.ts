@@ -1,11 +1,10 @@
 // The presence itself: what GET /v1/presence/me shows and what PATCH may change, in the
 // store of the caller's key kind (a test key's PATCH lands in the overlay: create-core).
+import { defaultPolicy, type Preferences, type PresencePatch, type PresenceView, preferencesOverLimit } from '@presence/protocol';
 import { notFound, PresenceError } from '../errors/presence-error';
 import type { Principal } from '../keys/key-service';
 import type { MemoryService } from '../memory/memory-service';
 import { spendLabel } from '../policy/spend-label';
-import { defaultPolicy } from '../schemas/policy';
-import { type Preferences, type PresencePatch, type PresenceView, preferencesOverLimit } from '../schemas/presence';
 import type { StoreFor } from '../store/overlay-store';
 
 /**

@@ -10,6 +10,7 @@
 // speaking) and only then marked done. A crash anywhere in between leaves the fire pending,
 // and the next beat completes it. Acting fires run off the beat, one at a time per account,
 // so a swap waiting for its receipt never holds up every other account's alerts.
+import type { KeyKind, Scope } from '@presence/protocol';
 import { formatUsd, formatUsdPrice, parseUnits, USD_DECIMALS } from '../chain/amounts';
 import type { MarketSnapshot } from '../chain/market';
 import { resolveToken, type TokenList } from '../chain/token-list';
@@ -21,7 +22,6 @@ import { notFound, PresenceError } from '../errors/presence-error';
 import { type ParsedIntent, parseIntent } from '../intents/intent-parser';
 import { randomBase62 } from '../keys/key-secret';
 import { turnRefusal } from '../keys/scopes';
-import type { KeyKind, Scope } from '../schemas/common';
 import type { StandingFire, StandingRecord } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
 import type { StorePort } from '../store/store-port';

@@ -1,8 +1,8 @@
 // A standing intent as the API shows it: times as RFC 3339, and the price line as an amount
 // with its unit ("2500.00 USD"), not the 18-decimal integer it is kept as.
+import type { StandingView } from '@presence/protocol';
 import { formatUsd } from '../chain/amounts';
 import { iso } from '../clock/clock';
-import type { StandingView } from '../schemas/messages';
 import type { StandingRecord } from '../store/documents';
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));

@@ -1,8 +1,7 @@
 // Stored document schemas: the shape of everything the store keeps. Adapters validate what
 // they read back so a hand-edited or half-migrated file fails loudly, not subtly.
+import { KeyKind, Scope, StoredPolicy } from '@presence/protocol';
 import { z } from 'zod';
-import { KeyKind, Scope } from '../schemas/common';
-import { StoredPolicy } from '../schemas/policy';
 
 /** What the account index (accounts.json) keeps of each account: only what never changes. */
 export const AccountIndexEntry = z.object({

@@ -6,11 +6,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { KeyKind } from '@presence/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../clock/clock';
 import { createEventsLog, type FeedItem, type Subscription } from '../events/events-log';
 import { createLowdbStore } from '../index';
-import type { KeyKind } from '../schemas/common';
 import type { AccountRecord, IdempotencyRecord, KeyRecord, MemoryEntry, StandingRecord } from './documents';
 import { intentRecord } from './intent-fixture';
 import { createOverlayStore } from './overlay-store';
@@ -138,7 +138,7 @@ describe('overlay store', () => {
 
   it('a record the overlay changed keeps reading live in the fields it left alone', async () => {
     await overlay.updateAccount('a', (a) => ({ ...a, presence: { ...a.presence, name: 'Zed' } }));
-    const policy = { ...(await import('../schemas/policy')).defaultPolicy, version: 1, updated_at: new Date(0).toISOString() };
+    const policy = { ...(await import('@presence/protocol')).defaultPolicy, version: 1, updated_at: new Date(0).toISOString() };
     await live.updateAccount('a', (a) => ({ ...a, policy }));
     expect(await overlay.getAccount('a')).toMatchObject({ presence: { name: 'Zed' }, policy: { version: 1 } });
 

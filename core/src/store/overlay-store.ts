@@ -19,8 +19,9 @@
 // record reads live again; the oldest events, intents and answers are dropped), and an
 // account's whole overlay is dropped after `idleMs` without a write. A restart drops all.
 import { isDeepStrictEqual } from 'node:util';
+import type { KeyKind } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
-import type { KeyKind } from '../schemas/common';
+import { createKeyedLock } from '../concurrency/keyed-lock';
 import type {
   AccountRecord,
   IdempotencyRecord,
@@ -34,7 +35,6 @@ import type {
   WalletRecord,
 } from './documents';
 import { createIntentIndex, type IntentIndex } from './intent-index';
-import { createKeyedLock } from '../concurrency/keyed-lock';
 import type { StorePort } from './store-port';
 
 /** The store a key of each kind reads and writes: chosen once, in create-core. */

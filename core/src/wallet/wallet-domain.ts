@@ -1,6 +1,7 @@
 // Composition of everything that touches the chain for an account: wallets and their keys,
 // chain views, the intent pipeline, confirmations and crash recovery. Built once from the
 // chain port and token list the server chose (embedded devnet or a real network).
+import type { KeyKind, WalletView } from '@presence/protocol';
 import type { Address } from 'viem';
 import { formatUsd } from '../chain/amounts';
 import type { ChainPort } from '../chain/chain-port';
@@ -14,8 +15,6 @@ import { createIntentPipeline } from '../intents/intent-pipeline';
 import { capInUsd } from '../intents/intent-planner';
 import type { PolicyService } from '../policy/policy-service';
 import { spendLabel } from '../policy/spend-label';
-import type { KeyKind } from '../schemas/common';
-import type { WalletView } from '../schemas/wallet';
 import type { IntentRecord } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
 import type { StorePort } from '../store/store-port';

@@ -1,7 +1,8 @@
 // The one mapping from failures to application/problem+json. Core raises PresenceError;
 // Fastify raises its own coded errors; anything else is a 500 whose detail says nothing
 // about internals (the log gets the error, the body never gets a stack or a secret).
-import { PresenceError, type Problem, type ProblemType, problemCatalogue } from '@presence/core';
+import { PresenceError } from '@presence/core';
+import { type Problem, type ProblemType, problemCatalogue, problemTypeForStatus } from '@presence/protocol';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { errorSummary } from '../logger';
@@ -25,17 +26,6 @@ const fastifyCodes: Record<string, ProblemType> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_request',
   FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_request',
   FST_ERR_VALIDATION: 'invalid_request',
-};
-
-const byStatus: Record<number, ProblemType> = {
-  400: 'invalid_request',
-  401: 'auth',
-  403: 'scope',
-  404: 'not_found',
-  405: 'method_not_allowed',
-  413: 'payload_too_large',
-  415: 'unsupported_media_type',
-  429: 'rate_limited',
 };
 
 function validationDetail(err: FastifyError): string {
@@ -68,7 +58,8 @@ export function errorHandler(err: FastifyError, request: FastifyRequest, reply: 
     return sendProblem(reply, problemOf(coded, detail));
   }
   const status = err.statusCode ?? 500;
-  if (status < 500 && byStatus[status]) return sendProblem(reply, problemOf(byStatus[status] as ProblemType, err.message));
+  const statusType = status < 500 ? problemTypeForStatus(status) : undefined;
+  if (statusType) return sendProblem(reply, problemOf(statusType, err.message));
   // Type and message only, whatever logger the app was built with: no stack in any log line.
   request.log.error({ err: errorSummary(err) }, 'unhandled error');
   return sendProblem(reply, problemOf('internal', 'something went wrong on our side; retrying with the same Idempotency-Key is safe'));

@@ -1,7 +1,8 @@
 // GET /v1/events: the SSE stream of what the presence does unasked. Replays after
 // Last-Event-ID (header or ?last_event_id=), then live; each type only for keys holding its
 // scope; closes when the key is revoked or its rotation grace ends.
-import { PresenceError, schemas } from '@presence/core';
+import { PresenceError } from '@presence/core';
+import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteDeps } from '../app';
 import { openSse } from '../http/sse';

@@ -1,6 +1,6 @@
 // API key management: list, create, rotate with grace, revoke at once. What a test key may
 // do with keys is the key service's to decide.
-import { schemas } from '@presence/core';
+import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteDeps } from '../app';
 

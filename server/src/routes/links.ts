@@ -1,6 +1,7 @@
 // Linking surfaces: an admin makes a one-time code; a bot or the extension redeems it
 // (without any key) for a key of its own. Redeem attempts are limited per client address.
-import { PresenceError, schemas } from '@presence/core';
+import { PresenceError } from '@presence/core';
+import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteDeps } from '../app';
 

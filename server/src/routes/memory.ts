@@ -1,5 +1,5 @@
 // Memory: list, pin (idempotent), forget (404 when already gone).
-import { schemas } from '@presence/core';
+import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteDeps } from '../app';
 

@@ -1,7 +1,9 @@
 // POST /v1/messages (plain JSON or SSE), GET /v1/messages (the thread), standing intents.
 // A turn's Idempotency-Key, and whether it is a replay, are core's (conversation.begin): this
 // route only carries the turn's answer as JSON or its events as a stream.
-import { PresenceError, type Problem, schemas, type TurnSink, toStandingView } from '@presence/core';
+import { PresenceError, type TurnSink, toStandingView } from '@presence/core';
+import type { Problem } from '@presence/protocol';
+import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteDeps } from '../app';
 import { sendStoredAnswer } from '../http/idempotency';

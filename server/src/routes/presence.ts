@@ -1,5 +1,5 @@
 // GET/PATCH /v1/presence/me and the public GET /v1/health.
-import { schemas } from '@presence/core';
+import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteDeps } from '../app';
 

@@ -1,6 +1,7 @@
 // The wallet: its view, the spend policy, intents, withdrawals, held confirmations and the
 // chain views. Every handler is a call into core's wallet domain.
-import { type Core, PresenceError, schemas } from '@presence/core';
+import { type Core, PresenceError } from '@presence/core';
+import * as schemas from '@presence/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Address } from 'viem';

@@ -19,7 +19,8 @@ export type Preferences = z.infer<typeof Preferences>;
 export function preferencesOverLimit(prefs: Record<string, unknown>): string | null {
   const keys = Object.keys(prefs);
   if (keys.length > preferenceLimits.keys) return `preferences hold at most ${preferenceLimits.keys} keys (this would be ${keys.length})`;
-  const bytes = Buffer.byteLength(JSON.stringify(prefs));
+  // TextEncoder, not Buffer: the protocol also runs in the browser (the SDK in the extension).
+  const bytes = new TextEncoder().encode(JSON.stringify(prefs)).length;
   if (bytes > preferenceLimits.bytes)
     return `preferences are at most ${preferenceLimits.bytes} bytes (16 KiB) as JSON (this would be ${bytes})`;
   return null;

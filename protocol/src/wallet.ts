@@ -86,7 +86,6 @@ export const WalletView = z.object({
 });
 export type WalletView = z.infer<typeof WalletView>;
 
-export { PoolsViewSchema, PositionsViewSchema, SafetyViewSchema, TokensViewSchema } from '../chain/view-schemas';
 export const ChainViewParams = z.object({ view: z.enum(['tokens', 'pools', 'positions', 'safety']) });
 export const ChainViewQuery = z.object({
   pair: z.string().max(40).optional().describe('pools: one pair, e.g. WETH-USDC'),
