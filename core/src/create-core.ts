@@ -105,8 +105,6 @@ export function createCore(o: CoreOptions) {
     standing,
     conversation,
     links: createLinkService({ store, clock, keys, events, codeKey: linkCodeKey(o.keystore ?? o.chain?.keystore) }),
-    /** Redeem attempts per client address: codes must not be guessable by brute force. */
-    redeemLimiter: createRateLimiter({ limit: 10, windowMs: 60_000, clock }),
     /**
      * The short beat (about every second): holds past their time are dropped promptly (so
      * surfaces retire their buttons on time) and standing intents see new blocks and the clock.

@@ -13,7 +13,7 @@ export { fingerprintRequest, type IdempotencyClaim, type StoredAnswer } from './
 export { looksLikeSecret } from './keys/key-secret';
 export type { Principal } from './keys/key-service';
 export { requireScope, type ScopeRequirement } from './keys/scopes';
-export { parseRateLimit, type RateDecision } from './ratelimit/sliding-window';
+export { createRateLimiter, parseRateLimit, type RateDecision, type RateLimiter } from './ratelimit/sliding-window';
 export { toStandingView } from './standing/standing-view';
 export { createLowdbStore } from './store/lowdb/lowdb-store';
 export { makeTreePrivate } from './store/private-tree';

@@ -2,15 +2,17 @@
 // schemas; auth, rate limits and idempotency are hooks; every failure is problem+json.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { Core } from '@presence/core';
+import { type Core, createRateLimiter } from '@presence/core';
 import type * as schemas from '@presence/protocol';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { registerAuth } from './http/auth';
+import { clientErrorHandler, MAX_HEADER_SIZE } from './http/client-error';
 import { registerIdempotency } from './http/idempotency';
-import { errorHandler, problemOf, sendProblem } from './http/problem';
+import { errorHandler, MAX_PARAM_LENGTH, problemOf, sendProblem } from './http/problem';
 import { createSerializerCompiler } from './http/serializer';
+import { createStreamCaps, type StreamCapLimits, type StreamCaps } from './http/stream-caps';
 import { createStreamRegistry, type StreamRegistry } from './http/stream-registry';
 import './http/types';
 import { eventsRoutes } from './routes/events';
@@ -27,12 +29,23 @@ export const BODY_LIMIT = 64 * 1024;
 export type RouteDeps = {
   core: Core;
   streams: StreamRegistry;
+  streamCaps: StreamCaps;
   heartbeatMs: number;
   health: () => Promise<z.infer<typeof schemas.Health>>;
 };
 
+/** Every bound on what clients can hold open or try (config: PRESENCE_MAX_* and PRESENCE_AUTH_FAIL_LIMIT). */
+export type Limits = {
+  streams: StreamCapLimits;
+  /** Failed authentications per client address over a sliding window. */
+  authFailures: { limit: number; windowMs: number };
+  /** Open connections; past it Node drops new ones, so sockets never take the store's descriptors. */
+  maxConnections: number;
+};
+
 export type AppOptions = {
   core: Core;
+  limits: Limits;
   logger?: FastifyServerOptions['logger'];
   /** How requests are logged (default: Fastify's two lines per request). */
   logController?: FastifyServerOptions['logController'];
@@ -44,6 +57,7 @@ export type AppOptions = {
 
 export async function buildApp({
   core,
+  limits,
   logger = false,
   logController,
   heartbeatMs = 15_000,
@@ -59,7 +73,14 @@ export async function buildApp({
     // (event streams never finish by themselves; preClose below ends them first).
     forceCloseConnections: 'idle',
     return503OnClosing: true,
+    http: { maxHeaderSize: MAX_HEADER_SIZE },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // The router's own refusals (a malformed %-escape, an overlong path segment) and the
+    // parser's (oversized headers, a header timeout, not HTTP) are problems like any other.
+    frameworkErrors: (err, request, reply) => errorHandler(err, request, reply),
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
+  app.server.maxConnections = limits.maxConnections;
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(createSerializerCompiler({ validate: validateResponses }));
   app.setErrorHandler(errorHandler);
@@ -87,7 +108,7 @@ export async function buildApp({
     });
   });
 
-  registerAuth(app, core);
+  registerAuth(app, core, createRateLimiter({ ...limits.authFailures, clock: core.clock }));
   registerIdempotency(app, core);
 
   await app.register(swagger, {
@@ -115,7 +136,7 @@ export async function buildApp({
     }
     return { ok: true, version: VERSION, chain };
   };
-  const deps: RouteDeps = { core, streams, heartbeatMs, health };
+  const deps: RouteDeps = { core, streams, streamCaps: createStreamCaps(limits.streams), heartbeatMs, health };
   await app.register(presenceRoutes, deps);
   await app.register(keysRoutes, deps);
   await app.register(memoryRoutes, deps);

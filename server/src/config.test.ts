@@ -10,6 +10,9 @@ describe('loadConfig', () => {
       PRESENCE_PORT: 8787,
       PRESENCE_CHAIN: 'devnet',
       PRESENCE_RATE_LIMIT: { limit: 120, windowMs: 60_000 },
+      PRESENCE_AUTH_FAIL_LIMIT: { limit: 60, windowMs: 60_000 },
+      PRESENCE_MAX_STREAMS_PER_KEY: 20,
+      PRESENCE_MAX_STREAMS_PER_ACCOUNT: 100,
     });
     expect(c.PRESENCE_DATA_DIR).toMatch(/\.presence$/);
   });
@@ -21,6 +24,11 @@ describe('loadConfig', () => {
     ['PRESENCE_MASTER_KEY', 'abc'],
     ['PRESENCE_RPC_URL', 'ftp://x'],
     ['PRESENCE_LOG_LEVEL', 'loud'],
+    ['PRESENCE_AUTH_FAIL_LIMIT', '60'],
+    ['PRESENCE_MAX_STREAMS_PER_KEY', '0'],
+    ['PRESENCE_MAX_STREAMS_PER_ACCOUNT', 'many'],
+    ['PRESENCE_MAX_STREAMS', '-5'],
+    ['PRESENCE_MAX_CONNECTIONS', '1e4'],
     ['PRESENCE_LOG_FORMAT', 'text'],
   ])('names %s when its value %j is bad, in one line', (name, value) => {
     try {
@@ -31,6 +39,16 @@ describe('loadConfig', () => {
       expect((e as Error).message).toMatch(new RegExp(`^invalid ${name}[= ]`));
       expect((e as Error).message).not.toContain('\n');
     }
+  });
+
+  it('bounds connections by the open-file limit, and streams below connections', () => {
+    expect(loadConfig({}, 20_000)).toMatchObject({ PRESENCE_MAX_CONNECTIONS: 2000, PRESENCE_MAX_STREAMS: 1000 });
+    expect(loadConfig({ PRESENCE_MAX_STREAMS: '50', PRESENCE_MAX_CONNECTIONS: '300' }, 1024)).toMatchObject({
+      PRESENCE_MAX_CONNECTIONS: 300,
+      PRESENCE_MAX_STREAMS: 50,
+    });
+    expect(() => loadConfig({ PRESENCE_MAX_CONNECTIONS: '5000' }, 4096)).toThrow(ConfigError);
+    expect(() => loadConfig({ PRESENCE_MAX_CONNECTIONS: '5000' }, 4096)).toThrow(/^invalid PRESENCE_MAX_CONNECTIONS=5000: .*ulimit -n/);
   });
 
   it.each(['', ' 80', '0x50', '1e3', '80.0', '-1', '+80', '65536', '123456'])(

@@ -5,8 +5,26 @@
 import path from 'node:path';
 import { parseRateLimit } from '@presence/core';
 import { z } from 'zod';
+import { readOpenFileLimit, resolveConnectionLimits } from './connection-limits';
 
 const url = z.url({ protocol: /^https?$/ });
+const rateLimit = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((s, ctx) => {
+      const r = parseRateLimit(s);
+      if (!r) {
+        ctx.addIssue({ code: 'custom', message: `use <count>/<window><unit>, e.g. ${fallback}` });
+        return z.NEVER;
+      }
+      return r;
+    });
+const count = z
+  .string()
+  .regex(/^\d{1,7}$/, 'a whole number, digits only')
+  .transform(Number)
+  .pipe(z.number().min(1, 'at least 1'));
 
 export const ConfigSchema = z.object({
   PRESENCE_HOST: z.union([z.ipv4(), z.ipv6(), z.literal('localhost')]).default('127.0.0.1'),
@@ -28,17 +46,13 @@ export const ConfigSchema = z.object({
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, '64 hex characters (32 bytes)')
     .optional(),
-  PRESENCE_RATE_LIMIT: z
-    .string()
-    .default('120/60s')
-    .transform((s, ctx) => {
-      const r = parseRateLimit(s);
-      if (!r) {
-        ctx.addIssue({ code: 'custom', message: 'use <count>/<window><unit>, e.g. 120/60s' });
-        return z.NEVER;
-      }
-      return r;
-    }),
+  PRESENCE_RATE_LIMIT: rateLimit('120/60s'),
+  PRESENCE_AUTH_FAIL_LIMIT: rateLimit('60/60s'),
+  PRESENCE_MAX_STREAMS_PER_KEY: count.default(20),
+  PRESENCE_MAX_STREAMS_PER_ACCOUNT: count.default(100),
+  // Resolved against the open-file limit in loadConfig (see connection-limits.ts).
+  PRESENCE_MAX_STREAMS: count.optional(),
+  PRESENCE_MAX_CONNECTIONS: count.optional(),
   PRESENCE_LLM_BASE_URL: url.optional(),
   PRESENCE_LLM_API_KEY: z.string().min(1).optional(),
   PRESENCE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -46,7 +60,10 @@ export const ConfigSchema = z.object({
   PRESENCE_LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
 });
 
-export type Config = z.infer<typeof ConfigSchema>;
+export type Config = Omit<z.infer<typeof ConfigSchema>, 'PRESENCE_MAX_STREAMS' | 'PRESENCE_MAX_CONNECTIONS'> & {
+  PRESENCE_MAX_STREAMS: number;
+  PRESENCE_MAX_CONNECTIONS: number;
+};
 
 export class ConfigError extends Error {}
 
@@ -60,8 +77,11 @@ export const isSecretVariable = (name: string) => /(_KEY|_TOKEN|_SECRET|_PASSWOR
  */
 export const invocationDir = (env: NodeJS.ProcessEnv) => env.INIT_CWD || process.cwd();
 
-/** Parses the environment; throws ConfigError with one line naming the first bad variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * Parses the environment; throws ConfigError with one line naming the first bad variable.
+ * `openFiles` is the process's open-file limit, which bounds connections (null: unknown).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, openFiles = readOpenFileLimit()): Config {
   const r = ConfigSchema.safeParse(env);
   if (!r.success) {
     const issue = r.error.issues[0];
@@ -74,10 +94,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `invalid PRESENCE_RPC_URL: required when PRESENCE_CHAIN=${r.data.PRESENCE_CHAIN} (only devnet runs its own chain)`,
     );
   }
+  let limits: ReturnType<typeof resolveConnectionLimits>;
+  try {
+    limits = resolveConnectionLimits({ connections: r.data.PRESENCE_MAX_CONNECTIONS, streams: r.data.PRESENCE_MAX_STREAMS }, openFiles);
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
+  }
   const from = invocationDir(env);
   return {
     ...r.data,
     PRESENCE_DATA_DIR: path.resolve(from, r.data.PRESENCE_DATA_DIR),
     ...(r.data.PRESENCE_TOKEN_LIST ? { PRESENCE_TOKEN_LIST: path.resolve(from, r.data.PRESENCE_TOKEN_LIST) } : {}),
+    PRESENCE_MAX_CONNECTIONS: limits.connections,
+    PRESENCE_MAX_STREAMS: limits.streams,
   };
 }

@@ -139,6 +139,15 @@ export async function startServer({
     const runtime = chain?.runtime;
     const app = await buildApp({
       core,
+      limits: {
+        streams: {
+          perKey: config.PRESENCE_MAX_STREAMS_PER_KEY,
+          perAccount: config.PRESENCE_MAX_STREAMS_PER_ACCOUNT,
+          total: config.PRESENCE_MAX_STREAMS,
+        },
+        authFailures: config.PRESENCE_AUTH_FAIL_LIMIT,
+        maxConnections: config.PRESENCE_MAX_CONNECTIONS,
+      },
       ...(runtime
         ? {
             // Health is what readiness probes poll: a stalled RPC must not hold it for the

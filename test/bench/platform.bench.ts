@@ -1,5 +1,6 @@
 // Platform benchmarks (issue 3): auth overhead vs bare Fastify, durable pin throughput at
-// 100 and 100,000 stored events, and one event fanned out to 1,000 SSE streams.
+// 100 and 100,000 stored events, and one event fanned out to 1,000 SSE streams; (issue 13)
+// health and write latency with every stream cap full.
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -7,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createCore, createLowdbStore, systemClock } from '@presence/core';
 import autocannon from 'autocannon';
+import { Agent, request } from 'undici';
 import { call, removeDir, tempDir } from '../src/harness';
 import { spawnServer } from '../src/process';
 import { fmt, percentile, type Row } from './stats';
@@ -165,7 +167,9 @@ async function pinThroughput(rows: Row[], sizes: number[]) {
 
 async function fanOut(rows: Row[], streams = 1000) {
   const dataDir = tempDir('bench-');
-  const server = await spawnServer({ ...FAST, PRESENCE_DATA_DIR: dataDir });
+  // One key holds every stream here: lift the per-key and per-account caps to the total.
+  const caps = { PRESENCE_MAX_STREAMS_PER_KEY: String(streams), PRESENCE_MAX_STREAMS_PER_ACCOUNT: String(streams) };
+  const server = await spawnServer({ ...FAST, ...caps, PRESENCE_MAX_STREAMS: String(streams), PRESENCE_DATA_DIR: dataDir });
   const { live } = JSON.parse(readFileSync(path.join(dataDir, 'bootstrap-keys.json'), 'utf8'));
   const url = new URL('/v1/events', server.url);
   const agent = new http.Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
@@ -214,10 +218,122 @@ async function fanOut(rows: Row[], streams = 1000) {
   }
 }
 
+/** Default caps: 20 streams a key, 100 an account, 1,000 in all (10 accounts × 5 keys × 20). */
+const CAPS = { perKey: 20, keysPerAccount: 5, accounts: 10 };
+const HEALTH_N = 2000;
+const PIN_N = 500;
+
+/**
+ * A data dir with `accounts` accounts of `keysPerAccount` live keys each (the secrets, by
+ * account), and one more account with one key, `spare`, to ask past the server-wide cap.
+ */
+async function seedKeys(dataDir: string) {
+  const store = await createLowdbStore({ dataDir, fsync: false });
+  const core = createCore({ store, clock: systemClock, rateLimit: { limit: 1, windowMs: 1 } });
+  await core.accounts.bootstrap({ saved: null, save: async () => undefined });
+  const byAccount: string[][] = [];
+  for (let a = 0; a < CAPS.accounts; a++) {
+    const account = a === 0 ? 'default' : `bench${a}`;
+    if (a > 0) await core.accounts.create(account);
+    const keys: string[] = [];
+    for (let k = 0; k < CAPS.keysPerAccount; k++) {
+      keys.push((await core.keys.create(account, { kind: 'live', name: `k${k}`, scopes: ['talk', 'memory:read', 'memory:write'] })).secret);
+    }
+    byAccount.push(keys);
+  }
+  const spare = (await core.accounts.create('spare')).admin.secret;
+  await store.close();
+  return { byAccount, spare };
+}
+
+/** Opens an events stream; resolves with its status once the headers are in. */
+function openEvents(url: URL, agent: http.Agent, key: string, held: http.ClientRequest[]): Promise<number> {
+  return new Promise((resolve) => {
+    const req = http.get(url, { agent, headers: { authorization: `Bearer ${key}` } }, (res) => {
+      resolve(res.statusCode ?? 0);
+      res.resume();
+    });
+    req.on('error', () => resolve(0));
+    held.push(req);
+  });
+}
+
+/** p50 / p99 in ms of `n` requests one after another on a kept-alive connection. */
+async function latency(url: string, n: number, opts: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string } = {}) {
+  const dispatcher = new Agent({ connections: 1 });
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      const r = await request(url, { dispatcher, ...opts });
+      await r.body.text();
+      times.push(performance.now() - t0);
+      if (r.statusCode !== 200) throw new Error(`${url} answered ${r.statusCode}`);
+    }
+  } finally {
+    await dispatcher.close();
+  }
+  return `${fmt(percentile(times, 50), 2)} / ${fmt(percentile(times, 99), 2)}`;
+}
+
+async function fullCaps(rows: Row[]) {
+  const dataDir = tempDir('bench-');
+  const { byAccount: keys, spare } = await seedKeys(dataDir);
+  const total = CAPS.accounts * CAPS.keysPerAccount * CAPS.perKey;
+  const server = await spawnServer({
+    ...FAST,
+    PRESENCE_DATA_DIR: dataDir,
+    PRESENCE_MAX_STREAMS_PER_KEY: String(CAPS.perKey),
+    PRESENCE_MAX_STREAMS_PER_ACCOUNT: String(CAPS.perKey * CAPS.keysPerAccount),
+    PRESENCE_MAX_STREAMS: String(total),
+  });
+  const url = new URL('/v1/events', server.url);
+  const agent = new http.Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
+  const held: http.ClientRequest[] = [];
+  const admin = keys[0]?.[0] as string;
+  const pin = {
+    method: 'POST' as const,
+    headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ key: 'topic:caps', note: 'n' }),
+  };
+  try {
+    const idleHealth = await latency(`${server.url}/v1/health`, HEALTH_N);
+    const idlePin = await latency(`${server.url}/v1/memory/pin`, PIN_N, pin);
+    const opening = keys.flatMap((ks) => ks.flatMap((k) => Array.from({ length: CAPS.perKey }, () => openEvents(url, agent, k, held))));
+    const statuses = await Promise.all(opening);
+    const opened = statuses.filter((x) => x === 200).length;
+    // One more past a key's cap, and one past the server's (from an account holding none).
+    const extra = [await openEvents(url, agent, admin, held), await openEvents(url, agent, spare, held)];
+    rows.push({
+      benchmark: `streams open with every cap full (${CAPS.perKey}/key, ${CAPS.perKey * CAPS.keysPerAccount}/account, ${total} in all); one more`,
+      figure: `${opened}/${total}; ${extra.join(', ')}`,
+      target: `${total}/${total}; 429, 503`,
+    });
+    rows.push({ benchmark: `GET /v1/health p50 / p99 ms (${HEALTH_N} in a row), no stream open`, figure: idleHealth, target: '' });
+    rows.push({
+      benchmark: `GET /v1/health p50 / p99 ms (${HEALTH_N} in a row), ${total} streams open (caps full)`,
+      figure: await latency(`${server.url}/v1/health`, HEALTH_N),
+      target: '≈ no stream open',
+    });
+    rows.push({ benchmark: `POST /v1/memory/pin (durable) p50 / p99 ms (${PIN_N} in a row), no stream open`, figure: idlePin, target: '' });
+    rows.push({
+      benchmark: `POST /v1/memory/pin (durable) p50 / p99 ms (${PIN_N} in a row), ${total} streams open (caps full)`,
+      figure: await latency(`${server.url}/v1/memory/pin`, PIN_N, pin),
+      target: '≈ no stream open',
+    });
+  } finally {
+    for (const r of held) r.destroy();
+    server.proc.kill('SIGTERM');
+    await server.exited;
+    removeDir(dataDir);
+  }
+}
+
 export async function platformBenchmarks(rows: Row[], only?: string) {
   if (!only || only === 'auth') await authOverhead(rows);
   if (!only || only === 'pin') {
     await pinThroughput(rows, [100, 100_000]);
   }
   if (!only || only === 'fanout') await fanOut(rows);
+  if (!only || only === 'caps') await fullCaps(rows);
 }

@@ -90,7 +90,8 @@ describe('auth matrix', () => {
   };
 
   beforeAll(async () => {
-    s = await startTestServer({ clock, env: { PRESENCE_RATE_LIMIT: '100000/60s' } });
+    // Every route meets every kind of wrong key from one address: more than the failed-auth limit allows.
+    s = await startTestServer({ clock, env: { PRESENCE_RATE_LIMIT: '100000/60s', PRESENCE_AUTH_FAIL_LIMIT: '100000/60s' } });
     const revoked = await ctx.freshKey([...ALL_SCOPES]);
     expect((await call(s.url, 'DELETE', `/v1/keys/${revoked.id}`, { key: s.live })).status).toBe(200);
     keys.revoked = revoked.secret;

@@ -37,6 +37,8 @@ export const exitCodeByProblemType = {
   invalid_request: exitCodes.usage,
   method_not_allowed: exitCodes.usage,
   payload_too_large: exitCodes.usage,
+  uri_too_long: exitCodes.usage,
+  headers_too_large: exitCodes.usage,
   unsupported_media_type: exitCodes.usage,
   idempotency_mismatch: exitCodes.usage,
   intent_unresolved: exitCodes.usage,
@@ -54,9 +56,11 @@ export const exitCodeByProblemType = {
   // Passing conditions (already retried by the SDK): the same command may work later.
   idempotency_in_progress: exitCodes.network,
   rate_limited: exitCodes.network,
+  request_timeout: exitCodes.network,
   internal: exitCodes.network,
   model_unavailable: exitCodes.network,
   chain_unavailable: exitCodes.network,
+  store_unavailable: exitCodes.network,
   unavailable: exitCodes.network,
 } as const satisfies Record<ProblemType, ExitCode>;
 

@@ -1,7 +1,7 @@
 // Resolve → quote → value: turns a parsed intent into a concrete plan at one block — the
 // transactions to send, what they move, and their USD value at that block's pool prices.
 // Plans are pure data; the executor signs and sends them.
-import type { Address } from 'viem';
+import { type Address, isAddress } from 'viem';
 import { formatAmount, formatUnits, parseUnits } from '../chain/amounts';
 import type { ChainPort, TxRequest } from '../chain/chain-port';
 import type { MarketSnapshot } from '../chain/market';
@@ -102,10 +102,17 @@ export async function planIntent(parsed: ParsedIntent, ctx: PlanContext): Promis
       };
     }
     case 'send': {
+      // A mixed-case address carries an EIP-55 checksum: one that does not match is a typo to
+      // report, not an address to send to (viem would refuse to encode it, as a 500).
+      if (!isAddress(parsed.to)) {
+        throw unresolved(
+          `${parsed.to} is not a valid address: its letter case does not match its checksum; check it, or write it in lower case`,
+        );
+      }
+      const to = parsed.to as Address;
       const a = asset(list, parsed.token);
       const amount = amountOf(parsed.amount, a);
       await needBalance(a, amount);
-      const to = parsed.to as Address;
       const text = formatAmount(amount, unit(a));
       return {
         action: 'send',

@@ -2,8 +2,9 @@
 // short one-time code; the surface redeems it for a key of its own, named
 // "<surface>:<name>". Codes are stored only as keyed hashes (HMAC-SHA-256 under a subkey of
 // the master key: a code has 40 bits, so a plain hash would fall to brute force from a copy of
-// the file), expire, work once, and are compared in constant time. Redeem attempts are
-// rate-limited per address by the transport.
+// the file), expire, work once, and are compared in constant time. Redeem attempts pass the
+// redeem guard (per address, and a server-wide budget of failures: see redeem-guard.ts)
+// before a code is looked at.
 // Redeeming also answers where the account's events stand, so the surface's first
 // subscription can replay from there: a stream without Last-Event-ID starts live, and would
 // miss what happens between redeeming and subscribing.
@@ -11,10 +12,11 @@ import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import type { KeyKind, Scope } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
-import { notFound } from '../errors/presence-error';
+import { notFound, PresenceError } from '../errors/presence-error';
 import type { EventsLog } from '../events/events-log';
 import { assertMayChangeCredentials, type KeyService } from '../keys/key-service';
 import type { StorePort } from '../store/store-port';
+import { createRedeemGuard, type RedeemAttempt, type RedeemLimits } from './redeem-guard';
 
 /** No 0/O or 1/I: codes are read and typed by people. 32 symbols × 8 = 40 bits. */
 const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
@@ -35,6 +37,7 @@ export function createLinkService({
   keys,
   events,
   codeKey,
+  redeemLimits,
 }: {
   store: StorePort;
   clock: Clock;
@@ -42,11 +45,37 @@ export function createLinkService({
   events: Pick<EventsLog, 'bounds'>;
   /** The MAC key codes are hashed under (`keystore.subkey(LINK_CODE_KEY_INFO)`); without it no code can be made or redeemed. */
   codeKey: Buffer | null;
+  redeemLimits?: RedeemLimits;
 }) {
   const hashCode = (code: string) => {
     if (!codeKey) throw new Error('link codes need the master key (this core was made without a keystore)');
     return linkCodeHash(codeKey, code);
   };
+  const guard = createRedeemGuard({ clock, ...(redeemLimits ? { limits: redeemLimits } : {}) });
+
+  async function redeemCode(code: string, who: { surface: string; user_id: string; name: string }) {
+    const normal = code.trim().toUpperCase();
+    const gone = () => notFound('this link code is unknown, used or expired; ask for a new one');
+    if (!LINK_CODE.test(normal)) throw gone();
+    const digest = hashCode(normal);
+    // The lookup is by hash; the final comparison is constant-time all the same.
+    const link = await store.redeemLink(digest.toString('hex'), clock.now());
+    if (!link || !timingSafeEqual(Buffer.from(link.hash, 'hex'), digest)) throw gone();
+    const name = `${who.surface}:${who.name}`.slice(0, 100);
+    // Read once the code is spent: anything newer is after the redeem and will be replayed.
+    const { latest } = await events.bounds(link.account_id, 'live');
+    const key = await keys.create(link.account_id, { kind: 'live', name, scopes: link.scopes });
+    return {
+      account: link.account_id,
+      key: key.secret,
+      key_id: key.id,
+      name,
+      scopes: key.scopes,
+      surface_user: who.user_id,
+      last_event_id: latest,
+    };
+  }
+
   return {
     async create(accountId: string, scopes: readonly Scope[] = DEFAULT_LINK_SCOPES, ttlS = 600) {
       let code = '';
@@ -67,27 +96,22 @@ export function createLinkService({
       return { code, expires_at: iso(expires), scopes: [...scopes] };
     },
 
-    async redeem(code: string, who: { surface: string; user_id: string; name: string }) {
-      const normal = code.trim().toUpperCase();
-      const gone = () => notFound('this link code is unknown, used or expired; ask for a new one');
-      if (!LINK_CODE.test(normal)) throw gone();
-      const digest = hashCode(normal);
-      // The lookup is by hash; the final comparison is constant-time all the same.
-      const link = await store.redeemLink(digest.toString('hex'), clock.now());
-      if (!link || !timingSafeEqual(Buffer.from(link.hash, 'hex'), digest)) throw gone();
-      const name = `${who.surface}:${who.name}`.slice(0, 100);
-      // Read once the code is spent: anything newer is after the redeem and will be replayed.
-      const { latest } = await events.bounds(link.account_id, 'live');
-      const key = await keys.create(link.account_id, { kind: 'live', name, scopes: link.scopes });
-      return {
-        account: link.account_id,
-        key: key.secret,
-        key_id: key.id,
-        name,
-        scopes: key.scopes,
-        surface_user: who.user_id,
-        last_event_id: latest,
-      };
+    /** Counts a redeem attempt from a client address; its `refusal`, if any, is the answer. */
+    attemptRedeem(address: string): RedeemAttempt {
+      return guard.attempt(address);
+    },
+
+    /** Redeems under an attempt from `attemptRedeem`: a wrong code counts as a failed one. */
+    async redeem(code: string, who: { surface: string; user_id: string; name: string }, attempt: RedeemAttempt) {
+      if (attempt.refusal) throw attempt.refusal;
+      try {
+        const result = await redeemCode(code, who);
+        attempt.settle('redeemed');
+        return result;
+      } catch (e) {
+        attempt.settle(e instanceof PresenceError && e.type === 'not_found' ? 'failed' : 'neither');
+        throw e;
+      }
     },
 
     assertCanLink(mode: KeyKind) {

@@ -50,3 +50,29 @@ describe('sliding-window rate limiter', () => {
     expect(rl.hit('k')).toMatchObject({ remaining: 4, resetS: 10 });
   });
 });
+
+describe('sliding-window limiter: peek and forgetting', () => {
+  it('peek tells whether a hit would pass without counting one', () => {
+    const clock = createManualClock(0);
+    const rl = createRateLimiter({ limit: 2, windowMs: 10_000, clock });
+    expect(rl.peek('k')).toEqual({ allowed: true, limit: 2, remaining: 2, resetS: 0 });
+    rl.hit('k');
+    expect(rl.peek('k')).toMatchObject({ allowed: true, remaining: 1 });
+    expect(rl.peek('k')).toMatchObject({ allowed: true, remaining: 1 });
+    clock.set(4_000);
+    rl.hit('k');
+    expect(rl.peek('k')).toEqual({ allowed: false, limit: 2, remaining: 0, resetS: 6 });
+    clock.set(10_000);
+    expect(rl.peek('k')).toMatchObject({ allowed: true, remaining: 1 });
+  });
+
+  it('forgets idle ids by itself once a window, so one-off ids do not pile up', () => {
+    const clock = createManualClock(0);
+    const rl = createRateLimiter({ limit: 5, windowMs: 1_000, clock });
+    for (let i = 0; i < 1000; i++) rl.hit(`addr${i}`);
+    expect(rl.ids).toBe(1000);
+    clock.advance(1_000);
+    rl.hit('later');
+    expect(rl.ids).toBe(1);
+  });
+});

@@ -19,14 +19,24 @@ export const problemOf = (type: ProblemType, detail: string): Problem => ({
   detail,
 });
 
-const fastifyCodes: Record<string, ProblemType> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_request',
-  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_request',
-  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_request',
-  FST_ERR_VALIDATION: 'invalid_request',
+/** Fastify's own coded errors: their problem type, and a detail that never echoes the URL or body. */
+const fastifyCodes: Record<string, { type: ProblemType; detail?: (request: FastifyRequest) => string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { type: 'payload_too_large', detail: () => 'request body is larger than 64 KiB' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    type: 'unsupported_media_type',
+    detail: (r) => `content type ${JSON.stringify(r.headers['content-type'] ?? '')} is not supported; send application/json`,
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { type: 'invalid_request' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { type: 'invalid_request' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { type: 'invalid_request', detail: () => 'body is not valid JSON' },
+  FST_ERR_VALIDATION: { type: 'invalid_request' },
+  // Raised by the router before any route runs (Fastify's frameworkErrors).
+  FST_ERR_BAD_URL: { type: 'invalid_request', detail: () => 'the URL path has a malformed %-escape' },
+  FST_ERR_MAX_PARAM_LENGTH: { type: 'uri_too_long', detail: () => `a path segment is longer than ${MAX_PARAM_LENGTH} characters` },
 };
+
+/** Fastify's router refuses longer path parameters (414); no id, code or memory key comes close. */
+export const MAX_PARAM_LENGTH = 100;
 
 function validationDetail(err: FastifyError): string {
   const where = err.validationContext ?? 'request';
@@ -47,19 +57,12 @@ export function errorHandler(err: FastifyError, request: FastifyRequest, reply: 
   }
   const coded = err.code ? fastifyCodes[err.code] : undefined;
   if (coded) {
-    const detail =
-      coded === 'payload_too_large'
-        ? 'request body is larger than 64 KiB'
-        : coded === 'unsupported_media_type'
-          ? `content type ${JSON.stringify(request.headers['content-type'] ?? '')} is not supported; send application/json`
-          : err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError
-            ? 'body is not valid JSON'
-            : err.message;
-    return sendProblem(reply, problemOf(coded, detail));
+    const detail = coded.detail?.(request) ?? (err instanceof SyntaxError ? 'body is not valid JSON' : err.message);
+    return sendProblem(reply, problemOf(coded.type, detail));
   }
   const status = err.statusCode ?? 500;
-  const statusType = status < 500 ? problemTypeForStatus(status) : undefined;
-  if (statusType) return sendProblem(reply, problemOf(statusType, err.message));
+  // Any other 4xx a plugin raises is still the client's fault, and still a problem.
+  if (status >= 400 && status < 500) return sendProblem(reply, problemOf(problemTypeForStatus(status) ?? 'invalid_request', err.message));
   // Type and message only, whatever logger the app was built with: no stack in any log line.
   request.log.error({ err: errorSummary(err) }, 'unhandled error');
   return sendProblem(reply, problemOf('internal', 'something went wrong on our side; retrying with the same Idempotency-Key is safe'));

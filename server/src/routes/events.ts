@@ -1,13 +1,14 @@
 // GET /v1/events: the SSE stream of what the presence does unasked. Replays after
 // Last-Event-ID (header or ?last_event_id=), then live; each type only for keys holding its
-// scope; closes when the key is revoked or its rotation grace ends.
+// scope; closes when the key is revoked or its rotation grace ends. Each open stream takes a
+// slot under the stream caps (per key, per account, server-wide) until it closes.
 import { PresenceError } from '@presence/core';
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteDeps } from '../app';
 import { openSse } from '../http/sse';
 
-export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core, streams, heartbeatMs }) => {
+export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core, streams, streamCaps, heartbeatMs }) => {
   app.get(
     '/v1/events',
     {
@@ -26,8 +27,15 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
         if (!/^\d{1,15}$/.test(String(header))) throw new PresenceError('invalid_request', 'Last-Event-ID must be a non-negative integer');
         afterId = Number(header);
       }
+      const release = streamCaps.acquire(p, reply);
       const accept = (t: schemas.EventType) => p.scopes.includes(schemas.eventScope[t]);
-      const sub = core.events.subscribe(p.accountId, p.kind, afterId, accept);
+      let sub: ReturnType<typeof core.events.subscribe>;
+      try {
+        sub = core.events.subscribe(p.accountId, p.kind, afterId, accept);
+      } catch (e) {
+        release();
+        throw e;
+      }
       const sse = openSse(reply);
       // The registry ends the stream on revocation, and when the secret it was opened with
       // stops working (a grace window known now, or one a later rotation starts).
@@ -37,6 +45,7 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
         clearInterval(heartbeat);
         unregister();
         sub.close();
+        release();
       });
       // A rotation or revocation between authentication and registering was heard by no one:
       // look again now that the registry would hear the next one.

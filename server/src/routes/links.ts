@@ -1,9 +1,7 @@
-// Linking surfaces: an admin makes a one-time code; a bot or the extension redeems it
-// (without any key) for a key of its own. Redeem attempts are limited per client address.
-import { PresenceError } from '@presence/core';
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteDeps } from '../app';
+import { clientAddress } from '../http/client-address';
 
 export const linksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
   app.post(
@@ -37,17 +35,13 @@ export const linksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core 
       },
     },
     async (req, reply) => {
-      const rate = core.redeemLimiter.hit(`redeem:${req.ip}`);
-      reply
-        .header('ratelimit-limit', String(rate.limit))
-        .header('ratelimit-remaining', String(rate.remaining))
-        .header('ratelimit-reset', String(rate.resetS));
-      if (!rate.allowed) {
-        throw new PresenceError('rate_limited', `too many redeem attempts from this address; retry in ${rate.resetS} s`, {
-          retryAfter: rate.resetS,
-        });
-      }
-      return core.links.redeem(req.params.code, req.body);
+      const attempt = core.links.attemptRedeem(clientAddress(req.ip));
+      reply.headers({
+        'ratelimit-limit': String(attempt.rate.limit),
+        'ratelimit-remaining': String(attempt.rate.remaining),
+        'ratelimit-reset': String(attempt.rate.resetS),
+      });
+      return core.links.redeem(req.params.code, req.body, attempt);
     },
   );
 };

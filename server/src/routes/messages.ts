@@ -17,7 +17,7 @@ function toProblem(e: unknown): Problem {
   return problemOf('internal', 'the turn failed on our side; nothing was stored, and retrying with the same Idempotency-Key is safe');
 }
 
-export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
+export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core, streamCaps }) => {
   app.get(
     '/v1/messages',
     {
@@ -45,14 +45,22 @@ export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
       },
     },
     async (req, reply) => {
+      const p = req.principal!;
+      const stream = req.body.stream === true || req.query.stream === 'true';
+      // A streamed turn holds its connection like an events stream, and counts under the same
+      // caps; taken before the turn's Idempotency-Key is claimed, so a refusal leaves it free.
+      if (stream) {
+        const release = streamCaps.acquire(p, reply);
+        reply.raw.once('close', release);
+      }
       const key = req.headers['idempotency-key'];
-      const turn = await core.conversation.begin(req.principal!, {
+      const turn = await core.conversation.begin(p, {
         text: req.body.text,
         allowAct: req.body.allow_act === true,
         idempotencyKey: typeof key === 'string' ? key : null,
       });
 
-      if (!(req.body.stream === true || req.query.stream === 'true')) {
+      if (!stream) {
         const answer = await turn.run(SILENT);
         if (turn.replayed) return sendStoredAnswer(reply, answer);
         // The bytes core stored (a fresh answer is a 200), so a replay is byte-identical to this answer.

@@ -1,0 +1,25 @@
+// The store contract against the embedded adapter. A data directory has one owner, so the
+// "several servers" of the concurrency cases are one store shared by concurrent callers.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createLowdbStore } from './lowdb/lowdb-store';
+import { describeStoreContract } from './store-contract';
+
+describeStoreContract('lowdb', async (keystore) => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'store-contract-'));
+  let store = await createLowdbStore({ dataDir, keystore });
+  return {
+    store,
+    peers: async (n) => Array.from({ length: n }, () => store),
+    async reopen() {
+      await store.close();
+      store = await createLowdbStore({ dataDir, keystore });
+      return store;
+    },
+    async close() {
+      await store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+});

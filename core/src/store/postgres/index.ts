@@ -1,0 +1,5 @@
+// The PostgreSQL store adapter and its migrations: `@presence/core/postgres`, kept off the
+// root export so an embedded install never loads the driver.
+
+export { type AppliedMigration, loadMigrations, type Migration, type MigrationStatus, migrate, migrationStatus } from './migrate';
+export { createPostgresStore, type PostgresStoreOptions } from './postgres-store';

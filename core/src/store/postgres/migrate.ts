@@ -1,0 +1,101 @@
+// Versioned, forward-only schema migrations: `migrations/NNNN_name.sql`, applied in order,
+// each in its own transaction together with its row in `schema_migrations`. The whole run
+// holds a session advisory lock, so servers starting together apply each migration once
+// (the others wait, then find nothing to do). An applied file that was edited since is
+// refused: a schema must be reachable by replaying the files, not by luck.
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import postgres from 'postgres';
+
+export type Migration = { version: number; name: string; sql: string; checksum: string };
+export type AppliedMigration = { version: number; name: string; checksum: string; applied_at: Date };
+export type MigrationStatus = {
+  applied: AppliedMigration[];
+  pending: Pick<Migration, 'version' | 'name'>[];
+  /** Applied versions this code does not know (a newer Presence migrated the database). */
+  unknown: number[];
+};
+
+/** `pg_advisory_lock` key: "presence" in ASCII, taken only by migrations. */
+const MIGRATION_LOCK = 0x70726573656e6365n;
+
+const dir = new URL('./migrations/', import.meta.url);
+
+/** The migration files shipped with this code, in version order. */
+export function loadMigrations(): Migration[] {
+  const out: Migration[] = [];
+  for (const file of readdirSync(dir).sort()) {
+    const m = /^(\d{4})_([a-z0-9_]+)\.sql$/.exec(file);
+    if (!m) continue;
+    const sql = readFileSync(new URL(file, dir), 'utf8');
+    out.push({ version: Number(m[1]), name: m[2] as string, sql, checksum: createHash('sha256').update(sql).digest('hex') });
+  }
+  out.forEach((m, i) => {
+    if (m.version !== i + 1) throw new Error(`migration versions must run 1, 2, 3…: found ${m.version} at position ${i + 1}`);
+  });
+  return out;
+}
+
+const connect = (url: string) => postgres(url, { max: 1, onnotice: () => undefined, connect_timeout: 10 });
+
+async function readApplied(sql: postgres.Sql): Promise<AppliedMigration[]> {
+  const [table] = await sql`SELECT to_regclass('schema_migrations') IS NOT NULL AS present`;
+  if (!table?.present) return [];
+  const rows = await sql`SELECT version, name, checksum, applied_at FROM schema_migrations ORDER BY version`;
+  return rows.map((r) => ({ version: Number(r.version), name: r.name, checksum: r.checksum, applied_at: r.applied_at }));
+}
+
+function compare(known: Migration[], applied: AppliedMigration[]): MigrationStatus {
+  const byVersion = new Map(known.map((m) => [m.version, m]));
+  for (const a of applied) {
+    const m = byVersion.get(a.version);
+    if (m && m.checksum !== a.checksum)
+      throw new Error(`migration ${a.version}_${a.name} was changed after it was applied; add a new migration instead`);
+  }
+  const done = new Set(applied.map((a) => a.version));
+  return {
+    applied,
+    pending: known.filter((m) => !done.has(m.version)).map(({ version, name }) => ({ version, name })),
+    unknown: applied.filter((a) => !byVersion.has(a.version)).map((a) => a.version),
+  };
+}
+
+/** What is applied and what would be (`presence-server migrate --status`). Changes nothing. */
+export async function migrationStatus(url: string): Promise<MigrationStatus> {
+  const sql = connect(url);
+  try {
+    return compare(loadMigrations(), await readApplied(sql));
+  } finally {
+    await sql.end();
+  }
+}
+
+/** Applies the pending migrations; answers the versions this call applied. */
+export async function migrate(url: string): Promise<number[]> {
+  const known = loadMigrations();
+  // One connection: the session lock and every statement share it.
+  const sql = connect(url);
+  try {
+    await sql`SELECT pg_advisory_lock(${MIGRATION_LOCK.toString()}::bigint)`;
+    await sql`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version integer PRIMARY KEY,
+      name text NOT NULL,
+      checksum text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`;
+    const status = compare(known, await readApplied(sql));
+    const applied: number[] = [];
+    for (const { version } of status.pending) {
+      const m = known[version - 1] as Migration;
+      await sql.begin(async (tx) => {
+        await tx.unsafe(m.sql);
+        await tx.unsafe('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [m.version, m.name, m.checksum]);
+      });
+      applied.push(version);
+    }
+    return applied;
+  } finally {
+    // Ending the session releases the lock even when a migration failed.
+    await sql.end();
+  }
+}

@@ -1,0 +1,373 @@
+// The store port on PostgreSQL: what lets several servers share one deployment. Same
+// semantics as the embedded store, made to hold across connections and servers:
+// - an answered write is committed (every operation is one statement or one transaction);
+// - `update*` read the row `FOR UPDATE` inside a transaction, run the updater, write it back:
+//   concurrent updaters of one record queue on its row lock and none is lost;
+// - `appendEvent` / `appendThread` bump a per-account counter row and insert in ONE
+//   statement, so ids are strictly increasing without gaps and commit in id order;
+// - `transitionIntent` is compare-and-set on the locked row;
+// - `redeemLink` is a single compare-and-set UPDATE.
+// Records are kept whole as `json` (see migrations/0001_init.sql for why not jsonb) beside the
+// columns queries need, and validated with the zod schemas of documents.ts on the way out,
+// as the embedded store validates what it loads. Database failures become 503
+// `store_unavailable`; an updater's own error passes through unchanged.
+//
+// Driver: `postgres` (porsager). Maintained, no dependencies, typed; tagged templates make
+// every value a bound parameter; `sql.begin` checks a connection out for the transaction and
+// always returns it; and it has LISTEN/NOTIFY with reconnection built in, which the
+// cross-server event fan-out will need. (`pg` needs separate types, manual client check-out
+// for transactions and a hand-rolled reconnecting listener.)
+import postgres from 'postgres';
+import type { Keystore } from '../../wallet/keystore';
+import {
+  AccountRecord,
+  IntentRecord,
+  KeyRecord,
+  LinkRecord,
+  MemoryEntry,
+  StandingRecord,
+  StoredEvent,
+  StoredIdempotencyRecord,
+  ThreadEntry,
+  WalletRecord,
+} from '../documents';
+import { createSealedAnswers } from '../sealed-answers';
+import type { StorePort } from '../store-port';
+import { CallerError, toStoreError } from './database-error';
+import { migrate } from './migrate';
+
+export type PostgresStoreOptions = {
+  /** postgres://user:password@host:port/database */
+  url: string;
+  /** Seals stored Idempotency-Key answers at rest; without it the store refuses to keep answers. */
+  keystore?: Keystore;
+  /** Connections this process may open (default 10). */
+  max?: number;
+  /** Apply pending migrations before opening (the default). */
+  migrate?: boolean;
+};
+
+type Sql = postgres.Sql | postgres.TransactionSql;
+type Doc = { doc: unknown };
+
+const UNIQUE_VIOLATION = '23505';
+const isUniqueViolation = (e: unknown) => e instanceof postgres.PostgresError && e.code === UNIQUE_VIOLATION;
+
+/**
+ * A record as sent to a `json` column: the text as JSON.stringify writes it, bound as text and
+ * cast in SQL (`${json(x)}::text::json`). Bound as json the driver would encode the string
+ * again; bound as an object it goes through jsonb, which refuses "\u0000".
+ */
+const json = (value: unknown) => JSON.stringify(value);
+
+/** Runs a caller's updater so that its own failure is told apart from the database's. */
+function callerSays<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    throw new CallerError(e);
+  }
+}
+
+/** The columns an intent is looked up by, taken from the record each time it is written. */
+const intentColumns = (r: IntentRecord) => ({
+  state: r.state,
+  confirm_id: r.confirm_id,
+  idempotency_key: r.idempotency_key,
+  // When a spending record spent: executed, or (still in flight) its last change.
+  spent_at: r.executed_at ?? r.updated_at,
+  value_usd: r.value_usd,
+});
+
+export async function createPostgresStore({ url, keystore, max = 10, migrate: apply = true }: PostgresStoreOptions): Promise<StorePort> {
+  try {
+    if (apply) await migrate(url);
+  } catch (e) {
+    throw toStoreError(e, 'migrate');
+  }
+  const sql = postgres(url, { max, onnotice: () => undefined, connect_timeout: 10 });
+  const answers = createSealedAnswers(keystore);
+
+  const insertIntent = (tx: Sql, r: IntentRecord) => {
+    const c = intentColumns(r);
+    return tx`INSERT INTO intents (account_id, id, state, confirm_id, idempotency_key, spent_at, value_usd, doc)
+      VALUES (${r.account_id}, ${r.id}, ${c.state}, ${c.confirm_id}, ${c.idempotency_key}, ${c.spent_at}, ${c.value_usd}, ${json(r)}::text::json)`;
+  };
+
+  const store: StorePort = {
+    async createAccount(account) {
+      try {
+        await sql`INSERT INTO accounts (id, doc) VALUES (${account.id}, ${json(account)}::text::json)`;
+      } catch (e) {
+        if (isUniqueViolation(e)) throw new Error(`account ${account.id} exists`);
+        throw e;
+      }
+    },
+    async getAccount(id) {
+      const [row] = await sql<Doc[]>`SELECT doc FROM accounts WHERE id = ${id}`;
+      return row ? AccountRecord.parse(row.doc) : null;
+    },
+    async listAccounts() {
+      const rows = await sql<Doc[]>`SELECT doc FROM accounts ORDER BY seq`;
+      return rows.map((r) => AccountRecord.parse(r.doc));
+    },
+    async updateAccount(id, update) {
+      return sql.begin(async (tx) => {
+        const [row] = await tx<Doc[]>`SELECT doc FROM accounts WHERE id = ${id} FOR UPDATE`;
+        if (!row) throw new Error(`no account ${id}`);
+        const next = callerSays(() => update(AccountRecord.parse(row.doc)));
+        await tx`UPDATE accounts SET doc = ${json(next)}::text::json WHERE id = ${id}`;
+        return next;
+      });
+    },
+
+    async insertKey(key) {
+      try {
+        await sql`INSERT INTO api_keys (id, account_id, secret_hashes, doc)
+          VALUES (${key.id}, ${key.account_id}, ${key.secrets.map((s) => s.hash)}::text[], ${json(key)}::text::json)`;
+      } catch (e) {
+        if (isUniqueViolation(e)) throw new Error(`key ${key.id} exists`);
+        throw e;
+      }
+    },
+    async getKey(id) {
+      const [row] = await sql<Doc[]>`SELECT doc FROM api_keys WHERE id = ${id}`;
+      return row ? KeyRecord.parse(row.doc) : null;
+    },
+    async findKeyBySecretHash(hash) {
+      const [row] = await sql<Doc[]>`SELECT doc FROM api_keys WHERE secret_hashes @> ARRAY[${hash}]::text[] LIMIT 1`;
+      return row ? KeyRecord.parse(row.doc) : null;
+    },
+    async listKeys(accountId) {
+      const rows = await sql<Doc[]>`SELECT doc FROM api_keys WHERE account_id = ${accountId} ORDER BY seq`;
+      return rows.map((r) => KeyRecord.parse(r.doc));
+    },
+    async updateKey(id, update) {
+      return sql.begin(async (tx) => {
+        const [row] = await tx<Doc[]>`SELECT doc FROM api_keys WHERE id = ${id} FOR UPDATE`;
+        if (!row) throw new Error(`no key ${id}`);
+        const next = callerSays(() => update(KeyRecord.parse(row.doc)));
+        await tx`UPDATE api_keys SET doc = ${json(next)}::text::json, secret_hashes = ${next.secrets.map((s) => s.hash)}::text[]
+          WHERE id = ${id}`;
+        return next;
+      });
+    },
+
+    async readMemory(accountId) {
+      const [row] = await sql<{ entries: unknown }[]>`SELECT entries FROM memory WHERE account_id = ${accountId}`;
+      return row ? MemoryEntry.array().parse(row.entries) : [];
+    },
+    async updateMemory(accountId, update) {
+      // The result's type is the caller's; begin() would wrap it in its own promise type.
+      let out: { result: ReturnType<typeof update>['result'] } | undefined;
+      await sql.begin(async (tx) => {
+        // Creates the row on the first update and locks it either way, in one round trip (the
+        // no-op DO UPDATE takes the row lock and answers the stored entries).
+        const [row] = await tx<{ entries: unknown }[]>`INSERT INTO memory AS m (account_id, entries) VALUES (${accountId}, '[]')
+          ON CONFLICT (account_id) DO UPDATE SET account_id = m.account_id RETURNING m.entries`;
+        const { entries, result } = callerSays(() => update(MemoryEntry.array().parse(row?.entries)));
+        await tx`UPDATE memory SET entries = ${json(entries)}::text::json WHERE account_id = ${accountId}`;
+        out = { result };
+      });
+      return (out as { result: ReturnType<typeof update>['result'] }).result;
+    },
+
+    async appendEvent(accountId, event) {
+      const [row] = await sql<{ id: string }[]>`
+        WITH next AS (
+          INSERT INTO account_seq AS s (account_id, events) VALUES (${accountId}, 1)
+          ON CONFLICT (account_id) DO UPDATE SET events = s.events + 1
+          RETURNING events
+        )
+        INSERT INTO events (account_id, id, type, at, data)
+        SELECT ${accountId}::text, events, ${event.type}::text, ${event.at}::float8, ${json(event.data)}::text::json FROM next
+        RETURNING id`;
+      return { id: Number(row?.id), ...event };
+    },
+    async eventsAfter(accountId, afterId, limit) {
+      const rows = await sql`SELECT id, type, data, at FROM events
+        WHERE account_id = ${accountId} AND id > ${afterId} ORDER BY id LIMIT ${limit}`;
+      return rows.map((r) => StoredEvent.parse({ id: Number(r.id), type: r.type, data: r.data, at: r.at }));
+    },
+    async eventBounds(accountId) {
+      const [row] = await sql<{ oldest: string | null; latest: string | null }[]>`SELECT
+        (SELECT min(id) FROM events WHERE account_id = ${accountId}) AS oldest,
+        (SELECT events FROM account_seq WHERE account_id = ${accountId}) AS latest`;
+      return { oldest: row?.oldest == null ? null : Number(row.oldest), latest: Number(row?.latest ?? 0) };
+    },
+    async pruneEvents(accountId, keepLast, olderThan) {
+      // What the embedded store cuts: the prefix beyond the newest `keepLast`, extended over
+      // the stale events that follow it, never the newest event. All by the primary key.
+      const result = await sql`
+        WITH beyond AS (
+          SELECT id FROM events WHERE account_id = ${accountId} ORDER BY id DESC OFFSET ${keepLast} LIMIT 1
+        ), fresh AS (
+          SELECT min(id) AS id FROM events
+          WHERE account_id = ${accountId} AND id > COALESCE((SELECT id FROM beyond), 0) AND at >= ${olderThan}
+        )
+        DELETE FROM events
+        WHERE account_id = ${accountId}
+          AND id < LEAST((SELECT id FROM fresh), (SELECT max(id) FROM events WHERE account_id = ${accountId}))`;
+      return result.count;
+    },
+
+    async getIdempotencyRecord(accountId, key) {
+      const [row] = await sql<{ record: unknown }[]>`SELECT record FROM idempotency WHERE account_id = ${accountId} AND key = ${key}`;
+      return row ? answers.open(accountId, StoredIdempotencyRecord.parse(row.record)) : null;
+    },
+    async putIdempotencyRecord(accountId, record) {
+      const stored = answers.seal(accountId, record);
+      await sql`INSERT INTO idempotency (account_id, key, created_at, record)
+        VALUES (${accountId}, ${stored.key}, ${stored.created_at}, ${json(stored)}::text::json)
+        ON CONFLICT (account_id, key) DO UPDATE SET created_at = EXCLUDED.created_at, record = EXCLUDED.record`;
+    },
+    async pruneIdempotency(olderThan) {
+      return (await sql`DELETE FROM idempotency WHERE created_at < ${olderThan}`).count;
+    },
+
+    async getWallet(accountId) {
+      const [row] = await sql<(Doc & { funded: boolean })[]>`SELECT doc, funded FROM wallets WHERE account_id = ${accountId}`;
+      return row ? WalletRecord.parse({ ...(row.doc as object), funded: row.funded }) : null;
+    },
+    async createWallet(wallet) {
+      const inserted = await sql`INSERT INTO wallets (account_id, funded, doc)
+        VALUES (${wallet.account_id}, ${wallet.funded}, ${json(wallet)}::text::json)
+        ON CONFLICT (account_id) DO NOTHING RETURNING account_id`;
+      if (inserted.length > 0) return wallet;
+      // Another writer won; under read committed its row is visible once its insert committed.
+      const existing = await store.getWallet(wallet.account_id);
+      if (!existing) throw new Error(`wallet of ${wallet.account_id} vanished`);
+      return existing;
+    },
+    async markWalletFunded(accountId) {
+      await sql`UPDATE wallets SET funded = true WHERE account_id = ${accountId}`;
+    },
+
+    async createIntent(intent) {
+      try {
+        await insertIntent(sql, intent);
+      } catch (e) {
+        if (isUniqueViolation(e)) throw new Error(`intent ${intent.id} exists`);
+        throw e;
+      }
+    },
+    async getIntent(accountId, id) {
+      const [row] = await sql<Doc[]>`SELECT doc FROM intents WHERE account_id = ${accountId} AND id = ${id}`;
+      return row ? IntentRecord.parse(row.doc) : null;
+    },
+    async findIntentByConfirmId(accountId, confirmId) {
+      const [row] = await sql<Doc[]>`SELECT doc FROM intents
+        WHERE account_id = ${accountId} AND confirm_id = ${confirmId} ORDER BY seq DESC LIMIT 1`;
+      return row ? IntentRecord.parse(row.doc) : null;
+    },
+    async findIntentByIdempotencyKey(accountId, key) {
+      const [row] = await sql<Doc[]>`SELECT doc FROM intents
+        WHERE account_id = ${accountId} AND idempotency_key = ${key} ORDER BY seq DESC LIMIT 1`;
+      return row ? IntentRecord.parse(row.doc) : null;
+    },
+    async transitionIntent(accountId, id, from, to, patch = {}) {
+      return sql.begin(async (tx) => {
+        const [row] = await tx<Doc[]>`SELECT doc FROM intents
+          WHERE account_id = ${accountId} AND id = ${id} AND state = ANY(${[...from]}::text[]) FOR UPDATE`;
+        if (!row) return null;
+        const next = IntentRecord.parse({ ...(row.doc as object), ...patch, state: to });
+        const c = intentColumns(next);
+        await tx`UPDATE intents SET state = ${c.state}, confirm_id = ${c.confirm_id}, idempotency_key = ${c.idempotency_key},
+          spent_at = ${c.spent_at}, value_usd = ${c.value_usd}, doc = ${json(next)}::text::json
+          WHERE account_id = ${accountId} AND id = ${id}`;
+        return next;
+      });
+    },
+    async listIntents(accountId, filter = {}) {
+      const rows = filter.states
+        ? await sql<Doc[]>`SELECT doc FROM intents
+            WHERE account_id = ${accountId} AND state = ANY(${[...filter.states]}::text[]) ORDER BY seq`
+        : await sql<Doc[]>`SELECT doc FROM intents WHERE account_id = ${accountId} ORDER BY seq`;
+      return rows.map((r) => IntentRecord.parse(r.doc));
+    },
+    async spentSince(accountId, since) {
+      // An index-only range scan of the partial index intents_spend: the cost grows with the
+      // day's spending intents, not with the account's history.
+      const [row] = await sql<{ total: string }[]>`SELECT COALESCE(sum(value_usd), 0)::text AS total FROM intents
+        WHERE account_id = ${accountId} AND state IN ('executing', 'signed', 'done') AND spent_at >= ${since}`;
+      return BigInt(row?.total ?? '0');
+    },
+    async intentsInStates(states) {
+      const rows = await sql<Doc[]>`SELECT doc FROM intents WHERE state = ANY(${[...states]}::text[]) ORDER BY seq`;
+      return rows.map((r) => IntentRecord.parse(r.doc));
+    },
+
+    async appendThread(accountId, entry) {
+      const [row] = await sql<{ id: string }[]>`
+        WITH next AS (
+          INSERT INTO account_seq AS s (account_id, thread) VALUES (${accountId}, 1)
+          ON CONFLICT (account_id) DO UPDATE SET thread = s.thread + 1
+          RETURNING thread
+        )
+        INSERT INTO thread (account_id, id, entry)
+        SELECT ${accountId}::text, thread, ${json(entry)}::text::json FROM next
+        RETURNING id`;
+      return { ...entry, id: Number(row?.id) } as ThreadEntry;
+    },
+    async readThread(accountId, { before, limit }) {
+      const rows =
+        before === undefined
+          ? await sql`SELECT id, entry FROM thread WHERE account_id = ${accountId} ORDER BY id DESC LIMIT ${limit}`
+          : await sql`SELECT id, entry FROM thread
+              WHERE account_id = ${accountId} AND id < ${before} ORDER BY id DESC LIMIT ${limit}`;
+      return rows.reverse().map((r) => ThreadEntry.parse({ ...(r.entry as object), id: Number(r.id) }));
+    },
+
+    async putStanding(record) {
+      await sql`INSERT INTO standing (account_id, id, doc) VALUES (${record.account_id}, ${record.id}, ${json(record)}::text::json)
+        ON CONFLICT (account_id, id) DO UPDATE SET doc = EXCLUDED.doc`;
+    },
+    async listStanding(accountId) {
+      const rows =
+        accountId === undefined
+          ? await sql<Doc[]>`SELECT doc FROM standing ORDER BY seq`
+          : await sql<Doc[]>`SELECT doc FROM standing WHERE account_id = ${accountId} ORDER BY seq`;
+      return rows.map((r) => StandingRecord.parse(r.doc));
+    },
+    async updateStanding(accountId, id, update) {
+      return sql.begin(async (tx) => {
+        const [row] = await tx<Doc[]>`SELECT doc FROM standing WHERE account_id = ${accountId} AND id = ${id} FOR UPDATE`;
+        if (!row) return null;
+        const next = callerSays(() => update(StandingRecord.parse(row.doc)));
+        await tx`UPDATE standing SET doc = ${json(next)}::text::json WHERE account_id = ${accountId} AND id = ${id}`;
+        return next;
+      });
+    },
+
+    async putLink(link, now) {
+      await sql.begin(async (tx) => {
+        await tx`DELETE FROM links WHERE expires_at <= ${now}`;
+        await tx`INSERT INTO links (hash, expires_at, redeemed_at, doc)
+          VALUES (${link.hash}, ${link.expires_at}, ${link.redeemed_at}, ${json(link)}::text::json)
+          ON CONFLICT (hash) DO UPDATE SET expires_at = EXCLUDED.expires_at, redeemed_at = EXCLUDED.redeemed_at, doc = EXCLUDED.doc`;
+      });
+    },
+    async redeemLink(hash, now) {
+      const [row] = await sql<(Doc & { redeemed_at: number })[]>`UPDATE links SET redeemed_at = ${now}
+        WHERE hash = ${hash} AND redeemed_at IS NULL AND expires_at > ${now}
+        RETURNING doc, redeemed_at`;
+      return row ? LinkRecord.parse({ ...(row.doc as object), redeemed_at: row.redeemed_at }) : null;
+    },
+
+    async close() {
+      await sql.end({ timeout: 5 });
+    },
+  };
+
+  // Every operation maps the database's failures to store_unavailable in one place.
+  for (const [name, op] of Object.entries(store) as [keyof StorePort, (...args: unknown[]) => Promise<unknown>][]) {
+    (store as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
+      try {
+        return await op(...args);
+      } catch (e) {
+        throw toStoreError(e, name);
+      }
+    };
+  }
+  return store;
+}

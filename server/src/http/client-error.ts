@@ -1,0 +1,37 @@
+// What Node's HTTP parser refuses before Fastify ever sees a request — headers larger than
+// MAX_HEADER_SIZE (431), headers that did not arrive within the headers timeout (408), bytes
+// that are not HTTP (400) — answered as problem+json on the raw socket, which then closes.
+// (Fastify's own fallback answers these as plain JSON.)
+import { type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Problem } from '@presence/core';
+import { problemOf } from './problem';
+
+/** Node's default, stated so the README and the 431 detail can name it. */
+export const MAX_HEADER_SIZE = 16 * 1024;
+
+function problemFor(code: string | undefined): Problem {
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return problemOf('headers_too_large', `request headers are larger than ${MAX_HEADER_SIZE / 1024} KiB in all`);
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return problemOf('request_timeout', 'the request headers did not arrive in time');
+  return problemOf('invalid_request', 'the request is not well-formed HTTP/1.1');
+}
+
+export function clientErrorHandler(err: Error & { code?: string }, socket: Socket) {
+  // A reset peer is gone: there is nobody to answer.
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  // Never write into the middle of a response already under way on this connection.
+  const current = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (socket.writable && !current?.headersSent) {
+    const problem = problemFor(err.code);
+    const body = JSON.stringify(problem);
+    socket.write(
+      `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n` +
+        'Content-Type: application/problem+json\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  }
+  socket.destroy(err);
+}

@@ -1,0 +1,102 @@
+// Abuse limits (issue 13), with a driven clock and many loopback source addresses:
+// failed authentications per client address, and the server-wide budget of failed link-code
+// redemptions that no spread of addresses gets around (defaults throughout).
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callFrom } from './from-address';
+import { type Answer, createManualClock, removeDir, startTestServer, type TestServer } from './harness';
+
+const randomKey = () => `prs_live_${randomBytes(24).toString('base64url')}`;
+const limited = (r: Answer, maxRetryS: number) => {
+  expect([r.status, r.headers.get('content-type'), r.json?.type]).toEqual([429, 'application/problem+json; charset=utf-8', 'rate_limited']);
+  const retry = Number(r.headers.get('retry-after'));
+  expect(retry).toBeGreaterThan(0);
+  expect(retry).toBeLessThanOrEqual(maxRetryS);
+};
+
+// One server for both: the limits are per address, and each part uses addresses of its own.
+const clock = createManualClock(Date.now());
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer({ clock, env: { PRESENCE_RATE_LIMIT: '10000/60s' } });
+});
+afterAll(async () => {
+  await s.close();
+  removeDir(s.dataDir);
+});
+
+describe('failed authentications, per client address (60 a minute)', () => {
+  const me = (from: string, key?: string) => callFrom(from, s.url, 'GET', '/v1/presence/me', key ? { key } : {});
+
+  it('answers 401 sixty times, then 429 with Retry-After — also for a valid key from that address', async () => {
+    for (let i = 0; i < 60; i++) expect((await me('127.0.0.2', randomKey())).status).toBe(401);
+    const r = await me('127.0.0.2', randomKey());
+    limited(r, 60);
+    expect(r.json.limit).toBe('auth_failures');
+    expect(r.headers.get('connection')).toBe('close'); // a guessing loop keeps no connection
+    // Not looked at: a search cannot tell a hit from a miss once the budget is spent.
+    limited(await me('127.0.0.2', s.live), 60);
+    limited(await me('127.0.0.2', 'not a bearer token'), 60);
+    // No key presented is no guess: still a plain 401. Public routes still answer.
+    expect((await me('127.0.0.2')).status).toBe(401);
+    expect((await callFrom('127.0.0.2', s.url, 'GET', '/v1/health')).status).toBe(200);
+    // Other addresses are not affected.
+    expect((await me('127.0.0.3', s.live)).status).toBe(200);
+  });
+
+  it('once the window passes, the address is served again', async () => {
+    clock.advance(60_000);
+    expect((await me('127.0.0.2', s.live)).status).toBe(200);
+    expect((await me('127.0.0.2', randomKey())).status).toBe(401);
+  });
+
+  it('a parallel burst of wrong keys gets exactly 60 answers of 401, the rest 429', async () => {
+    const answers = await Promise.all(Array.from({ length: 300 }, () => me('127.0.0.4', randomKey())));
+    const count = (status: number) => answers.filter((a) => a.status === status).length;
+    expect([count(401), count(429)]).toEqual([60, 240]);
+  });
+
+  it('keys tried on unknown routes count too, so they cannot test keys past the limit', async () => {
+    for (let i = 0; i < 60; i++) expect((await callFrom('127.0.0.5', s.url, 'GET', '/v1/nope', { key: randomKey() })).status).toBe(404);
+    limited(await me('127.0.0.5', randomKey()), 60);
+    // With the budget spent, an unknown route no longer tells a valid key from a wrong one.
+    const probe = await callFrom('127.0.0.5', s.url, 'GET', '/v1/nope', { key: s.live });
+    expect([probe.status, probe.headers.get('presence-mode')]).toEqual([404, null]);
+  });
+});
+
+describe('failed link redemptions: per address and server-wide', () => {
+  const newCode = async () => {
+    const r = await callFrom('127.0.0.1', s.url, 'POST', '/v1/links', { key: s.live, body: { ttl_s: 86_400 } });
+    expect(r.status).toBe(201);
+    return r.json.code as string;
+  };
+  const redeem = (from: string, code: string) =>
+    callFrom(from, s.url, 'POST', `/v1/links/${code}/redeem`, { body: { surface: 'telegram', user_id: '42', name: 'ada' } });
+  const wrong = (i: number) => `ZZZZ${String(1000 + i).replace(/[01]/g, '9')}`.slice(0, 8);
+
+  it('100 failures from 20 addresses close redeeming to every address that failed, even with a good code', async () => {
+    const [a, b] = [await newCode(), await newCode()];
+    // 20 addresses × 5 wrong codes: each stays under its own 10 a minute.
+    for (let host = 1; host <= 20; host++) {
+      for (let i = 0; i < 5; i++) expect((await redeem(`127.0.1.${host}`, wrong(i))).status).toBe(404);
+    }
+    const dirty = await redeem('127.0.1.1', a);
+    limited(dirty, 600);
+    expect(dirty.json.detail).toMatch(/failed redemptions server-wide/);
+
+    // An address without failures is still served: a good code redeems.
+    const clean = await redeem('127.0.2.1', a);
+    expect([clean.status, clean.json.name]).toEqual([200, 'telegram:ada']);
+    // ...but clean addresses together get only 10 checked attempts a minute while it lasts,
+    // so spraying from fresh addresses buys a handful of guesses, not a search.
+    for (let host = 2; host <= 10; host++) expect((await redeem(`127.0.2.${host}`, wrong(host))).status).toBe(404);
+    limited(await redeem('127.0.2.11', b), 60);
+    limited(await redeem('127.0.2.12', b), 60);
+
+    // The window passes: the budget is back, for the addresses that failed too.
+    clock.advance(600_000);
+    const again = await redeem('127.0.1.1', b);
+    expect(again.status).toBe(200);
+  });
+});
