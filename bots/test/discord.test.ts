@@ -9,7 +9,7 @@ import { NOT_LINKED, REVOKED } from '../src/surface/render';
 import { type DcMessage, type DcUser, type DiscordApi, MESSAGE_CONTENT, PRIVILEGED_INTENTS, startDiscordApi } from './helpers/discord-api';
 import { type Presence, removeDir, startPresence, tempDir } from './helpers/presence';
 import { startProxy } from './helpers/proxy';
-import { delay, waitFor } from './helpers/wait';
+import { waitFor } from './helpers/wait';
 
 const TOKEN = 'MTAwMDAw.loopback-discord-token.abcdefghijklmnop';
 const bob: DcUser = { id: '300000000000000001', username: 'bob', global_name: 'Bob' };
@@ -223,8 +223,14 @@ describe('Discord bot', () => {
     if (intent.status !== 'needs_confirm') throw new Error('expected a hold');
     bots = await startBots();
     const card = await botMessage((m) => isCard(m) && confirmIdOf(m) === intent.confirm_id, 'the card raised while down');
-    await delay(1000);
-    expect(dc.botMessages(bobDm())).toHaveLength(before + 1);
+    // A marker: a hold raised now, whose card the bot sends after anything the events before
+    // it caused (it reads the events stream in order).
+    const marker = await presence.admin.wallet.intent({ do: 'swap 21 USDC for WETH' });
+    if (marker.status !== 'needs_confirm') throw new Error('expected a hold');
+    const markerCard = await botMessage((m) => isCard(m) && confirmIdOf(m) === marker.confirm_id, 'the marker card');
+    expect(dc.botMessages(bobDm()).slice(before)).toEqual([card, markerCard]);
+    await presence.admin.confirm.deny(marker.confirm_id);
+    await waitFor(() => markerCard.content.startsWith('❌ Denied'), { what: 'the marker card retired' });
     await presence.admin.confirm.deny(intent.confirm_id);
     await waitFor(() => card.content.startsWith('❌ Denied'), { what: 'the card retired by an event' });
     expect(buttonsOf(card)).toEqual([]);
@@ -253,15 +259,21 @@ describe('Discord bot', () => {
     const from = dc.calls.length;
     dc.failNext('POST', route, 1);
     dc.dm(bob, '/frobnicate');
-    await botMessage(
+    const answer = await botMessage(
       (m) => m.content.startsWith("I don't know /frobnicate") && dc.botMessages(bobDm()).indexOf(m) >= before,
       'the answer after a 429',
     );
-    await delay(300);
+    // A marker: another message, answered after the first; a second post of the first answer
+    // (the 429 retried twice) would have come before it.
+    dc.dm(bob, '/defenestrate');
+    const marker = await botMessage(
+      (m) => m.content.startsWith("I don't know /defenestrate") && dc.botMessages(bobDm()).indexOf(m) >= before,
+      'the marker answer',
+    );
     const posts = dc.calls.slice(from).filter((c) => c.method === 'POST' && route.test(c.path));
-    expect(posts.map((c) => c.status)).toEqual([429, 200]);
+    expect(posts.map((c) => c.status)).toEqual([429, 200, 200]);
     expect((posts[1]?.at ?? 0) - (posts[0]?.at ?? 0)).toBeGreaterThanOrEqual(1000);
-    expect(dc.botMessages(bobDm()).slice(before)).toHaveLength(1);
+    expect(dc.botMessages(bobDm()).slice(before)).toEqual([answer, marker]);
   });
 
   it('a revoked key unlinks the user with a message', async () => {

@@ -13,7 +13,7 @@ import { NOT_LINKED, REVOKED } from '../src/surface/render';
 import { type Presence, removeDir, startPresence, tempDir } from './helpers/presence';
 import { startProxy } from './helpers/proxy';
 import { startTelegramApi, type TelegramApi, type TgChat, type TgMessage, type TgUser } from './helpers/telegram-api';
-import { delay, waitFor } from './helpers/wait';
+import { waitFor } from './helpers/wait';
 
 const TOKEN = '123456789:AAF-loopback-telegram-token-xyz';
 const alice: TgUser = { id: 1001, is_bot: false, first_name: 'Alice', username: 'alice' };
@@ -60,6 +60,25 @@ const confirmIdOf = (m: TgMessage) => /^cf:(cf_\w+):a$/.exec(buttonsOf(m)[0]?.ca
 const lastPresenceText = async () => (await presence.admin.messages.history({ limit: 1 })).messages.at(-1)?.text;
 /** The bot's messages in a chat sent after `n` earlier ones. */
 const newSince = (chatId: number, n: number) => tg.botMessages(chatId).slice(n);
+/**
+ * A marker for "nothing more arrives": a hold raised now, whose card the bot sends after
+ * anything the events before it caused (it reads the events stream in order). Waited for in
+ * every chat linked to the account; `retire` denies it and waits for every copy to show so.
+ */
+async function markerCard(...chatIds: number[]): Promise<{ card: TgMessage; retire(): Promise<void> }> {
+  const marker = await presence.admin.wallet.intent({ do: 'swap 21 USDC for WETH' });
+  if (marker.status !== 'needs_confirm') throw new Error('expected a hold');
+  const cards = await Promise.all(
+    chatIds.map((id) => botMessage(id, (m) => isCard(m) && confirmIdOf(m) === marker.confirm_id, 'the marker card')),
+  );
+  return {
+    card: cards[0] as TgMessage,
+    async retire() {
+      await presence.admin.confirm.deny(marker.confirm_id);
+      await waitFor(() => cards.every((c) => c.text.startsWith('❌ Denied')), { what: 'the marker cards retired' });
+    },
+  };
+}
 
 beforeAll(async () => {
   presence = await startPresence();
@@ -208,8 +227,8 @@ describe('Telegram bot', () => {
     const reply = { message_id: pending.message_id, date: Math.floor(Date.now() / 1000), chat: group, from: tg.bot, text: pending.text };
     tg.say(alice, '/wallet', group, { reply_to_message: reply });
     await botMessage(group.id, (m) => m.text.startsWith('Wallet '), 'the wallet, asked in a reply to the bot');
-    await delay(500);
-    // The bare /wallet came first: had it been answered, its balances would be here by now.
+    // The bare /wallet came first, asking the same: had it been answered, its answer would have
+    // come no later than this one, which came after it (the marker).
     const wallets = newSince(group.id, before).filter((m) => m.text.startsWith('Wallet '));
     expect(wallets).toHaveLength(1);
   });
@@ -299,8 +318,9 @@ describe('Telegram bot', () => {
     expect(held).not.toBe('');
     const card = await botMessage(dave.id, (m) => isCard(m) && confirmIdOf(m) === held, 'the card raised before the first subscription');
     const alicesCard = await botMessage(alice.id, (m) => isCard(m) && confirmIdOf(m) === held, "alice's card for it");
-    await delay(1500);
-    expect(tg.botMessages(dave.id).filter(isCard)).toEqual([card]);
+    const marker = await markerCard(dave.id, alice.id);
+    expect(tg.botMessages(dave.id).filter(isCard)).toEqual([card, marker.card]);
+    await marker.retire();
     await presence.admin.confirm.deny(held);
     await waitFor(() => card.text.startsWith('❌ Denied') && alicesCard.text.startsWith('❌ Denied'), { what: 'the cards retired' });
     tg.say(dave, '/unlink');
@@ -320,8 +340,9 @@ describe('Telegram bot', () => {
     if (intent.status !== 'needs_confirm') throw new Error('expected a hold');
     bots = await startBots();
     const card = await botMessage(carol.id, (m) => isCard(m) && confirmIdOf(m) === intent.confirm_id, 'the card raised while down');
-    await delay(1500);
-    expect(tg.botMessages(carol.id).filter(isCard)).toEqual([card]);
+    const marker = await markerCard(carol.id, alice.id);
+    expect(tg.botMessages(carol.id).filter(isCard)).toEqual([card, marker.card]);
+    await marker.retire();
     await presence.admin.confirm.deny(intent.confirm_id);
     await waitFor(() => card.text.startsWith('❌ Denied'), { what: 'the card retired by an event' });
     tg.say(carol, '/unlink');
@@ -335,9 +356,9 @@ describe('Telegram bot', () => {
     if (intent.status !== 'needs_confirm') throw new Error('expected a hold');
     bots = await startBots();
     const card = await botMessage(alice.id, (m) => isCard(m) && confirmIdOf(m) === intent.confirm_id, 'the card raised while down');
-    await delay(1500);
-    const after = tg.botMessages(alice.id).map((m) => m.text);
-    expect(after.length).toBe(before.length + 1);
+    const marker = await markerCard(alice.id);
+    expect(tg.botMessages(alice.id).slice(before.length)).toEqual([card, marker.card]);
+    await marker.retire();
     // Answered elsewhere (the CLI, say): the event retires the buttons.
     await presence.admin.confirm.deny(intent.confirm_id);
     await waitFor(() => card.text.startsWith('❌ Denied'), { what: 'the card retired by an event' });

@@ -65,6 +65,7 @@ export function createCore(o: CoreOptions) {
     : null;
   const thread = createThread({ store, storeFor, events, clock });
   const standing = createStandingService({ store, storeFor, clock, thread, wallet });
+  const idempotency = createIdempotency({ storeFor, clock });
   const local = createLocalPlanner();
   const planners = (model: string): Planner => {
     if (model === 'local') return local;
@@ -81,13 +82,15 @@ export function createCore(o: CoreOptions) {
     thread,
     planners,
     tokenList: o.chain?.runtime.tokenList ?? null,
+    idempotency,
   });
   if (wallet) createResumeNotices({ confirmations: wallet.confirmations, thread });
   const rateLimiter = createRateLimiter({ ...o.rateLimit, clock });
-  const idempotency = createIdempotency({ storeFor, clock });
   return {
     clock,
     store,
+    /** The store a key of each kind works on: the live one, or the test keys' overlay of it. */
+    storeFor,
     events,
     keys,
     memory,

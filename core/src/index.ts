@@ -3,14 +3,9 @@
 export type { ChainPort, TokenList } from './chain/index';
 export * as chain from './chain/index';
 export { type Clock, createManualClock, iso, type ManualClock, systemClock } from './clock/clock';
-export {
-  AI_HISTORY_BUDGET_CHARS,
-  AI_HISTORY_TURNS,
-  AI_MAX_TOOL_STEPS,
-  type AiPlannerOptions,
-  createAiPlanner,
-} from './conversation/ai-planner';
-export { chunkReply } from './conversation/local-planner';
+export { AI_MAX_TOOL_STEPS, type AiPlannerOptions, createAiPlanner } from './conversation/ai-planner';
+export type { PreparedTurn, TurnAnswer, TurnSink } from './conversation/conversation';
+export { HISTORY_BUDGET_CHARS, HISTORY_TURNS } from './conversation/history-budget';
 export { type Core, type CoreOptions, createCore } from './create-core';
 export { isPresenceError, PresenceError, type Problem } from './errors/presence-error';
 export type { FeedEvent, FeedItem, Subscription } from './events/events-log';

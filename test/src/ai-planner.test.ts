@@ -4,7 +4,7 @@
 // through a standing intent, the bounded context the model sees, provider failures that
 // become clean model_unavailable problems with no half turn stored, and a turn that runs
 // again after a 5xx (its tools called in another order) mapping every effect to the same one.
-import { AI_HISTORY_BUDGET_CHARS, AI_HISTORY_TURNS, AI_MAX_TOOL_STEPS } from '@presence/core';
+import { AI_MAX_TOOL_STEPS, HISTORY_BUDGET_CHARS, HISTORY_TURNS } from '@presence/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { call, removeDir, startTestServer, type TestServer } from './harness';
 import { type ChatRequest, closedPort, startScriptedModel, toolResult } from './scripted-model';
@@ -312,10 +312,10 @@ describe('a turn that runs again after a 5xx', () => {
 });
 
 describe('context', () => {
-  it(`the model sees only the last ${AI_HISTORY_TURNS} turns, pinned memory and touched keys`, async () => {
+  it(`the model sees only the last ${HISTORY_TURNS} turns, pinned memory and touched keys`, async () => {
     const pin = await call(s.url, 'POST', '/v1/memory/pin', { key: s.live, body: { key: 'pref:DAI', note: 'likes stable coins' } });
     expect(pin.status).toBe(200);
-    const turns = AI_HISTORY_TURNS + 3;
+    const turns = HISTORY_TURNS + 3;
     for (let i = 0; i < turns; i++) {
       model.script({ text: [`reply number ${i}`] });
       expect((await say(`turn number ${i}`)).status).toBe(200);
@@ -324,15 +324,15 @@ describe('context', () => {
     expect((await say('and what about WETH?')).status).toBe(200);
     const seen = model.requests[0]?.body as ChatRequest;
     // system + N turns as user/assistant pairs + this message.
-    expect(seen.messages).toHaveLength(1 + 2 * AI_HISTORY_TURNS + 1);
+    expect(seen.messages).toHaveLength(1 + 2 * HISTORY_TURNS + 1);
     const history = seen.messages.slice(1, -1);
     expect(history.map((m) => [m.role, m.content])).toEqual(
-      Array.from({ length: AI_HISTORY_TURNS }, (_, k) => turns - AI_HISTORY_TURNS + k).flatMap((i) => [
+      Array.from({ length: HISTORY_TURNS }, (_, k) => turns - HISTORY_TURNS + k).flatMap((i) => [
         ['user', `turn number ${i}`],
         ['assistant', `reply number ${i}`],
       ]),
     );
-    expect(history.reduce((n, m) => n + (m.content?.length ?? 0), 0)).toBeLessThanOrEqual(AI_HISTORY_BUDGET_CHARS);
+    expect(history.reduce((n, m) => n + (m.content?.length ?? 0), 0)).toBeLessThanOrEqual(HISTORY_BUDGET_CHARS);
     const system = seen.messages[0]?.content ?? '';
     expect(system).toContain('pref:DAI: "likes stable coins"');
     expect(system).toContain('Memory keys this message touches: token:WETH.');
@@ -350,7 +350,7 @@ describe('context', () => {
     const history = seen.messages.slice(1, -1);
     expect(history.length).toBeGreaterThanOrEqual(2);
     expect(history.length).toBeLessThan(8);
-    expect(history.reduce((n, m) => n + (m.content?.length ?? 0), 0)).toBeLessThanOrEqual(AI_HISTORY_BUDGET_CHARS);
+    expect(history.reduce((n, m) => n + (m.content?.length ?? 0), 0)).toBeLessThanOrEqual(HISTORY_BUDGET_CHARS);
     expect(history.at(-2)?.content).toMatch(/^3 x+…$/);
     expect(history.at(-1)?.content).toMatch(/^long reply 3 /);
   });

@@ -2,6 +2,7 @@
 // without anyone answering it or driving the sweep by hand.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { call, createManualClock, openStream, removeDir, startTestServer, type TestServer } from './harness';
+import { until } from './wallet-helpers';
 
 const clock = createManualClock(Date.now());
 let s: TestServer;
@@ -16,9 +17,22 @@ afterAll(async () => {
 it('an expired hold is dropped by the beat and a confirm event says so', async () => {
   const events = openStream(s.url, '/v1/events', s.live);
   await events.until(() => events.status === 200);
+  // Count the server's beats as they finish (it calls core.tick() on its timer).
+  let beats = 0;
+  const tick = s.core.tick;
+  s.core.tick = async () => {
+    const fired = await tick();
+    beats++;
+    return fired;
+  };
   const held = await call(s.url, 'POST', '/v1/wallet/intent', { key: s.live, body: { do: 'swap 20 USDC for WETH' } });
   expect(held.status).toBe(202);
-  await new Promise((r) => setTimeout(r, 200));
+  // Two whole beats after the hold (the first may have begun before it), then a marker event
+  // behind anything they said: the hold, not yet due, was swept and not dropped.
+  const after = beats;
+  await until(() => beats >= after + 2, 5_000, 'two beats');
+  const marker = await s.core.events.emit('default', 'live', 'message', { text: 'marker', cause: 'standing:st_marker' });
+  await events.until(() => events.frames.some((f) => Number(f.id) === marker.id));
   expect(events.frames.some((f) => f.event === 'confirm')).toBe(false);
   clock.advance(601_000);
   await events.until(() => events.frames.some((f) => f.event === 'confirm' && f.data.confirm_id === held.json.confirm_id), 3000);

@@ -346,7 +346,10 @@ describe('test keys and limits', () => {
         bodies.push(res.text());
       }
       await until(() => entered === 1, 5_000, 'the first turn to reach its tool');
-      await new Promise((r) => setTimeout(r, 100));
+      // A marker sent after the quick turns, outside this account's turn queue (a test key's
+      // turns queue apart): once it is answered, quick turns that did not wait would be too.
+      const marker = await say('hello, marker', {}, s.test);
+      expect(marker.json.reply).toMatch(/^Hi!/);
       // The quick turns wait behind the slow one: none of them is stored yet.
       expect(await entries()).toBe(before);
     } finally {

@@ -66,16 +66,18 @@ describe('GET /v1/events', () => {
     const mk = await call(s.url, 'POST', '/v1/keys', { key: s.live, body: { name: 'talker', scopes: ['talk'] } });
     const talker = openStream(s.url, '/v1/events', mk.json.secret);
     const reader = openStream(s.url, '/v1/events', s.live);
-    await Promise.all([talker.until(() => talker.status === 200), reader.until(() => reader.status === 200)]);
-    await new Promise((r) => setTimeout(r, 50));
+    // The opening cursor frame: each stream is subscribed.
+    await Promise.all([talker.until(() => talker.cursors.length === 1), reader.until(() => reader.cursors.length === 1)]);
     await emit(1);
     const msg = await s.core.events.emit('default', 'live', 'message', { text: 'hi', cause: 'standing:st_1' });
-    await reader.until(() => reader.frames.length >= 2);
-    await talker.until(() => talker.frames.length >= 1);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(talker.frames.map((f) => f.event)).toEqual(['message']);
-    expect(Number(talker.frames[0]?.id)).toBe(msg.id);
-    expect(reader.frames.map((f) => f.event)).toEqual(['memory', 'message']);
+    // A marker both may see, after them: a stream delivers in order, so once the talker has
+    // it, a `memory` event it should not see would have come before it.
+    const marker = await s.core.events.emit('default', 'live', 'message', { text: 'marker', cause: 'standing:st_2' });
+    await reader.until(() => ids(reader.frames).includes(marker.id));
+    await talker.until(() => ids(talker.frames).includes(marker.id));
+    expect(talker.frames.map((f) => f.event)).toEqual(['message', 'message']);
+    expect(ids(talker.frames)).toEqual([msg.id, marker.id]);
+    expect(reader.frames.map((f) => f.event)).toEqual(['memory', 'message', 'message']);
     await Promise.all([talker.close(), reader.close()]);
   });
 
@@ -84,8 +86,10 @@ describe('GET /v1/events', () => {
     await t.until(() => t.status === 200);
     await call(s.url, 'POST', '/v1/memory/pin', { key: s.test, body: { key: 'token:WETH' } });
     await emit(2);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(t.frames).toEqual([]);
+    // A sandbox event after them: once it arrives, a live one would have arrived before it.
+    const marker = await s.core.events.emit('default', 'test', 'message', { text: 'marker', cause: 'standing:st_test' });
+    await t.until(() => t.frames.length >= 1);
+    expect(t.frames.map((f) => [f.event, Number(f.id)])).toEqual([['message', marker.id]]);
     await t.close();
   });
 
@@ -116,11 +120,14 @@ describe('GET /v1/events', () => {
     expect(rotated.status).toBe(200);
     const fresh = openStream(s.url, '/v1/events', rotated.json.secret);
     await fresh.until(() => fresh.cursors.length === 1);
-    // The old secret still works during the grace window, and so does its stream.
-    await new Promise((r) => setTimeout(r, 300));
+    // The old secret still works during the grace window, and so does its stream: it delivers.
+    const during = await s.core.events.emit('default', 'live', 'message', { text: 'during the grace', cause: 'standing:st_3' });
+    await old.until(() => ids(old.frames).includes(during.id));
     expect(old.ended).toBe(false);
     await old.until(() => old.ended, 5000);
-    await new Promise((r) => setTimeout(r, 300));
+    // After the old stream ended, the new one still delivers.
+    const after = await s.core.events.emit('default', 'live', 'message', { text: 'after the grace', cause: 'standing:st_4' });
+    await fresh.until(() => ids(fresh.frames).includes(after.id));
     expect(fresh.ended).toBe(false);
     // Revocation still closes at once whatever secret opened the stream.
     clock.advance(1_000); // the server's clock is driven; its grace timers are real ones

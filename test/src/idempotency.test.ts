@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createManualClock, removeDir, startTestServer, type TestServer } from './harness';
+import { until } from './wallet-helpers';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -87,15 +88,32 @@ describe('Idempotency-Key', () => {
   // Node marks a request aborted only if its body was not fully read, so a write without a
   // body (DELETE) is the case where Fastify's onRequestAbort fires after the key was claimed.
   it.each([
-    { what: 'a write with a body', op: 'pin' as const, method: 'POST', url: '/v1/memory/pin', body: '{"key":"topic:abort","note":"slow"}' },
-    { what: 'a write without a body', op: 'forget' as const, method: 'DELETE', url: '/v1/memory/topic:abort', body: undefined },
+    {
+      what: 'a write with a body',
+      op: 'pin' as const,
+      method: 'POST',
+      url: '/v1/memory/pin',
+      body: '{"key":"topic:abort","note":"slow"}',
+      marker: { url: '/v1/memory/pin', body: '{"key":"topic:abort-marker","note":"marker"}', events: 1 },
+    },
+    {
+      what: 'a write without a body',
+      op: 'forget' as const,
+      method: 'DELETE',
+      url: '/v1/memory/topic:abort',
+      body: undefined,
+      // Nothing stored under it: a 404, no event.
+      marker: { url: '/v1/memory/topic:abort-marker-none', body: undefined, events: 0 },
+    },
   ])(
     'a client that hangs up mid-request ($what) does not free its key: the retry waits for the first run and replays it',
-    async ({ op, method, url, body }) => {
+    async ({ op, method, url, body, marker }) => {
       // The action is held at a gate, so the client can hang up while it runs.
       const memory = s.core.memory as unknown as Record<typeof op, (...args: unknown[]) => Promise<unknown>>;
       const original = memory[op];
       let calls = 0;
+      /** The memory key of each call of the action that got past the gate's door. */
+      const keys: string[] = [];
       let entered!: () => void;
       const inside = new Promise<void>((r) => {
         entered = r;
@@ -106,6 +124,7 @@ describe('Idempotency-Key', () => {
       });
       memory[op] = async (...args) => {
         calls++;
+        keys.push(String(args[2]));
         entered();
         await gate;
         return original(...args);
@@ -124,16 +143,22 @@ describe('Idempotency-Key', () => {
         await expect(first).rejects.toThrow();
         await sleep(100); // the server sees the connection close
         const retry = send();
-        await sleep(200);
-        expect(calls).toBe(1); // the retry waits; it does not run the action again
+        // A marker sent after the retry, under a key of its own: once it reaches the action,
+        // a retry that did not wait for the first run would have reached it before.
+        const markerHeaders = { ...headers, 'idempotency-key': `${key}-marker` };
+        const markerSent = fetch(s.url + marker.url, { method, headers: markerHeaders, ...(marker.body ? { body: marker.body } : {}) });
+        await until(() => keys.length === 2, 10_000, 'the marker to reach the action');
+        expect(keys).toEqual(['topic:abort', keys[1]]); // the retry waits; it does not run the action again
+        expect(keys[1]).toMatch(/^topic:abort-marker/);
         release();
+        await (await markerSent).text();
         const answer = await retry;
         const text = await answer.text();
         expect([answer.status, answer.headers.get('idempotent-replayed')]).toEqual([200, 'true']);
         const again = await send();
         expect(await again.text()).toBe(text);
-        expect(calls).toBe(1);
-        expect((await memoryEvents()) - before).toBe(1);
+        expect(calls).toBe(2); // the first run and the marker
+        expect((await memoryEvents()) - before).toBe(1 + marker.events);
       } finally {
         memory[op] = original;
         release();

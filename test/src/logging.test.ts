@@ -6,6 +6,7 @@
 import { loadConfig, type RunningServer, startServer } from '@presence/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, removeDir, tempDir } from './harness';
+import { until } from './wallet-helpers';
 
 describe.each(['json', 'pretty'] as const)('log lines (%s)', (format) => {
   const masterKey = 'ab'.repeat(32);
@@ -54,7 +55,10 @@ describe.each(['json', 'pretty'] as const)('log lines (%s)', (format) => {
     expect((await call(s.url, 'GET', '/v1/presence/me', { key: secret })).status).toBe(500);
     s.core.presence.me = original;
 
-    await new Promise((r) => setTimeout(r, 50)); // pino writes synchronously; leave room anyway
+    // A request line is written when its response has finished: a marker request after the
+    // others, once its own line is there, follows every line the others wrote.
+    expect((await call(s.url, 'GET', '/v1/health?marker=1')).status).toBe(200);
+    await until(() => lines.join('').includes('/v1/health?marker=1'), 5_000, 'the marker request line');
     const log = lines.join('');
     // The lines are there (so the checks below mean something): the failure, and redacted URLs.
     expect(log).toContain('unhandled error');

@@ -9,7 +9,7 @@ import { chain as chainLayer } from '@presence/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createManualClock, openStream, removeDir, startTestServer, type TestServer } from './harness';
 import { createMarketMover } from './market-mover';
-import { putPolicy, until } from './wallet-helpers';
+import { newAccount, putPolicy, until } from './wallet-helpers';
 
 const clock = createManualClock(Date.parse('2026-06-01T08:59:00Z'));
 let s: TestServer;
@@ -152,7 +152,7 @@ describe('standing intents', () => {
     expect(gained * 100n > expected * 98n).toBe(true);
     const thread = await call(s.url, 'GET', '/v1/messages?limit=1', { key: s.live });
     expect(thread.json.messages[0]).toMatchObject({ cause: `standing:${id}` });
-    expect(thread.json.messages[0].text).toMatch(/As you asked, I did it: swap/);
+    expect(thread.json.messages[0].text).toMatch(/Done: swap/);
     await mover().buyEthWithAllStables();
     await call(s.url, 'DELETE', `/v1/standing/${id}`, { key: s.live });
 
@@ -167,7 +167,7 @@ describe('standing intents', () => {
     const pending = await call(s.url, 'GET', '/v1/confirm?status=held', { key: s.live });
     expect(pending.json.confirmations.some((c: { summary: string }) => c.summary.startsWith('swap'))).toBe(true);
     const last = await call(s.url, 'GET', '/v1/messages?limit=1', { key: s.live });
-    expect(last.json.messages[0].text).toMatch(/needs your approval/);
+    expect(last.json.messages[0].text).toMatch(/so I have held it/);
     await call(s.url, 'DELETE', `/v1/standing/${heldId}`, { key: s.live });
     await mover().buyEthWithAllStables();
   });
@@ -254,7 +254,7 @@ describe('standing intents', () => {
       failing = false;
       expect(await s.core.standing.tick()).toBe(0);
       await s.core.standing.drain();
-      expect((await spoken(id)).thread).toEqual([expect.stringMatching(/As you asked, I did it: swap 1 USDC/)]);
+      expect((await spoken(id)).thread).toEqual([expect.stringMatching(/Done: swap 1 USDC/)]);
       expect(await walletNonce()).toBeGreaterThan(nonce);
       await call(s.url, 'DELETE', `/v1/standing/${id}`, { key: s.live });
 
@@ -280,31 +280,38 @@ describe('standing intents', () => {
     const submit = pipeline.submit;
     let open!: () => void;
     const gate = new Promise<void>((r) => (open = r));
-    let calls = 0;
+    /** The account of each action that reached the pipeline. */
+    const calls: string[] = [];
     pipeline.submit = async (x) => {
-      calls++;
+      calls.push(x.accountId);
       await gate;
       return submit(x);
     };
+    // Another account's acting intent, firing on the same beat: its actions queue apart.
+    const other = await newAccount(s, 'standing-neighbour');
+    const sayAsOther = (text: string) => call(s.url, 'POST', '/v1/messages', { key: other.key, body: { text, allow_act: true } });
     try {
       const a = idIn((await say('if WETH is above 1 buy $2 of WETH', { allow_act: true })).json.reply);
       const b = idIn((await say('if WETH is above 2 buy $3 of WETH', { allow_act: true })).json.reply);
       const n = idIn((await say('tell me when WETH is above 3 USD')).json.reply);
+      const c = idIn((await sayAsOther('if WETH is above 1 buy $2 of WETH')).json.reply);
       const nonce = await walletNonce();
       // The beat returns while the first action waits: it does not block on a receipt.
       const beat = await Promise.race([s.core.standing.tick(), new Promise((r) => setTimeout(() => r('blocked'), 5_000))]);
-      expect(beat).toBe(3);
+      expect(beat).toBe(4);
       expect((await spoken(n)).thread).toHaveLength(1);
-      // The second action of the same account waits for the first.
-      await until(() => calls > 0, 5_000, 'the first action');
-      await new Promise((r) => setTimeout(r, 200));
-      expect(calls).toBe(1);
+      // The second action of the same account waits for the first. The marker: the other
+      // account's action, fired on the same beat, reaches the pipeline; had this account's
+      // second action not waited, it would have reached it as well.
+      await until(() => calls.includes('default') && calls.includes(other.name), 5_000, 'the first action and the marker');
+      expect(calls.filter((x) => x === 'default')).toHaveLength(1);
       open();
       await s.core.standing.drain();
-      expect(calls).toBe(2);
-      for (const id of [a, b]) expect((await spoken(id)).thread[0]).toMatch(/As you asked, I did it: swap/);
+      expect(calls.filter((x) => x === 'default')).toHaveLength(2);
+      for (const id of [a, b]) expect((await spoken(id)).thread[0]).toMatch(/Done: swap/);
       expect(await walletNonce()).toBeGreaterThan(nonce);
       for (const id of [a, b, n]) await call(s.url, 'DELETE', `/v1/standing/${id}`, { key: s.live });
+      await call(s.url, 'DELETE', `/v1/standing/${c}`, { key: other.key });
     } finally {
       pipeline.submit = submit;
       open();

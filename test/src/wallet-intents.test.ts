@@ -225,7 +225,7 @@ describe('wallet intents on the devnet', () => {
       const before = await balances(s, address);
       const liveEvents = (await s.core.events.bounds('default', 'live')).latest;
       const liveStream = openStream(s.url, '/v1/events', s.live);
-      await liveStream.until(() => liveStream.status === 200);
+      await liveStream.until(() => liveStream.cursors.length === 1); // subscribed
 
       const r = await call(s.url, 'POST', '/v1/wallet/intent', { key: s.test, body: { do: 'swap 5 USDC for WETH' } });
       expect(r.status, r.text).toBe(200);
@@ -248,10 +248,13 @@ describe('wallet intents on the devnet', () => {
       expect(approved.json).toMatchObject({ status: 'executed', simulated: true });
       expect(await port.getTransaction(approved.json.tx)).toBeNull();
 
-      await new Promise((res) => setTimeout(res, 300));
-      expect(liveStream.frames).toEqual([]);
-      await liveStream.close();
       expect((await s.core.events.bounds('default', 'live')).latest).toBe(liveEvents);
+      // A live marker after them: once the live stream has it, anything the test key's actions
+      // had sent to it would have come first.
+      const marker = await s.core.events.emit('default', 'live', 'message', { text: 'marker', cause: 'standing:st_marker' });
+      await liveStream.until(() => liveStream.frames.length >= 1);
+      expect(liveStream.frames.map((f) => Number(f.id))).toEqual([marker.id]);
+      await liveStream.close();
       expect(await port.nonceOf(address, 'pending')).toBe(pending);
 
       // The nonce was not consumed: the next live action takes it.

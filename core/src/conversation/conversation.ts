@@ -1,6 +1,6 @@
 // One turn of conversation: the user's message in, the presence's reply out. Turns of one
-// account run one at a time in arrival order. The planner sees only the last turns and
-// pinned memory within a budget; everything it does goes through the presence tools. The
+// account run one at a time in arrival order. The planner sees only the last turns (cut to
+// the history budget) and pinned memory; everything it does goes through the presence tools. The
 // turn is stored (question and reply as one entry) only after it completed, so a failure
 // mid-way leaves no half turn; the memory writes and standing intents it asked for are
 // applied only after that (each is idempotent, so a retry of a turn cut short in between
@@ -8,17 +8,26 @@
 // does only what its key's scopes allow: the planner sees pinned memory only with
 // memory:read, and the keys a message mentions are touched (a memory write) only with
 // memory:write.
+//
+// A turn with an Idempotency-Key is answered once: `begin` claims the key and decides whether
+// the turn runs or is a replay, and a replay (of the stored answer, or of the turn the thread
+// kept when the answer was not stored) re-emits the turn's tool, needs_confirm and token
+// events before the answer. Transports only carry what this gives them, as JSON or a stream.
 import type { MessageResult } from '@presence/protocol';
 import type { TokenList } from '../chain/token-list';
 import type { Clock } from '../clock/clock';
 import { createKeyedLock } from '../concurrency/keyed-lock';
-import { PresenceError } from '../errors/presence-error';
+import { PresenceError, type Problem } from '../errors/presence-error';
+import { fingerprintRequest, type Idempotency, type IdempotencyClaim, type StoredAnswer } from '../idempotency/idempotency';
 import type { Principal } from '../keys/key-service';
+import { requireScope } from '../keys/scopes';
 import type { MemoryService } from '../memory/memory-service';
 import type { StandingService } from '../standing/standing-service';
 import type { ThreadEntry } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
 import type { WalletDomain } from '../wallet/wallet-domain';
+import { boundHistory, HISTORY_LOOKBACK_ENTRIES } from './history-budget';
+import { chunkReply } from './local-planner';
 import { mentionedKeys } from './mentions';
 import type { Planner, PlannerContext } from './planner-port';
 import { createPresenceTools, newTurnEffects, refuseTurn } from './presence-tools';
@@ -30,11 +39,22 @@ export type TurnSink = {
   needsConfirm(confirmId: string): void;
 };
 
-export const HISTORY_TURNS = 10;
+export type TurnInput = { text: string; allowAct: boolean; idempotencyKey: string | null };
+
+/** A turn's answer: the bytes stored under its Idempotency-Key (or that would be), and what they say. */
+export type TurnAnswer = StoredAnswer & ({ result: MessageResult } | { problem: Problem });
+
+/** A turn once its Idempotency-Key is claimed: a replay, or a turn to run. */
+export type PreparedTurn = {
+  /** The answer was given before: `run` re-emits it (marked Idempotent-Replayed by transports). */
+  replayed: boolean;
+  /** Emits the turn's events into `sink` and answers; a turn that fails throws (a 4xx is stored first). */
+  run(sink: TurnSink): Promise<TurnAnswer>;
+};
+
 /** How many recent thread entries a retried turn is looked for in. */
 const REPLAY_LOOKBACK = 100;
-/** A rough token budget for history (4 characters ≈ 1 token). */
-export const HISTORY_BUDGET_CHARS = 8_000;
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 export type PlannerResolver = (model: string) => Planner;
 
@@ -49,24 +69,19 @@ export function createConversation(deps: {
   thread: Thread;
   planners: PlannerResolver;
   tokenList: TokenList | null;
+  idempotency: Idempotency;
 }) {
-  const { storeFor, clock, memory, wallet, standing, thread } = deps;
+  const { storeFor, clock, memory, wallet, standing, thread, idempotency } = deps;
   const turns = createKeyedLock();
 
   async function context(p: Principal, text: string, allowAct: boolean): Promise<{ ctx: PlannerContext; model: string }> {
     const account = await storeFor(p.kind).getAccount(p.accountId);
     if (!account) throw new PresenceError('not_found', 'this key’s account no longer exists');
-    const entries = (await thread.history(p.accountId, p.kind, HISTORY_TURNS)).flatMap((e) =>
-      e.kind === 'turn' ? [{ user: e.user, reply: e.reply }] : [],
+    const history = boundHistory(
+      (await thread.history(p.accountId, p.kind, HISTORY_LOOKBACK_ENTRIES)).flatMap((e) =>
+        e.kind === 'turn' ? [{ user: e.user, reply: e.reply }] : [],
+      ),
     );
-    // Newest turns first until the budget is spent, then back in order.
-    const history: { user: string; reply: string }[] = [];
-    let budget = HISTORY_BUDGET_CHARS;
-    for (const t of entries.reverse()) {
-      budget -= t.user.length + t.reply.length;
-      if (budget < 0) break;
-      history.unshift(t);
-    }
     const mem = p.scopes.includes('memory:read') ? await memory.list(p.accountId, p.kind) : { pinned: [] };
     return {
       model: account.presence.model,
@@ -83,16 +98,12 @@ export function createConversation(deps: {
     };
   }
 
-  async function turn(
-    p: Principal,
-    input: { text: string; allowAct: boolean; idempotencyKey: string | null },
-    sink: TurnSink,
-  ): Promise<MessageResult> {
-    // The server stores a turn's answer under its Idempotency-Key after the turn is written;
-    // a crash in between leaves a retry that finds no answer. The thread knows the turn.
+  async function turn(p: Principal, input: TurnInput, sink: TurnSink): Promise<MessageResult> {
+    // A turn's answer is stored under its Idempotency-Key after the turn is written; a crash
+    // in between leaves a retry that finds no answer. The thread knows the turn.
     if (input.idempotencyKey) {
       const prior = await storedTurn(p, input.idempotencyKey);
-      if (prior) return replay(prior, sink);
+      if (prior) return replay(resultOf(prior), sink);
     }
     const { ctx, model } = await context(p, input.text, input.allowAct);
     const effects = newTurnEffects(ctx.touched);
@@ -140,24 +151,85 @@ export function createConversation(deps: {
     return recent.find((e): e is Extract<ThreadEntry, { kind: 'turn' }> => e.kind === 'turn' && e.idempotency_key === key) ?? null;
   }
 
-  function replay(e: Extract<ThreadEntry, { kind: 'turn' }>, sink: TurnSink): MessageResult {
-    for (const u of e.used) sink.tool(u.tool, u.args);
-    if (e.confirm_id) sink.needsConfirm(e.confirm_id);
-    sink.token(e.reply);
-    return {
-      reply: e.reply,
-      used: e.used,
-      memory: { touched: e.touched },
-      acted: e.acted,
-      ...(e.tx ? { tx: e.tx } : {}),
-      ...(e.confirm_id ? { confirm_id: e.confirm_id } : {}),
-    };
+  const send = (p: Principal, input: TurnInput, sink: TurnSink) => turns(`${p.kind}:${p.accountId}`, () => turn(p, input, sink));
+
+  /** Runs the turn and stores its answer under the claimed key: answers and 4xx problems are final, a 5xx is not. */
+  async function runAndRecord(p: Principal, input: TurnInput, sink: TurnSink, claim: IdempotencyClaim | null): Promise<TurnAnswer> {
+    const proceed = claim?.kind === 'proceed' ? claim : null;
+    try {
+      const result = await send(p, input, sink);
+      const answer: TurnAnswer = { status: 200, headers: { 'content-type': JSON_TYPE }, body: JSON.stringify(result), result };
+      await proceed?.complete({ status: answer.status, headers: answer.headers, body: answer.body });
+      return answer;
+    } catch (e) {
+      if (proceed && e instanceof PresenceError && e.status < 500) {
+        const problem = e.toProblem();
+        await proceed.complete({
+          status: problem.status,
+          headers: { 'content-type': 'application/problem+json' },
+          body: JSON.stringify(problem),
+        });
+      } else proceed?.abandon();
+      throw e;
+    }
+  }
+
+  /**
+   * Claims the turn's Idempotency-Key and decides: a replay of the answer stored under it, or
+   * a turn to run. The key covers the text and allow_act, not how the answer is carried: one
+   * stored answer serves a retry whether it asks for JSON or a stream.
+   */
+  async function begin(p: Principal, input: TurnInput): Promise<PreparedTurn> {
+    if (input.allowAct) requireScope(p, 'wallet:act');
+    let claim: IdempotencyClaim | null = null;
+    if (input.idempotencyKey !== null) {
+      const fingerprint = fingerprintRequest('POST', '/v1/messages', JSON.stringify({ text: input.text, allow_act: input.allowAct }));
+      claim = await idempotency.claim(p.accountId, p.kind, input.idempotencyKey, fingerprint);
+    }
+    if (claim?.kind === 'replay') {
+      const answer = answerOf(claim.answer);
+      return {
+        replayed: true,
+        run: async (sink) => {
+          if ('result' in answer) replay(answer.result, sink);
+          return answer;
+        },
+      };
+    }
+    return { replayed: false, run: (sink) => runAndRecord(p, input, sink, claim) };
   }
 
   return {
-    send: (p: Principal, input: { text: string; allowAct: boolean; idempotencyKey: string | null }, sink: TurnSink) =>
-      turns(`${p.kind}:${p.accountId}`, () => turn(p, input, sink)),
+    begin,
+    /** One turn under the account's turn lock (no Idempotency-Key claim: see `begin`). */
+    send,
     /** A test key sees the live thread with its own turns merged in. */
     list: (p: Principal, before: number | undefined, limit: number) => thread.page(p.accountId, p.kind, before, limit),
   };
+}
+
+/** A stored turn as the answer it gave. */
+function resultOf(e: Extract<ThreadEntry, { kind: 'turn' }>): MessageResult {
+  return {
+    reply: e.reply,
+    used: e.used,
+    memory: { touched: e.touched },
+    acted: e.acted,
+    ...(e.tx ? { tx: e.tx } : {}),
+    ...(e.confirm_id ? { confirm_id: e.confirm_id } : {}),
+  };
+}
+
+/** A stored answer read back: a turn's result (200) or the problem it ended with. */
+function answerOf(stored: StoredAnswer): TurnAnswer {
+  const data = JSON.parse(stored.body);
+  return stored.status === 200 ? { ...stored, result: data as MessageResult } : { ...stored, problem: data as Problem };
+}
+
+/** A turn answered before, told again as it happened: its tool calls, any hold, then its reply in pieces. */
+function replay(result: MessageResult, sink: TurnSink): MessageResult {
+  for (const u of result.used) sink.tool(u.tool, u.args);
+  if (result.confirm_id) sink.needsConfirm(result.confirm_id);
+  for (const text of chunkReply(result.reply)) sink.token(text);
+  return result;
 }

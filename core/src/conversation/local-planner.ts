@@ -6,11 +6,14 @@
 // missing and calls nothing. Whatever is typed gets a reply in words: arguments a tool would
 // refuse (a note over its length, an overlong action) and problems with what was asked are
 // answered, never thrown.
+
+import { MemoryKey } from '@presence/protocol';
 import type { z } from 'zod';
 import { PresenceError, type Problem } from '../errors/presence-error';
 import { parseIntent } from '../intents/intent-parser';
-import { parseStanding } from '../standing/standing-parser';
+import { parseStanding, STANDING_OPENING } from '../standing/standing-parser';
 import type { Planner, PlannerContext, PlannerIO } from './planner-port';
+import { actionOutcome, EXAMPLES, holdings, STANDING_FORMS } from './replies';
 import { offeredTools, type ToolName, toolRefusal } from './tool-scopes';
 
 // biome-ignore lint/suspicious/noExplicitAny: tool results are read by the rule that called the tool
@@ -71,7 +74,7 @@ function keyFor(note: string, touched: string[]): string | null {
 
 function forgetKey(what: string, touched: string[]): string | null {
   const w = what.trim();
-  if (/^(token|pair|addr|topic|pref):[A-Za-z0-9._-]{1,64}$/.test(w)) return w;
+  if (MemoryKey.safeParse(w).success) return w;
   const name = slug(w);
   return touched.find((k) => k.startsWith('pair:')) ?? touched.find((k) => k.startsWith('token:')) ?? (name ? `topic:${name}` : null);
 }
@@ -122,7 +125,7 @@ const rules: Rule[] = [
     },
   },
   {
-    test: /^(?:(?:tell|notify|alert|ping|warn) me (?:when|if) |every day at |(?:if|when|once) \w+ (?:is|goes|drops|falls|gets|trades|rises|climbs|moves) )/i,
+    test: STANDING_OPENING,
     async answer(m, call, ctx) {
       const text = m.input.trim().replace(/\s+/g, ' ');
       let spec: ReturnType<typeof parseStanding>;
@@ -132,8 +135,7 @@ const rules: Rule[] = [
         if (e instanceof PresenceError && e.status < 500) return `I can't set that up: ${sentence(e.detail)}`;
         throw e;
       }
-      if (!spec)
-        return 'I can watch prices ("tell me when WETH is below 2500 USD"), report daily ("every day at 09:00 tell me my balance") or act on a price ("if WETH drops below 2000 buy $50 of WETH").';
+      if (!spec) return STANDING_FORMS;
       const refused = toolRefusal('standing.create', ctx, { text });
       if (refused) throw new Say(refused.detail, true);
       const r = await call('standing.create', { text });
@@ -152,17 +154,11 @@ const rules: Rule[] = [
         throw e;
       }
       const refused = toolRefusal('intent.submit', ctx);
-      if (refused?.type === 'invalid_request')
-        throw new Say(
-          'I can do that, but this message did not allow actions. Send it again with allow_act: true (your key needs wallet:act).',
-          true,
-        );
       if (refused) throw new Say(refused.detail, true);
       const r = await call('intent.submit', { do: m.input.trim() });
       const p = problemOf(r);
       if (p) return p.type === 'policy_block' ? `Your spend policy stops that: ${p.detail}.` : `I couldn't do that: ${p.detail}`;
-      if (r.status === 'done') return `Done: ${r.summary}. Transaction ${r.tx} landed in block ${r.block}.`;
-      return `That is above your confirmation threshold, so I have held it: ${r.summary}. Approve or deny ${r.confirm_id} before ${r.expires_at}; if you don't answer, nothing happens.`;
+      return actionOutcome(r);
     },
   },
   {
@@ -208,9 +204,7 @@ const rules: Rule[] = [
       const r = await call('wallet.read');
       const p = problemOf(r);
       if (p) return `I can't read the wallet: ${p.detail}`;
-      const held = r.balances.filter((b: { amount: string }) => !/^0 /.test(b.amount));
-      const lines = held.map((b: { amount: string; value_usd: string | null }) => `${b.amount}${b.value_usd ? ` (${b.value_usd})` : ''}`);
-      return `You hold ${lines.join(', ')} — ${r.total_usd} in total at block ${r.as_of_block}. Spend policy: ${r.policy.spend}, ${r.policy.left_today} left today.`;
+      return `You hold ${holdings(r)}. Spend policy: ${r.policy.spend}, ${r.policy.left_today} left today.`;
     },
   },
   {
@@ -230,7 +224,7 @@ const rules: Rule[] = [
   {
     test: /\b(?:who are you|what can you do|help)\b/i,
     answer: (_m, _t, ctx) =>
-      `I'm ${ctx.presenceName}, your presence. I can tell you prices and pool depth ("how deep is WETH-USDC"), what you hold, whether a token is safe ("is SCAM safe"), act within your spend policy ("swap 50 USDC for WETH"), remember things, and watch prices for you ("tell me when WETH is below 2500 USD").`,
+      `I'm ${ctx.presenceName}, your presence. I can tell you prices and pool depth ("${EXAMPLES.depth}"), what you hold, whether a token is safe ("${EXAMPLES.safety}"), act within your spend policy ("${EXAMPLES.swap}"), remember things, and watch prices for you ("${EXAMPLES.watch}").`,
   },
 ];
 
@@ -255,7 +249,7 @@ export function createLocalPlanner(): Planner {
         return t.run(parsed.data);
       };
       const text = ctx.text.trim();
-      let reply = `I'm not sure what you mean. Try "how deep is WETH-USDC", "what do I hold", "is SCAM safe", "swap 20 USDC for WETH" or "tell me when WETH is below 2500 USD".`;
+      let reply = `I'm not sure what you mean. Try "${EXAMPLES.depth}", "${EXAMPLES.holdings}", "${EXAMPLES.safety}", "${EXAMPLES.swap}" or "${EXAMPLES.watch}".`;
       for (const rule of rules) {
         const m = rule.test.exec(text);
         if (m) {

@@ -14,7 +14,7 @@
 // and new standing intents are staged and applied only once the turn is stored.
 import { createHash } from 'node:crypto';
 import type { IntentResult } from '@presence/protocol';
-import { MemoryKey } from '@presence/protocol';
+import { MemoryKey, memoryNamespaces } from '@presence/protocol';
 import { z } from 'zod';
 import { PresenceError } from '../errors/presence-error';
 import type { Principal } from '../keys/key-service';
@@ -25,6 +25,7 @@ import { toStandingView } from '../standing/standing-view';
 import type { UsedCall } from '../store/documents';
 import type { WalletDomain } from '../wallet/wallet-domain';
 import type { ToolDef } from './planner-port';
+import { EXAMPLES } from './replies';
 import { type ToolName, toolRefusal } from './tool-scopes';
 
 export type TurnEffects = {
@@ -187,7 +188,7 @@ export function createPresenceTools(deps: {
   def('memory.list', 'What the presence remembers (pinned and fading keywords).', Args.none, () => memory.list(p.accountId, p.kind));
   def(
     'memory.remember',
-    'Pin a keyword with a note. key is <namespace>:<name>, namespace one of token, pair, addr, topic, pref.',
+    `Pin a keyword with a note. key is <namespace>:<name>, namespace one of ${memoryNamespaces.join(', ')}.`,
     Args.remember,
     async (a) => {
       effects.touched.add(a.key);
@@ -217,8 +218,8 @@ export function createPresenceTools(deps: {
   def(
     'standing.create',
     deps.allowAct
-      ? 'Create a standing intent from a sentence such as "tell me when WETH is below 2500 USD", "every day at 09:00 tell me my balance" or "if WETH drops below 2000 buy $50 of WETH".'
-      : 'Create a standing intent that speaks, from a sentence such as "tell me when WETH is below 2500 USD" or "every day at 09:00 tell me my balance". One that acts ("if WETH drops below 2000 buy $50 of WETH") needs a message sent with allow_act.',
+      ? `Create a standing intent from a sentence such as "${EXAMPLES.watch}", "${EXAMPLES.daily}" or "${EXAMPLES.actOnPrice}".`
+      : `Create a standing intent that speaks, from a sentence such as "${EXAMPLES.watch}" or "${EXAMPLES.daily}". One that acts ("${EXAMPLES.actOnPrice}") needs a message sent with allow_act.`,
     Args.standing,
     async (a) => {
       const spec = parseStanding(a.text);

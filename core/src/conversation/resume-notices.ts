@@ -2,13 +2,14 @@
 // presence says so in the thread and on the events stream with cause resume:<confirm_id>,
 // quoting the turn that asked for it so the context is not lost.
 import type { Confirmations, Resolution } from '../intents/confirmations';
+import { landed } from './replies';
 import type { Thread } from './thread';
 
 export function resumeText(r: Resolution): string {
   const asked = typeof r.record.context?.turn_text === 'string' ? ` (you asked: "${r.record.context.turn_text}")` : '';
   switch (r.status) {
     case 'executed':
-      return `Approved and done: ${r.record.summary}${asked}. Transaction ${r.tx} landed in block ${r.block}.`;
+      return `Approved and done: ${r.record.summary}${asked}. ${landed(r.tx, r.block)}`;
     case 'denied':
       return `Understood, I dropped it: ${r.record.summary}${asked}. Nothing was sent.`;
     case 'expired':

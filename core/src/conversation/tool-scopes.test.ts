@@ -1,8 +1,7 @@
 import type { Scope } from '@presence/protocol';
 import { describe, expect, it } from 'vitest';
-import type { Principal } from '../keys/key-service';
-import { createPresenceTools, newTurnEffects } from './presence-tools';
 import { offeredTools, TOOL_SCOPES, toolRefusal } from './tool-scopes';
+import { declaredTools } from './tools-fixture';
 
 const NARROWING: Scope[] = ['memory:read', 'memory:write', 'wallet:read', 'wallet:act', 'admin'];
 
@@ -10,26 +9,10 @@ const NARROWING: Scope[] = ['memory:read', 'memory:write', 'wallet:read', 'walle
 const subsets = (): Scope[][] =>
   Array.from({ length: 2 ** NARROWING.length }, (_, mask) => ['talk', ...NARROWING.filter((_s, i) => mask & (1 << i))]);
 
-/** The tools as the turn declares them: their definitions only, nothing is run. */
-function declared(scopes: Scope[], allowAct: boolean) {
-  const principal: Principal = { keyId: 'key_x', accountId: 'acct', kind: 'live', scopes, validUntil: null, secretHash: 'h' };
-  return createPresenceTools({
-    principal,
-    allowAct,
-    wallet: null,
-    memory: {} as never,
-    standing: {} as never,
-    effects: newTurnEffects(),
-    on: { tool() {}, needsConfirm() {} },
-    idempotencyKey: null,
-    turnContext: {},
-  });
-}
-
 describe('the tool → scope table', () => {
   it('covers exactly the tools a turn declares (a tool missing from it would never be offered)', () => {
     expect(
-      declared([...NARROWING], true)
+      declaredTools([...NARROWING], true)
         .map((t) => t.name)
         .sort(),
     ).toEqual(Object.keys(TOOL_SCOPES).sort());
@@ -49,7 +32,7 @@ describe('the tool → scope table', () => {
         ];
         const turn = { scopes, allowAct };
         expect(
-          offeredTools(declared(scopes, allowAct), turn).map((t) => t.name),
+          offeredTools(declaredTools(scopes, allowAct), turn).map((t) => t.name),
           `${scopes.join(',')} allow_act=${allowAct}`,
         ).toEqual(expected);
       }

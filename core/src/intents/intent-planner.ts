@@ -6,6 +6,7 @@ import { formatAmount, formatUnits, parseUnits } from '../chain/amounts';
 import type { ChainPort, TxRequest } from '../chain/chain-port';
 import type { MarketSnapshot } from '../chain/market';
 import { resolveToken, type Token, type TokenList, wethOf } from '../chain/token-list';
+import { unknownToken } from '../conversation/replies';
 import { PresenceError } from '../errors/presence-error';
 import { type ParsedIntent, unresolved } from './intent-parser';
 
@@ -44,7 +45,7 @@ function asset(list: TokenList, symbol: string): Asset {
     return { native: false, token: resolveToken(list, symbol) };
   } catch (e) {
     if (e instanceof PresenceError && e.type === 'not_found') {
-      throw unresolved(`I don't know the token "${symbol}". Known: ETH, ${list.tokens.map((t) => t.symbol).join(', ')}.`);
+      throw unresolved(unknownToken(symbol, list));
     }
     throw e;
   }

@@ -1,7 +1,9 @@
 // Scope checks. A route declares what it needs; this decides, in one place. Conversation
 // uses the same vocabulary for what a turn may do (see conversation/tool-scopes.ts): a need
 // is some scopes, sometimes with a turn sent with allow_act as well.
+
 import type { Scope } from '@presence/protocol';
+import { ALLOW_ACT_NEEDED, scopesMissing } from '../conversation/replies';
 import { PresenceError } from '../errors/presence-error';
 import type { Principal } from './key-service';
 
@@ -29,15 +31,7 @@ export const lackedScopes = (have: readonly Scope[], need: readonly Scope[]): Sc
  */
 export function turnRefusal(turn: { scopes: readonly Scope[]; allowAct: boolean }, need: TurnNeed): PresenceError | null {
   const missing = lackedScopes(turn.scopes, need.scopes);
-  if (missing.length > 0) {
-    const named = missing.length === 1 ? `the ${missing[0]} scope` : `the ${missing.slice(0, -1).join(', ')} and ${missing.at(-1)} scopes`;
-    return new PresenceError('scope', `That needs ${named}, which this key does not have.`, { extra: { missing } });
-  }
-  if (need.allowAct && !turn.allowAct) {
-    return new PresenceError(
-      'invalid_request',
-      'That acts on chain, and this message did not allow actions. Send it again with allow_act: true (your key needs wallet:act).',
-    );
-  }
+  if (missing.length > 0) return new PresenceError('scope', scopesMissing(missing), { extra: { missing } });
+  if (need.allowAct && !turn.allowAct) return new PresenceError('invalid_request', ALLOW_ACT_NEEDED);
   return null;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PresenceError } from '../errors/presence-error';
-import { parseStanding } from './standing-parser';
+import { parseStanding, STANDING_OPENING } from './standing-parser';
 
 const problem = (text: string) => {
   try {
@@ -44,5 +44,24 @@ describe('parseStanding', () => {
   it('takes commas only as thousands separators', () => {
     expect(parseStanding('tell me when WETH is below 1,2,3,4')).toBeNull();
     expect(parseStanding('tell me when WETH is below 12,345')?.trigger).toMatchObject({ threshold_usd: (12345n * 10n ** 18n).toString() });
+  });
+});
+
+describe('STANDING_OPENING', () => {
+  // Every sentence parseStanding reads opens so, and so do ones it cannot read (the planner
+  // answers those with the forms it knows rather than as small talk).
+  it.each([
+    ['tell me when WETH is below 2500 USD', true],
+    ['Notify me if DAI goes above 1.01', true],
+    ['every day at 09:00 tell me my balance', true],
+    ['every day at 25:00 sing', true],
+    ['if WETH drops below 2000 buy $50 of WETH', true],
+    ['once WETH climbs over 3000, sell 0.1 WETH', true],
+    ['when it rains', false],
+    ['what do I hold', false],
+    ['remind me tomorrow', false],
+  ])('%s → %s', (text, opens) => {
+    expect(STANDING_OPENING.test(text)).toBe(opens);
+    if (!opens) expect(parseStanding(text)).toBeNull();
   });
 });

@@ -19,9 +19,16 @@ const SIDE = '(below|under|above|over)';
 // Thousands separators only in groups of three: "1,2,3,4" is not a price.
 const PRICE = String.raw`\$?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?: ?usd)?`;
 
-const notify = new RegExp(`^(?:tell|notify|alert|ping|warn) me (?:when|if) (\\w+) ${VERB} ${SIDE} ${PRICE}$`, 'i');
-const daily = /^every day at (\d{1,2}):(\d{2})(?: ?utc)?,? (?:tell|send|give|show) me my (?:balance|wallet|holdings)$/i;
-const act = new RegExp(`^(?:if|when|once) (\\w+) ${VERB} ${SIDE} ${PRICE},? (?:then )?(.+)$`, 'i');
+const ASK = '(?:tell|notify|alert|ping|warn) me (?:when|if)';
+const DAILY = 'every day at';
+const WHEN = '(?:if|when|once)';
+
+const notify = new RegExp(`^${ASK} (\\w+) ${VERB} ${SIDE} ${PRICE}$`, 'i');
+const daily = new RegExp(`^${DAILY} (\\d{1,2}):(\\d{2})(?: ?utc)?,? (?:tell|send|give|show) me my (?:balance|wallet|holdings)$`, 'i');
+const act = new RegExp(`^${WHEN} (\\w+) ${VERB} ${SIDE} ${PRICE},? (?:then )?(.+)$`, 'i');
+
+/** How a standing intent begins: a message that opens so is meant as one, even when the rest cannot be read. */
+export const STANDING_OPENING = new RegExp(`^(?:${ASK} |${DAILY} |${WHEN} \\w+ ${VERB} )`, 'i');
 
 const op = (side: string) => (/below|under/i.test(side) ? ('below' as const) : ('above' as const));
 

@@ -16,6 +16,7 @@ import type { MarketSnapshot } from '../chain/market';
 import { resolveToken, type TokenList } from '../chain/token-list';
 import type { Clock } from '../clock/clock';
 import { createKeyedLock } from '../concurrency/keyed-lock';
+import { actionOutcome, holdings, unknownToken } from '../conversation/replies';
 import type { Thread } from '../conversation/thread';
 import { notFound, PresenceError } from '../errors/presence-error';
 import { type ParsedIntent, parseIntent } from '../intents/intent-parser';
@@ -61,10 +62,7 @@ function checkAction(parsed: ParsedIntent, list: TokenList): void {
     try {
       return resolveToken(list, symbol).decimals;
     } catch {
-      throw new PresenceError(
-        'intent_unresolved',
-        `I don't know the token "${symbol}". Known: ETH, ${list.tokens.map((t) => t.symbol).join(', ')}.`,
-      );
+      throw new PresenceError('intent_unresolved', unknownToken(symbol, list));
     }
   };
   const [amount, decimals, others] =
@@ -139,7 +137,7 @@ export function createStandingService({
       try {
         trigger.token = resolveToken(wallet.tokenList, trigger.token).symbol;
       } catch {
-        throw new PresenceError('intent_unresolved', `I don't know the token "${trigger.token.slice(0, 40)}"`);
+        throw new PresenceError('intent_unresolved', unknownToken(trigger.token, wallet.tokenList));
       }
     }
     if (spec.action.kind === 'act' && wallet) checkAction(parseIntent(spec.action.intent), wallet.tokenList);
@@ -194,8 +192,7 @@ export function createStandingService({
       const v = await w.view(r.account_id, 'live').catch((e: unknown) => {
         throw new RetryLater(e instanceof Error ? e.message : String(e));
       });
-      const lines = v.balances.filter((b) => !/^0 /.test(b.amount)).map((b) => `${b.amount}${b.value_usd ? ` (${b.value_usd})` : ''}`);
-      return `Your daily balance: ${lines.join(', ')}; total ${v.total_usd} at block ${v.as_of_block}.`;
+      return `Your daily balance: ${holdings(v)}.`;
     }
     const intent = r.action.intent;
     if (!w) return `${f.why} I did not ${intent}: no chain is configured.`;
@@ -216,9 +213,7 @@ export function createStandingService({
         idempotencyKey: key,
         context: { standing_id: r.id, fire: f.n },
       });
-      return result.status === 'done'
-        ? `${f.why} As you asked, I did it: ${result.summary}. Transaction ${result.tx} in block ${result.block}.`
-        : `${f.why} As you asked, I prepared it, but it needs your approval: ${result.summary}. Confirm ${result.confirm_id} before ${result.expires_at}.`;
+      return `${f.why} ${actionOutcome(result)}`;
     } catch (e) {
       const final = e instanceof PresenceError && e.status < 500;
       // One already under way (e.g. signed, its receipt not yet seen) is followed until it ends.

@@ -111,7 +111,10 @@ describe('background worker', () => {
     expect(subscribes).toBe(2); // the start-up stream, and the one restart() replaced it with
     const a = await hold('swap 26 USDC for WETH');
     await until(() => fake.state.notifications.has(`confirm:${a.confirm_id}`), 'the notification');
-    await new Promise((r) => setTimeout(r, 200));
+    // A marker: another hold, notified after anything the events before it caused; a second
+    // stream would have notified `a` twice by then.
+    const marker = await hold('swap 27 USDC for WETH');
+    await until(() => fake.state.notifications.has(`confirm:${marker.confirm_id}`), 'the marker notification');
     expect(fake.state.notified.filter((n) => n.id === `confirm:${a.confirm_id}`)).toHaveLength(1);
   });
 
@@ -159,7 +162,10 @@ describe('background worker', () => {
     await until(() => badge() === '1', 'badge 1');
     await admin().confirm.deny(c.confirm_id!);
     await until(() => badge() === '', 'badge cleared');
-    await new Promise((r) => setTimeout(r, 200));
+    // A marker the badge shows (switches off, it still counts): a hold after the denial's
+    // events, so once the badge counts it, the worker has handled every event before it.
+    await hold('swap 28 USDC for WETH');
+    await until(() => badge() === '1', 'badge 1 for the marker');
     expect(fake.state.notified.length).toBe(count);
   });
 

@@ -1,25 +1,16 @@
 // POST /v1/messages (plain JSON or SSE), GET /v1/messages (the thread), standing intents.
-// Messages manage their own Idempotency-Key: one stored answer serves a retry whether it
-// asks for JSON or a stream, so the fingerprint covers text and allow_act but not `stream`.
-import {
-  chunkReply,
-  fingerprintRequest,
-  type IdempotencyClaim,
-  PresenceError,
-  requireScope,
-  type StoredAnswer,
-  toStandingView,
-} from '@presence/core';
+// A turn's Idempotency-Key, and whether it is a replay, are core's (conversation.begin): this
+// route only carries the turn's answer as JSON or its events as a stream.
+import { PresenceError, type TurnSink, toStandingView } from '@presence/core';
 import type { Problem } from '@presence/protocol';
 import * as schemas from '@presence/protocol';
-import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteDeps } from '../app';
 import { sendStoredAnswer } from '../http/idempotency';
 import { problemOf } from '../http/problem';
 import { openSse } from '../http/sse';
 
-const JSON_TYPE = 'application/json; charset=utf-8';
+const SILENT: TurnSink = { token() {}, tool() {}, needsConfirm() {} };
 
 function toProblem(e: unknown): Problem {
   if (e instanceof PresenceError) return e.toProblem();
@@ -55,85 +46,47 @@ export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
     },
     async (req, reply) => {
       const p = req.principal!;
-      const allowAct = req.body.allow_act === true;
-      if (allowAct) requireScope(p, 'wallet:act');
       const stream = req.body.stream === true || req.query.stream === 'true';
-      // A streamed turn holds its connection like an events stream, and counts under the same caps.
+      // A streamed turn holds its connection like an events stream, and counts under the same
+      // caps; taken before the turn's Idempotency-Key is claimed, so a refusal leaves it free.
       if (stream) {
         const release = streamCaps.acquire(p, reply);
         reply.raw.once('close', release);
       }
       const key = req.headers['idempotency-key'];
-      let claim: IdempotencyClaim | null = null;
-      if (typeof key === 'string') {
-        const fp = fingerprintRequest('POST', '/v1/messages', JSON.stringify({ text: req.body.text, allow_act: allowAct }));
-        claim = await core.idempotency.claim(p.accountId, p.kind, key, fp);
-        if (claim.kind === 'replay') return replay(reply, claim.answer, stream);
-      }
-      const proceed = claim?.kind === 'proceed' ? claim : null;
-      // Answers and 4xx problems are final for this key; a 5xx is not stored, so a retry runs again.
-      const recordOutcome = async (outcome: { result: schemas.MessageResult } | { problem: Problem }) => {
-        if (!proceed) return;
-        if ('result' in outcome) {
-          await proceed.complete({ status: 200, headers: { 'content-type': JSON_TYPE }, body: JSON.stringify(outcome.result) });
-        } else if (outcome.problem.status < 500) {
-          await proceed.complete({
-            status: outcome.problem.status,
-            headers: { 'content-type': 'application/problem+json' },
-            body: JSON.stringify(outcome.problem),
-          });
-        } else proceed.abandon();
-      };
-      const input = { text: req.body.text, allowAct, idempotencyKey: typeof key === 'string' ? key : null };
+      const turn = await core.conversation.begin(p, {
+        text: req.body.text,
+        allowAct: req.body.allow_act === true,
+        idempotencyKey: typeof key === 'string' ? key : null,
+      });
 
       if (!stream) {
-        try {
-          const result = await core.conversation.send(p, input, { token() {}, tool() {}, needsConfirm() {} });
-          await recordOutcome({ result });
-          // Send the bytes just stored, so a replay is byte-identical to this answer.
-          return reply
-            .type(JSON_TYPE)
-            .serializer((x: unknown) => x as string)
-            .send(JSON.stringify(result) as never);
-        } catch (e) {
-          await recordOutcome({ problem: toProblem(e) });
-          throw e;
-        }
+        const answer = await turn.run(SILENT);
+        if (turn.replayed) return sendStoredAnswer(reply, answer);
+        // The bytes core stored (a fresh answer is a 200), so a replay is byte-identical to this answer.
+        return reply
+          .headers(answer.headers)
+          .serializer((x: unknown) => x as string)
+          .send(answer.body as never);
       }
 
-      const sse = openSse(reply);
+      const sse = openSse(reply, turn.replayed ? { 'idempotent-replayed': 'true' } : {});
       try {
-        const result = await core.conversation.send(p, input, {
+        const answer = await turn.run({
           token: (text) => void sse.send({ event: 'token', data: { text } }),
           tool: (name, args) => void sse.send({ event: 'tool', data: { name, args } }),
           needsConfirm: (confirmId) => void sse.send({ event: 'needs_confirm', data: { confirm_id: confirmId } }),
         });
-        await recordOutcome({ result });
-        await sse.send({ event: 'done', data: result });
+        await sse.send('result' in answer ? { event: 'done', data: answer.result } : { event: 'error', data: answer.problem });
       } catch (e) {
         const problem = toProblem(e);
         if (problem.status >= 500) req.log.error({ err: e }, 'streamed turn failed');
-        await recordOutcome({ problem });
         await sse.send({ event: 'error', data: problem });
       } finally {
         sse.end();
       }
     },
   );
-
-  /** A stored answer, as JSON or re-rendered as the stream the caller asked for. */
-  async function replay(reply: FastifyReply, answer: StoredAnswer, stream: boolean) {
-    if (!stream) return sendStoredAnswer(reply, answer);
-    const sse = openSse(reply, { 'idempotent-replayed': 'true' });
-    const data = JSON.parse(answer.body);
-    if (answer.status === 200) {
-      for (const call of data.used ?? []) await sse.send({ event: 'tool', data: { name: call.tool, args: call.args } });
-      if (data.confirm_id) await sse.send({ event: 'needs_confirm', data: { confirm_id: data.confirm_id } });
-      for (const text of chunkReply(data.reply)) await sse.send({ event: 'token', data: { text } });
-      await sse.send({ event: 'done', data });
-    } else await sse.send({ event: 'error', data });
-    sse.end();
-  }
 
   app.get(
     '/v1/standing',

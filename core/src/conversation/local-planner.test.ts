@@ -1,0 +1,286 @@
+// The local planner's replies, as tables: each message form with the tool results a turn would
+// get, the words it answers and the calls it made; refusals (a scope the key lacks, a message
+// without allow_act) answered in words without a call; and arguments a tool would refuse
+// answered as what is wrong with them. The tools are the turn's own declarations (their real
+// argument schemas) with results supplied here, at the planner port.
+
+import { scopes as allScopes, type Scope } from '@presence/protocol';
+import { describe, expect, it } from 'vitest';
+import { PresenceError } from '../errors/presence-error';
+import { createLocalPlanner } from './local-planner';
+import type { PlannerContext, ToolDef } from './planner-port';
+import { ALLOW_ACT_NEEDED, actionOutcome, EXAMPLES, STANDING_FORMS, scopesMissing } from './replies';
+import { declaredTools } from './tools-fixture';
+
+const BLOCK = 7;
+const POOL = {
+  pair: 'WETH-USDC',
+  reserves: { WETH: '10 WETH', USDC: '25000 USDC' },
+  depth_usd: 50_000,
+  price: '2500.00 USD',
+  as_of_block: BLOCK,
+};
+const DONE = {
+  status: 'done',
+  intent_id: 'in_1',
+  tx: `0x${'ab'.repeat(32)}`,
+  block: 12,
+  summary: 'swap 5 USDC for ≥0.0019 WETH',
+  amount: '5 USDC',
+} as const;
+const HELD = {
+  status: 'needs_confirm',
+  intent_id: 'in_2',
+  confirm_id: 'cf_1',
+  summary: 'swap 20 USDC for ≥0.0079 WETH',
+  amount: '20 USDC',
+  expires_at: '2026-03-01T00:10:00.000Z',
+} as const;
+const problem = (type: 'not_found' | 'policy_block' | 'invalid_request', detail: string) => ({
+  error: new PresenceError(type, detail).toProblem(),
+});
+
+/** What every tool answers unless a row says otherwise. */
+const RESULTS: Record<string, unknown> = {
+  'chain.tokens': {
+    as_of_block: BLOCK,
+    tokens: [
+      { symbol: 'WETH', price_usd: '2500.00 USD' },
+      { symbol: 'USDC', price_usd: '1.00 USD' },
+      { symbol: 'LONELY', price_usd: null },
+    ],
+  },
+  'chain.pools': { as_of_block: BLOCK, pools: [POOL] },
+  'chain.safety': { token: 'SCAM', verdict: 'unsafe', as_of_block: BLOCK, reasons: ['sell tax 50.00%', 'owner can mint'] },
+  'wallet.read': {
+    balances: [
+      { symbol: 'USDC', amount: '100 USDC', value_usd: '100.00 USD' },
+      { symbol: 'WETH', amount: '0 WETH', value_usd: '0.00 USD' },
+      { symbol: 'SCAM', amount: '5 SCAM', value_usd: null },
+    ],
+    total_usd: '100.00 USD',
+    as_of_block: BLOCK,
+    policy: { spend: 'guarded', left_today: '50.00 USD' },
+  },
+  'memory.list': {
+    pinned: [
+      { key: 'pref:DAI', note: 'I prefer DAI' },
+      { key: 'pair:WETH-USDC', note: '' },
+    ],
+    fading: [{ key: 'token:WETH', days_left: 29 }],
+  },
+  'memory.remember': { key: 'pref:DAI', pinned: true },
+  'memory.forget': { key: 'pair:WETH-USDC', forgotten: true },
+  'standing.list': [{ id: 'st_1', text: 'tell me when WETH is below 2500 USD' }],
+  'standing.create': { id: 'st_2' },
+  'intent.submit': DONE,
+};
+
+type Row = {
+  text: string;
+  /** The key's scopes (default: all) and whether the message allows acting (default: yes). */
+  scopes?: readonly Scope[];
+  allowAct?: boolean;
+  touched?: string[];
+  results?: Record<string, unknown>;
+  reply: string | RegExp;
+  calls?: string[];
+  refused?: boolean;
+};
+
+async function turn(row: Row) {
+  const scopes = row.scopes ?? allScopes;
+  const allowAct = row.allowAct ?? true;
+  const calls: string[] = [];
+  const tools: ToolDef[] = declaredTools(scopes, allowAct).map((t) => ({
+    ...t,
+    run: async (args: Record<string, unknown>) => {
+      calls.push(`${t.name} ${JSON.stringify(args)}`);
+      const results = { ...RESULTS, ...row.results };
+      return results[t.name];
+    },
+  }));
+  const ctx: PlannerContext = {
+    presenceName: 'Ada',
+    text: row.text,
+    history: [],
+    pinned: [],
+    touched: row.touched ?? [],
+    scopes,
+    allowAct,
+    preferences: {},
+  };
+  let streamed = '';
+  let refused = false;
+  const reply = await createLocalPlanner().run(ctx, {
+    tools,
+    token: (t) => {
+      streamed += t;
+    },
+    refused: () => {
+      refused = true;
+    },
+  });
+  return { reply, streamed, calls, refused };
+}
+
+const answers: [string, Row][] = [
+  [
+    'pool depth',
+    {
+      text: 'how deep is WETH-USDC',
+      reply: `WETH-USDC holds 10 WETH and 25000 USDC, about 50,000 USD deep, at 2500.00 USD (block ${BLOCK}).`,
+      calls: ['chain.pools {"pair":"WETH-USDC"}'],
+    },
+  ],
+  ['a price', { text: "what's WETH worth?", reply: `WETH is 2500.00 USD (block ${BLOCK}).`, calls: ['chain.tokens {}'] }],
+  ['ETH is priced as WETH', { text: 'ETH price', reply: `ETH is 2500.00 USD (block ${BLOCK}).`, calls: ['chain.tokens {}'] }],
+  ['a token without a pool', { text: 'LONELY price', reply: `LONELY has no pool to price it (block ${BLOCK}).` }],
+  ['an unknown token', { text: 'how much is FOO?', reply: "I don't know FOO. I know WETH, USDC, LONELY." }],
+  [
+    'holdings (nothing at 0, a value only where there is one)',
+    {
+      text: 'what do I hold',
+      reply: `You hold 100 USDC (100.00 USD), 5 SCAM — 100.00 USD in total at block ${BLOCK}. Spend policy: guarded, 50.00 USD left today.`,
+      calls: ['wallet.read {}'],
+    },
+  ],
+  [
+    'safety',
+    {
+      text: 'is SCAM safe?',
+      reply: `SCAM is NOT safe (block ${BLOCK}). sell tax 50.00%; owner can mint.`,
+      calls: ['chain.safety {"token":"SCAM"}'],
+    },
+  ],
+  ['pools', { text: 'what can I trade', reply: `Pools at block ${BLOCK}: WETH-USDC (50,000 USD deep).`, calls: ['chain.pools {}'] }],
+  [
+    'remember, named by a mentioned token',
+    {
+      text: 'remember that I prefer DAI',
+      touched: ['token:DAI'],
+      reply: "Noted — I'll remember that I prefer DAI (kept under pref:DAI).",
+      calls: ['memory.remember {"key":"pref:DAI","note":"I prefer DAI"}'],
+    },
+  ],
+  [
+    'remember, named by its first words',
+    {
+      text: 'Remember that the meeting is on Friday.',
+      reply: "Noted — I'll remember that the meeting is on Friday (kept under topic:the-meeting-is-on).",
+      calls: ['memory.remember {"key":"topic:the-meeting-is-on","note":"the meeting is on Friday"}'],
+    },
+  ],
+  ['remember nothing', { text: 'remember that', reply: 'What should I remember? Say it as "remember that I prefer DAI".', calls: [] }],
+  [
+    'what it remembers',
+    {
+      text: 'what do you remember',
+      reply: 'Pinned: pref:DAI (I prefer DAI), pair:WETH-USDC. Fading: token:WETH (29 days left).',
+      calls: ['memory.list {}'],
+    },
+  ],
+  ['an empty memory', { text: 'memory', results: { 'memory.list': { pinned: [], fading: [] } }, reply: 'I do not remember anything yet.' }],
+  [
+    'forget a long name, as a topic it can store',
+    {
+      text: `forget token:${'a'.repeat(100)}`,
+      results: { 'memory.forget': problem('not_found', 'nothing stored') },
+      reply: `I had nothing stored under topic:token-${'a'.repeat(34)}.`,
+    },
+  ],
+  [
+    'forget a memory key as written',
+    { text: 'forget pair:WETH-USDC', reply: 'Forgotten: pair:WETH-USDC.', calls: ['memory.forget {"key":"pair:WETH-USDC"}'] },
+  ],
+  [
+    'forget what is not there',
+    {
+      text: 'forget about the meeting',
+      results: { 'memory.forget': problem('not_found', 'nothing stored under topic:the-meeting') },
+      reply: 'I had nothing stored under topic:the-meeting.',
+    },
+  ],
+  [
+    'forget nothing nameable',
+    { text: 'forget !!!', reply: 'What should I forget? Name it as "forget pair:WETH-USDC" or "forget DAI".', calls: [] },
+  ],
+  [
+    'standing intents',
+    { text: 'list my alerts', reply: 'Standing: st_1: tell me when WETH is below 2500 USD.', calls: ['standing.list {}'] },
+  ],
+  ['no standing intents', { text: 'my reminders', results: { 'standing.list': [] }, reply: 'You have no standing intents.' }],
+  [
+    'a standing intent',
+    {
+      text: EXAMPLES.watch,
+      reply: `Done — I'll keep watching (st_2): "${EXAMPLES.watch}". Cancel it any time with DELETE /v1/standing/st_2.`,
+      calls: [`standing.create {"text":"${EXAMPLES.watch}"}`],
+    },
+  ],
+  ['a standing opening it cannot read', { text: 'tell me when it rains', reply: STANDING_FORMS, calls: [] }],
+  [
+    'an impossible price',
+    { text: 'tell me when WETH is below 0', reply: "I can't set that up: A price to watch must be more than 0 USD.", calls: [] },
+  ],
+  ['an action done', { text: 'swap 5 USDC for WETH', reply: actionOutcome(DONE), calls: ['intent.submit {"do":"swap 5 USDC for WETH"}'] }],
+  ['an action held', { text: 'swap 20 USDC for WETH', results: { 'intent.submit': HELD }, reply: actionOutcome(HELD) }],
+  [
+    'an action the policy stops',
+    {
+      text: 'swap 500 USDC for WETH',
+      results: { 'intent.submit': problem('policy_block', 'over the per-transaction cap of 100 USD') },
+      reply: 'Your spend policy stops that: over the per-transaction cap of 100 USD.',
+    },
+  ],
+  ['an action it cannot read', { text: 'swap lots of USDC', reply: /^I could not read/, calls: [] }],
+  ['a greeting', { text: 'hello there', reply: /^Hi! I'm Ada\. /, calls: [] }],
+  ['thanks', { text: 'thanks!', reply: 'Any time.', calls: [] }],
+  ['help', { text: 'what can you do', reply: new RegExp(`^I'm Ada, your presence\\. .*"${EXAMPLES.depth}"`), calls: [] }],
+  ['anything else', { text: 'qwerty uiop', reply: /^I'm not sure what you mean\. Try "how deep is WETH-USDC"/, calls: [] }],
+];
+
+const refusals: [string, Row][] = [
+  ['holdings without wallet:read', { text: 'what do I hold', scopes: ['talk'], reply: scopesMissing(['wallet:read']) }],
+  [
+    'remember without memory:write',
+    { text: 'remember that I prefer DAI', scopes: ['talk', 'memory:read'], reply: scopesMissing(['memory:write']) },
+  ],
+  ['memory without memory:read', { text: 'what do you remember', scopes: ['talk', 'memory:write'], reply: scopesMissing(['memory:read']) }],
+  ['an action without allow_act', { text: 'swap 5 USDC for WETH', allowAct: false, reply: ALLOW_ACT_NEEDED }],
+  ['an action without wallet:act', { text: 'swap 5 USDC for WETH', scopes: ['talk', 'wallet:read'], reply: scopesMissing(['wallet:act']) }],
+  ['an acting standing intent without allow_act', { text: EXAMPLES.actOnPrice, allowAct: false, reply: ALLOW_ACT_NEEDED }],
+  [
+    'a price alert without wallet:read',
+    { text: EXAMPLES.watch, scopes: ['talk', 'wallet:act'], allowAct: false, reply: scopesMissing(['wallet:read']) },
+  ],
+];
+
+const badArguments: [string, Row][] = [
+  ['a note over 500 characters', { text: `remember that ${'x'.repeat(600)}`, reply: 'A note can be at most 500 characters.' }],
+  ['a token name over 64 characters', { text: `is ${'A'.repeat(100)} safe`, reply: 'A token name can be at most 64 characters.' }],
+  ['an action over 300 characters', { text: `swap ${'9'.repeat(400)} USDC for WETH`, reply: 'An action can be at most 300 characters.' }],
+];
+
+describe('the local planner', () => {
+  it.each(answers)('answers %s', async (_name, row) => {
+    const t = await turn(row);
+    if (typeof row.reply === 'string') expect(t.reply).toBe(row.reply);
+    else expect(t.reply).toMatch(row.reply);
+    if (row.calls) expect(t.calls).toEqual(row.calls);
+    expect(t.streamed).toBe(t.reply);
+    expect(t.refused).toBe(false);
+  });
+
+  it.each(refusals)('refuses %s in words, calling nothing', async (_name, row) => {
+    const t = await turn(row);
+    expect([t.reply, t.calls, t.refused]).toEqual([row.reply, [], true]);
+  });
+
+  it.each(badArguments)('answers %s with what is wrong, calling nothing', async (_name, row) => {
+    const t = await turn(row);
+    if (typeof row.reply === 'string') expect(t.reply).toBe(row.reply);
+    else expect(t.reply).toMatch(row.reply);
+    expect([t.calls, t.refused]).toEqual([[], false]);
+  });
+});

@@ -1,0 +1,50 @@
+// What the presence says, where more than one place says it: in a turn (either planner), when
+// a standing intent fires, when a held action is resolved, when a turn is refused. One
+// builder per sentence, so the same fact always reaches the user in the same words.
+
+import type { IntentResult, Scope, WalletView } from '@presence/protocol';
+import type { TokenList } from '../chain/token-list';
+
+/** Messages the presence offers as examples of what it understands. */
+export const EXAMPLES = {
+  depth: 'how deep is WETH-USDC',
+  holdings: 'what do I hold',
+  safety: 'is SCAM safe',
+  swap: 'swap 20 USDC for WETH',
+  watch: 'tell me when WETH is below 2500 USD',
+  daily: 'every day at 09:00 tell me my balance',
+  actOnPrice: 'if WETH drops below 2000 buy $50 of WETH',
+} as const;
+
+/** The three kinds of standing intent, each with its example. */
+export const STANDING_FORMS = `I can watch prices ("${EXAMPLES.watch}"), report daily ("${EXAMPLES.daily}") or act on a price ("${EXAMPLES.actOnPrice}").`;
+
+/** "Transaction 0x… landed in block 12." */
+export const landed = (tx: string | undefined, block: number | undefined) => `Transaction ${tx} landed in block ${block}.`;
+
+/** An action the pipeline took, or held for approval. */
+export function actionOutcome(r: IntentResult): string {
+  return r.status === 'done'
+    ? `Done: ${r.summary}. ${landed(r.tx, r.block)}`
+    : `That is above your confirmation threshold, so I have held it: ${r.summary}. Approve or deny ${r.confirm_id} before ${r.expires_at}; if you don't answer, nothing happens.`;
+}
+
+/** "10 USDC (10.00 USD), 0.5 WETH (1,250.00 USD) — 1,260.00 USD in total at block 12": what is held, nothing at 0. */
+export function holdings(v: Pick<WalletView, 'balances' | 'total_usd' | 'as_of_block'>): string {
+  const lines = v.balances.filter((b) => !/^0 /.test(b.amount)).map((b) => `${b.amount}${b.value_usd ? ` (${b.value_usd})` : ''}`);
+  return `${lines.join(', ')} — ${v.total_usd} in total at block ${v.as_of_block}`;
+}
+
+/** A token the list does not have, with the ones it does. */
+export const unknownToken = (symbol: string, list: TokenList) =>
+  `I don't know the token "${symbol.slice(0, 40)}". Known: ETH, ${list.tokens.map((t) => t.symbol).join(', ')}.`;
+
+/** A turn asked for something that needs scopes its key lacks. */
+export function scopesMissing(missing: readonly Scope[]): string {
+  const named = missing.length === 1 ? `the ${missing[0]} scope` : `the ${missing.slice(0, -1).join(', ')} and ${missing.at(-1)} scopes`;
+  return `That needs ${named}, which this key does not have.`;
+}
+
+/** A turn asked for an action, but its message did not allow acting. */
+export const ALLOW_ACT_NEEDED =
+  'That acts on chain, and this message did not allow actions. Send it again with allow_act: true (your key needs wallet:act).';
