@@ -5,7 +5,7 @@ import { PresenceError } from '@presence/core';
 import { type Problem, type ProblemType, problemCatalogue, problemTypeForStatus } from '@presence/protocol';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { errorSummary } from '../logger';
+import { errorSummary } from './error-summary';
 
 export function sendProblem(reply: FastifyReply, problem: Problem, retryAfter?: number) {
   if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));

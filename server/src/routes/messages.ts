@@ -1,23 +1,15 @@
-// POST /v1/messages (plain JSON or SSE), GET /v1/messages (the thread), standing intents.
+// POST /v1/messages (plain JSON or SSE), GET /v1/messages (the thread).
 // Messages manage their own Idempotency-Key: one stored answer serves a retry whether it
 // asks for JSON or a stream, so the fingerprint covers text and allow_act but not `stream`.
-import {
-  chunkReply,
-  fingerprintRequest,
-  type IdempotencyClaim,
-  PresenceError,
-  requireScope,
-  type StoredAnswer,
-  toStandingView,
-} from '@presence/core';
+import { chunkReply, fingerprintRequest, type IdempotencyClaim, PresenceError, requireScope, type StoredAnswer } from '@presence/core';
 import type { Problem } from '@presence/protocol';
 import * as schemas from '@presence/protocol';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../app';
 import { sendStoredAnswer } from '../http/idempotency';
 import { problemOf } from '../http/problem';
 import { openSse } from '../http/sse';
+import type { RouteDeps } from '../http/types';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -134,23 +126,4 @@ export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
     } else await sse.send({ event: 'error', data });
     sse.end();
   }
-
-  app.get(
-    '/v1/standing',
-    { config: { scope: 'talk' }, schema: { summary: 'Standing intents', tags: ['standing'], response: { 200: schemas.StandingList } } },
-    async (req) => ({ standing: (await core.standing.list(req.principal!.accountId, req.principal!.kind)).map(toStandingView) }),
-  );
-  app.delete(
-    '/v1/standing/:id',
-    {
-      config: { scope: 'talk' },
-      schema: {
-        summary: 'Cancel a standing intent',
-        tags: ['standing'],
-        params: schemas.StandingParams,
-        response: { 200: schemas.StandingView },
-      },
-    },
-    async (req) => toStandingView(await core.standing.cancel(req.principal!.accountId, req.principal!.kind, req.params.id)),
-  );
 };
