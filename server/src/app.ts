@@ -1,13 +1,13 @@
 // Builds the Fastify app: transport only. Validation and OpenAPI come from the protocol's zod
 // schemas; auth, rate limits and idempotency are hooks; every failure is problem+json.
 import swagger from '@fastify/swagger';
-import { type Core, createRateLimiter } from '@presence/core';
+import { type Core, createRateLimiter, PresenceError } from '@presence/core';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { registerAuth } from './http/auth';
 import { clientErrorHandler, MAX_HEADER_SIZE } from './http/client-error';
 import { registerIdempotency } from './http/idempotency';
-import { errorHandler, MAX_PARAM_LENGTH, problemOf, sendProblem } from './http/problem';
+import { errorHandler, MAX_PARAM_LENGTH } from './http/problem';
 import { createSerializerCompiler } from './http/serializer';
 import { createStreamCaps, type StreamCapLimits } from './http/stream-caps';
 import { createStreamRegistry } from './http/stream-registry';
@@ -77,7 +77,9 @@ export async function buildApp({
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(createSerializerCompiler({ validate: validateResponses }));
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((req, reply) => sendProblem(reply, problemOf('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)));
+  app.setNotFoundHandler((req, reply) =>
+    errorHandler(new PresenceError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`), req, reply),
+  );
   // JSON only: a text/plain body is a 415, not a string that fails validation.
   app.removeContentTypeParser('text/plain');
 

@@ -1,22 +1,20 @@
 // POST /v1/messages (plain JSON or SSE), GET /v1/messages (the thread).
 // Messages manage their own Idempotency-Key: one stored answer serves a retry whether it
 // asks for JSON or a stream, so the fingerprint covers text and allow_act but not `stream`.
-import { chunkReply, fingerprintRequest, type IdempotencyClaim, PresenceError, requireScope, type StoredAnswer } from '@presence/core';
+import { chunkReply, fingerprintRequest, type IdempotencyClaim, requireScope, type StoredAnswer } from '@presence/core';
 import type { Problem } from '@presence/protocol';
 import * as schemas from '@presence/protocol';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { sendStoredAnswer } from '../http/idempotency';
-import { problemOf } from '../http/problem';
+import { PROBLEM_CONTENT_TYPE, problemFor } from '../http/problem';
 import { openSse } from '../http/sse';
 import type { RouteDeps } from '../http/types';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-function toProblem(e: unknown): Problem {
-  if (e instanceof PresenceError) return e.toProblem();
-  return problemOf('internal', 'the turn failed on our side; nothing was stored, and retrying with the same Idempotency-Key is safe');
-}
+const toProblem = (e: unknown): Problem =>
+  problemFor(e, undefined, 'the turn failed on our side; nothing was stored, and retrying with the same Idempotency-Key is safe');
 
 export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core, streamCaps }) => {
   app.get(
@@ -71,7 +69,7 @@ export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
         } else if (outcome.problem.status < 500) {
           await proceed.complete({
             status: outcome.problem.status,
-            headers: { 'content-type': 'application/problem+json' },
+            headers: { 'content-type': PROBLEM_CONTENT_TYPE },
             body: JSON.stringify(outcome.problem),
           });
         } else proceed.abandon();
