@@ -9,6 +9,13 @@ beforeEach(async () => {
 });
 afterEach(() => t.close());
 
+/** A key holding only `talk`, made through the API. */
+const makeBot = async () => {
+  const made = await t.app.inject({ method: 'POST', url: '/v1/keys', headers: bearer(t.live), payload: { name: 'bot', scopes: ['talk'] } });
+  expect(made.statusCode).toBe(201);
+  return made.json() as { id: string; secret: string };
+};
+
 const me = (headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url: '/v1/presence/me', headers });
 
 describe('auth hook', () => {
@@ -38,14 +45,7 @@ describe('auth hook', () => {
   });
 
   it('refuses a revoked key at once', async () => {
-    const made = await t.app.inject({
-      method: 'POST',
-      url: '/v1/keys',
-      headers: bearer(t.live),
-      payload: { name: 'bot', scopes: ['talk'] },
-    });
-    expect(made.statusCode).toBe(201);
-    const { id, secret } = made.json();
+    const { id, secret } = await makeBot();
     expect((await me(bearer(secret))).statusCode).toBe(200);
     expect((await t.app.inject({ method: 'DELETE', url: `/v1/keys/${id}`, headers: bearer(t.live) })).statusCode).toBe(200);
     const r = await me(bearer(secret));
@@ -54,13 +54,7 @@ describe('auth hook', () => {
   });
 
   it('answers a key without the route’s scope 403 scope, still with its headers', async () => {
-    const made = await t.app.inject({
-      method: 'POST',
-      url: '/v1/keys',
-      headers: bearer(t.live),
-      payload: { name: 'bot', scopes: ['talk'] },
-    });
-    const r = await t.app.inject({ method: 'GET', url: '/v1/keys', headers: bearer(made.json().secret) });
+    const r = await t.app.inject({ method: 'GET', url: '/v1/keys', headers: bearer((await makeBot()).secret) });
     expect(r.statusCode).toBe(403);
     expect(r.json()).toMatchObject({ type: 'scope', status: 403 });
     expect(r.headers['ratelimit-limit']).toBe('120');
