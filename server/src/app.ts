@@ -1,38 +1,31 @@
 // Builds the Fastify app: transport only. Validation and OpenAPI come from the protocol's zod
 // schemas; auth, rate limits and idempotency are hooks; every failure is problem+json.
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
-import { type Core, createRateLimiter } from '@presence/core';
-import type * as schemas from '@presence/protocol';
+import { type Core, createRateLimiter, PresenceError } from '@presence/core';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { z } from 'zod';
 import { registerAuth } from './http/auth';
 import { clientErrorHandler, MAX_HEADER_SIZE } from './http/client-error';
 import { registerIdempotency } from './http/idempotency';
-import { errorHandler, MAX_PARAM_LENGTH, problemOf, sendProblem } from './http/problem';
+import { errorHandler, MAX_PARAM_LENGTH } from './http/problem';
 import { createSerializerCompiler } from './http/serializer';
-import { createStreamCaps, type StreamCapLimits, type StreamCaps } from './http/stream-caps';
-import { createStreamRegistry, type StreamRegistry } from './http/stream-registry';
-import './http/types';
+import { createStreamCaps, type StreamCapLimits } from './http/stream-caps';
+import { createStreamRegistry } from './http/stream-registry';
+import type { RouteDeps } from './http/types';
+import { chainRoutes } from './routes/chain';
+import { confirmRoutes } from './routes/confirm';
 import { eventsRoutes } from './routes/events';
 import { keysRoutes } from './routes/keys';
 import { linksRoutes } from './routes/links';
 import { memoryRoutes } from './routes/memory';
 import { messagesRoutes } from './routes/messages';
+import { metaRoutes } from './routes/meta';
 import { presenceRoutes } from './routes/presence';
+import { standingRoutes } from './routes/standing';
 import { walletRoutes } from './routes/wallet';
 
 export const VERSION = '0.1.0';
 export const BODY_LIMIT = 64 * 1024;
-
-export type RouteDeps = {
-  core: Core;
-  streams: StreamRegistry;
-  streamCaps: StreamCaps;
-  heartbeatMs: number;
-  health: () => Promise<z.infer<typeof schemas.Health>>;
-};
 
 /** Every bound on what clients can hold open or try (config: PRESENCE_MAX_* and PRESENCE_AUTH_FAIL_LIMIT). */
 export type Limits = {
@@ -84,7 +77,9 @@ export async function buildApp({
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(createSerializerCompiler({ validate: validateResponses }));
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((req, reply) => sendProblem(reply, problemOf('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)));
+  app.setNotFoundHandler((req, reply) =>
+    errorHandler(new PresenceError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`), req, reply),
+  );
   // JSON only: a text/plain body is a 415, not a string that fails validation.
   app.removeContentTypeParser('text/plain');
 
@@ -124,8 +119,6 @@ export async function buildApp({
     },
     transform: jsonSchemaTransform,
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   const health = async () => {
     let chain: { id: number; block: number } | null = null;
@@ -137,13 +130,22 @@ export async function buildApp({
     return { ok: true, version: VERSION, chain };
   };
   const deps: RouteDeps = { core, streams, streamCaps: createStreamCaps(limits.streams), heartbeatMs, health };
-  await app.register(presenceRoutes, deps);
-  await app.register(keysRoutes, deps);
-  await app.register(memoryRoutes, deps);
-  await app.register(eventsRoutes, deps);
-  await app.register(walletRoutes, deps);
-  await app.register(messagesRoutes, deps);
-  await app.register(linksRoutes, deps);
+  // One plugin per URL prefix (routes/<prefix>.ts).
+  for (const routes of [
+    metaRoutes,
+    presenceRoutes,
+    keysRoutes,
+    memoryRoutes,
+    eventsRoutes,
+    walletRoutes,
+    confirmRoutes,
+    chainRoutes,
+    messagesRoutes,
+    standingRoutes,
+    linksRoutes,
+  ]) {
+    await app.register(routes, deps);
+  }
   return app;
 }
 

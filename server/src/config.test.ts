@@ -1,6 +1,14 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config';
+
+/** The Base mainnet token list core ships: a real, valid list. */
+const CHAIN_DIR = path.join(path.dirname(createRequire(import.meta.url).resolve('@presence/core/package.json')), 'src/chain');
+const BASE_LIST = path.join(CHAIN_DIR, 'lists/base-mainnet.json');
+const realNetwork = { PRESENCE_CHAIN: 'base', PRESENCE_RPC_URL: 'https://rpc.example' };
 
 describe('loadConfig', () => {
   it('has a working default for everything', () => {
@@ -91,13 +99,12 @@ describe('loadConfig', () => {
     // `npm start` typed at the repository root and `npx presence-server` typed there find one data directory.
     expect(loadConfig({ INIT_CWD: root }).PRESENCE_DATA_DIR).toBe(path.join(root, '.presence'));
     const c = loadConfig({
-      INIT_CWD: root,
+      INIT_CWD: CHAIN_DIR,
       PRESENCE_DATA_DIR: './mydata',
-      PRESENCE_CHAIN: 'base',
-      PRESENCE_RPC_URL: 'https://rpc.example',
-      PRESENCE_TOKEN_LIST: 'lists/base.json',
+      ...realNetwork,
+      PRESENCE_TOKEN_LIST: 'lists/base-mainnet.json',
     });
-    expect([c.PRESENCE_DATA_DIR, c.PRESENCE_TOKEN_LIST]).toEqual([path.join(root, 'mydata'), path.join(root, 'lists/base.json')]);
+    expect([c.PRESENCE_DATA_DIR, c.PRESENCE_TOKEN_LIST]).toEqual([path.join(CHAIN_DIR, 'mydata'), BASE_LIST]);
     expect(loadConfig({ INIT_CWD: root, PRESENCE_DATA_DIR: '/srv/presence' }).PRESENCE_DATA_DIR).toBe(path.resolve('/srv/presence'));
     // Run without npm: the process's own directory.
     expect(loadConfig({ PRESENCE_DATA_DIR: 'mydata' }).PRESENCE_DATA_DIR).toBe(path.resolve('mydata'));
@@ -105,6 +112,40 @@ describe('loadConfig', () => {
 
   it('a real network needs an RPC URL', () => {
     expect(() => loadConfig({ PRESENCE_CHAIN: 'base' })).toThrow(/PRESENCE_RPC_URL: required when PRESENCE_CHAIN=base/);
-    expect(loadConfig({ PRESENCE_CHAIN: 'base', PRESENCE_RPC_URL: 'https://rpc.example' }).PRESENCE_RPC_URL).toBe('https://rpc.example');
+    expect(loadConfig({ ...realNetwork, PRESENCE_TOKEN_LIST: BASE_LIST }).PRESENCE_RPC_URL).toBe('https://rpc.example');
+  });
+
+  describe('PRESENCE_TOKEN_LIST, checked like its twin PRESENCE_RPC_URL', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'token-list-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const file = (name: string, text: string) => {
+      writeFileSync(path.join(dir, name), text);
+      return path.join(dir, name);
+    };
+
+    it('is required on a real network (only devnet deploys its own tokens)', () => {
+      expect(() => loadConfig(realNetwork)).toThrow(/^invalid PRESENCE_TOKEN_LIST: required when PRESENCE_CHAIN=base/);
+    });
+
+    it.each([
+      ['a file that is not there', () => path.join(dir, 'missing.json'), /no such file/],
+      ['a file that is not JSON', () => file('broken.json', '{"chain":'), /is not valid JSON/],
+      [
+        'JSON that is not a token list',
+        () => file('wrong.json', JSON.stringify({ chain: { id: 8453, name: 'base' } })),
+        /is not a token list: dex/,
+      ],
+    ])('refuses %s in one line naming the variable', (_what, make, reason) => {
+      const value = make();
+      try {
+        loadConfig({ ...realNetwork, PRESENCE_TOKEN_LIST: value });
+        expect.unreachable();
+      } catch (e) {
+        expect(e).toBeInstanceOf(ConfigError);
+        expect((e as Error).message.startsWith(`invalid PRESENCE_TOKEN_LIST=${JSON.stringify(value)}: `)).toBe(true);
+        expect((e as Error).message).toMatch(reason);
+        expect((e as Error).message).not.toContain('\n');
+      }
+    });
   });
 });

@@ -2,8 +2,9 @@
 // working default; a bad value stops the start with one line naming the variable (and, unless
 // the variable holds a secret, its value). Relative paths are resolved against the directory
 // the command was typed in: `npm start` and `npx presence-server` may run in another one.
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseRateLimit } from '@presence/core';
+import { chain, parseRateLimit } from '@presence/core';
 import { z } from 'zod';
 import { readOpenFileLimit, resolveConnectionLimits } from './connection-limits';
 
@@ -77,6 +78,27 @@ export const isSecretVariable = (name: string) => /(_KEY|_TOKEN|_SECRET|_PASSWOR
  */
 export const invocationDir = (env: NodeJS.ProcessEnv) => env.INIT_CWD || process.cwd();
 
+/** What is wrong with the token list file at `file` (one line), or null when it reads and parses. */
+function tokenListProblem(file: string): string | null {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    return code === 'ENOENT' ? `no such file (${file})` : `cannot read ${file} (${code ?? 'error'})`;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return `${file} is not valid JSON`;
+  }
+  const parsed = chain.TokenListSchema.safeParse(json);
+  if (parsed.success) return null;
+  const first = parsed.error.issues[0];
+  return `${file} is not a token list: ${first?.path.join('.') || '(root)'}: ${first?.message ?? 'invalid'}`.replace(/\s+/g, ' ');
+}
+
 /**
  * Parses the environment; throws ConfigError with one line naming the first bad variable.
  * `openFiles` is the process's open-file limit, which bounds connections (null: unknown).
@@ -94,17 +116,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, openFiles = rea
       `invalid PRESENCE_RPC_URL: required when PRESENCE_CHAIN=${r.data.PRESENCE_CHAIN} (only devnet runs its own chain)`,
     );
   }
+  const from = invocationDir(env);
+  const tokenList = r.data.PRESENCE_TOKEN_LIST ? path.resolve(from, r.data.PRESENCE_TOKEN_LIST) : undefined;
+  if (r.data.PRESENCE_CHAIN !== 'devnet' && !tokenList) {
+    throw new ConfigError(
+      `invalid PRESENCE_TOKEN_LIST: required when PRESENCE_CHAIN=${r.data.PRESENCE_CHAIN} (only devnet deploys its own tokens)`,
+    );
+  }
+  if (tokenList) {
+    const wrong = tokenListProblem(tokenList);
+    if (wrong) throw new ConfigError(`invalid PRESENCE_TOKEN_LIST=${JSON.stringify(env.PRESENCE_TOKEN_LIST)}: ${wrong}`);
+  }
   let limits: ReturnType<typeof resolveConnectionLimits>;
   try {
     limits = resolveConnectionLimits({ connections: r.data.PRESENCE_MAX_CONNECTIONS, streams: r.data.PRESENCE_MAX_STREAMS }, openFiles);
   } catch (e) {
     throw new ConfigError((e as Error).message);
   }
-  const from = invocationDir(env);
   return {
     ...r.data,
     PRESENCE_DATA_DIR: path.resolve(from, r.data.PRESENCE_DATA_DIR),
-    ...(r.data.PRESENCE_TOKEN_LIST ? { PRESENCE_TOKEN_LIST: path.resolve(from, r.data.PRESENCE_TOKEN_LIST) } : {}),
+    ...(tokenList ? { PRESENCE_TOKEN_LIST: tokenList } : {}),
     PRESENCE_MAX_CONNECTIONS: limits.connections,
     PRESENCE_MAX_STREAMS: limits.streams,
   };

@@ -9,8 +9,8 @@
 // Two formats: JSON lines (pino's own, for machines) and, on a terminal, one short readable
 // line per request and per event, rendered from the same serialized JSON, so both carry
 // exactly the same fields.
-import { isPresenceError } from '@presence/core';
 import { type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
+import { errorSummary } from './http/error-summary';
 
 /** Where log lines go (pino writes one JSON line per call). */
 export type LogStream = { write(line: string): void };
@@ -21,20 +21,6 @@ const REDEEM_CODE = /(\/links\/)[^/?#]*(\/redeem)/gi;
 
 /** A URL fit for a log line: the code in /v1/links/{code}/redeem is replaced. */
 export const redactUrl = (url: string) => url.replace(REDEEM_CODE, '$1[redacted]$2');
-
-/** What a log line says about an error: its kind, message and code, without its stack. */
-export function errorSummary(err: unknown): Record<string, unknown> {
-  if (isPresenceError(err)) return { type: err.type, message: err.detail };
-  if (err instanceof Error) {
-    const code = (err as { code?: unknown }).code;
-    return { type: err.constructor?.name ?? err.name, message: err.message, ...(typeof code === 'string' ? { code } : {}) };
-  }
-  if (err && typeof err === 'object') {
-    const { stack: _stack, ...rest } = err as Record<string, unknown>;
-    return rest;
-  }
-  return { message: String(err) };
-}
 
 export function productionLogger(level: string, stream?: LogStream): NonNullable<FastifyServerOptions['logger']> {
   return {

@@ -22,6 +22,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { KeyKind } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { createKeyedLock } from '../concurrency/keyed-lock';
+import { PresenceError } from '../errors/presence-error';
 import type {
   AccountRecord,
   IdempotencyRecord,
@@ -209,7 +210,7 @@ export function createOverlayStore(live: StorePort, { clock, caps }: { clock: Cl
         account.id,
         () => live.getAccount(account.id),
         (current) => {
-          if (current) throw new Error(`account ${account.id} exists`);
+          if (current) throw new PresenceError('conflict', `account ${account.id} exists`);
           return { next: account, result: undefined };
         },
       );
@@ -231,7 +232,7 @@ export function createOverlayStore(live: StorePort, { clock, caps }: { clock: Cl
         id,
         () => live.getAccount(id),
         (current) => {
-          if (!current) throw new Error(`no account ${id}`);
+          if (!current) throw new PresenceError('not_found', `no account ${id}`);
           const next = copy(update(current));
           return { next, result: next };
         },
@@ -271,14 +272,14 @@ export function createOverlayStore(live: StorePort, { clock, caps }: { clock: Cl
     },
     async updateKey(id, update) {
       const found = await store.getKey(id);
-      if (!found) throw new Error(`no key ${id}`);
+      if (!found) throw new PresenceError('not_found', `no key ${id}`);
       return updateRecord(
         found.account_id,
         'keys',
         id,
         () => live.getKey(id),
         (current) => {
-          if (!current) throw new Error(`no key ${id}`);
+          if (!current) throw new PresenceError('not_found', `no key ${id}`);
           const next = copy(update(current));
           return { next, result: next };
         },
@@ -369,7 +370,7 @@ export function createOverlayStore(live: StorePort, { clock, caps }: { clock: Cl
 
     async createIntent(intent) {
       const o = own(intent.account_id);
-      if (o.intents.byId.has(intent.id)) throw new Error(`intent ${intent.id} exists`);
+      if (o.intents.byId.has(intent.id)) throw new PresenceError('conflict', `intent ${intent.id} exists`);
       o.intents.put(copy(intent));
       if (o.intents.byId.size > maxRecords) {
         // The index has no removal: rebuild it without the oldest record (a few hundred at most).

@@ -132,23 +132,23 @@ export function describeStoreContract(name: string, open: OpenStoreHarness) {
     });
 
     describe('accounts', () => {
-      it('creates, reads and lists accounts in creation order; a second create of an id is refused', async () => {
+      it('creates, reads and lists accounts in creation order; a second create of an id is refused (409 conflict)', async () => {
         expect(await store.getAccount('a')).toBeNull();
         for (const id of ['c', 'a', 'b']) await store.createAccount(account(id));
         expect((await store.listAccounts()).map((a) => a.id)).toEqual(['c', 'a', 'b']);
         expect(await store.getAccount('a')).toEqual(account('a'));
-        await expect(store.createAccount(account('a', 'again'))).rejects.toThrow();
+        await expect(store.createAccount(account('a', 'again'))).rejects.toMatchObject({ type: 'conflict' });
         expect((await store.getAccount('a'))?.name).toBe('a');
       });
 
-      it('updateAccount stores and answers what the updater returned; an unknown id is refused', async () => {
+      it('updateAccount stores and answers what the updater returned; an unknown id is refused (404 not_found)', async () => {
         await store.createAccount(account('a'));
         // id, name and created_at are the account's identity (lowdb keeps them in its index):
         // what an update changes is what is inside.
         const next = await store.updateAccount('a', (a) => ({ ...a, presence: { ...a.presence, name: 'renamed' } }));
         expect(next.presence.name).toBe('renamed');
         expect((await store.getAccount('a'))?.presence.name).toBe('renamed');
-        await expect(store.updateAccount('nobody', (a) => a)).rejects.toThrow();
+        await expect(store.updateAccount('nobody', (a) => a)).rejects.toMatchObject({ type: 'not_found' });
       });
 
       it('an updater’s own error reaches the caller unchanged and nothing is written', async () => {
@@ -207,7 +207,7 @@ export function describeStoreContract(name: string, open: OpenStoreHarness) {
         expect((await store.findKeyBySecretHash('h-2'))?.id).toBe('k');
         expect(await store.findKeyBySecretHash('h-1')).toBeNull();
         expect((await store.getKey('k'))?.secrets.map((s) => s.hash)).toEqual(['h-2']);
-        await expect(store.updateKey('nope', (k) => k)).rejects.toThrow();
+        await expect(store.updateKey('nope', (k) => k)).rejects.toMatchObject({ type: 'not_found' });
       });
 
       it('concurrent revocation and use stamps from several servers both land', async () => {
@@ -363,7 +363,7 @@ export function describeStoreContract(name: string, open: OpenStoreHarness) {
         expect(await store.findIntentByIdempotencyKey('a', 'idem-1')).toEqual(held);
         expect(await store.findIntentByConfirmId('a', 'cf_x')).toBeNull();
         expect(await store.findIntentByIdempotencyKey('b', 'idem-1')).toBeNull();
-        await expect(store.createIntent(intentRecord('in_1', 3))).rejects.toThrow();
+        await expect(store.createIntent(intentRecord('in_1', 3))).rejects.toMatchObject({ type: 'conflict' });
         expect(await store.getIntent('a', 'in_1')).toEqual(held);
       });
 

@@ -1,6 +1,20 @@
-// Fastify declarations: each route declares the scope it needs in `config.scope`, and
-// authenticated requests carry their principal.
-import type { IdempotencyClaim, Principal, ScopeRequirement } from '@presence/core';
+// Shared server types: what every route plugin receives (RouteDeps), and the Fastify
+// declarations — each route declares the scope it needs in `config.scope`, and authenticated
+// requests carry their principal. Routes import from here, never from ../app, so the app and
+// its routes form no import circle.
+import type { Core, IdempotencyClaim, Principal, ScopeRequirement } from '@presence/core';
+import type * as schemas from '@presence/protocol';
+import type { z } from 'zod';
+import type { StreamCaps } from './stream-caps';
+import type { StreamRegistry } from './stream-registry';
+
+export type RouteDeps = {
+  core: Core;
+  streams: StreamRegistry;
+  streamCaps: StreamCaps;
+  heartbeatMs: number;
+  health: () => Promise<z.infer<typeof schemas.Health>>;
+};
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -5,8 +5,9 @@
 import { PresenceError } from '@presence/core';
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../app';
+import { problem } from '../http/problem';
 import { openSse } from '../http/sse';
+import type { RouteDeps } from '../http/types';
 
 export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core, streams, streamCaps, heartbeatMs }) => {
   app.get(
@@ -72,15 +73,7 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
           }
         } catch (err) {
           req.log.error({ err }, 'events stream failed');
-          await sse.send({
-            event: 'error',
-            data: {
-              type: 'internal',
-              title: 'Internal error',
-              status: 500,
-              detail: 'the events stream failed; reconnect with Last-Event-ID',
-            },
-          });
+          await sse.send({ event: 'error', data: problem('internal', 'the events stream failed; reconnect with Last-Event-ID') });
         } finally {
           sse.end();
         }

@@ -2,7 +2,7 @@
 // do with keys is the key service's to decide.
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../app';
+import type { RouteDeps } from '../http/types';
 
 export const keysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
   const tags = ['keys'];

@@ -1,7 +1,7 @@
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../app';
 import { clientAddress } from '../http/client-address';
+import type { RouteDeps } from '../http/types';
 
 export const linksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
   app.post(

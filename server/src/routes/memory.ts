@@ -1,7 +1,7 @@
 // Memory: list, pin (idempotent), forget (404 when already gone).
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../app';
+import type { RouteDeps } from '../http/types';
 
 export const memoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
   const tags = ['memory'];

@@ -1,21 +1,19 @@
-// POST /v1/messages (plain JSON or SSE), GET /v1/messages (the thread), standing intents.
+// POST /v1/messages (plain JSON or SSE), GET /v1/messages (the thread).
 // A turn's Idempotency-Key, and whether it is a replay, are core's (conversation.begin): this
 // route only carries the turn's answer as JSON or its events as a stream.
-import { PresenceError, type TurnSink, toStandingView } from '@presence/core';
+import type { TurnSink } from '@presence/core';
 import type { Problem } from '@presence/protocol';
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../app';
 import { sendStoredAnswer } from '../http/idempotency';
-import { problemOf } from '../http/problem';
+import { problemFor } from '../http/problem';
 import { openSse } from '../http/sse';
+import type { RouteDeps } from '../http/types';
 
 const SILENT: TurnSink = { token() {}, tool() {}, needsConfirm() {} };
 
-function toProblem(e: unknown): Problem {
-  if (e instanceof PresenceError) return e.toProblem();
-  return problemOf('internal', 'the turn failed on our side; nothing was stored, and retrying with the same Idempotency-Key is safe');
-}
+const toProblem = (e: unknown): Problem =>
+  problemFor(e, undefined, 'the turn failed on our side; nothing was stored, and retrying with the same Idempotency-Key is safe');
 
 export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core, streamCaps }) => {
   app.get(
@@ -86,24 +84,5 @@ export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
         sse.end();
       }
     },
-  );
-
-  app.get(
-    '/v1/standing',
-    { config: { scope: 'talk' }, schema: { summary: 'Standing intents', tags: ['standing'], response: { 200: schemas.StandingList } } },
-    async (req) => ({ standing: (await core.standing.list(req.principal!.accountId, req.principal!.kind)).map(toStandingView) }),
-  );
-  app.delete(
-    '/v1/standing/:id',
-    {
-      config: { scope: 'talk' },
-      schema: {
-        summary: 'Cancel a standing intent',
-        tags: ['standing'],
-        params: schemas.StandingParams,
-        response: { 200: schemas.StandingView },
-      },
-    },
-    async (req) => toStandingView(await core.standing.cancel(req.principal!.accountId, req.principal!.kind, req.params.id)),
   );
 };

@@ -1,15 +1,9 @@
-// GET/PATCH /v1/presence/me and the public GET /v1/health.
+// /v1/presence/me: the presence a key resolves to (GET), and changing it (PATCH).
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../app';
+import type { RouteDeps } from '../http/types';
 
-export const presenceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core, health }) => {
-  app.get(
-    '/v1/health',
-    { schema: { summary: 'Liveness and chain head; no key needed', tags: ['meta'], response: { 200: schemas.Health } } },
-    async () => health(),
-  );
-
+export const presenceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
   app.get(
     '/v1/presence/me',
     {

@@ -1,13 +1,14 @@
-// The wallet: its view, the spend policy, intents, withdrawals, held confirmations and the
-// chain views. Every handler is a call into core's wallet domain.
+// /v1/wallet: the wallet's view, the spend policy, intents and withdrawals. Every handler is a
+// call into core's wallet domain (held confirmations are in confirm.ts, chain views in chain.ts).
 import { type Core, PresenceError } from '@presence/core';
 import * as schemas from '@presence/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Address } from 'viem';
-import type { RouteDeps } from '../app';
+import type { RouteDeps } from '../http/types';
 
-const walletOf = (core: Core) => {
+/** The wallet domain, or 503 chain_unavailable on a server without a chain. */
+export const walletOf = (core: Core) => {
   if (!core.wallet) throw new PresenceError('chain_unavailable', 'no chain is configured for this server');
   return core.wallet;
 };
@@ -95,64 +96,6 @@ export const walletRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
         idempotencyKey: idemKey(req),
       });
       return sendIntentResult(reply, r);
-    },
-  );
-
-  app.get(
-    '/v1/confirm',
-    {
-      config: { scope: 'wallet:read' },
-      schema: {
-        summary: 'Held and resolved confirmations',
-        tags: ['confirm'],
-        querystring: schemas.ConfirmQuery,
-        response: { 200: schemas.ConfirmationList },
-      },
-    },
-    async (req) => ({
-      confirmations: await walletOf(core).confirmations.list(req.principal!.accountId, req.principal!.kind, req.query.status),
-    }),
-  );
-  app.post(
-    '/v1/confirm/:confirm_id',
-    {
-      config: { scope: 'wallet:act' },
-      schema: {
-        summary: 'Approve or deny a held action',
-        tags: ['confirm'],
-        params: schemas.ConfirmParams,
-        body: schemas.ConfirmRequest,
-        response: { 200: schemas.ConfirmResult },
-      },
-    },
-    async (req) =>
-      walletOf(core).confirmations.answer(req.principal!.accountId, req.principal!.kind, req.params.confirm_id, req.body.approve),
-  );
-
-  app.get(
-    '/v1/chain/:view',
-    {
-      config: { scope: 'wallet:read' },
-      schema: {
-        summary: 'tokens, pools (?pair=), positions, safety (?token=); every result carries as_of_block',
-        tags: ['chain'],
-        params: schemas.ChainViewParams,
-        querystring: schemas.ChainViewQuery,
-      },
-    },
-    async (req) => {
-      const w = walletOf(core);
-      switch (req.params.view) {
-        case 'tokens':
-          return w.views.tokens();
-        case 'pools':
-          return w.views.pools(req.query.pair);
-        case 'positions':
-          return w.views.positions(await w.wallets.address(req.principal!.accountId));
-        case 'safety':
-          if (!req.query.token) throw new PresenceError('invalid_request', 'the safety view needs ?token=<symbol or address>');
-          return w.views.safety(req.query.token);
-      }
     },
   );
 };

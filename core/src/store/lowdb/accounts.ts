@@ -3,6 +3,7 @@
 // preferences, policy) is in its own document, data/accounts/<id>.json.
 import path from 'node:path';
 import { z } from 'zod';
+import { PresenceError } from '../../errors/presence-error';
 import { AccountIndexEntry, AccountRecord } from '../documents';
 import type { StorePort } from '../store-port';
 import { accountDocuments, type StoreContext } from './per-account';
@@ -25,7 +26,7 @@ export async function openAccounts(ctx: StoreContext): Promise<AccountsFamily> {
     ids: () => index.db.data.accounts.map((a) => a.id),
     async createAccount(account) {
       await lock('accounts:create', async () => {
-        if (known.has(account.id)) throw new Error(`account ${account.id} exists`);
+        if (known.has(account.id)) throw new PresenceError('conflict', `account ${account.id} exists`);
         // Its document first: an index entry always has one. A crash in between leaves a
         // document nothing points to, which creating the account again overwrites.
         await documents.mutate(await accountDoc(account.id), () => ({ data: { account }, result: undefined }));
@@ -46,9 +47,9 @@ export async function openAccounts(ctx: StoreContext): Promise<AccountsFamily> {
       return out;
     },
     async updateAccount(id, update) {
-      if (!known.has(id)) throw new Error(`no account ${id}`);
+      if (!known.has(id)) throw new PresenceError('not_found', `no account ${id}`);
       return documents.mutate(await accountDoc(id), (d) => {
-        if (!d.account) throw new Error(`no account ${id}`);
+        if (!d.account) throw new PresenceError('not_found', `no account ${id}`);
         const next = update(d.account);
         // The index keeps these; they never change.
         if (next.id !== id || next.name !== d.account.name || next.created_at !== d.account.created_at)

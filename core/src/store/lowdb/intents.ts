@@ -5,6 +5,8 @@
 // running sum, so the lookups every intent makes do not grow with the account's history
 // either. Transitions are compare-and-set on the committed state, so they hold the account's
 // intents lock until their line is durable.
+
+import { PresenceError } from '../../errors/presence-error';
 import { IntentRecord } from '../documents';
 import { createIntentIndex } from '../intent-index';
 import type { StorePort } from '../store-port';
@@ -37,7 +39,7 @@ export function openIntents(ctx: StoreContext, accountIds: () => string[]): Inte
     async createIntent(intent) {
       const log = await intentLog(intent.account_id);
       await lock(`intents:${intent.account_id}`, async () => {
-        if (log.index.byId.has(intent.id)) throw new Error(`intent ${intent.id} exists`);
+        if (log.index.byId.has(intent.id)) throw new PresenceError('conflict', `intent ${intent.id} exists`);
         // See StorePort.createIntent: an `executing` record's line is synced by its next one.
         await log.file.append([intent], undefined, { sync: intent.state !== 'executing' });
         log.index.put(deepFreeze(structuredClone(intent)));

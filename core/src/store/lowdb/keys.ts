@@ -2,6 +2,7 @@
 // and indexed by id and by secret hash, so authentication is one map lookup, and a key write
 // rewrites only its account's document and re-indexes only that key.
 import { z } from 'zod';
+import { PresenceError } from '../../errors/presence-error';
 import { KeyRecord } from '../documents';
 import type { StorePort } from '../store-port';
 import type { Doc } from './documents-engine';
@@ -45,11 +46,11 @@ export async function openKeys(ctx: StoreContext): Promise<KeysFamily> {
     },
     async updateKey(id, update) {
       const known = byId.get(id);
-      if (!known) throw new Error(`no key ${id}`);
+      if (!known) throw new PresenceError('not_found', `no key ${id}`);
       const doc = await keyDoc(known.account_id);
       const result = await documents.mutate(doc, (d) => {
         const i = d.keys.findIndex((k) => k.id === id);
-        if (i < 0) throw new Error(`no key ${id}`);
+        if (i < 0) throw new PresenceError('not_found', `no key ${id}`);
         const next = update(d.keys[i] as KeyRecord);
         if (next.id !== id || next.account_id !== known.account_id) throw new Error(`key ${id}: id and account are fixed`);
         d.keys[i] = next;

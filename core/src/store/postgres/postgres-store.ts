@@ -18,6 +18,7 @@
 // cross-server event fan-out will need. (`pg` needs separate types, manual client check-out
 // for transactions and a hand-rolled reconnecting listener.)
 import postgres from 'postgres';
+import { PresenceError } from '../../errors/presence-error';
 import type { Keystore } from '../../wallet/keystore';
 import {
   AccountRecord,
@@ -99,7 +100,7 @@ export async function createPostgresStore({ url, keystore, max = 10, migrate: ap
       try {
         await sql`INSERT INTO accounts (id, doc) VALUES (${account.id}, ${json(account)}::text::json)`;
       } catch (e) {
-        if (isUniqueViolation(e)) throw new Error(`account ${account.id} exists`);
+        if (isUniqueViolation(e)) throw new PresenceError('conflict', `account ${account.id} exists`);
         throw e;
       }
     },
@@ -114,7 +115,7 @@ export async function createPostgresStore({ url, keystore, max = 10, migrate: ap
     async updateAccount(id, update) {
       return sql.begin(async (tx) => {
         const [row] = await tx<Doc[]>`SELECT doc FROM accounts WHERE id = ${id} FOR UPDATE`;
-        if (!row) throw new Error(`no account ${id}`);
+        if (!row) throw new PresenceError('not_found', `no account ${id}`);
         const next = callerSays(() => update(AccountRecord.parse(row.doc)));
         await tx`UPDATE accounts SET doc = ${json(next)}::text::json WHERE id = ${id}`;
         return next;
@@ -126,7 +127,7 @@ export async function createPostgresStore({ url, keystore, max = 10, migrate: ap
         await sql`INSERT INTO api_keys (id, account_id, secret_hashes, doc)
           VALUES (${key.id}, ${key.account_id}, ${key.secrets.map((s) => s.hash)}::text[], ${json(key)}::text::json)`;
       } catch (e) {
-        if (isUniqueViolation(e)) throw new Error(`key ${key.id} exists`);
+        if (isUniqueViolation(e)) throw new PresenceError('conflict', `key ${key.id} exists`);
         throw e;
       }
     },
@@ -145,7 +146,7 @@ export async function createPostgresStore({ url, keystore, max = 10, migrate: ap
     async updateKey(id, update) {
       return sql.begin(async (tx) => {
         const [row] = await tx<Doc[]>`SELECT doc FROM api_keys WHERE id = ${id} FOR UPDATE`;
-        if (!row) throw new Error(`no key ${id}`);
+        if (!row) throw new PresenceError('not_found', `no key ${id}`);
         const next = callerSays(() => update(KeyRecord.parse(row.doc)));
         await tx`UPDATE api_keys SET doc = ${json(next)}::text::json, secret_hashes = ${next.secrets.map((s) => s.hash)}::text[]
           WHERE id = ${id}`;
@@ -247,7 +248,7 @@ export async function createPostgresStore({ url, keystore, max = 10, migrate: ap
       try {
         await insertIntent(sql, intent);
       } catch (e) {
-        if (isUniqueViolation(e)) throw new Error(`intent ${intent.id} exists`);
+        if (isUniqueViolation(e)) throw new PresenceError('conflict', `intent ${intent.id} exists`);
         throw e;
       }
     },

@@ -1,0 +1,49 @@
+// Idempotency-Key on writes: a duplicate gets the first answer's exact bytes, marked as a replay.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { bearer, startTestApp, type TestApp } from '../test-app';
+
+let t: TestApp;
+beforeEach(async () => {
+  t = await startTestApp();
+});
+afterEach(() => t.close());
+
+const pin = (key: string, body: object) =>
+  t.app.inject({ method: 'POST', url: '/v1/memory/pin', headers: { ...bearer(t.live), 'idempotency-key': key }, payload: body });
+
+describe('idempotency replay', () => {
+  it('replays the first answer byte for byte with Idempotent-Replayed: true, without running the handler again', async () => {
+    const first = await pin('pin-1', { key: 'pair:WETH-USDC', note: 'watch' });
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const again = await pin('pin-1', { key: 'pair:WETH-USDC', note: 'watch' });
+    expect(again.statusCode).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.headers['content-type']).toBe(first.headers['content-type']);
+    expect(again.body).toBe(first.body);
+  });
+
+  it('refuses the same key with a different body (idempotency_mismatch), as problem+json', async () => {
+    await pin('pin-2', { key: 'a' });
+    const r = await pin('pin-2', { key: 'b' });
+    expect(r.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(r.json()).toMatchObject({ type: 'idempotency_mismatch' });
+  });
+
+  it('replays a stored 4xx too', async () => {
+    const first = await t.app.inject({
+      method: 'DELETE',
+      url: '/v1/memory/pair:NEVER',
+      headers: { ...bearer(t.live), 'idempotency-key': 'forget-1' },
+    });
+    expect(first.statusCode).toBe(404);
+    const again = await t.app.inject({
+      method: 'DELETE',
+      url: '/v1/memory/pair:NEVER',
+      headers: { ...bearer(t.live), 'idempotency-key': 'forget-1' },
+    });
+    expect(again.statusCode).toBe(404);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(first.body);
+  });
+});

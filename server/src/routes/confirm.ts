@@ -1,0 +1,38 @@
+// /v1/confirm: the actions held for the user's approval — list them, approve or deny one.
+import * as schemas from '@presence/protocol';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { RouteDeps } from '../http/types';
+import { walletOf } from './wallet';
+
+export const confirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
+  app.get(
+    '/v1/confirm',
+    {
+      config: { scope: 'wallet:read' },
+      schema: {
+        summary: 'Held and resolved confirmations',
+        tags: ['confirm'],
+        querystring: schemas.ConfirmQuery,
+        response: { 200: schemas.ConfirmationList },
+      },
+    },
+    async (req) => ({
+      confirmations: await walletOf(core).confirmations.list(req.principal!.accountId, req.principal!.kind, req.query.status),
+    }),
+  );
+  app.post(
+    '/v1/confirm/:confirm_id',
+    {
+      config: { scope: 'wallet:act' },
+      schema: {
+        summary: 'Approve or deny a held action',
+        tags: ['confirm'],
+        params: schemas.ConfirmParams,
+        body: schemas.ConfirmRequest,
+        response: { 200: schemas.ConfirmResult },
+      },
+    },
+    async (req) =>
+      walletOf(core).confirmations.answer(req.principal!.accountId, req.principal!.kind, req.params.confirm_id, req.body.approve),
+  );
+};

@@ -1,0 +1,27 @@
+// /v1/standing: the standing intents a conversation set up (alerts, conditional actions) —
+// list them, cancel one.
+import { toStandingView } from '@presence/core';
+import * as schemas from '@presence/protocol';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { RouteDeps } from '../http/types';
+
+export const standingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
+  app.get(
+    '/v1/standing',
+    { config: { scope: 'talk' }, schema: { summary: 'Standing intents', tags: ['standing'], response: { 200: schemas.StandingList } } },
+    async (req) => ({ standing: (await core.standing.list(req.principal!.accountId, req.principal!.kind)).map(toStandingView) }),
+  );
+  app.delete(
+    '/v1/standing/:id',
+    {
+      config: { scope: 'talk' },
+      schema: {
+        summary: 'Cancel a standing intent',
+        tags: ['standing'],
+        params: schemas.StandingParams,
+        response: { 200: schemas.StandingView },
+      },
+    },
+    async (req) => toStandingView(await core.standing.cancel(req.principal!.accountId, req.principal!.kind, req.params.id)),
+  );
+};

@@ -1,0 +1,52 @@
+// For the server's own tests: the real app over a real core (lowdb in a temporary directory,
+// a manual clock, no chain), with the account `default` and its live and test keys. Requests
+// go through Fastify's inject(): no socket, no devnet, milliseconds per test.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createCore, createKeystore, createLowdbStore, createManualClock } from '@presence/core';
+import { type App, buildApp, type Limits } from './app';
+
+export type TestApp = {
+  app: App;
+  core: ReturnType<typeof createCore>;
+  clock: ReturnType<typeof createManualClock>;
+  live: string;
+  test: string;
+  close(): Promise<void>;
+};
+
+export const testLimits: Limits = {
+  streams: { perKey: 20, perAccount: 100, total: 1000 },
+  authFailures: { limit: 60, windowMs: 60_000 },
+  maxConnections: 100,
+};
+
+export async function startTestApp(
+  options: { rateLimit?: { limit: number; windowMs: number }; limits?: Partial<Limits> } = {},
+): Promise<TestApp> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'presence-server-test-'));
+  const keystore = createKeystore(randomBytes(32));
+  const store = await createLowdbStore({ dataDir, keystore });
+  const clock = createManualClock();
+  const core = createCore({ store, clock, keystore, rateLimit: options.rateLimit ?? { limit: 120, windowMs: 60_000 } });
+  const keys = await core.accounts.bootstrap({ saved: null, save: async () => undefined });
+  if (!keys) throw new Error('bootstrap made no keys');
+  const app = await buildApp({ core, limits: { ...testLimits, ...options.limits }, validateResponses: true });
+  return {
+    app,
+    core,
+    clock,
+    live: keys.live,
+    test: keys.test,
+    async close() {
+      await app.close();
+      await store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The Authorization header of a key. */
+export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
