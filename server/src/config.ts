@@ -46,6 +46,11 @@ export const ConfigSchema = z.object({
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, '64 hex characters (32 bytes)')
     .optional(),
+  // Set: the PostgreSQL store (several servers may share it); unset: the embedded store in
+  // PRESENCE_DATA_DIR. A secret by its name: it usually carries a password.
+  PRESENCE_DATABASE_URL: z
+    .url({ protocol: /^postgres(ql)?$/, error: 'a URL such as postgres://user:password@host:5432/presence' })
+    .optional(),
   PRESENCE_RATE_LIMIT: rateLimit('120/60s'),
   PRESENCE_AUTH_FAIL_LIMIT: rateLimit('60/60s'),
   PRESENCE_MAX_STREAMS_PER_KEY: count.default(20),
@@ -92,6 +97,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, openFiles = rea
   if (r.data.PRESENCE_CHAIN !== 'devnet' && !r.data.PRESENCE_RPC_URL) {
     throw new ConfigError(
       `invalid PRESENCE_RPC_URL: required when PRESENCE_CHAIN=${r.data.PRESENCE_CHAIN} (only devnet runs its own chain)`,
+    );
+  }
+  if (r.data.PRESENCE_DATABASE_URL && !r.data.PRESENCE_MASTER_KEY) {
+    // A generated key lives in one server's data directory: a second server on the same
+    // database could not open the wallets and answers the first one sealed.
+    throw new ConfigError(
+      'invalid PRESENCE_MASTER_KEY: required with PRESENCE_DATABASE_URL (every server on one database needs the same key; 64 hex characters, e.g. from `openssl rand -hex 32`)',
     );
   }
   let limits: ReturnType<typeof resolveConnectionLimits>;
