@@ -82,6 +82,14 @@ export const isSecretVariable = (name: string) => /(_KEY|_TOKEN|_SECRET|_PASSWOR
  */
 export const invocationDir = (env: NodeJS.ProcessEnv) => env.INIT_CWD || process.cwd();
 
+/** PRESENCE_DATABASE_URL alone, for the commands that work on the database only (`migrate`). */
+export function loadDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string {
+  const r = ConfigSchema.shape.PRESENCE_DATABASE_URL.safeParse(env.PRESENCE_DATABASE_URL);
+  if (!r.success) throw new ConfigError(`invalid PRESENCE_DATABASE_URL (value not shown: it is a secret): ${r.error.issues[0]?.message}`);
+  if (!r.data) throw new ConfigError('PRESENCE_DATABASE_URL is not set: this command works on a PostgreSQL database');
+  return r.data;
+}
+
 /**
  * Parses the environment; throws ConfigError with one line naming the first bad variable.
  * `openFiles` is the process's open-file limit, which bounds connections (null: unknown).
