@@ -2,7 +2,7 @@
 // database lost while serving (503 store_unavailable problem+json, back by itself once the
 // database is), and the start's one-line refusals: no master key, a database nobody answers.
 
-import { spawn } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,17 +16,13 @@ afterAll(() => {
 });
 
 /** Runs `npm start`'s entry point to its exit; answers the exit code and what it wrote. */
-function runToExit(env: Record<string, string | undefined>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', serverMain], { env: childEnv({ PRESENCE_LOG_LEVEL: 'warn', ...env }) });
-  let stdout = '';
-  let stderr = '';
-  proc.stdout.on('data', (d) => {
-    stdout += d;
+function runToExit(env: Record<string, string | undefined>) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', serverMain], {
+    env: childEnv({ PRESENCE_LOG_LEVEL: 'warn', ...env }),
+    encoding: 'utf8',
+    timeout: 60_000,
   });
-  proc.stderr.on('data', (d) => {
-    stderr += d;
-  });
-  return new Promise((resolve) => proc.on('exit', (code) => resolve({ code, stdout, stderr })));
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** A loopback port nothing listens on. */
@@ -109,14 +105,14 @@ describe('a server on PostgreSQL', () => {
     const { PRESENCE_DATABASE_URL: url, PRESENCE_MASTER_KEY: key } = await freshDatabaseEnv();
     const base = { PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: '0', PRESENCE_CHAIN: 'devnet' };
 
-    const keyless = await runToExit({ ...base, PRESENCE_DATABASE_URL: url, PRESENCE_MASTER_KEY: undefined });
+    const keyless = runToExit({ ...base, PRESENCE_DATABASE_URL: url, PRESENCE_MASTER_KEY: undefined });
     expect(keyless.code).toBe(2);
     expect(keyless.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(/^presence: invalid PRESENCE_MASTER_KEY: required with PRESENCE_DATABASE_URL/),
     ]);
 
     const port = await closedPort();
-    const nowhere = await runToExit({
+    const nowhere = runToExit({
       ...base,
       PRESENCE_DATABASE_URL: `postgres://presence:pw123@127.0.0.1:${port}/presence`,
       PRESENCE_MASTER_KEY: key,
