@@ -75,8 +75,16 @@ export const PresencePatch = z
   .strict();
 export type PresencePatch = z.infer<typeof PresencePatch>;
 
+/** Where the server keeps its records; `schema` is the PostgreSQL schema version it runs on. */
+export const StoreInfo = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('lowdb') }),
+  z.object({ kind: z.literal('postgres'), schema: z.number().int() }),
+]);
+export type StoreInfo = z.infer<typeof StoreInfo>;
+
 export const Health = z.object({
   ok: z.boolean(),
   version: z.string(),
   chain: z.object({ id: z.number().int(), block: z.number().int() }).nullable(),
+  store: StoreInfo,
 });

@@ -44,6 +44,8 @@ export type AppOptions = {
   logController?: FastifyServerOptions['logController'];
   heartbeatMs?: number;
   chainHead?: () => Promise<{ id: number; block: number } | null>;
+  /** What `/v1/health` says about the store (default: the embedded one). */
+  store?: z.infer<typeof schemas.StoreInfo>;
   /** Check every answer against its zod schema (default: under tests, NODE_ENV=test). */
   validateResponses?: boolean;
 };
@@ -55,6 +57,7 @@ export async function buildApp({
   logController,
   heartbeatMs = 15_000,
   chainHead = async () => null,
+  store = { kind: 'lowdb' },
   // Read as a plain string: some bundler typings narrow NODE_ENV to development|production.
   validateResponses = (process.env.NODE_ENV as string | undefined) === 'test',
 }: AppOptions) {
@@ -127,7 +130,7 @@ export async function buildApp({
     } catch {
       chain = null;
     }
-    return { ok: true, version: VERSION, chain };
+    return { ok: true, version: VERSION, chain, store };
   };
   const deps: RouteDeps = { core, streams, streamCaps: createStreamCaps(limits.streams), heartbeatMs, health };
   // One plugin per URL prefix (routes/<prefix>.ts).

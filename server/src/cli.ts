@@ -1,11 +1,26 @@
-// `presence-server`: operator commands that work on the data directory directly.
+// `presence-server`: operator commands that work on the store directly.
 //   presence-server accounts create NAME   creates an account and prints its first admin key
+//   presence-server migrate [--status]     applies (or lists) the database's schema migrations
+//   presence-server import-lowdb DATA_DIR  copies an embedded install into an empty database
+// With PRESENCE_DATABASE_URL the commands work on the database, beside running servers (every
+// write is a transaction there); without it on the data directory, which one process owns.
 
-import { existsSync } from 'node:fs';
-import { createCore, createLowdbStore, isPresenceError, makeTreePrivate, systemClock } from '@presence/core';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  createCore,
+  createKeystore,
+  createLowdbStore,
+  isPresenceError,
+  makeTreePrivate,
+  type StorePort,
+  systemClock,
+} from '@presence/core';
+import { createPostgresStore, importLowdb, type MigrationStatus, migrate, migrationStatus } from '@presence/core/postgres';
 import { Command } from 'commander';
-import { ConfigError, loadConfig } from './config';
+import { type Config, ConfigError, invocationDir, loadConfig, loadDatabaseUrl } from './config';
 import { lockHolder, takeDataDirLock } from './data-dir-lock';
+import { databaseFailure, databaseLabel } from './open-store';
 
 const program = new Command('presence-server').description('Presence server operator commands');
 
@@ -17,6 +32,13 @@ program
   .description('create an account and print its first admin key (shown once)')
   .action(async (name: string) => {
     const config = loadConfig();
+    const url = config.PRESENCE_DATABASE_URL;
+    if (url) {
+      const store = await createPostgresStore({ url, max: 2 }).catch((e: unknown) => {
+        throw databaseFailure(url, e);
+      });
+      return createAccount(store, config, name, `in the database at ${databaseLabel(url)}`);
+    }
     const dataDir = config.PRESENCE_DATA_DIR;
     const holder = lockHolder(dataDir);
     if (holder !== null) {
@@ -29,14 +51,81 @@ program
     const unlock = takeDataDirLock(dataDir);
     try {
       if (existsSync(dataDir)) makeTreePrivate(dataDir);
-      const store = await createLowdbStore({ dataDir });
-      const core = createCore({ store, clock: systemClock, rateLimit: config.PRESENCE_RATE_LIMIT });
-      try {
-        const { account, admin } = await core.accounts.create(name);
-        process.stdout.write(`account ${account} (data in ${dataDir})\nadmin key ${admin.secret}\n(shown once; it has every scope)\n`);
-      } finally {
-        await store.close();
+      await createAccount(await createLowdbStore({ dataDir }), config, name, `data in ${dataDir}`);
+    } finally {
+      unlock();
+    }
+  });
+
+async function createAccount(store: StorePort, config: Config, name: string, where: string) {
+  const core = createCore({ store, clock: systemClock, rateLimit: config.PRESENCE_RATE_LIMIT });
+  try {
+    const { account, admin } = await core.accounts.create(name);
+    process.stdout.write(`account ${account} (${where})\nadmin key ${admin.secret}\n(shown once; it has every scope)\n`);
+  } finally {
+    await store.close();
+  }
+}
+
+const migrationName = (m: { version: number; name: string }) => `${String(m.version).padStart(4, '0')}_${m.name}`;
+const schemaVersion = (status: MigrationStatus) => Math.max(0, ...status.applied.map((a) => a.version));
+
+program
+  .command('migrate')
+  .description('apply the pending schema migrations to the database (PRESENCE_DATABASE_URL); servers also apply them at start')
+  .option('--status', 'list applied and pending migrations, change nothing')
+  .action(async ({ status: onlyStatus }: { status?: boolean }) => {
+    const url = loadDatabaseUrl();
+    const where = databaseLabel(url);
+    try {
+      if (!onlyStatus) {
+        const applied = await migrate(url);
+        process.stdout.write(applied.length > 0 ? `applied ${applied.length} migration(s) to ${where}\n` : `${where} is up to date\n`);
       }
+      const status = await migrationStatus(url);
+      process.stdout.write(`schema version ${schemaVersion(status)} (${where})\n`);
+      for (const a of status.applied) process.stdout.write(`  applied  ${migrationName(a)}  ${a.applied_at.toISOString()}\n`);
+      for (const p of status.pending) process.stdout.write(`  pending  ${migrationName(p)}\n`);
+      if (status.unknown.length > 0)
+        process.stdout.write(`  unknown  ${status.unknown.join(', ')} (applied by a newer Presence: upgrade this one)\n`);
+    } catch (e) {
+      throw databaseFailure(url, e);
+    }
+  });
+
+program
+  .command('import-lowdb')
+  .argument('<data_dir>', 'the embedded install to copy (its PRESENCE_DATA_DIR)')
+  .description('copy an embedded install into the empty database at PRESENCE_DATABASE_URL (the install is left as it was)')
+  .action(async (dir: string) => {
+    const config = loadConfig();
+    const url = config.PRESENCE_DATABASE_URL;
+    if (!url) throw new ConfigError('PRESENCE_DATABASE_URL is not set: import-lowdb copies into a PostgreSQL database');
+    const dataDir = path.resolve(invocationDir(process.env), dir);
+    if (!existsSync(path.join(dataDir, 'data'))) fail(`${dataDir} holds no Presence data (no data/ directory)`, 1);
+    // The install's wallets and answers are sealed under its master key: the database's servers need the same one.
+    const keyFile = path.join(dataDir, 'master.key');
+    const masterKey = config.PRESENCE_MASTER_KEY as string; // loadConfig requires it with a database
+    if (existsSync(keyFile) && readFileSync(keyFile, 'utf8').trim().toLowerCase() !== masterKey.toLowerCase()) {
+      fail(
+        `PRESENCE_MASTER_KEY is not the key that sealed ${dataDir}'s wallets: set it to the contents of ${keyFile}, here and for every server on the database`,
+        2,
+      );
+    }
+    const holder = lockHolder(dataDir);
+    if (holder !== null) fail(`a Presence server (pid ${holder}) is running on ${dataDir}; stop it first, then run this again`, 3);
+    const unlock = takeDataDirLock(dataDir);
+    try {
+      const counts = await importLowdb({ dataDir, url, keystore: createKeystore(Buffer.from(masterKey, 'hex')) }).catch((e: unknown) => {
+        throw isPresenceError(e) || (e instanceof Error && typeof (e as { code?: unknown }).code === 'string')
+          ? databaseFailure(url, e)
+          : e;
+      });
+      process.stdout.write(
+        `copied ${dataDir} into ${databaseLabel(url)}:\n${Object.entries(counts)
+          .map(([family, n]) => `  ${family.padEnd(12)} ${n}\n`)
+          .join('')}start servers with this PRESENCE_DATABASE_URL and PRESENCE_MASTER_KEY; ${dataDir} is left as it was\n`,
+      );
     } finally {
       unlock();
     }

@@ -148,4 +148,22 @@ describe('loadConfig', () => {
       }
     });
   });
+
+  it('a database URL selects PostgreSQL and needs a master key; a bad one is named, never echoed', () => {
+    const key = 'ab'.repeat(32);
+    const url = 'postgres://presence:pw123@db.internal:5432/presence';
+    expect(loadConfig({}).PRESENCE_DATABASE_URL).toBeUndefined();
+    expect(loadConfig({ PRESENCE_DATABASE_URL: url, PRESENCE_MASTER_KEY: key }).PRESENCE_DATABASE_URL).toBe(url);
+    expect(() => loadConfig({ PRESENCE_DATABASE_URL: url })).toThrow(/^invalid PRESENCE_MASTER_KEY: required with PRESENCE_DATABASE_URL/);
+    for (const bad of ['mysql://u:pw123@h/db', 'db.internal:5432/pw123', '']) {
+      try {
+        loadConfig({ PRESENCE_DATABASE_URL: bad, PRESENCE_MASTER_KEY: key });
+        expect.unreachable();
+      } catch (e) {
+        expect((e as Error).message).toMatch(/^invalid PRESENCE_DATABASE_URL \(value not shown/);
+        expect((e as Error).message).not.toContain('pw123');
+        expect((e as Error).message).not.toContain('\n');
+      }
+    }
+  });
 });

@@ -47,6 +47,11 @@ export const ConfigSchema = z.object({
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, '64 hex characters (32 bytes)')
     .optional(),
+  // Set: the PostgreSQL store (several servers may share it); unset: the embedded store in
+  // PRESENCE_DATA_DIR. A secret by its name: it usually carries a password.
+  PRESENCE_DATABASE_URL: z
+    .url({ protocol: /^postgres(ql)?$/, error: 'a URL such as postgres://user:password@host:5432/presence' })
+    .optional(),
   PRESENCE_RATE_LIMIT: rateLimit('120/60s'),
   PRESENCE_AUTH_FAIL_LIMIT: rateLimit('60/60s'),
   PRESENCE_MAX_STREAMS_PER_KEY: count.default(20),
@@ -99,6 +104,14 @@ function tokenListProblem(file: string): string | null {
   return `${file} is not a token list: ${first?.path.join('.') || '(root)'}: ${first?.message ?? 'invalid'}`.replace(/\s+/g, ' ');
 }
 
+/** PRESENCE_DATABASE_URL alone, for the commands that work on the database only (`migrate`). */
+export function loadDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string {
+  const r = ConfigSchema.shape.PRESENCE_DATABASE_URL.safeParse(env.PRESENCE_DATABASE_URL);
+  if (!r.success) throw new ConfigError(`invalid PRESENCE_DATABASE_URL (value not shown: it is a secret): ${r.error.issues[0]?.message}`);
+  if (!r.data) throw new ConfigError('PRESENCE_DATABASE_URL is not set: this command works on a PostgreSQL database');
+  return r.data;
+}
+
 /**
  * Parses the environment; throws ConfigError with one line naming the first bad variable.
  * `openFiles` is the process's open-file limit, which bounds connections (null: unknown).
@@ -126,6 +139,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, openFiles = rea
   if (tokenList) {
     const wrong = tokenListProblem(tokenList);
     if (wrong) throw new ConfigError(`invalid PRESENCE_TOKEN_LIST=${JSON.stringify(env.PRESENCE_TOKEN_LIST)}: ${wrong}`);
+  }
+  if (r.data.PRESENCE_DATABASE_URL && !r.data.PRESENCE_MASTER_KEY) {
+    // A generated key lives in one server's data directory: a second server on the same
+    // database could not open the wallets and answers the first one sealed.
+    throw new ConfigError(
+      'invalid PRESENCE_MASTER_KEY: required with PRESENCE_DATABASE_URL (every server on one database needs the same key; 64 hex characters, e.g. from `openssl rand -hex 32`)',
+    );
   }
   let limits: ReturnType<typeof resolveConnectionLimits>;
   try {

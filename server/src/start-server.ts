@@ -8,7 +8,6 @@ import {
   createAiPlanner,
   createCore,
   createKeystore,
-  createLowdbStore,
   loadOrCreateMasterKey,
   makeTreePrivate,
   systemClock,
@@ -19,6 +18,7 @@ import { bootstrapKeysFile } from './bootstrap-keys';
 import type { Config } from './config';
 import { takeDataDirLock } from './data-dir-lock';
 import { type LogFormat, type LogStream, productionLogging } from './logger';
+import { openStore } from './open-store';
 
 export type RunningServer = {
   url: string;
@@ -96,11 +96,10 @@ export async function startServer({
     const madePrivate = makeTreePrivate(dataDir);
     if (madePrivate > 0) progress(`made ${madePrivate} entries of ${dataDir} private (directories 0700, files 0600)`);
     const keystore = createKeystore(loadOrCreateMasterKey({ configured: config.PRESENCE_MASTER_KEY, dataDir }));
-    const store = await createLowdbStore({
-      dataDir,
-      fsync: true, // an answered write is on disk (temp file, rename and directory fsynced)
-      keystore,
-    });
+    // With a database, the data directory still keeps what is not in the store: the devnet's
+    // state, the bootstrap keys file and the pid lock.
+    const { store, info: storeInfo } = await openStore(config, keystore);
+    if (storeInfo.kind === 'postgres') progress(`store: PostgreSQL, schema version ${storeInfo.schema}`);
     cleanups.push(() => store.close());
     let chain: Awaited<ReturnType<typeof startChain>> | null = null;
     if (withChain) {
@@ -139,6 +138,7 @@ export async function startServer({
     const runtime = chain?.runtime;
     const app = await buildApp({
       core,
+      store: storeInfo,
       limits: {
         streams: {
           perKey: config.PRESENCE_MAX_STREAMS_PER_KEY,

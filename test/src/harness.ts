@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Clock, createManualClock } from '@presence/core';
 import { loadConfig, type RunningServer, startServer } from '@presence/server';
+import { databaseEnvFor } from './test-database';
 
 export type TestServer = RunningServer & { dataDir: string; live: string; test: string; restart(): Promise<TestServer> };
 
@@ -26,7 +27,9 @@ export async function startTestServer(
   } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDir();
-  const config = loadConfig({ PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: '0', PRESENCE_HOST: '127.0.0.1', ...options.env });
+  // Under PRESENCE_TEST_STORE=postgres, the data directory's own database (see test-database.ts).
+  const database = await databaseEnvFor(dataDir);
+  const config = loadConfig({ PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: '0', PRESENCE_HOST: '127.0.0.1', ...database, ...options.env });
   const server = await startServer({
     config,
     ...(options.clock ? { clock: options.clock } : {}),

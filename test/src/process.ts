@@ -3,6 +3,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { databaseEnvFor } from './test-database';
 
 const require = createRequire(import.meta.url);
 export const serverMain = path.join(path.dirname(require.resolve('@presence/server/package.json')), 'src/main.ts');
@@ -23,12 +24,14 @@ export function childEnv(overrides: Record<string, string | undefined>): NodeJS.
   return env;
 }
 
-export function spawnServer(
+export async function spawnServer(
   env: Record<string, string | undefined>,
   { timeoutMs = 30_000, cwd }: { timeoutMs?: number; cwd?: string } = {},
 ): Promise<Child> {
+  // Under PRESENCE_TEST_STORE=postgres, the data directory's own database (see test-database.ts).
+  const database = env.PRESENCE_DATA_DIR ? await databaseEnvFor(env.PRESENCE_DATA_DIR) : {};
   const proc = spawn(process.execPath, ['--import', 'tsx', serverMain], {
-    env: childEnv({ PRESENCE_LOG_LEVEL: 'warn', ...env }),
+    env: childEnv({ PRESENCE_LOG_LEVEL: 'warn', ...database, ...env }),
     stdio: ['pipe', 'pipe', 'pipe'],
     ...(cwd ? { cwd } : {}),
   });

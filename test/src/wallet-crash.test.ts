@@ -10,9 +10,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { chain as chainLayer } from '@presence/core';
+import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, removeDir, startTestServer, type TestServer, tempDir } from './harness';
 import { type Child, spawnServer } from './process';
+import { databaseEnvFor } from './test-database';
 import {
   allEvents,
   anvilsOf,
@@ -36,9 +38,23 @@ type LoggedIntent = {
   txs: { hash: Hex; nonce: number; label: string }[];
 };
 
-/** The newest version of each intent in the account's append-only intents log. */
-function loggedIntents(dataDir: string): Map<string, LoggedIntent> {
+/**
+ * The newest version of each intent as the store holds it: the account's append-only intents
+ * log, or (on PostgreSQL) the intents table. Read behind the server's back, as a crash leaves it.
+ */
+async function loggedIntents(dataDir: string): Promise<Map<string, LoggedIntent>> {
   const byId = new Map<string, LoggedIntent>();
+  const { PRESENCE_DATABASE_URL: url } = await databaseEnvFor(dataDir);
+  if (url) {
+    const sql = postgres(url, { max: 1, onnotice: () => undefined });
+    try {
+      for (const { doc } of await sql<{ doc: LoggedIntent }[]>`SELECT doc FROM intents WHERE account_id = 'default' ORDER BY seq`)
+        byId.set(doc.id, doc);
+    } finally {
+      await sql.end();
+    }
+    return byId;
+  }
   let text = '';
   try {
     text = readFileSync(path.join(dataDir, 'data', 'intents', 'default.jsonl'), 'utf8');
@@ -53,7 +69,8 @@ function loggedIntents(dataDir: string): Map<string, LoggedIntent> {
   }
   return byId;
 }
-const loggedByKey = (dataDir: string, key: string) => [...loggedIntents(dataDir).values()].find((r) => r.idempotency_key === key);
+const loggedByKey = async (dataDir: string, key: string) =>
+  [...(await loggedIntents(dataDir)).values()].find((r) => r.idempotency_key === key);
 
 describe('interrupted intents complete exactly once', () => {
   const dataDir = tempDir('presence-crash-');
@@ -100,14 +117,14 @@ describe('interrupted intents complete exactly once', () => {
       body: { do: 'swap 5 USDC for WETH' },
     }).catch((e: Error) => e);
     await until(
-      () => {
-        const r = loggedByKey(dataDir, 'crash-lost');
+      async () => {
+        const r = await loggedByKey(dataDir, 'crash-lost');
         return r?.state === 'signed' && r.txs.length === r.steps.length;
       },
       15_000,
       'the intent to be signed',
     );
-    const signed = loggedByKey(dataDir, 'crash-lost') as LoggedIntent;
+    const signed = (await loggedByKey(dataDir, 'crash-lost')) as LoggedIntent;
     expect(signed.txs.map((t) => t.label)).toEqual(['approve', 'swap']);
     await kill(c);
     expect(await submitted).toBeInstanceOf(Error); // the client never got an answer
@@ -123,7 +140,7 @@ describe('interrupted intents complete exactly once', () => {
       expect(tx?.block).not.toBeNull();
       expect((await port.waitForReceipt(t.hash, 5_000)).status).toBe('success');
     }
-    expect(loggedByKey(dataDir, 'crash-lost')?.state).toBe('done');
+    expect((await loggedByKey(dataDir, 'crash-lost'))?.state).toBe('done');
     const swapHash = signed.txs[1]?.hash as Hex;
     expect((await balances(s, address)).USDC).toBe(chainLayer.DEVNET_FUNDING.usdc - units('5', 6));
     const announced = (await allEvents(s, 'default', keys().live)).filter((f) => f.event === 'tx');
@@ -149,8 +166,8 @@ describe('interrupted intents complete exactly once', () => {
       idempotencyKey: 'crash-mined',
       body: { do: 'wrap 0.001 ETH' },
     }).catch((e: Error) => e);
-    await until(() => loggedByKey(dataDir, 'crash-mined')?.state === 'signed', 15_000, 'the intent to be signed');
-    const signed = loggedByKey(dataDir, 'crash-mined') as LoggedIntent;
+    await until(async () => (await loggedByKey(dataDir, 'crash-mined'))?.state === 'signed', 15_000, 'the intent to be signed');
+    const signed = (await loggedByKey(dataDir, 'crash-mined')) as LoggedIntent;
     const hash = signed.txs[0]?.hash as Hex;
     // The hash is stored before the broadcast: wait until the node holds the transaction.
     await until(async () => (await rpc(anvil.rpcUrl, 'eth_getTransactionByHash', [hash])) !== null, 15_000, 'the broadcast');
@@ -161,12 +178,12 @@ describe('interrupted intents complete exactly once', () => {
     expect(receipt?.status).toBe('0x1');
     await kill(c);
     expect(await submitted).toBeInstanceOf(Error);
-    expect(loggedByKey(dataDir, 'crash-mined')?.state).toBe('signed');
+    expect((await loggedByKey(dataDir, 'crash-mined'))?.state).toBe('signed');
 
     s = await startTestServer({ dataDir, keys: keys(), chain: true });
     expect(await minedFrom(s, address)).toBe(mined + 1);
     expect((await portOf(s).getTransaction(hash))?.nonce).toBe(mined);
-    expect(loggedByKey(dataDir, 'crash-mined')?.state).toBe('done');
+    expect((await loggedByKey(dataDir, 'crash-mined'))?.state).toBe('done');
     // Announced once, with the hash that is on chain.
     const frames = await allEvents(s, 'default', keys().live);
     expect(frames.filter((f) => f.event === 'tx' && f.data.hash === hash)).toHaveLength(1);

@@ -71,7 +71,7 @@ function callerSays<T>(fn: () => T): T {
 }
 
 /** The columns an intent is looked up by, taken from the record each time it is written. */
-const intentColumns = (r: IntentRecord) => ({
+export const intentColumns = (r: IntentRecord) => ({
   state: r.state,
   confirm_id: r.confirm_id,
   idempotency_key: r.idempotency_key,

@@ -1,0 +1,199 @@
+// Moving up from the embedded store: copies everything a data directory keeps into an empty
+// PostgreSQL database, in ONE transaction (a failure leaves the database empty, a retry starts
+// over). Records are copied as they are, ids included: keys hash the same secrets, event and
+// thread ids keep their numbers and their counters continue from where the embedded store
+// stood (a pruned log's next id is still the old latest + 1), wallets and Idempotency-Key
+// answers stay sealed under the same master key (both stores seal answers alike).
+// The embedded store is read through its own port (which cuts a torn last line and moves an
+// old layout over first); the two families the port cannot list, answers and link codes, are
+// read from their files.
+import path from 'node:path';
+import postgres from 'postgres';
+import { z } from 'zod';
+import type { Keystore } from '../../wallet/keystore';
+import { createAppendLog } from '../append-log';
+import { LinkRecord, type StoredEvent, StoredIdempotencyRecord, type ThreadEntry } from '../documents';
+import { accountFile, readJson } from '../lowdb/files';
+import { createLowdbStore } from '../lowdb/lowdb-store';
+import type { StorePort } from '../store-port';
+import { migrate } from './migrate';
+import { intentColumns } from './postgres-store';
+
+/** How many records of each family were copied. */
+export type ImportCounts = {
+  accounts: number;
+  keys: number;
+  wallets: number;
+  memory: number;
+  events: number;
+  thread: number;
+  intents: number;
+  idempotency: number;
+  standing: number;
+  links: number;
+};
+
+const TABLES = [
+  'account_seq',
+  'accounts',
+  'api_keys',
+  'memory',
+  'events',
+  'idempotency',
+  'wallets',
+  'intents',
+  'thread',
+  'standing',
+  'links',
+];
+const PAGE = 5_000;
+const json = (value: unknown) => JSON.stringify(value);
+
+async function allEvents(store: StorePort, accountId: string): Promise<StoredEvent[]> {
+  const out: StoredEvent[] = [];
+  for (let after = 0; ; ) {
+    const page = await store.eventsAfter(accountId, after, PAGE);
+    out.push(...page);
+    if (page.length < PAGE) return out;
+    after = (page.at(-1) as StoredEvent).id;
+  }
+}
+
+async function allThread(store: StorePort, accountId: string): Promise<ThreadEntry[]> {
+  const out: ThreadEntry[] = [];
+  for (let before: number | undefined; ; ) {
+    const page = await store.readThread(accountId, { ...(before === undefined ? {} : { before }), limit: PAGE });
+    out.unshift(...page);
+    if (page.length < PAGE) return out;
+    before = (page[0] as ThreadEntry).id;
+  }
+}
+
+/** The first table of the database that holds a row, or null when every one is empty. */
+async function firstNonEmpty(sql: postgres.Sql): Promise<string | null> {
+  for (const table of TABLES) {
+    const [row] = await sql`SELECT EXISTS (SELECT 1 FROM ${sql(table)}) AS any`;
+    if (row?.any) return table;
+  }
+  return null;
+}
+
+/**
+ * Copies the embedded install in `dataDir` into the database at `url` (migrated first), which
+ * must be empty. `keystore` is the master key the install sealed with. The caller keeps any
+ * server off `dataDir` meanwhile (the data-directory lock).
+ */
+export async function importLowdb({
+  dataDir,
+  url,
+  keystore,
+  now = Date.now(),
+}: {
+  dataDir: string;
+  url: string;
+  keystore: Keystore;
+  now?: number;
+}): Promise<ImportCounts> {
+  await migrate(url);
+  const sql = postgres(url, { max: 1, onnotice: () => undefined, connect_timeout: 10 });
+  const lowdb = await createLowdbStore({ dataDir, keystore });
+  const root = path.join(dataDir, 'data');
+  const counts: ImportCounts = {
+    accounts: 0,
+    keys: 0,
+    wallets: 0,
+    memory: 0,
+    events: 0,
+    thread: 0,
+    intents: 0,
+    idempotency: 0,
+    standing: 0,
+    links: 0,
+  };
+  try {
+    const taken = await firstNonEmpty(sql);
+    if (taken) throw new Error(`the database is not empty (table ${taken} has rows): import-lowdb copies into an empty database only`);
+    await sql.begin(async (tx) => {
+      for (const account of await lowdb.listAccounts()) {
+        const id = account.id;
+        await tx`INSERT INTO accounts (id, doc) VALUES (${id}, ${json(account)}::text::json)`;
+        counts.accounts++;
+        for (const key of await lowdb.listKeys(id)) {
+          await tx`INSERT INTO api_keys (id, account_id, secret_hashes, doc)
+            VALUES (${key.id}, ${id}, ${key.secrets.map((s) => s.hash)}::text[], ${json(key)}::text::json)`;
+          counts.keys++;
+        }
+        const wallet = await lowdb.getWallet(id);
+        if (wallet) {
+          await tx`INSERT INTO wallets (account_id, funded, doc) VALUES (${id}, ${wallet.funded}, ${json(wallet)}::text::json)`;
+          counts.wallets++;
+        }
+        const memory = await lowdb.readMemory(id);
+        if (memory.length > 0) {
+          await tx`INSERT INTO memory (account_id, entries) VALUES (${id}, ${json(memory)}::text::json)`;
+          counts.memory += memory.length;
+        }
+
+        const events = await allEvents(lowdb, id);
+        for (let i = 0; i < events.length; i += PAGE) {
+          const page = events.slice(i, i + PAGE);
+          await tx`INSERT INTO events (account_id, id, type, at, data)
+            SELECT ${id}::text, e.id, e.type, e.at, e.data::json
+            FROM unnest(${page.map((e) => e.id)}::bigint[], ${page.map((e) => e.type)}::text[],
+                        ${page.map((e) => e.at)}::float8[], ${page.map((e) => json(e.data))}::text[]) AS e(id, type, at, data)`;
+        }
+        counts.events += events.length;
+        const thread = await allThread(lowdb, id);
+        for (let i = 0; i < thread.length; i += PAGE) {
+          const page = thread.slice(i, i + PAGE);
+          await tx`INSERT INTO thread (account_id, id, entry)
+            SELECT ${id}::text, t.id, t.entry::json
+            FROM unnest(${page.map((t) => t.id)}::bigint[], ${page.map(({ id: _, ...entry }) => json(entry))}::text[]) AS t(id, entry)`;
+        }
+        counts.thread += thread.length;
+        // The counters continue from the embedded store's latest ids (events pruned away included).
+        const latestEvent = (await lowdb.eventBounds(id)).latest;
+        const latestThread = thread.at(-1)?.id ?? 0;
+        if (latestEvent > 0 || latestThread > 0)
+          await tx`INSERT INTO account_seq (account_id, events, thread) VALUES (${id}, ${latestEvent}, ${latestThread})`;
+
+        for (const intent of await lowdb.listIntents(id)) {
+          const c = intentColumns(intent);
+          await tx`INSERT INTO intents (account_id, id, state, confirm_id, idempotency_key, spent_at, value_usd, doc)
+            VALUES (${id}, ${intent.id}, ${c.state}, ${c.confirm_id}, ${c.idempotency_key}, ${c.spent_at}, ${c.value_usd}, ${json(intent)}::text::json)`;
+          counts.intents++;
+        }
+        for (const standing of await lowdb.listStanding(id)) {
+          await tx`INSERT INTO standing (account_id, id, doc) VALUES (${id}, ${standing.id}, ${json(standing)}::text::json)`;
+          counts.standing++;
+        }
+
+        // Opening the account's answers seals any an earlier version kept in the clear; the
+        // log then holds one line per put, the last one per key winning.
+        await lowdb.getIdempotencyRecord(id, '');
+        const answers = new Map<string, StoredIdempotencyRecord>();
+        const log = createAppendLog(accountFile(root, 'idempotency', id, '.jsonl'), StoredIdempotencyRecord, { fsync: false });
+        for (const r of await log.readAll()) answers.set(r.key, r);
+        await log.close();
+        for (const r of answers.values()) {
+          await tx`INSERT INTO idempotency (account_id, key, created_at, record) VALUES (${id}, ${r.key}, ${r.created_at}, ${json(r)}::text::json)`;
+          counts.idempotency++;
+        }
+        const links = z
+          .object({ links: z.array(LinkRecord) })
+          .nullable()
+          .parse(await readJson(accountFile(root, 'links', id, '.json')));
+        for (const link of links?.links ?? []) {
+          if (link.expires_at <= now) continue; // could never be redeemed
+          await tx`INSERT INTO links (hash, expires_at, redeemed_at, doc)
+            VALUES (${link.hash}, ${link.expires_at}, ${link.redeemed_at}, ${json(link)}::text::json)`;
+          counts.links++;
+        }
+      }
+    });
+    return counts;
+  } finally {
+    await lowdb.close();
+    await sql.end();
+  }
+}

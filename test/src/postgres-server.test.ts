@@ -1,0 +1,127 @@
+// The server on PostgreSQL (PRESENCE_DATABASE_URL): the store it reports on /v1/health, a
+// database lost while serving (503 store_unavailable problem+json, back by itself once the
+// database is), and the start's one-line refusals: no master key, a database nobody answers.
+
+import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import postgres from 'postgres';
+import { afterAll, describe, expect, it } from 'vitest';
+import { call, removeDir, startTestServer, type TestServer, tempDir } from './harness';
+import { childEnv, serverMain } from './process';
+import { freshDatabaseEnv, onPostgres } from './test-database';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) removeDir(d);
+});
+
+/** Runs `npm start`'s entry point to its exit; answers the exit code and what it wrote. */
+function runToExit(env: Record<string, string | undefined>) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', serverMain], {
+    env: childEnv({ PRESENCE_LOG_LEVEL: 'warn', ...env }),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A loopback port nothing listens on. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+describe('a server on PostgreSQL', () => {
+  it('reports its store and schema version on /v1/health (lowdb: just the kind)', async () => {
+    const dataDir = tempDir();
+    dirs.push(dataDir);
+    const s = await startTestServer({ dataDir, env: await freshDatabaseEnv({ empty: true }) });
+    try {
+      expect((await call(s.url, 'GET', '/v1/health')).json.store).toEqual({ kind: 'postgres', schema: 1 });
+      expect((await call(s.url, 'GET', '/v1/presence/me', { key: s.live })).status).toBe(200);
+    } finally {
+      await s.close();
+    }
+    const embeddedDir = tempDir();
+    dirs.push(embeddedDir);
+    const embedded = await startTestServer({ dataDir: embeddedDir });
+    try {
+      expect((await call(embedded.url, 'GET', '/v1/health')).json.store).toEqual(
+        onPostgres() ? { kind: 'postgres', schema: 1 } : { kind: 'lowdb' },
+      );
+    } finally {
+      await embedded.close();
+    }
+  });
+
+  it('answers 503 store_unavailable while its database is gone, and serves again once it is back', async () => {
+    const dataDir = tempDir();
+    dirs.push(dataDir);
+    const env = await freshDatabaseEnv();
+    const s: TestServer = await startTestServer({ dataDir, env });
+    const url = new URL(env.PRESENCE_DATABASE_URL as string);
+    const database = url.pathname.slice(1);
+    const admin = postgres(Object.assign(new URL(url), { pathname: '/postgres' }).href, { max: 1, onnotice: () => undefined });
+    try {
+      expect((await call(s.url, 'GET', '/v1/memory', { key: s.live })).status).toBe(200);
+      await admin.unsafe(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS false`);
+      await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ${database}`;
+      for (const [method, path, body] of [
+        ['GET', '/v1/memory', undefined],
+        ['GET', '/v1/keys', undefined],
+        ['GET', '/v1/presence/me', undefined],
+      ] as const) {
+        const r = await call(s.url, method, path, { key: s.live, ...(body ? { body } : {}) });
+        expect([r.status, r.headers.get('content-type')?.split(';')[0], r.json?.type]).toEqual([
+          503,
+          'application/problem+json',
+          'store_unavailable',
+        ]);
+        expect(r.headers.get('retry-after')).toBe('1');
+        expect(r.text).not.toContain(url.password);
+      }
+      await admin.unsafe(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`);
+      const pinned = await call(s.url, 'POST', '/v1/memory/pin', {
+        key: s.live,
+        idempotencyKey: 'pin-1',
+        body: { key: 'topic:recovery', note: 'n' },
+      });
+      expect(pinned.status).toBe(200);
+      expect((await call(s.url, 'GET', '/v1/memory', { key: s.live })).json.pinned).toHaveLength(1);
+    } finally {
+      await admin.unsafe(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`).catch(() => undefined);
+      await admin.end();
+      await s.close();
+    }
+  });
+
+  it('refuses to start without a master key (exit 2), or on a database nobody answers (exit 1), in one line each', async () => {
+    const dataDir = tempDir();
+    dirs.push(dataDir);
+    const { PRESENCE_DATABASE_URL: url, PRESENCE_MASTER_KEY: key } = await freshDatabaseEnv();
+    const base = { PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: '0', PRESENCE_CHAIN: 'devnet' };
+
+    const keyless = runToExit({ ...base, PRESENCE_DATABASE_URL: url, PRESENCE_MASTER_KEY: undefined });
+    expect(keyless.code).toBe(2);
+    expect(keyless.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^presence: invalid PRESENCE_MASTER_KEY: required with PRESENCE_DATABASE_URL/),
+    ]);
+
+    const port = await closedPort();
+    const nowhere = runToExit({
+      ...base,
+      PRESENCE_DATABASE_URL: `postgres://presence:pw123@127.0.0.1:${port}/presence`,
+      PRESENCE_MASTER_KEY: key,
+    });
+    expect(nowhere.code).toBe(1);
+    const lines = nowhere.stderr.trim().split('\n');
+    expect(lines).toEqual([
+      expect.stringMatching(new RegExp(`^presence: could not start: could not open the database at 127\\.0\\.0\\.1:${port}/presence`)),
+    ]);
+    expect(nowhere.stderr + nowhere.stdout).not.toContain('pw123');
+  });
+});
