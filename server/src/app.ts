@@ -2,6 +2,7 @@
 // schemas; auth, rate limits and idempotency are hooks; every failure is problem+json.
 import swagger from '@fastify/swagger';
 import { type Core, createRateLimiter, PresenceError } from '@presence/core';
+import type { StoreInfo } from '@presence/protocol';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { registerAuth } from './http/auth';
@@ -45,7 +46,7 @@ export type AppOptions = {
   heartbeatMs?: number;
   chainHead?: () => Promise<{ id: number; block: number } | null>;
   /** What `/v1/health` says about the store (default: the embedded one). */
-  store?: z.infer<typeof schemas.StoreInfo>;
+  store?: StoreInfo;
   /** Check every answer against its zod schema (default: under tests, NODE_ENV=test). */
   validateResponses?: boolean;
 };
