@@ -5,12 +5,11 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { type Command, Option } from 'commander';
-import { DEFAULT_BASE_URL } from '../../client';
+import { DEFAULT_BASE_URL } from '@presence/client';
 import { CliError } from '../cli-error';
 import { configPath, removeConfig, writeConfig } from '../config-file';
 import type { CliContext } from '../context';
 import { exitCodes } from '../exit-codes';
-import { renderPairs } from '../table';
 
 /** Far more than any key: what is piped in is a key, not a file read by mistake. */
 export const MAX_KEY_INPUT = 4096;
@@ -38,7 +37,7 @@ export function registerLogin(program: Command, cli: CliContext) {
       writeConfig(configFile, { url, token: key });
       if (cli.io.env.PRESENCE_TOKEN) cli.io.stderr('note: PRESENCE_TOKEN is set and still wins over the saved key\n');
       cli.print(cmd, { url, name: me.name, mode: me.mode, config: configFile }, () =>
-        renderPairs([
+        cli.pairs([
           ['logged in', `${url} — presence "${me.name}" (${me.mode} key)`],
           ['saved to', configFile],
         ]),

@@ -1,28 +1,28 @@
 // `presence wallet`, `presence policy get|set FILE` and `presence intent "<sentence>"`.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import type { IntentResult, PolicyDocument, PolicyView } from '../../resources/wallet';
+import type { IntentResult, PolicyDocument, PolicyView } from '@presence/client';
 import { CliError } from '../cli-error';
 import type { CliContext } from '../context';
 import { exitCodes } from '../exit-codes';
-import { renderPairs, renderTable, shortTime } from '../table';
+import { shortTime } from '../table';
 import { approveHint } from './confirm';
 
-const assetTable = (rows: { symbol: string; amount: string; value_usd: string | null }[]) =>
-  renderTable(
+const assetTable = (cli: Pick<CliContext, 'table'>, rows: { symbol: string; amount: string; value_usd: string | null }[]) =>
+  cli.table(
     [{ header: 'ASSET' }, { header: 'AMOUNT', align: 'right' }, { header: 'VALUE', align: 'right' }],
     rows.map((b) => [b.symbol, b.amount, b.value_usd ?? '-']),
   );
 
-export function renderIntent(cli: Pick<CliContext, 'command'>, r: IntentResult): string {
+export function renderIntent(cli: Pick<CliContext, 'command' | 'pairs'>, r: IntentResult): string {
   const sim = r.simulated ? ' (simulated: nothing was broadcast)' : '';
   if (r.status === 'done')
-    return `${renderPairs([
+    return `${cli.pairs([
       ['done', r.summary],
       ['amount', r.amount],
       ['tx', `${r.tx} (block ${r.block})`],
     ])}${sim ? `\n${sim.trim()}` : ''}`;
-  return `${renderPairs([
+  return `${cli.pairs([
     ['held', r.summary],
     ['amount', r.amount],
     ['expires', `${shortTime(r.expires_at)} UTC; silence means no`],
@@ -71,7 +71,7 @@ export function registerWallet(program: Command, cli: CliContext) {
       const w = await cli.client().wallet.get();
       cli.print(cmd, w, () => {
         const p = w.policy;
-        const head = renderPairs([
+        const head = cli.pairs([
           ['address', w.address],
           ['chain', `${w.chain.name} (${w.chain.id}), block ${w.as_of_block}`],
           ['total', w.total_usd],
@@ -82,11 +82,11 @@ export function registerWallet(program: Command, cli: CliContext) {
         const lp =
           w.lp.length === 0
             ? ''
-            : `\n\n${renderTable(
+            : `\n\n${cli.table(
                 [{ header: 'LP' }, { header: 'UNDERLYING' }, { header: 'VALUE', align: 'right' }],
                 w.lp.map((l) => [l.pair, Object.values(l.underlying).join(' + '), l.value_usd ?? '-']),
               )}`;
-        return `${head}\n\n${assetTable(w.balances)}${lp}`;
+        return `${head}\n\n${assetTable(cli, w.balances)}${lp}`;
       });
     });
 
@@ -96,7 +96,7 @@ export function registerWallet(program: Command, cli: CliContext) {
     .description('the current policy document')
     .action(async (_opts: unknown, cmd: Command) => {
       const p = await cli.client().wallet.policy.get();
-      cli.print(cmd, p, () => renderPairs(policyPairs(p)));
+      cli.print(cmd, p, () => cli.pairs(policyPairs(p)));
     });
   policy
     .command('set')
@@ -104,7 +104,7 @@ export function registerWallet(program: Command, cli: CliContext) {
     .argument('<file>', 'a policy document, e.g. edited output of `presence policy get --json`')
     .action(async (file: string, _opts: unknown, cmd: Command) => {
       const p = await cli.client().wallet.policy.set(readPolicyFile(cli, file));
-      cli.print(cmd, p, () => `stored policy version ${p.version}\n\n${renderPairs(policyPairs(p))}`);
+      cli.print(cmd, p, () => `stored policy version ${p.version}\n\n${cli.pairs(policyPairs(p))}`);
       cli.noteIfTest();
     });
 

@@ -1,7 +1,6 @@
 // `presence me`: the presence this key resolves to.
 import type { Command } from 'commander';
 import type { CliContext } from '../context';
-import { renderPairs } from '../table';
 
 export function registerMe(program: Command, cli: CliContext) {
   program
@@ -11,7 +10,7 @@ export function registerMe(program: Command, cli: CliContext) {
       const client = cli.client();
       const me = await client.presence.me();
       cli.print(cmd, me, () =>
-        renderPairs([
+        cli.pairs([
           ['name', me.name],
           ['mode', me.mode],
           ['model', me.route.model],

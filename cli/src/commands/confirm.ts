@@ -6,7 +6,7 @@ import { type Command, Help } from 'commander';
 import { CliError } from '../cli-error';
 import type { CliContext } from '../context';
 import { exitCodes } from '../exit-codes';
-import { renderTable, shortTime } from '../table';
+import { shortTime } from '../table';
 
 export const approveHint = (cli: Pick<CliContext, 'command'>, confirmId: string) =>
   `approve: ${cli.command(`confirm ${confirmId} --approve`)}\ndeny:    ${cli.command(`confirm ${confirmId} --deny`)}`;
@@ -63,7 +63,7 @@ async function list(cli: CliContext, cmd: Command, all: boolean) {
       ? all
         ? 'no confirmations'
         : 'nothing is waiting for you'
-      : renderTable(
+      : cli.table(
           [
             { header: 'CONFIRM ID' },
             { header: 'STATUS' },

@@ -2,8 +2,7 @@
 // resumed with Last-Event-ID by the SDK; the connection and reconnects are reported on
 // stderr. With --json, one JSON object per line (NDJSON) so it pipes into jq.
 import { type Command, InvalidArgumentError } from 'commander';
-import { PresenceNetworkError } from '../../errors';
-import type { EventsItem } from '../../events';
+import { type EventsItem, PresenceNetworkError } from '@presence/client';
 import type { CliContext } from '../context';
 
 const parseCount = (value: string) => {

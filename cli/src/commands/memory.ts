@@ -1,7 +1,6 @@
 // `presence memory list|pin|forget`.
 import type { Command } from 'commander';
 import type { CliContext } from '../context';
-import { renderTable } from '../table';
 
 export function registerMemory(program: Command, cli: CliContext) {
   const memory = program.command('memory').description('list, pin and forget remembered keywords');
@@ -20,7 +19,7 @@ export function registerMemory(program: Command, cli: CliContext) {
           e.note,
         ]);
         if (rows.length === 0) return 'nothing remembered yet';
-        return renderTable(
+        return cli.table(
           [
             { header: 'KEY' },
             { header: 'TIER' },

@@ -1,9 +1,9 @@
 // `presence link`: a one-time code a bot or the extension redeems for its own key, so no
 // secret is pasted into a chat.
 import { type Command, InvalidArgumentError } from 'commander';
-import type { CreateLinkParameters } from '../../resources/links';
+import type { CreateLinkParameters } from '@presence/client';
 import type { CliContext } from '../context';
-import { renderPairs, shortTime } from '../table';
+import { shortTime } from '../table';
 
 export function registerLink(program: Command, cli: CliContext) {
   program
@@ -28,7 +28,7 @@ export function registerLink(program: Command, cli: CliContext) {
         cmd,
         r,
         () =>
-          `${renderPairs([
+          `${cli.pairs([
             ['code', r.code],
             ['expires', `${shortTime(r.expires_at)} UTC (used once)`],
             ['scopes', r.scopes.join(', ')],

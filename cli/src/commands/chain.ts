@@ -1,7 +1,6 @@
 // `presence chain tokens|pools|positions|safety`: read-only views, each stamped with a block.
 import type { Command } from 'commander';
 import type { CliContext } from '../context';
-import { renderPairs, renderTable } from '../table';
 
 export function registerChain(program: Command, cli: CliContext) {
   const chain = program.command('chain').description('read-only chain views: tokens, pools, positions, safety');
@@ -15,7 +14,7 @@ export function registerChain(program: Command, cli: CliContext) {
         cmd,
         v,
         () =>
-          `${renderTable(
+          `${cli.table(
             [{ header: 'SYMBOL' }, { header: 'PRICE', align: 'right' }, { header: 'DECIMALS', align: 'right' }, { header: 'ADDRESS' }],
             v.tokens.map((t) => [t.symbol + (t.stable ? ' (stable)' : ''), t.price_usd ?? '-', String(t.decimals), t.address]),
           )}\nas of block ${v.as_of_block}`,
@@ -34,7 +33,7 @@ export function registerChain(program: Command, cli: CliContext) {
         cmd,
         v,
         () =>
-          `${renderTable(
+          `${cli.table(
             [{ header: 'PAIR' }, { header: 'PRICE' }, { header: 'DEPTH', align: 'right' }, { header: 'RESERVES' }],
             v.pools.map((p) => [p.pair, p.price, `${usd.format(p.depth_usd)} USD`, Object.values(p.reserves).join(' + ')]),
           )}\nas of block ${v.as_of_block}`,
@@ -51,7 +50,7 @@ export function registerChain(program: Command, cli: CliContext) {
           ...v.holdings.map((h) => [h.symbol, h.amount, h.value_usd ?? '-']),
           ...v.lp.map((l) => [`LP ${l.pair}`, Object.values(l.underlying).join(' + '), l.value_usd ?? '-']),
         ];
-        return `${renderTable([{ header: 'ASSET' }, { header: 'AMOUNT', align: 'right' }, { header: 'VALUE', align: 'right' }], rows)}\ntotal ${v.total_usd} at block ${v.as_of_block}`;
+        return `${cli.table([{ header: 'ASSET' }, { header: 'AMOUNT', align: 'right' }, { header: 'VALUE', align: 'right' }], rows)}\ntotal ${v.total_usd} at block ${v.as_of_block}`;
       });
     });
 
@@ -63,7 +62,7 @@ export function registerChain(program: Command, cli: CliContext) {
       const v = await cli.client().chain.view('safety', { token: opts.token });
       const bps = (n: number | null) => (n === null ? '-' : `${(n / 100).toFixed(2)}%`);
       cli.print(cmd, v, () =>
-        renderPairs([
+        cli.pairs([
           ['token', `${v.token} (${v.address})`],
           ['verdict', v.verdict],
           ['buy tax', bps(v.measured.buy_tax_bps)],

@@ -4,7 +4,7 @@
 // test keeps the two in step). Never renumber.
 import type { ProblemType } from '@presence/protocol';
 import { CommanderError } from 'commander';
-import { PresenceApiError, PresenceNetworkError } from '../errors';
+import { PresenceApiError, PresenceNetworkError } from '@presence/client';
 import { CliError } from './cli-error';
 
 export const exitCodes = {

@@ -1,7 +1,15 @@
 // Aligned plain-text tables for people; programs use --json instead. Column widths come
 // from the widest cell; the last column is not padded so lines carry no trailing spaces.
+// When stdout is not a terminal (a pipe, a file) the same rows come out as TSV, one tab
+// between cells, as `gh` does: `presence memory | cut -f1` works without parsing padding.
 
 export type Column = { header: string; align?: 'left' | 'right' };
+
+/** `aligned` for a terminal, `tsv` for anything else. */
+export type Layout = 'aligned' | 'tsv';
+
+/** Tabs and newlines inside a cell would split it into more cells or rows: they become spaces. */
+const tsvCell = (s: string) => s.replace(/[\t\r\n]+/g, ' ');
 
 const width = (s: string) => [...s].length;
 
@@ -10,7 +18,8 @@ function pad(s: string, w: number, align: 'left' | 'right') {
   return align === 'right' ? fill + s : s + fill;
 }
 
-function render(rows: string[][], aligns: ('left' | 'right')[]): string {
+function render(rows: string[][], aligns: ('left' | 'right')[], layout: Layout): string {
+  if (layout === 'tsv') return rows.map((r) => r.map(tsvCell).join('\t')).join('\n');
   const widths = aligns.map((_, i) => Math.max(0, ...rows.map((r) => width(r[i] ?? ''))));
   return rows
     .map((r) =>
@@ -23,14 +32,14 @@ function render(rows: string[][], aligns: ('left' | 'right')[]): string {
 }
 
 /** A table with a header row; cells are strings, one array per row. */
-export function renderTable(columns: Column[], rows: string[][]): string {
+export function renderTable(columns: Column[], rows: string[][], layout: Layout = 'aligned'): string {
   const aligns = columns.map((c) => c.align ?? 'left');
-  return render([columns.map((c) => c.header), ...rows], aligns);
+  return render([columns.map((c) => c.header), ...rows], aligns, layout);
 }
 
 /** Label/value lines, as for a single record (`presence me`). */
-export function renderPairs(pairs: [string, string][]): string {
-  return render(pairs, ['left', 'left']);
+export function renderPairs(pairs: [string, string][], layout: Layout = 'aligned'): string {
+  return render(pairs, ['left', 'left'], layout);
 }
 
 /** `2025-01-31T09:05:07.123Z` → `2025-01-31 09:05` (UTC): enough for a person, short enough for a table. */

@@ -3,6 +3,7 @@
 import { Command } from 'commander';
 import { registerChain } from './commands/chain';
 import { registerChat } from './commands/chat';
+import { registerCompletion } from './commands/completion';
 import { registerConfirm } from './commands/confirm';
 import { registerEvents } from './commands/events';
 import { registerKeys } from './commands/keys';
@@ -14,8 +15,7 @@ import { registerStanding } from './commands/standing';
 import { registerWallet } from './commands/wallet';
 import type { CliContext } from './context';
 import { exitCodeClasses } from './exit-codes';
-
-export const CLI_VERSION = '0.1.0';
+import { CLI_VERSION } from './version';
 
 export function createProgram(cli: CliContext): Command {
   const program = new Command('presence')
@@ -45,6 +45,7 @@ export function createProgram(cli: CliContext): Command {
   registerStanding(program, cli);
   registerKeys(program, cli);
   registerLink(program, cli);
+  registerCompletion(program, cli);
   program.addHelpText('after', () => {
     // Where `presence` is not on PATH (npx, or a path to the bin), say how to run it here.
     const runAs = cli.command('').trim();

@@ -1,10 +1,11 @@
 // What every command gets: where to write, whether --json is on, and a client built from
 // PRESENCE_TOKEN / PRESENCE_URL or the saved login (the environment wins, per the spec).
 import type { Command } from 'commander';
-import { createPresenceClient, DEFAULT_BASE_URL, type PresenceClient } from '../client';
+import { createPresenceClient, DEFAULT_BASE_URL, type PresenceClient } from '@presence/client';
 import { CliError } from './cli-error';
 import { configPath, readConfig, type SavedConfig } from './config-file';
 import { exitCodes } from './exit-codes';
+import { type Column, renderPairs, renderTable } from './table';
 
 export type CliIo = {
   env: NodeJS.ProcessEnv;
@@ -12,6 +13,8 @@ export type CliIo = {
   stderr: (s: string) => void;
   /** Where `chat` reads a session and `login --with-token` a key from; process.stdin when absent. */
   stdin?: NodeJS.ReadableStream;
+  /** Whether stdout is a terminal: aligned tables there, TSV anywhere else (see table.ts). */
+  isTTY?: boolean;
   /** How to run this CLI again from the user's shell, for printed hints (see invocation.ts); `presence` when absent. */
   self?: string;
 };
@@ -103,9 +106,15 @@ export function createContext(io: CliIo) {
   /** --json is a program-level option, accepted before or after the command. */
   const json = (cmd: Command): boolean => Boolean(cmd.optsWithGlobals().json);
 
+  const layout = io.isTTY ? 'aligned' : 'tsv';
+
   return {
     io,
     debug,
+    /** A table in this run's layout: aligned on a terminal, TSV when piped. */
+    table: (columns: Column[], rows: string[][]) => renderTable(columns, rows, layout),
+    /** Label/value lines in this run's layout. */
+    pairs: (pairs: [string, string][]) => renderPairs(pairs, layout),
     command,
     settings,
     savedIfReadable,

@@ -7,9 +7,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPresenceClient } from '../src/index';
+import { createPresenceClient } from '@presence/client';
 import { cleanEnv, repoRoot, runPresence, runShell } from './helpers/cli';
-import { startTestServer, type TestServer, tempDir } from './helpers/server';
+import { startTestServer, type TestServer, tempDir } from '../../client/test/helpers/server';
 
 let s: TestServer;
 beforeAll(async () => {

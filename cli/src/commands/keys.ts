@@ -1,9 +1,9 @@
 // `presence keys list|create|rotate|revoke` (admin). Secrets are printed once, on create
 // and rotate; the list never has them.
 import { type Command, InvalidArgumentError } from 'commander';
-import type { KeySecret, KeyView } from '../../resources/keys';
+import type { KeySecret, KeyView } from '@presence/client';
 import type { CliContext } from '../context';
-import { renderPairs, renderTable, shortTime } from '../table';
+import { shortTime } from '../table';
 
 const parseScopes = (value: string) => {
   const scopes = value
@@ -36,7 +36,7 @@ export function registerKeys(program: Command, cli: CliContext) {
     .action(async (_opts: unknown, cmd: Command) => {
       const r = await cli.client().keys.list();
       cli.print(cmd, r, () =>
-        renderTable(
+        cli.table(
           ['ID', 'NAME', 'KIND', 'SCOPES', 'LAST4', 'STATE', 'CREATED', 'LAST USED'].map((header) => ({ header })),
           r.keys.map((k: KeyView) => [
             k.id,
@@ -64,7 +64,7 @@ export function registerKeys(program: Command, cli: CliContext) {
         scopes: opts.scopes as KeyView['scopes'],
         kind: opts.test ? 'test' : 'live',
       });
-      cli.print(cmd, k, () => `${renderPairs(secretPairs(k))}\n\nThe secret is shown once: store it now.`);
+      cli.print(cmd, k, () => `${cli.pairs(secretPairs(k))}\n\nThe secret is shown once: store it now.`);
       cli.noteIfTest();
     });
 
@@ -79,7 +79,7 @@ export function registerKeys(program: Command, cli: CliContext) {
         cmd,
         k,
         () =>
-          `${renderPairs([...secretPairs(k), ['old secret', `works until ${shortTime(k.grace_until)} UTC`]])}\n\nThe secret is shown once: store it now.`,
+          `${cli.pairs([...secretPairs(k), ['old secret', `works until ${shortTime(k.grace_until)} UTC`]])}\n\nThe secret is shown once: store it now.`,
       );
     });
 

@@ -1,6 +1,6 @@
 // Every failure becomes one line on stderr, `error: <type> — <detail>`; the stack only
 // with PRESENCE_DEBUG=1. People read the line, scripts read the exit code.
-import { PresenceApiError, PresenceNetworkError, PresenceProtocolError } from '../errors';
+import { PresenceApiError, PresenceNetworkError, PresenceProtocolError } from '@presence/client';
 import { CliError } from './cli-error';
 
 export function errorLine(err: unknown): string {

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { problemCatalogue } from '@presence/protocol';
 import { describe, expect, it } from 'vitest';
-import { PresenceApiError } from '../errors';
+import { PresenceApiError } from '@presence/client';
 import { exitCodeClasses, exitCodeFor } from './exit-codes';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');

@@ -5,11 +5,11 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPresenceClient } from '../src/index';
+import { createPresenceClient } from '@presence/client';
 import { bin, cleanEnv, runPresence, spawnPresence } from './helpers/cli';
-import { waitFor } from './helpers/collect';
-import { startProxy } from './helpers/proxy';
-import { startTestServer, type TestServer, tempDir } from './helpers/server';
+import { waitFor } from '../../client/test/helpers/collect';
+import { startProxy } from '../../client/test/helpers/proxy';
+import { startTestServer, type TestServer, tempDir } from '../../client/test/helpers/server';
 
 let s: TestServer;
 let home: string;
