@@ -1,4 +1,4 @@
-// Every problem type in core's catalogue has an exit code, and client/README.md documents
+// Every problem type in core's catalogue has an exit code, and cli/README.md documents
 // each one in the row of that code: the table is checked against the one mapping.
 import { readFileSync } from 'node:fs';
 import { problemCatalogue } from '@presence/protocol';
@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { PresenceApiError } from '@presence/client';
 import { exitCodeClasses, exitCodeFor } from './exit-codes';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const apiError = (type: string, status: number) => new PresenceApiError({ type, title: type, status, detail: 'x' });
 
 /** The rows of the README's exit code table: code → { class, from }. */
