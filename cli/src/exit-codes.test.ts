@@ -11,7 +11,7 @@ const apiError = (type: string, status: number) => new PresenceApiError({ type, 
 
 /** The rows of the README's exit code table: code → { class, from }. */
 function documented(): Map<number, { what: string; from: string }> {
-  const section = readme.slice(readme.indexOf('### Exit codes'));
+  const section = readme.slice(readme.indexOf('## Exit codes'));
   const rows = new Map<number, { what: string; from: string }>();
   for (const m of section.matchAll(/^\|\s*(\d+)\s*\|\s*([^|]+?)\s*\|(.*)\|\s*$/gm)) {
     rows.set(Number(m[1]), { what: m[2] as string, from: m[3] as string });

@@ -25,3 +25,16 @@ it('renders label/value pairs and short UTC times', () => {
   expect(shortTime('2025-01-31T09:05:07.123Z')).toBe('2025-01-31 09:05');
   expect(shortTime(null)).toBe('-');
 });
+
+it('as TSV (stdout not a terminal): one tab between cells, no padding, tabs and newlines in a cell become spaces', () => {
+  const out = renderTable(
+    [{ header: 'KEY' }, { header: 'WEIGHT', align: 'right' }, { header: 'NOTE' }],
+    [
+      ['token:WETH', '1.00', 'main\tpool'],
+      ['pair:WETH-USDC', '0.25', 'two\nlines'],
+    ],
+    'tsv',
+  );
+  expect(out).toBe('KEY\tWEIGHT\tNOTE\ntoken:WETH\t1.00\tmain pool\npair:WETH-USDC\t0.25\ttwo lines');
+  expect(renderPairs([['name', 'Ada']], 'tsv')).toBe('name\tAda');
+});
