@@ -1,7 +1,8 @@
 // What every command gets: where to write, whether --json is on, and a client built from
 // PRESENCE_TOKEN / PRESENCE_URL or the saved login (the environment wins, per the spec).
-import type { Command } from 'commander';
+
 import { createPresenceClient, DEFAULT_BASE_URL, type PresenceClient } from '@presence/client';
+import type { Command } from 'commander';
 import { CliError } from './cli-error';
 import { configPath, readConfig, type SavedConfig } from './config-file';
 import { exitCodes } from './exit-codes';

@@ -1,9 +1,9 @@
 // Every problem type in core's catalogue has an exit code, and cli/README.md documents
 // each one in the row of that code: the table is checked against the one mapping.
 import { readFileSync } from 'node:fs';
+import { PresenceApiError } from '@presence/client';
 import { problemCatalogue } from '@presence/protocol';
 import { describe, expect, it } from 'vitest';
-import { PresenceApiError } from '@presence/client';
 import { exitCodeClasses, exitCodeFor } from './exit-codes';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');

@@ -2,9 +2,10 @@
 // mapping from problem types to codes: every type in core's catalogue has its code here (the
 // build breaks when the catalogue gains one), and client/README.md's table lists them (a
 // test keeps the two in step). Never renumber.
+
+import { PresenceApiError, PresenceNetworkError } from '@presence/client';
 import type { ProblemType } from '@presence/protocol';
 import { CommanderError } from 'commander';
-import { PresenceApiError, PresenceNetworkError } from '@presence/client';
 import { CliError } from './cli-error';
 
 export const exitCodes = {

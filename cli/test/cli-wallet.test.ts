@@ -6,10 +6,10 @@
 // node_modules/.bin on PATH, or `node bin/presence.js`.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPresenceClient } from '@presence/client';
-import { cleanEnv, repoRoot, runPresence, runShell } from './helpers/cli';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, tempDir } from '../../client/test/helpers/server';
+import { cleanEnv, repoRoot, runPresence, runShell } from './helpers/cli';
 
 let s: TestServer;
 beforeAll(async () => {

@@ -1,15 +1,16 @@
 // The `presence` CLI as a child process against a real server: help, login/logout and
 // the config file, env over config, human and --json output, exit codes, events tail.
-import { spawn, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { promisify } from 'node:util';
 import { createPresenceClient } from '@presence/client';
-import { bin, cleanEnv, runPresence, spawnPresence } from './helpers/cli';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../client/test/helpers/collect';
 import { startProxy } from '../../client/test/helpers/proxy';
 import { startTestServer, type TestServer, tempDir } from '../../client/test/helpers/server';
+import { bin, cleanEnv, runPresence, spawnPresence } from './helpers/cli';
 
 let s: TestServer;
 let home: string;
@@ -88,7 +89,7 @@ describe('presence CLI', () => {
     const r = await runPresence(['login', '--key', s.live], e);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`logged in  ${s.url} — presence`);
+    expect(r.stdout).toContain(`logged in\t${s.url} — presence`); // piped: TSV
     expect(statSync(configFile()).mode & 0o777).toBe(0o600);
     expect(statSync(path.dirname(configFile())).mode & 0o777).toBe(0o700);
     expect(JSON.parse(readFileSync(configFile(), 'utf8'))).toEqual({ url: s.url, token: s.live });
@@ -222,14 +223,29 @@ describe('presence CLI', () => {
     expect(JSON.parse(fromEnv.stdout).mode).toBe('live');
   });
 
-  it('me: an aligned table for people, the presence object with --json', async () => {
+  it('me: TSV when piped, an aligned table on a terminal, the presence object with --json', async () => {
     const e = env({ PRESENCE_TOKEN: s.live });
-    const human = await runPresence(['me'], e);
-    expect(human.code).toBe(0);
-    const lines = human.stdout.trimEnd().split('\n');
+    const piped = await runPresence(['me'], e);
+    expect(piped.code).toBe(0);
+    const rows = piped.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split('\t'));
+    expect(rows.map((r) => [r[0], r.length])).toEqual(['name', 'mode', 'model', 'memory', 'chain', 'spend', 'server'].map((k) => [k, 2]));
+    expect(piped.stdout).toContain(`server\t${s.url}\n`);
+    // On a terminal (a pseudo-terminal from util-linux `script`): aligned columns, no tabs.
+    // Asynchronously: the server answers from this very process.
+    const tty = await promisify(execFile)(
+      'script',
+      ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} me`, '/dev/null'],
+      {
+        env: cleanEnv(e),
+      },
+    );
+    const lines = tty.stdout.replace(/\r/g, '').trimEnd().split('\n');
     expect(lines.map((l) => l.split(/\s{2,}/)[0])).toEqual(['name', 'mode', 'model', 'memory', 'chain', 'spend', 'server']);
     expect(new Set(lines.map((l) => l.search(/(?<=\s{2})\S/))).size).toBe(1); // values start in one column
-    expect(human.stdout).toContain('server  http://127.0.0.1:');
+    expect(tty.stdout).not.toContain('\t');
     const json = await runPresence(['--json', 'me'], e);
     expect(JSON.parse(json.stdout)).toEqual(await createPresenceClient({ baseUrl: s.url, token: s.live }).presence.me());
   });

@@ -24,8 +24,7 @@ const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 export function bashCompletion(program: Command): string {
   const tree = nodes(program);
-  const cases = (pick: (n: Node) => string[]) =>
-    tree.map((n) => `    ${sq(n.path)}) echo ${sq(pick(n).join(' '))} ;;`).join('\n');
+  const cases = (pick: (n: Node) => string[]) => tree.map((n) => `    ${sq(n.path)}) echo ${sq(pick(n).join(' '))} ;;`).join('\n');
   return `# presence completion for bash. Load it with: source <(presence completion bash)
 _presence_children() {
   case "$1" in

@@ -1,8 +1,9 @@
 // `presence events`: tails the events stream until Ctrl-C (or --limit events). Drops are
 // resumed with Last-Event-ID by the SDK; the connection and reconnects are reported on
 // stderr. With --json, one JSON object per line (NDJSON) so it pipes into jq.
-import { type Command, InvalidArgumentError } from 'commander';
+
 import { type EventsItem, PresenceNetworkError } from '@presence/client';
+import { type Command, InvalidArgumentError } from 'commander';
 import type { CliContext } from '../context';
 
 const parseCount = (value: string) => {

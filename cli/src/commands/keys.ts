@@ -1,7 +1,8 @@
 // `presence keys list|create|rotate|revoke` (admin). Secrets are printed once, on create
 // and rotate; the list never has them.
-import { type Command, InvalidArgumentError } from 'commander';
+
 import type { KeySecret, KeyView } from '@presence/client';
+import { type Command, InvalidArgumentError } from 'commander';
 import type { CliContext } from '../context';
 import { shortTime } from '../table';
 

@@ -1,7 +1,8 @@
 // `presence link`: a one-time code a bot or the extension redeems for its own key, so no
 // secret is pasted into a chat.
-import { type Command, InvalidArgumentError } from 'commander';
+
 import type { CreateLinkParameters } from '@presence/client';
+import { type Command, InvalidArgumentError } from 'commander';
 import type { CliContext } from '../context';
 import { shortTime } from '../table';
 

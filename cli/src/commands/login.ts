@@ -4,8 +4,8 @@
 // next command. `presence logout` forgets it.
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import { type Command, Option } from 'commander';
 import { DEFAULT_BASE_URL } from '@presence/client';
+import { type Command, Option } from 'commander';
 import { CliError } from '../cli-error';
 import { configPath, removeConfig, writeConfig } from '../config-file';
 import type { CliContext } from '../context';

@@ -1,7 +1,7 @@
 // `presence wallet`, `presence policy get|set FILE` and `presence intent "<sentence>"`.
 import { readFileSync } from 'node:fs';
-import type { Command } from 'commander';
 import type { IntentResult, PolicyDocument, PolicyView } from '@presence/client';
+import type { Command } from 'commander';
 import { CliError } from '../cli-error';
 import type { CliContext } from '../context';
 import { exitCodes } from '../exit-codes';
