@@ -41,7 +41,7 @@ describe('presence wallet commands', () => {
     const held = await runPresence(['intent', 'swap 20 USDC for WETH'], env());
     expect(held.code).toBe(0);
     expect(held.stdout).toMatch(/^held\s+swap 20 USDC for at least/m);
-    // Started as `node bin/presence.js` (from client/, with no presence on PATH): the hints say so.
+    // Started as `node bin/presence.js` (from cli/, with no presence on PATH): the hints say so.
     const id = /^approve: node bin\/presence\.js confirm (cf_\w+) --approve$/m.exec(held.stdout)?.[1];
     expect(id).toBeTruthy();
     expect(held.stdout).toContain(`deny:    node bin/presence.js confirm ${id} --deny`);
