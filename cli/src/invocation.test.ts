@@ -7,14 +7,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { invocation } from './invocation';
 
 let root: string;
-let script: string; // <root>/project/client/bin/presence.js
-let dotBin: string; // <root>/project/node_modules/.bin, holding presence → ../../client/bin/presence.js
+let script: string; // <root>/project/cli/bin/presence.js
+let dotBin: string; // <root>/project/node_modules/.bin, holding presence → ../../cli/bin/presence.js
 let globalBin: string; // <root>/global/bin, holding presence → the same file
 let otherBin: string; // <root>/other/bin, holding an unrelated executable called presence
 
 beforeAll(() => {
   root = mkdtempSync(path.join(tmpdir(), 'presence-invocation-'));
-  script = path.join(root, 'project/client/bin/presence.js');
+  script = path.join(root, 'project/cli/bin/presence.js');
   mkdirSync(path.dirname(script), { recursive: true });
   writeFileSync(script, '#!/usr/bin/env node\n');
   chmodSync(script, 0o755);
@@ -52,9 +52,9 @@ describe('invocation', () => {
   });
 
   it('not on PATH, or another presence comes first → node <the path it was run as>', () => {
-    expect(invocation({ script, env: { PATH: PATH() }, cwd: project() })).toBe('node client/bin/presence.js');
-    expect(invocation({ script, env: { PATH: PATH(otherBin, globalBin) }, cwd: project() })).toBe('node client/bin/presence.js');
-    expect(invocation({ script, env: { npm_command: 'exec', PATH: PATH() }, cwd: project() })).toBe('node client/bin/presence.js');
+    expect(invocation({ script, env: { PATH: PATH() }, cwd: project() })).toBe('node cli/bin/presence.js');
+    expect(invocation({ script, env: { PATH: PATH(otherBin, globalBin) }, cwd: project() })).toBe('node cli/bin/presence.js');
+    expect(invocation({ script, env: { npm_command: 'exec', PATH: PATH() }, cwd: project() })).toBe('node cli/bin/presence.js');
     // ./node_modules/.bin/presence typed out, without npm and not on PATH.
     expect(invocation({ script: path.join(dotBin, 'presence'), env: { PATH: PATH() }, cwd: project() })).toBe(
       'node node_modules/.bin/presence',

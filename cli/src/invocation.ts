@@ -7,7 +7,7 @@
 //   (argv[1]) inside a node_modules/.bin tells it apart from npm variables merely inherited.
 // - Otherwise, when the first `presence` on PATH is this very file (a global install,
 //   `npm link`, or PATH=$PWD/node_modules/.bin:$PATH) → `presence`.
-// - Otherwise (`node client/bin/presence.js`, a path typed out) → `node <that path>`,
+// - Otherwise (`node cli/bin/presence.js`, a path typed out) → `node <that path>`,
 //   relative to the working directory when it lies below it.
 import { accessSync, constants, realpathSync } from 'node:fs';
 import path from 'node:path';
