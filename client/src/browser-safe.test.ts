@@ -1,5 +1,5 @@
 // The SDK runs in a browser extension and is installed by consumers who want only the
-// client: outside src/cli nothing may import a Node built-in or @presence/core (which pulls
+// client: nothing may import a Node built-in or @presence/core (which pulls
 // Node, viem, anvil and the AI SDK in). Only @presence/protocol (zod only, which checks its
 // own imports in protocol/src/protocol.test.ts), zod and our own files.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ const root = path.dirname(fileURLToPath(import.meta.url));
 function sdkFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = path.join(dir, e.name);
-    if (e.isDirectory()) return e.name === 'cli' ? [] : sdkFiles(p);
+    if (e.isDirectory()) return sdkFiles(p);
     return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [p] : [];
   });
 }
@@ -33,7 +33,6 @@ it('SDK files import only web-safe modules', () => {
   expect(bad).toEqual([]);
 });
 
-it('installing the client does not install core: it depends on the protocol, zod and what the CLI needs', () => {
-  // commander and tsx serve only src/cli (the `presence` bin) and leave with it when the CLI gets its own package.
-  expect(Object.keys(pkg.dependencies).sort()).toEqual(['@presence/protocol', 'commander', 'tsx', 'zod']);
+it('installing the client installs the protocol and zod, nothing else (the CLI is @presence/cli)', () => {
+  expect(Object.keys(pkg.dependencies).sort()).toEqual(['@presence/protocol', 'zod']);
 });

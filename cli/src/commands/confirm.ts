@@ -1,0 +1,77 @@
+// `presence confirm list` and `presence confirm <id> --approve|--deny`: the only way a held
+// action is resolved. Two subcommands, each with its own help; the answering one is the
+// default, so `confirm <id>` needs no subcommand name. `approveHint` is shared by every
+// command that can produce a held action.
+import { type Command, Help } from 'commander';
+import { CliError } from '../cli-error';
+import type { CliContext } from '../context';
+import { exitCodes } from '../exit-codes';
+import { shortTime } from '../table';
+
+export const approveHint = (cli: Pick<CliContext, 'command'>, confirmId: string) =>
+  `approve: ${cli.command(`confirm ${confirmId} --approve`)}\ndeny:    ${cli.command(`confirm ${confirmId} --deny`)}`;
+
+export function registerConfirm(program: Command, cli: CliContext) {
+  const confirm = program.command('confirm').description('list held actions, or approve / deny one');
+  // In `confirm --help` the answering subcommand reads as it is typed: `<id> --approve|--deny`.
+  const help = new Help();
+  confirm.configureHelp({
+    ...confirm.configureHelp(),
+    subcommandTerm: (c) => (c.name() === 'answer' ? '<id> --approve|--deny' : help.subcommandTerm(c)),
+  });
+
+  confirm
+    .command('list')
+    .description('held actions waiting for your answer')
+    .option('--all', 'every confirmation, not only held ones')
+    .action((opts: { all?: boolean }, cmd: Command) => list(cli, cmd, Boolean(opts.all)));
+
+  // Named `answer` for Commander (and `confirm answer <id>` works too), shown as `confirm <id>`.
+  confirm
+    .command('answer', { isDefault: true })
+    .description('approve or deny one held action (--approve executes it, --deny drops it)')
+    .usage('<confirm_id> --approve|--deny')
+    .argument('[id]', 'the confirm id, cf_…')
+    .option('--approve', 'execute the held action')
+    .option('--deny', 'drop the held action')
+    .action(async (id: string | undefined, opts: { approve?: boolean; deny?: boolean }, cmd: Command) => {
+      if (id === undefined) {
+        // A bare `confirm` has always listed what is held; a flag without an id must not look like that.
+        if (!opts.approve && !opts.deny) return list(cli, cmd, false);
+        throw new CliError(
+          'usage',
+          `--${opts.approve ? 'approve' : 'deny'} needs the confirm id: ${cli.command('confirm <id> --approve|--deny')}`,
+          exitCodes.usage,
+        );
+      }
+      if (Boolean(opts.approve) === Boolean(opts.deny)) {
+        throw new CliError('usage', `say --approve or --deny: ${cli.command(`confirm ${id} --approve`)}`, exitCodes.usage);
+      }
+      const r = await cli.client().confirm.answer(id, { approve: Boolean(opts.approve) });
+      cli.print(cmd, r, () =>
+        r.status === 'executed'
+          ? `executed ${r.confirm_id}: tx ${r.tx} (block ${r.block})${r.simulated ? ' — simulated' : ''}`
+          : `denied ${r.confirm_id}`,
+      );
+    });
+}
+
+async function list(cli: CliContext, cmd: Command, all: boolean) {
+  const r = await cli.client().confirm.list(all ? {} : { status: 'held' });
+  cli.print(cmd, r, () =>
+    r.confirmations.length === 0
+      ? all
+        ? 'no confirmations'
+        : 'nothing is waiting for you'
+      : cli.table(
+          [
+            { header: 'CONFIRM ID' },
+            { header: 'STATUS' },
+            { header: 'AMOUNT', align: 'right' },
+            { header: 'EXPIRES (UTC)' },
+            { header: 'SUMMARY' },
+          ],
+          r.confirmations.map((c) => [c.confirm_id, c.status, c.amount, shortTime(c.expires_at), c.summary]),
+        ),
+  );
+}

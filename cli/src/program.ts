@@ -1,0 +1,95 @@
+// The `presence` command tree. Only endpoints the server serves get a command: a stub for
+// an endpoint that does not exist would be a command that can only fail.
+import { Command } from 'commander';
+import { registerChain } from './commands/chain';
+import { registerChat } from './commands/chat';
+import { registerCompletion } from './commands/completion';
+import { registerConfirm } from './commands/confirm';
+import { registerEvents } from './commands/events';
+import { registerKeys } from './commands/keys';
+import { registerLink } from './commands/link';
+import { registerLogin } from './commands/login';
+import { registerMe } from './commands/me';
+import { registerMemory } from './commands/memory';
+import { registerStanding } from './commands/standing';
+import { registerWallet } from './commands/wallet';
+import type { CliContext } from './context';
+import { exitCodeClasses } from './exit-codes';
+import { CLI_VERSION } from './version';
+
+export function createProgram(cli: CliContext): Command {
+  const program = new Command('presence')
+    .description('Talk to your Presence from the shell. Key: PRESENCE_TOKEN or `presence login`; server: PRESENCE_URL.')
+    .version(CLI_VERSION)
+    .option('--json', 'print JSON for programs instead of tables')
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    // Set before adding commands: subcommands inherit both, so every parse error comes back
+    // to runCli as one CommanderError and is printed in the same one-line form.
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => cli.io.stdout(s),
+      writeErr: (s) => cli.io.stderr(s),
+      // One line like every other failure: Commander's "(Did you mean …?)" joins it, and the
+      // pointer to --help ends it instead of a second line.
+      outputError: (s, write) => write(`error: usage — ${oneLine(s.replace(/^error: /, ''))} (see --help)\n`),
+    });
+
+  registerLogin(program, cli);
+  registerMe(program, cli);
+  registerChat(program, cli);
+  registerEvents(program, cli);
+  registerConfirm(program, cli);
+  registerMemory(program, cli);
+  registerWallet(program, cli);
+  registerChain(program, cli);
+  registerStanding(program, cli);
+  registerKeys(program, cli);
+  registerLink(program, cli);
+  registerCompletion(program, cli);
+  program.addHelpText('after', () => {
+    // Where `presence` is not on PATH (npx, or a path to the bin), say how to run it here.
+    const runAs = cli.command('').trim();
+    const here = runAs === 'presence' ? '' : `\n\nFrom this shell, run it as: ${runAs} <command>`;
+    return `\nEvery command:\n${leafUsages(program).join('\n')}\n\n${ENVIRONMENT}\n\n${EXIT_CODES}${here}`;
+  });
+  return program;
+}
+
+const oneLine = (s: string) =>
+  s
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' ');
+
+const ENVIRONMENT = `Environment:
+  PRESENCE_TOKEN   API key; wins over the saved login
+  PRESENCE_URL     server address (default http://127.0.0.1:8787)
+  PRESENCE_DEBUG   1 prints each request and error stacks on stderr`;
+
+const EXIT_CODES = `Exit codes: ${Object.entries(exitCodeClasses)
+  .map(([code, what]) => `${code} ${what}`)
+  .join(', ')}`;
+
+/** Commands whose forms the generic line cannot say. */
+const indexLines: Record<string, string[]> = {
+  'presence confirm answer': ['presence confirm <id> --approve|--deny'],
+};
+
+/** `presence memory pin <key> [--note <note>]` for every runnable command, so one --help shows them all. */
+function leafUsages(cmd: Command, prefix = 'presence'): string[] {
+  return cmd.commands
+    .filter((c) => c.name() !== 'help')
+    .flatMap((c) => {
+      const name = `${prefix} ${c.name()}`;
+      if (c.commands.length > 0) return leafUsages(c, name);
+      const custom = indexLines[name];
+      if (custom) return custom.map((line) => `  ${line.padEnd(60)} ${c.description()}`);
+      const args = c.registeredArguments.map((a) => {
+        const n = a.name() + (a.variadic ? '...' : '');
+        return a.required ? `<${n}>` : `[${n}]`;
+      });
+      const opts = c.options.filter((o) => o.long !== '--help').map((o) => (o.mandatory ? o.flags : `[${o.flags}]`));
+      return [`  ${[name, ...args, ...opts].join(' ').padEnd(60)} ${c.description()}`];
+    });
+}

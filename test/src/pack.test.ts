@@ -1,0 +1,146 @@
+// The published packages as a user gets them: protocol, client and cli packed with `npm pack`
+// (which builds them: prepack), installed from the tarballs into an empty project, then used
+// there with plain Node against a real server, type-checked by a `nodenext` TypeScript consumer,
+// and the installed `presence` bin run. What the install must not pull in (the server's
+// dependencies, tsx, esbuild) is checked, and its size printed.
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { removeDir, startTestServer, type TestServer, tempDir } from './harness';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const packages = ['protocol', 'client', 'cli'];
+
+/** The environment of a user's shell: none of the npm variables of the npm that started vitest. */
+function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  for (const k of Object.keys(env)) if (k.startsWith('npm_') || k === 'INIT_CWD') delete env[k];
+  return env;
+}
+
+function run(file: string, args: string[], cwd: string, env = userEnv()) {
+  const r = spawnSync(file, args, { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`${file} ${args.join(' ')} (in ${cwd}) exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+function sizeOf(p: string): number {
+  const s = statSync(p, { throwIfNoEntry: false });
+  if (!s) return 0;
+  if (!s.isDirectory()) return s.size;
+  return readdirSync(p).reduce((sum, e) => sum + sizeOf(path.join(p, e)), 0);
+}
+
+let work: string;
+let project: string;
+let server: TestServer;
+
+beforeAll(async () => {
+  work = tempDir('presence-pack-');
+  const tarballs = packages.map((name) => {
+    const out = run('npm', ['pack', '--json', '--pack-destination', work], path.join(repo, name));
+    const [info] = JSON.parse(out.slice(out.indexOf('['))) as { filename: string }[];
+    return path.join(work, (info as { filename: string }).filename);
+  });
+  project = path.join(work, 'consumer');
+  mkdirSync(project);
+  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  run('npm', ['install', '--no-audit', '--no-fund', ...tarballs], project);
+  server = await startTestServer();
+}, 600_000);
+
+afterAll(async () => {
+  await server?.close();
+  if (server) removeDir(server.dataDir);
+  if (work) removeDir(work);
+});
+
+it('the tarballs hold the built files and a manifest pointing at them, and leave the repo as it was', () => {
+  const manifest = JSON.parse(run('node', ['-p', 'JSON.stringify(require("@presence/client/package.json"))'], project));
+  expect(manifest.exports['.']).toEqual({ types: './dist/index.d.ts', import: './dist/index.js' });
+  expect(manifest.private).toBeUndefined();
+  expect(manifest.license).toBe('MIT');
+  expect(existsSync(path.join(project, 'node_modules/@presence/client/LICENSE'))).toBe(true);
+  expect(existsSync(path.join(project, 'node_modules/@presence/client/src'))).toBe(false);
+  // prepack's rewrite is undone by postpack: the repo's manifest still points at the source.
+  expect(
+    run('git', ['status', '--porcelain', '--', ...packages.map((p) => `${p}/package.json`), ...packages.map((p) => `${p}/LICENSE`)], repo),
+  ).toBe('');
+});
+
+it('plain Node imports the SDK from the install and makes a call against a real server', async () => {
+  writeFileSync(
+    path.join(project, 'use.mjs'),
+    `import { createPresenceClient, PresenceApiError } from '@presence/client';
+const presence = createPresenceClient({ baseUrl: process.env.PRESENCE_URL, token: process.env.PRESENCE_TOKEN });
+const me = await presence.presence.me();
+const denied = await createPresenceClient({ baseUrl: process.env.PRESENCE_URL, token: 'prs_live_nope' }).presence.me().catch((e) => e);
+console.log(JSON.stringify({ name: me.name, api: denied instanceof PresenceApiError, type: denied.type }));
+`,
+  );
+  // Asynchronously: the server answers from this very process.
+  const { stdout: out } = await promisify(execFile)(process.execPath, ['use.mjs'], {
+    cwd: project,
+    env: userEnv({ PRESENCE_URL: server.url, PRESENCE_TOKEN: server.live }),
+  });
+  expect(JSON.parse(out)).toEqual({ name: expect.any(String), api: true, type: 'auth' });
+});
+
+it('a moduleResolution nodenext TypeScript project type-checks against the installed types', () => {
+  writeFileSync(
+    path.join(project, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2022',
+        lib: ['es2023', 'dom'],
+        strict: true,
+        noEmit: true,
+        types: [],
+      },
+      files: ['index.ts'],
+    }),
+  );
+  writeFileSync(
+    path.join(project, 'index.ts'),
+    `import { createPresenceClient, type PresenceView } from '@presence/client';
+import { problemCatalogue } from '@presence/protocol';
+const presence = createPresenceClient({ baseUrl: 'http://127.0.0.1:8787', token: 'prs_live_x' });
+export const me: Promise<PresenceView> = presence.presence.me();
+export const name = async (): Promise<string> => (await me).name;
+export const types = Object.keys(problemCatalogue);
+// @ts-expect-error pin needs a key: the types are real, not any
+presence.memory.pin({});
+`,
+  );
+  const tsc = path.join(repo, 'node_modules/typescript/bin/tsc');
+  const r = spawnSync(process.execPath, [tsc, '-p', project], { encoding: 'utf8' });
+  expect(r.stdout + r.stderr).toBe('');
+  expect(r.status).toBe(0);
+});
+
+it('the installed presence bin runs with plain Node', () => {
+  expect(run(path.join(project, 'node_modules/.bin/presence'), ['--version'], project).trim()).toBe('0.1.0');
+  const help = run(path.join(project, 'node_modules/.bin/presence'), ['--help'], project);
+  expect(help).toContain('presence completion');
+});
+
+it('installs none of the server side or the dev tooling, and reports its size', () => {
+  const modules = path.join(project, 'node_modules');
+  const present = ['viem', 'lowdb', '@foundry-rs/anvil', 'ai', 'tsx', 'esbuild', '@presence/core', '@presence/server'].filter((name) =>
+    existsSync(path.join(modules, name)),
+  );
+  expect(present).toEqual([]);
+  const installed = execFileSync('npm', ['ls', '--all', '--parseable'], { cwd: project, env: userEnv(), encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((p) => path.relative(modules, p));
+  const mb = sizeOf(modules) / 1e6;
+  console.log(`pack: install of @presence/{protocol,client,cli}: ${installed.length} packages, ${mb.toFixed(1)} MB`);
+  expect(installed.sort()).toEqual(['@presence/cli', '@presence/client', '@presence/protocol', 'commander', 'zod']);
+});
