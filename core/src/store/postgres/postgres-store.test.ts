@@ -144,8 +144,9 @@ describe('postgres store', () => {
       const account = { id: 'a', name: 'a', created_at: '', presence: { name: 'p', model: 'local', preferences: {} }, policy: null };
       await store.createAccount(account);
       const duplicate = await store.createAccount(account).catch((e: unknown) => e);
-      expect(isPresenceError(duplicate)).toBe(false);
-      expect(String(duplicate)).toMatch(/exists/);
+      // A duplicate is the caller's conflict, never mistaken for the database being away.
+      expect(duplicate).toMatchObject({ type: 'conflict' });
+      expect(String((duplicate as Error).message)).toMatch(/exists/);
 
       const admin = postgres(url.replace(/\/[^/]+$/, '/postgres'), { max: 1, onnotice: () => undefined });
       await admin.unsafe(`DROP DATABASE "${new URL(url).pathname.slice(1)}" WITH (FORCE)`);
