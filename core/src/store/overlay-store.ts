@@ -23,19 +23,10 @@ import type { KeyKind } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { createKeyedLock } from '../concurrency/keyed-lock';
 import { PresenceError } from '../errors/presence-error';
-import type {
-  AccountRecord,
-  IdempotencyRecord,
-  IntentRecord,
-  KeyRecord,
-  LinkRecord,
-  MemoryEntry,
-  StandingRecord,
-  StoredEvent,
-  ThreadEntry,
-  WalletRecord,
-} from './documents';
-import { createIntentIndex, type IntentIndex } from './intent-index';
+import type { IntentRecord, MemoryEntry, StoredEvent, ThreadEntry } from './documents';
+import { createIntentIndex } from './intent-index';
+import { createOverlayAccounts, type Family, type Records } from './overlay-accounts';
+import { applied, type Changes, changeFrom, copy, overlaid, remember } from './overlay-changes';
 import type { StorePort } from './store-port';
 
 /** The store a key of each kind reads and writes: chosen once, in create-core. */
@@ -51,131 +42,13 @@ export type OverlayCaps = {
 /** A day: as long as a hold may wait (confirm_timeout_s ≤ 86,400) and an answer is replayed. */
 export const defaultOverlayCaps: OverlayCaps = { maxRecords: 200, idleMs: 24 * 3600_000 };
 
-type Change<T> = { whole: T } | { patch: Partial<T> } | { gone: true };
-type Changes<T> = Map<string, Change<T>>;
-
-type Records = {
-  accounts: AccountRecord;
-  keys: KeyRecord;
-  memory: MemoryEntry;
-  wallets: WalletRecord;
-  standing: StandingRecord;
-};
-type Family = keyof Records;
-
-type AccountOverlay = {
-  lastWrite: number;
-  records: { [F in Family]: Changes<Records[F]> };
-  thread: ThreadEntry[];
-  events: StoredEvent[];
-  answers: Map<string, IdempotencyRecord>;
-  intents: IntentIndex;
-  links: Map<string, LinkRecord>;
-};
-
-/** Reads hand out immutable snapshots, as the port promises. */
-function freeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) freeze(v);
-  }
-  return value;
-}
-const copy = <T>(value: T): T => freeze(structuredClone(value));
-
-function applied<T extends object>(live: T | null, c: Change<T> | undefined): T | null {
-  if (!c) return live;
-  if ('gone' in c) return null;
-  if ('whole' in c) return c.whole;
-  return live && freeze({ ...live, ...c.patch });
-}
-
-/** What turns the live record into `next`: null when they are the same (the record reads live). */
-function changeFrom<T extends object>(live: T | null, next: T | null): Change<T> | null {
-  if (next === null) return live ? { gone: true } : null;
-  if (!live || Object.keys(live).some((k) => !(k in next))) return { whole: copy(next) };
-  const patch: Partial<T> = {};
-  for (const k of Object.keys(next) as (keyof T)[]) if (!isDeepStrictEqual(next[k], live[k])) patch[k] = next[k];
-  return Object.keys(patch).length === 0 ? null : { patch: copy(patch) };
-}
-
-/** Sets (or, for null, clears) an entry as the newest and forgets the oldest beyond `cap`. */
-function remember<V>(m: Map<string, V>, id: string, v: V | null, cap: number) {
-  m.delete(id);
-  if (v === null) return;
-  m.set(id, v);
-  for (const oldest of m.keys()) {
-    if (m.size <= cap) break;
-    m.delete(oldest);
-  }
-}
-
-/** A live list with one account's changes applied, then the records the overlay made. */
-function overlaid<T extends object>(rows: readonly T[], changes: Changes<T> | undefined, idOf: (r: T) => string): T[] {
-  if (!changes || changes.size === 0) return [...rows];
-  const seen = new Set<string>();
-  const out: T[] = [];
-  for (const r of rows) {
-    seen.add(idOf(r));
-    const v = applied(r, changes.get(idOf(r)));
-    if (v) out.push(v);
-  }
-  for (const [id, c] of changes) if (!seen.has(id) && 'whole' in c) out.push(c.whole);
-  return out;
-}
-
-const SWEEP_EVERY_MS = 60_000;
-
 export function createOverlayStore(live: StorePort, { clock, caps }: { clock: Clock; caps?: Partial<OverlayCaps> }): StorePort {
   const { maxRecords, idleMs } = { ...defaultOverlayCaps, ...caps };
-  const overlays = new Map<string, AccountOverlay>();
   /** Event ids outlive an expired overlay: a test stream still open must never see an id twice. */
   const eventIds = new Map<string, number>();
   const lock = createKeyedLock();
-  let lastSweep = clock.now();
 
-  const idle = (o: AccountOverlay) => clock.now() - o.lastWrite >= idleMs;
-
-  /** The account's overlay for reading, or null: reads never make one. */
-  function peek(accountId: string): AccountOverlay | null {
-    const o = overlays.get(accountId);
-    if (o && idle(o)) {
-      overlays.delete(accountId);
-      return null;
-    }
-    return o ?? null;
-  }
-
-  /** The account's overlay for writing: made on the first write; every write restarts its idle time. */
-  function own(accountId: string): AccountOverlay {
-    const now = clock.now();
-    if (now - lastSweep >= SWEEP_EVERY_MS) {
-      lastSweep = now;
-      for (const [id, o] of overlays) if (idle(o)) overlays.delete(id);
-    }
-    let o = peek(accountId);
-    if (!o) {
-      o = {
-        lastWrite: now,
-        records: { accounts: new Map(), keys: new Map(), memory: new Map(), wallets: new Map(), standing: new Map() },
-        thread: [],
-        events: [],
-        answers: new Map(),
-        intents: createIntentIndex(),
-        links: new Map(),
-      };
-      overlays.set(accountId, o);
-    }
-    o.lastWrite = now;
-    return o;
-  }
-
-  function* active(): Generator<AccountOverlay> {
-    for (const id of [...overlays.keys()]) {
-      const o = peek(id);
-      if (o) yield o;
-    }
-  }
+  const { peek, own, active, clear } = createOverlayAccounts({ clock, idleMs });
 
   const changesOf = <F extends Family>(accountId: string, family: F): Changes<Records[F]> | undefined =>
     peek(accountId)?.records[family] as Changes<Records[F]> | undefined;
@@ -475,7 +348,7 @@ export function createOverlayStore(live: StorePort, { clock, caps }: { clock: Cl
 
     async close() {
       // The live store is its owner's to close; this only lets go of what it kept.
-      overlays.clear();
+      clear();
     },
   };
   return store;
