@@ -5,7 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createCore, createKeystore, createLowdbStore, createManualClock } from '@presence/core';
+import { createCore, createKeystore, createManualClock } from '@presence/core';
+import { createLowdbStore } from '@presence/core/lowdb';
 import { type App, buildApp, type Limits } from './app';
 
 export type TestApp = {
