@@ -16,9 +16,9 @@ export { fingerprintRequest, type IdempotencyClaim, type StoredAnswer } from './
 export { looksLikeSecret } from './keys/key-secret';
 export type { Principal } from './keys/key-service';
 export { requireScope, type ScopeRequirement } from './keys/scopes';
+export { createKeystore, type Keystore, loadOrCreateMasterKey } from './keystore/keystore';
 export { createRateLimiter, parseRateLimit, type RateDecision, type RateLimiter } from './ratelimit/sliding-window';
 export { toStandingView } from './standing/standing-view';
 export { makeTreePrivate } from './store/private-tree';
 export type { StorePort } from './store/store-port';
-export { createKeystore, type Keystore, loadOrCreateMasterKey } from './wallet/keystore';
 export type { ChainRuntime, WalletDomain } from './wallet/wallet-domain';

@@ -19,7 +19,7 @@ import { evaluatePolicy, type GateAction } from '../policy/policy-gate';
 import type { PolicyService } from '../policy/policy-service';
 import type { IntentRecord } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
-import type { Wallets } from '../wallet/wallets';
+import type { Wallets } from '../wallet/signers/wallets';
 import type { Executed, IntentExecutor, IntentStore, Outcome } from './intent-executor';
 import { type ParsedIntent, parseIntent } from './intent-parser';
 import { capInUsd, type Plan, planIntent } from './intent-planner';

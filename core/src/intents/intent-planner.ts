@@ -6,8 +6,8 @@ import { formatAmount, formatUnits, parseUnits } from '../chain/amounts';
 import type { ChainPort, TxRequest } from '../chain/chain-port';
 import type { MarketSnapshot } from '../chain/market';
 import { resolveToken, type Token, type TokenList, wethOf } from '../chain/token-list';
-import { unknownToken } from '../conversation/replies';
 import { PresenceError } from '../errors/presence-error';
+import { unknownToken } from '../replies/replies';
 import { type ParsedIntent, unresolved } from './intent-parser';
 
 export type PlannedStep = TxRequest & { label: string };
