@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type KeySecret, type Scope, scopes as allScopes } from '@presence/protocol';
+import { scopes as allScopes, type KeySecret, type Scope } from '@presence/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createManualClock, iso } from '../clock/clock';
 import { createLowdbStore } from '../store/lowdb/lowdb-store';
@@ -39,7 +39,11 @@ async function admin(accountId = 'acct'): Promise<{ key: KeySecret; by: Principa
   const key = await make(allScopes, 'live', accountId);
   return { key, by: await keys.authenticate(key.secret) };
 }
-const authError = (secret: string | undefined) => keys.authenticate(secret).then(() => 'authenticated', (e) => `${e.type}: ${e.detail}`);
+const authError = (secret: string | undefined) =>
+  keys.authenticate(secret).then(
+    () => 'authenticated',
+    (e) => `${e.type}: ${e.detail}`,
+  );
 
 describe('create', () => {
   it('answers the secret once and stores only its hash', async () => {
