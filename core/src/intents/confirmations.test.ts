@@ -7,7 +7,7 @@
 import type { ConfirmResult, IntentResult, KeyKind, PolicyDocument } from '@presence/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../clock/clock';
-import { type DevnetCore, OPEN_POLICY, startDevnetCore } from '../wallet/devnet-core-fixture';
+import { type DevnetCore, OPEN_POLICY, startDevnetCore } from '../testing/devnet-core-fixture';
 import type { Resolution } from './confirmations';
 
 const clock = createManualClock(Date.parse('2026-07-10T12:00:00Z'));

@@ -13,7 +13,7 @@ import type { TxRequest } from '../chain/chain-port';
 import { createManualClock } from '../clock/clock';
 import type { IntentRecord } from '../store/documents';
 import { intentRecord } from '../store/intent-fixture';
-import { type DevnetCore, startDevnetCore } from '../wallet/devnet-core-fixture';
+import { type DevnetCore, startDevnetCore } from '../testing/devnet-core-fixture';
 import { createNonceAllocator } from '../wallet/nonce-allocator';
 import { createIntentExecutor, type IntentExecutor, type Outcome } from './intent-executor';
 

@@ -14,7 +14,7 @@ import type { TxRequest } from '../chain/chain-port';
 import { DEVNET_MNEMONIC } from '../chain/devnet/deploy';
 import { createManualClock } from '../clock/clock';
 import type { StandingRecord } from '../store/documents';
-import { type DevnetCore, startDevnetCore } from '../wallet/devnet-core-fixture';
+import { type DevnetCore, startDevnetCore } from '../testing/devnet-core-fixture';
 import { parseStanding } from './standing-parser';
 import { fireIntentKey, type StandingOwner } from './standing-service';
 

@@ -18,8 +18,8 @@ import { type Core, createCore } from '../create-core';
 import type { StoredEvent } from '../store/documents';
 import { createLowdbStore } from '../store/lowdb/lowdb-store';
 import type { StorePort } from '../store/store-port';
-import { createKeystore } from './keystore';
-import type { WalletDomain } from './wallet-domain';
+import { createKeystore } from '../wallet/keystore';
+import type { WalletDomain } from '../wallet/wallet-domain';
 
 /** Lets anything through at once: no deny rules, caps far above any test's amounts. */
 export const OPEN_POLICY: PolicyDocument = {
