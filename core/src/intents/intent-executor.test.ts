@@ -198,6 +198,33 @@ describe('what an outage left behind (wallet domain)', () => {
     expect((await t.events(a.id, 'live', 'tx')).map((e) => e.data.hash)).toEqual([r?.txs[0]?.hash]);
   });
 
+  it('the upkeep leaves alone an intent whose drive is still under way, however long it has been', async () => {
+    const a = await t.account('slow');
+    const mined = await t.mined(a.address);
+    const realSend = t.chain.sendRaw;
+    let entered!: () => void;
+    let release!: () => void;
+    const inside = new Promise<void>((r) => (entered = r));
+    const gate = new Promise<void>((r) => (release = r));
+    t.chain.sendRaw = async (raw) => {
+      entered();
+      await gate;
+      return realSend(raw);
+    };
+    try {
+      const submitted = t.wallet.pipeline.submit({ accountId: a.id, mode: 'live', text: 'wrap 0.001 ETH', source: 'api' });
+      await inside;
+      clock.advance(120_000);
+      expect(await t.wallet.resumeStranded()).toBe(0);
+      release();
+      expect((await submitted).status).toBe('done');
+    } finally {
+      t.chain.sendRaw = realSend;
+    }
+    expect(await t.mined(a.address)).toBe(mined + 1);
+    expect(await t.events(a.id, 'live', 'tx')).toHaveLength(1);
+  });
+
   it('recovery settles what was signed and fails or re-holds what was cut off before signing', async () => {
     const a = await t.account('recover');
     const mined = await t.mined(a.address);

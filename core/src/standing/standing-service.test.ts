@@ -261,6 +261,43 @@ describe('an acting trigger', () => {
     expect(said.thread[0]).toContain(intent?.txs[0]?.hash as string);
   });
 
+  it('acts off the beat, one at a time per account; one cancelled while it waited does not act', async () => {
+    const o = await owner('queued');
+    const address = await t.wallet.wallets.address(o.accountId);
+    const mined = await t.mined(address);
+    const one = await create(o, 'when WETH is above 2000, wrap 0.001 ETH', true);
+    const two = await create(o, 'when WETH is above 1000, wrap 0.002 ETH', true);
+    const realSend = t.chain.sendRaw;
+    let entered!: () => void;
+    let release!: () => void;
+    const inside = new Promise<void>((r) => (entered = r));
+    const gate = new Promise<void>((r) => (release = r));
+    t.chain.sendRaw = async (raw) => {
+      entered();
+      await gate;
+      return realSend(raw);
+    };
+    try {
+      // The beat is over while the first action waits for its broadcast.
+      expect(await t.core.standing.tick()).toBe(2);
+      await inside;
+      const [sending, ...others] = await t.store.listIntents(o.accountId);
+      expect(others).toEqual([]);
+      const first = sending?.context?.standing_id === one.id ? one : two;
+      const waiting = first === one ? two : one;
+      await t.core.standing.cancel(o.accountId, 'live', waiting.id);
+      release();
+      await t.core.standing.drain();
+      expect(await t.mined(address)).toBe(mined + 1);
+      expect((await spoken(first)).thread[0]).toMatch(/Done: wrap/);
+      expect((await spoken(waiting)).thread).toEqual([
+        expect.stringMatching(/I did not wrap .*: the standing intent was cancelled first\.$/),
+      ]);
+    } finally {
+      t.chain.sendRaw = realSend;
+    }
+  });
+
   it('does not act once the key that created it is revoked, and says why', async () => {
     const o = await owner('revoked');
     const address = await t.wallet.wallets.address(o.accountId);
