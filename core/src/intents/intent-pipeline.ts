@@ -296,7 +296,8 @@ export function createIntentPipeline(deps: {
   }
 
   return {
-    submit: (s: Submission) => admit(s, parseIntent(s.text)),
+    // async, so an unreadable text rejects like every other refusal instead of throwing at the call.
+    submit: async (s: Submission) => admit(s, parseIntent(s.text)),
     withdraw(s: Omit<Submission, 'text' | 'source'> & { to: Address; amount: string }) {
       const [n, unit] = s.amount.split(' ') as [string, string];
       const text = `withdraw ${s.amount} to ${s.to}`;
