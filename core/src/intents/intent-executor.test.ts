@@ -14,7 +14,7 @@ import { createManualClock } from '../clock/clock';
 import type { IntentRecord } from '../store/documents';
 import { intentRecord } from '../store/intent-fixture';
 import { type DevnetCore, startDevnetCore } from '../testing/devnet-core-fixture';
-import { createNonceAllocator } from '../wallet/nonce-allocator';
+import { createNonceAllocator } from '../wallet/signers/nonce-allocator';
 import { createIntentExecutor, type IntentExecutor, type Outcome } from './intent-executor';
 
 const clock = createManualClock(Date.parse('2026-08-20T06:00:00Z'));

@@ -15,10 +15,10 @@ import { ChainUnavailableError } from '../chain/errors';
 import { createViemChain } from '../chain/viem/viem-chain';
 import type { ManualClock } from '../clock/clock';
 import { type Core, createCore } from '../create-core';
+import { createKeystore } from '../keystore/keystore';
 import type { StoredEvent } from '../store/documents';
 import { createLowdbStore } from '../store/lowdb/lowdb-store';
 import type { StorePort } from '../store/store-port';
-import { createKeystore } from '../wallet/keystore';
 import type { WalletDomain } from '../wallet/wallet-domain';
 
 /** Lets anything through at once: no deny rules, caps far above any test's amounts. */
