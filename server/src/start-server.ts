@@ -17,6 +17,7 @@ import { buildApp } from './app';
 import { bootstrapKeysFile } from './bootstrap-keys';
 import type { Config } from './config';
 import { takeDataDirLock } from './data-dir-lock';
+import { loadDevnet } from './load-devnet';
 import { type LogFormat, type LogStream, productionLogging } from './logger';
 import { openStore } from './open-store';
 
@@ -57,11 +58,19 @@ const HEALTH_CHAIN_TIMEOUT_MS = 1_000;
 /** The embedded devnet, or a real network from PRESENCE_RPC_URL + PRESENCE_TOKEN_LIST. */
 async function startChain(config: Config, progress: (line: string) => void): Promise<{ runtime: ChainRuntime; stop(): Promise<void> }> {
   if (config.PRESENCE_CHAIN === 'devnet') {
+    const { startDevnet } = await loadDevnet();
     progress('starting the embedded devnet (anvil + Uniswap V2)…');
-    const devnet = await chainLayer.startDevnet({ dataDir: config.PRESENCE_DATA_DIR });
+    const devnet = await startDevnet({ dataDir: config.PRESENCE_DATA_DIR });
     progress(`devnet ready (${devnet.started.reused ? 'state restored' : 'freshly deployed'}) in ${devnet.started.ms} ms`);
-    const chain = chainLayer.createViemChain({ rpcUrl: devnet.rpcUrl, tokenList: devnet.deployment, timeoutMs: RPC_TIMEOUT_MS });
-    return { runtime: { chain, tokenList: devnet.deployment, fund: (a) => devnet.fund(a) }, stop: () => devnet.stop() };
+    try {
+      // Its deployment is a token list like any network's, held to the same rules.
+      const tokenList = chainLayer.parseTokenList(devnet.deployment);
+      const chain = chainLayer.createViemChain({ rpcUrl: devnet.rpcUrl, tokenList, timeoutMs: RPC_TIMEOUT_MS });
+      return { runtime: { chain, tokenList, fund: (a) => devnet.fund(a) }, stop: () => devnet.stop() };
+    } catch (e) {
+      await devnet.stop();
+      throw e;
+    }
   }
   if (!config.PRESENCE_TOKEN_LIST) throw new Error(`PRESENCE_TOKEN_LIST is required with PRESENCE_CHAIN=${config.PRESENCE_CHAIN}`);
   const tokenList = await chainLayer.loadTokenList(config.PRESENCE_TOKEN_LIST);

@@ -1,6 +1,5 @@
 // Public surface of the chain layer: the port, token lists, amounts and prices, the chain
-// views and the typed errors; and, re-exported from their own folders, the viem adapter and
-// the embedded devnet.
+// views and the typed errors; and, re-exported from its own folder, the viem adapter.
 
 export {
   formatAmount,
@@ -29,9 +28,8 @@ export type {
   TxReceipt,
   TxRequest,
 } from './chain-port';
-// The adapters: the only lines here that reach into ./viem and ./devnet (each will become a
-// package subpath of its own).
-export { DEVNET_FUNDING, type Deployment, DeploymentSchema, type Devnet, type DevnetOptions, startDevnet } from './devnet/index';
+// The viem adapter: the only line here that reaches into ./viem. (The embedded devnet is the
+// package @presence/devnet.)
 export {
   ChainRevertedError,
   ChainUnavailableError,
