@@ -15,7 +15,9 @@ for (const [subpath, target] of Object.entries(pkg.exports as Record<string, Tar
   const built = target['presence-built'];
   const source = target.default;
   if (!built?.startsWith('./dist/') || !source?.startsWith('./src/') || !published[subpath]) {
-    throw new Error(`core/package.json: export ${subpath} needs "presence-built": "./dist/….js", "default": "./src/….ts" and a publishConfig.exports entry`);
+    throw new Error(
+      `core/package.json: export ${subpath} needs "presence-built": "./dist/….js", "default": "./src/….ts" and a publishConfig.exports entry`,
+    );
   }
   entry[built.slice('./dist/'.length).replace(/\.js$/, '')] = source;
 }

@@ -3,14 +3,14 @@
 // server for a real network installs without it (`npm install --omit=optional`).
 import { ConfigError } from './config';
 
-type DevnetModule = typeof import('@presence/devnet');
+export type DevnetPackage = typeof import('@presence/devnet');
 
 const PACKAGE = '@presence/devnet';
 
 /** A devnet start on an install without the package: one line, exit code 2 (like a bad setting). */
 export class DevnetMissingError extends ConfigError {}
 
-export async function loadDevnet(importer: () => Promise<DevnetModule> = () => import('@presence/devnet')): Promise<DevnetModule> {
+export async function loadDevnet(importer: () => Promise<DevnetPackage> = () => import('@presence/devnet')): Promise<DevnetPackage> {
   try {
     return await importer();
   } catch (e) {

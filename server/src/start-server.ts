@@ -17,7 +17,7 @@ import { buildApp } from './app';
 import { bootstrapKeysFile } from './bootstrap-keys';
 import type { Config } from './config';
 import { takeDataDirLock } from './data-dir-lock';
-import { loadDevnet } from './load-devnet';
+import { type DevnetPackage, loadDevnet } from './load-devnet';
 import { type LogFormat, type LogStream, productionLogging } from './logger';
 import { openStore } from './open-store';
 
@@ -56,9 +56,13 @@ const STANDING_DRAIN_MS = 5_000;
 const HEALTH_CHAIN_TIMEOUT_MS = 1_000;
 
 /** The embedded devnet, or a real network from PRESENCE_RPC_URL + PRESENCE_TOKEN_LIST. */
-async function startChain(config: Config, progress: (line: string) => void): Promise<{ runtime: ChainRuntime; stop(): Promise<void> }> {
-  if (config.PRESENCE_CHAIN === 'devnet') {
-    const { startDevnet } = await loadDevnet();
+async function startChain(
+  config: Config,
+  devnetPackage: DevnetPackage | null,
+  progress: (line: string) => void,
+): Promise<{ runtime: ChainRuntime; stop(): Promise<void> }> {
+  if (devnetPackage) {
+    const { startDevnet } = devnetPackage;
     progress('starting the embedded devnet (anvil + Uniswap V2)…');
     const devnet = await startDevnet({ dataDir: config.PRESENCE_DATA_DIR });
     progress(`devnet ready (${devnet.started.reused ? 'state restored' : 'freshly deployed'}) in ${devnet.started.ms} ms`);
@@ -92,6 +96,8 @@ export async function startServer({
   chain: withChain = true,
   progress = () => undefined,
 }: StartOptions): Promise<RunningServer> {
+  // Before anything is touched: an install without the devnet fails in one line, data directory untouched.
+  const devnetPackage = withChain && config.PRESENCE_CHAIN === 'devnet' ? await loadDevnet() : null;
   const dataDir = config.PRESENCE_DATA_DIR;
   const unlock = takeDataDirLock(dataDir);
   const cleanups: (() => Promise<void> | void)[] = [unlock];
@@ -112,7 +118,7 @@ export async function startServer({
     cleanups.push(() => store.close());
     let chain: Awaited<ReturnType<typeof startChain>> | null = null;
     if (withChain) {
-      chain = await startChain(config, progress);
+      chain = await startChain(config, devnetPackage, progress);
       cleanups.push(() => chain?.stop());
     }
     const core = createCore({
