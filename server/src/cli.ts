@@ -1,4 +1,5 @@
-// `presence-server`: operator commands that work on the store directly.
+// `presence-server`: run the server, and operator commands that work on the store directly.
+//   presence-server serve                  runs the server (what `npm start` does), from the built dist/ with plain Node
 //   presence-server accounts create NAME   creates an account and prints its first admin key
 //   presence-server migrate [--status]     applies (or lists) the database's schema migrations
 //   presence-server import-lowdb DATA_DIR  copies an embedded install into an empty database
@@ -14,8 +15,16 @@ import { Command } from 'commander';
 import { type Config, ConfigError, invocationDir, loadConfig, loadDatabaseUrl } from './config';
 import { lockHolder, takeDataDirLock } from './data-dir-lock';
 import { databaseFailure, databaseLabel } from './open-store';
+import { serve } from './serve';
 
-const program = new Command('presence-server').description('Presence server operator commands');
+const program = new Command('presence-server').description('Presence server and operator commands');
+
+program
+  .command('serve')
+  .description(
+    'run the server, configured by the PRESENCE_* environment like `npm start` (in the repository: from server/dist/, built by `npm run build`)',
+  )
+  .action(() => serve());
 
 program
   .command('accounts')

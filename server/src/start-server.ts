@@ -12,13 +12,13 @@ import {
   systemClock,
 } from '@presence/core';
 import { createAiPlanner } from '@presence/core/ai';
-import { startDevnet } from '@presence/core/devnet';
 import { createViemChain } from '@presence/core/viem';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from './app';
 import { bootstrapKeysFile } from './bootstrap-keys';
 import type { Config } from './config';
 import { takeDataDirLock } from './data-dir-lock';
+import { type DevnetPackage, loadDevnet } from './load-devnet';
 import { type LogFormat, type LogStream, productionLogging } from './logger';
 import { openStore } from './open-store';
 
@@ -57,13 +57,25 @@ const STANDING_DRAIN_MS = 5_000;
 const HEALTH_CHAIN_TIMEOUT_MS = 1_000;
 
 /** The embedded devnet, or a real network from PRESENCE_RPC_URL + PRESENCE_TOKEN_LIST. */
-async function startChain(config: Config, progress: (line: string) => void): Promise<{ runtime: ChainRuntime; stop(): Promise<void> }> {
-  if (config.PRESENCE_CHAIN === 'devnet') {
+async function startChain(
+  config: Config,
+  devnetPackage: DevnetPackage | null,
+  progress: (line: string) => void,
+): Promise<{ runtime: ChainRuntime; stop(): Promise<void> }> {
+  if (devnetPackage) {
+    const { startDevnet } = devnetPackage;
     progress('starting the embedded devnet (anvil + Uniswap V2)…');
     const devnet = await startDevnet({ dataDir: config.PRESENCE_DATA_DIR });
     progress(`devnet ready (${devnet.started.reused ? 'state restored' : 'freshly deployed'}) in ${devnet.started.ms} ms`);
-    const chain = createViemChain({ rpcUrl: devnet.rpcUrl, tokenList: devnet.deployment, timeoutMs: RPC_TIMEOUT_MS });
-    return { runtime: { chain, tokenList: devnet.deployment, fund: (a) => devnet.fund(a) }, stop: () => devnet.stop() };
+    try {
+      // Its deployment is a token list like any network's, held to the same rules.
+      const tokenList = chainLayer.parseTokenList(devnet.deployment);
+      const chain = createViemChain({ rpcUrl: devnet.rpcUrl, tokenList, timeoutMs: RPC_TIMEOUT_MS });
+      return { runtime: { chain, tokenList, fund: (a) => devnet.fund(a) }, stop: () => devnet.stop() };
+    } catch (e) {
+      await devnet.stop();
+      throw e;
+    }
   }
   if (!config.PRESENCE_TOKEN_LIST) throw new Error(`PRESENCE_TOKEN_LIST is required with PRESENCE_CHAIN=${config.PRESENCE_CHAIN}`);
   const tokenList = await chainLayer.loadTokenList(config.PRESENCE_TOKEN_LIST);
@@ -85,6 +97,8 @@ export async function startServer({
   chain: withChain = true,
   progress = () => undefined,
 }: StartOptions): Promise<RunningServer> {
+  // Before anything is touched: an install without the devnet fails in one line, data directory untouched.
+  const devnetPackage = withChain && config.PRESENCE_CHAIN === 'devnet' ? await loadDevnet() : null;
   const dataDir = config.PRESENCE_DATA_DIR;
   const unlock = takeDataDirLock(dataDir);
   const cleanups: (() => Promise<void> | void)[] = [unlock];
@@ -105,7 +119,7 @@ export async function startServer({
     cleanups.push(() => store.close());
     let chain: Awaited<ReturnType<typeof startChain>> | null = null;
     if (withChain) {
-      chain = await startChain(config, progress);
+      chain = await startChain(config, devnetPackage, progress);
       cleanups.push(() => chain?.stop());
     }
     const core = createCore({

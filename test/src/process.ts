@@ -26,11 +26,21 @@ export function childEnv(overrides: Record<string, string | undefined>): NodeJS.
 
 export async function spawnServer(
   env: Record<string, string | undefined>,
-  { timeoutMs = 30_000, cwd }: { timeoutMs?: number; cwd?: string } = {},
+  {
+    timeoutMs = 30_000,
+    cwd,
+    command = [process.execPath, '--import', 'tsx', serverMain],
+  }: {
+    timeoutMs?: number;
+    cwd?: string;
+    /** What to run (default: src/main.ts through tsx, as `npm start` does). */
+    command?: [string, ...string[]];
+  } = {},
 ): Promise<Child> {
   // Under PRESENCE_TEST_STORE=postgres, the data directory's own database (see test-database.ts).
   const database = env.PRESENCE_DATA_DIR ? await databaseEnvFor(env.PRESENCE_DATA_DIR) : {};
-  const proc = spawn(process.execPath, ['--import', 'tsx', serverMain], {
+  const [file, ...args] = command;
+  const proc = spawn(file, args, {
     env: childEnv({ PRESENCE_LOG_LEVEL: 'warn', ...database, ...env }),
     stdio: ['pipe', 'pipe', 'pipe'],
     ...(cwd ? { cwd } : {}),

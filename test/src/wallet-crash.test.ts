@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { chain as chainLayer } from '@presence/core';
-import { DEVNET_FUNDING } from '@presence/core/devnet';
+import { DEVNET_FUNDING } from '@presence/devnet';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, removeDir, startTestServer, type TestServer, tempDir } from './harness';

@@ -3,7 +3,7 @@
 // follows; 20 concurrent intents on one wallet land once each with consecutive nonces; test
 // keys simulate without touching the chain; withdrawals only reach the allowlist.
 import { chain as chainLayer } from '@presence/core';
-import { DEVNET_FUNDING } from '@presence/core/devnet';
+import { DEVNET_FUNDING } from '@presence/devnet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, openStream, removeDir, startTestServer, type TestServer } from './harness';
 import {

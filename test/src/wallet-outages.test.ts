@@ -4,7 +4,7 @@
 // client, resumed by the upkeep, or overtaken by a later intent that took its nonce).
 // Outages are injected into the server's own chain port; "once" is counted on the devnet.
 import { chain as chainLayer } from '@presence/core';
-import { DEVNET_FUNDING } from '@presence/core/devnet';
+import { DEVNET_FUNDING } from '@presence/devnet';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, createManualClock, removeDir, type SseFrame, startTestServer, type TestServer } from './harness';
 import { allEvents, balances, minedFrom, newAccount, OPEN_POLICY, portOf, putPolicy, units } from './wallet-helpers';

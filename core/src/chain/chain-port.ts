@@ -1,6 +1,6 @@
 // The chain port: the only way core reads from and writes to an EVM chain. Types only, plus
 // the input rules every adapter applies; the viem adapter lives in ./viem and the embedded
-// devnet in ./devnet. Adapters bound every call (a dead RPC surfaces as ChainUnavailableError
+// devnet in the package @presence/devnet. Adapters bound every call (a dead RPC surfaces as ChainUnavailableError
 // instead of a hang) and sign locally, so a node only ever sees raw signed bytes.
 import type { Address, Hash, Hex, StateOverride } from 'viem';
 import { invalidRequest } from '../errors/presence-error';

@@ -1,7 +1,6 @@
 // The chain layer as `@presence/core` shows it (the `chain` namespace): the port's types, token
 // lists, amounts and the chain's typed errors. The adapters are not here: the viem client is
-// `@presence/core/viem` (./viem/index.ts), the embedded anvil `@presence/core/devnet`
-// (./devnet/index.ts).
+// `@presence/core/viem` (./viem/index.ts); the embedded anvil is the package @presence/devnet.
 
 export {
   formatAmount,

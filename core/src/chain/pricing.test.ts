@@ -2,11 +2,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type Devnet, startDevnet } from '@presence/devnet';
 import { parseUnits } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USD_ONE } from './amounts';
-import { type Devnet, startDevnet } from './devnet/devnet';
 import { createMarket } from './market';
 import { buildPriceBook, type PoolReserves } from './pricing';
 import { parseTokenList, type Token } from './token-list';

@@ -3,12 +3,13 @@
 // (nothing is deployed or sent), measuring buy/sell tax at the pair and the round-trip loss;
 // (2) owner() and a mint function found in the bytecode, with a simulated mint from the
 // owner; (3) the USD depth of the token's WETH pool. The verdict is a fixed rule over those.
-import { readFileSync } from 'node:fs';
 import type { SafetyView } from '@presence/protocol';
 import type { Address, Hex } from 'viem';
 import { decodeFunctionResult, encodeFunctionData, getAddress, toFunctionSelector } from 'viem/utils';
 import { formatUnits, usdToNumber } from './amounts';
 import type { ChainPort } from './chain-port';
+// Imported, not read from disk: a bundle (the published dist/) carries it inline.
+import probeArtifact from './contracts/SafetyProbe.json' with { type: 'json' };
 import { ChainRevertedError } from './errors';
 import type { MarketSnapshot, Pool } from './market';
 import { mintAbi, ownableAbi, safetyProbeAbi } from './probe-abis';
@@ -31,8 +32,7 @@ const ZERO_ADDRESS: Address = '0x0000000000000000000000000000000000000000';
 const MAX_PROBE_WEI = 10n ** 16n; // 0.01 ETH: enough precision, negligible impact on deep pools
 
 const probeCode = (() => {
-  const url = new URL('./contracts/SafetyProbe.json', import.meta.url);
-  const artifact = JSON.parse(readFileSync(url, 'utf8')) as { deployedBytecode?: string };
+  const artifact = probeArtifact as { deployedBytecode?: string };
   if (!artifact.deployedBytecode?.startsWith('0x')) throw new Error('SafetyProbe artifact lacks deployedBytecode');
   return artifact.deployedBytecode as Hex;
 })();

@@ -4,6 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type Devnet, startDevnet } from '@presence/devnet';
 import { PoolsViewSchema, PositionsViewSchema, SafetyViewSchema, TokensViewSchema } from '@presence/protocol';
 import { type Address, createPublicClient, http } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -11,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pairAbi } from './abis';
 import { parseUnits } from './amounts';
 import type { ChainPort } from './chain-port';
-import { type Devnet, startDevnet } from './devnet/devnet';
 import { createViemChain } from './viem/viem-chain';
 import { type ChainViews, createChainViews } from './views';
 

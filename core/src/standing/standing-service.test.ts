@@ -11,7 +11,7 @@ import { type Hex, parseEther, toHex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TxRequest } from '../chain/chain-port';
-import { DEVNET_MNEMONIC } from '../chain/devnet/deploy';
+import { DEVNET_MNEMONIC } from '@presence/devnet';
 import { createManualClock } from '../clock/clock';
 import type { StandingRecord } from '../store/documents';
 import { type DevnetCore, startDevnetCore } from '../testing/devnet-core-fixture';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { KeyKind, PolicyDocument } from '@presence/protocol';
 import type { Address } from 'viem';
 import type { ChainPort } from '../chain/chain-port';
-import { type Devnet, startDevnet } from '../chain/devnet/devnet';
+import { type Devnet, startDevnet } from '@presence/devnet';
 import { ChainUnavailableError } from '../chain/errors';
 import { createViemChain } from '../chain/viem/viem-chain';
 import type { ManualClock } from '../clock/clock';

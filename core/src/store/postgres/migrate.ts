@@ -19,6 +19,7 @@ export type MigrationStatus = {
 /** `pg_advisory_lock` key: "presence" in ASCII, taken only by migrations. */
 const MIGRATION_LOCK = 0x70726573656e6365n;
 
+// Beside this module in the source; in the built package, dist/migrations/ (copied by tsup.config.ts) beside the bundle.
 const dir = new URL('./migrations/', import.meta.url);
 
 /** The migration files shipped with this code, in version order. */

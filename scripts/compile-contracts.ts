@@ -1,17 +1,23 @@
-// Compiles the project's own Solidity sources (devnet tokens, the safety probe) with the pure-JS
-// `solc` package and writes one `<Name>.json` artifact beside each `<Name>.sol`. The artifacts
-// are committed so the runtime never needs solc; a test recompiles and compares.
+// Compiles the project's own Solidity sources (core's safety probe, the devnet's tokens) with
+// the pure-JS `solc` package and writes one `<Name>.json` artifact beside each `<Name>.sol`. The
+// artifacts are committed so the runtime never needs solc; a test in each package recompiles
+// and compares. Shared by core and @presence/devnet, hence here at the root.
 //
-//   npx tsx scripts/compile-contracts.ts          (from core/)
+//   npx tsx scripts/compile-contracts.ts          (from the repository root)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import solc from 'solc';
 
-const chainDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'chain');
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Every source we compile, relative to core/src/chain. One contract per file, named like it. */
-export const contractSources = ['devnet/contracts/StableToken.sol', 'devnet/contracts/ScamToken.sol', 'contracts/SafetyProbe.sol'] as const;
+/** Every source we compile, relative to the repository root. One contract per file, named like it. */
+export const contractSources = [
+  'core/src/chain/contracts/SafetyProbe.sol',
+  'devnet/src/contracts/StableToken.sol',
+  'devnet/src/contracts/ScamToken.sol',
+] as const;
+export type ContractSource = (typeof contractSources)[number];
 
 export interface CompiledContract {
   contractName: string;
@@ -37,12 +43,13 @@ interface SolcOutput {
   >;
 }
 
-export function compileContracts(): Record<string, CompiledContract> {
+/** Compiles `only` (default: every source) in one solc run. */
+export function compileContracts(only: readonly ContractSource[] = contractSources): Record<string, CompiledContract> {
   // Sources are keyed by bare file name, not path, so the metadata hash embedded in the
   // bytecode does not depend on where the repository is checked out.
   const sources: Record<string, { content: string }> = {};
-  for (const rel of contractSources) {
-    sources[basename(rel)] = { content: readFileSync(join(chainDir, rel), 'utf8') };
+  for (const rel of only) {
+    sources[basename(rel)] = { content: readFileSync(join(root, rel), 'utf8') };
   }
   const output = JSON.parse(solc.compile(JSON.stringify({ language: 'Solidity', sources, settings }))) as SolcOutput;
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
@@ -50,7 +57,7 @@ export function compileContracts(): Record<string, CompiledContract> {
     throw new Error(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`);
   }
   const result: Record<string, CompiledContract> = {};
-  for (const rel of contractSources) {
+  for (const rel of only) {
     const file = basename(rel);
     const name = file.replace(/\.sol$/, '');
     const compiled = output.contracts?.[file]?.[name];
@@ -66,8 +73,8 @@ export function compileContracts(): Record<string, CompiledContract> {
   return result;
 }
 
-export function artifactPath(rel: (typeof contractSources)[number]): string {
-  return join(chainDir, rel.replace(/\.sol$/, '.json'));
+export function artifactPath(rel: ContractSource): string {
+  return join(root, rel.replace(/\.sol$/, '.json'));
 }
 
 function main(): void {

@@ -1,14 +1,27 @@
-// The devnet's deployment record: a TokenList (so the rest of core treats the devnet like any
-// network) plus what the devnet itself needs to reuse a cached chain. Cached as
-// <dataDir>/devnet/deployment.json, written atomically.
+// The devnet's deployment record: a token list in the same JSON format as PRESENCE_TOKEN_LIST
+// (Presence parses it with its own TokenListSchema, like any network's list) plus what the
+// devnet itself needs to reuse a cached chain. Cached as <dataDir>/devnet/deployment.json,
+// written atomically. The shape is spelled out here because this package depends on no
+// Presence package; the rules on symbols and duplicates are the consumer's to enforce.
 import { readFile, rename, writeFile } from 'node:fs/promises';
+import { getAddress, isAddress } from 'viem';
 import { z } from 'zod';
-import { AddressSchema, checkTokenList, TokenListObject } from '../token-list';
+
+const AddressSchema = z
+  .string()
+  .refine((s) => isAddress(s, { strict: false }), 'not a 20-byte hex address')
+  .transform((s) => getAddress(s));
 
 /** Bump when deploy.ts changes what it deploys or seeds; an older cache is then redeployed. */
 export const DEPLOY_VERSION = 1;
 
-export const DeploymentSchema = TokenListObject.extend({
+export const DeploymentSchema = z.object({
+  $comment: z.string().optional(),
+  chain: z.object({ id: z.number().int().positive(), name: z.string().min(1) }),
+  dex: z.object({ kind: z.literal('uniswap-v2'), factory: AddressSchema, router: AddressSchema, weth: AddressSchema }),
+  tokens: z
+    .array(z.object({ symbol: z.string(), address: AddressSchema, decimals: z.number().int(), stable: z.boolean().optional() }))
+    .min(1),
   devnet: z.object({
     version: z.number().int(),
     deployer: AddressSchema,
@@ -16,7 +29,7 @@ export const DeploymentSchema = TokenListObject.extend({
     pairs: z.record(z.string(), AddressSchema),
     sellTaxBps: z.number().int(),
   }),
-}).superRefine(checkTokenList);
+});
 
 export type Deployment = z.infer<typeof DeploymentSchema>;
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { type Address, createPublicClient, erc20Abi, http, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pairAbi } from '../abis';
+import { pairAbi } from './abis';
 import { FUNDING } from './deploy';
 import { type Devnet, startDevnet } from './devnet';
 

@@ -18,7 +18,7 @@ import {
   toHex,
 } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
-import { erc20Abi, factoryAbi, routerAbi, wethAbi } from '../abis';
+import { erc20Abi, factoryAbi, routerAbi, wethAbi } from './abis';
 import type { DevnetArtifacts } from './artifacts';
 import { DEPLOY_VERSION, type Deployment } from './deployment';
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const coreDir = join(here, '..', '..', '..');
+const packageDir = join(here, '..');
 const dirs: string[] = [];
 
 afterAll(async () => {
@@ -50,7 +50,7 @@ async function until(predicate: () => boolean, timeoutMs: number): Promise<boole
 
 async function startChild(dataDir: string) {
   const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'fixtures', 'devnet-child.ts'), dataDir], {
-    cwd: coreDir,
+    cwd: packageDir,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

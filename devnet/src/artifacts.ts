@@ -1,10 +1,12 @@
 // Loads contract artifacts for deployment: Uniswap V2 (factory, router02, WETH9) from the
 // @uniswap npm packages, and our own tokens from the committed JSON beside their .sol
-// sources. Validated with zod because both are files we do not type-check.
-import { readFileSync } from 'node:fs';
+// sources (imported, so the built dist/ carries them inline). Validated with zod because both
+// are files we do not type-check.
 import { createRequire } from 'node:module';
 import type { Abi, Hex } from 'viem';
 import { z } from 'zod';
+import scamToken from './contracts/ScamToken.json' with { type: 'json' };
+import stableToken from './contracts/StableToken.json' with { type: 'json' };
 
 const HexSchema = z
   .string()
@@ -34,11 +36,6 @@ function npmArtifact(specifier: string): Artifact {
   return parse(specifier, require(specifier));
 }
 
-function localArtifact(name: string): Artifact {
-  const url = new URL(`./contracts/${name}.json`, import.meta.url);
-  return parse(url.pathname, JSON.parse(readFileSync(url, 'utf8')));
-}
-
 export interface DevnetArtifacts {
   weth9: Artifact;
   factory: Artifact;
@@ -52,7 +49,7 @@ export function loadArtifacts(): DevnetArtifacts {
     weth9: npmArtifact('@uniswap/v2-periphery/build/WETH9.json'),
     factory: npmArtifact('@uniswap/v2-core/build/UniswapV2Factory.json'),
     router: npmArtifact('@uniswap/v2-periphery/build/UniswapV2Router02.json'),
-    stableToken: localArtifact('StableToken'),
-    scamToken: localArtifact('ScamToken'),
+    stableToken: parse('contracts/StableToken.json', stableToken),
+    scamToken: parse('contracts/ScamToken.json', scamToken),
   };
 }

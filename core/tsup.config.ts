@@ -1,0 +1,36 @@
+// core's dist/: one ESM entry per package export, named as `exports` says (the `presence-built`
+// condition, which is also what a plain-Node run of the built server resolves in the repo), and
+// the SQL migrations copied beside the bundles, where migrate.ts looks for them
+// (`./migrations/` next to the module that reads them). A subpath added to `exports` without its
+// built and published forms stops the build here rather than shipping a package that lacks it.
+import { cpSync } from 'node:fs';
+import { defineConfig } from 'tsup';
+import pkg from './package.json' with { type: 'json' };
+
+type Target = string | { 'presence-built'?: string; default?: string };
+const published = pkg.publishConfig.exports as Record<string, unknown>;
+const entry: Record<string, string> = {};
+for (const [subpath, target] of Object.entries(pkg.exports as Record<string, Target>)) {
+  if (typeof target === 'string') continue; // ./package.json
+  const built = target['presence-built'];
+  const source = target.default;
+  if (!built?.startsWith('./dist/') || !source?.startsWith('./src/') || !published[subpath]) {
+    throw new Error(
+      `core/package.json: export ${subpath} needs "presence-built": "./dist/….js", "default": "./src/….ts" and a publishConfig.exports entry`,
+    );
+  }
+  entry[built.slice('./dist/'.length).replace(/\.js$/, '')] = source;
+}
+
+export default defineConfig({
+  entry,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  splitting: true,
+  // No .d.ts: the package is the built server's runtime (types would add ~30 s to every build).
+  clean: true,
+  onSuccess: async () => {
+    cpSync('src/store/postgres/migrations', 'dist/migrations', { recursive: true });
+  },
+});
