@@ -5,13 +5,14 @@
 // by real trades on the devnet); an acting one acts once through the pipeline, only while its
 // creator's key still may; a fire cut short is completed once; a cancelled or test-key intent
 // never fires. Every test cancels what it made, since a beat evaluates every account.
+
+import { DEVNET_MNEMONIC } from '@presence/devnet';
 import type { Scope } from '@presence/protocol';
 import { scopes as allScopes } from '@presence/protocol';
 import { type Hex, parseEther, toHex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TxRequest } from '../chain/chain-port';
-import { DEVNET_MNEMONIC } from '@presence/devnet';
 import { createManualClock } from '../clock/clock';
 import type { StandingRecord } from '../store/documents';
 import { type DevnetCore, startDevnetCore } from '../testing/devnet-core-fixture';
