@@ -195,7 +195,8 @@ describe('what an outage left behind (wallet domain)', () => {
     expect(await t.wallet.resumeStranded()).toBeGreaterThanOrEqual(1);
     await expect.poll(async () => (await get(r as IntentRecord)).state, { timeout: 10_000 }).toBe('done');
     expect(await t.mined(a.address)).toBe(mined + 1);
-    expect((await t.events(a.id, 'live', 'tx')).map((e) => e.data.hash)).toEqual([r?.txs[0]?.hash]);
+    // The outcome is published just after the record settles: wait for it, then for nothing more.
+    await expect.poll(async () => (await t.events(a.id, 'live', 'tx')).map((e) => e.data.hash)).toEqual([r?.txs[0]?.hash]);
   });
 
   it('the upkeep leaves alone an intent whose drive is still under way, however long it has been', async () => {
