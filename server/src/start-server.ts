@@ -12,13 +12,14 @@ import {
   makeTreePrivate,
   systemClock,
 } from '@presence/core';
+import { createPostgresCluster } from '@presence/core/postgres';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from './app';
 import { bootstrapKeysFile } from './bootstrap-keys';
 import type { Config } from './config';
 import { takeDataDirLock } from './data-dir-lock';
 import { type LogFormat, type LogStream, productionLogging } from './logger';
-import { openStore } from './open-store';
+import { databaseFailure, openStore } from './open-store';
 
 export type RunningServer = {
   url: string;
@@ -53,6 +54,8 @@ export type StartOptions = {
 const RPC_TIMEOUT_MS = 5_000;
 const STANDING_DRAIN_MS = 5_000;
 const HEALTH_CHAIN_TIMEOUT_MS = 1_000;
+/** With other servers on the database: how often open streams' keys are looked up again. */
+const STREAM_RECHECK_MS = 1_000;
 
 /** The embedded devnet, or a real network from PRESENCE_RPC_URL + PRESENCE_TOKEN_LIST. */
 async function startChain(config: Config, progress: (line: string) => void): Promise<{ runtime: ChainRuntime; stop(): Promise<void> }> {
@@ -101,6 +104,15 @@ export async function startServer({
     const { store, info: storeInfo } = await openStore(config, keystore);
     if (storeInfo.kind === 'postgres') progress(`store: PostgreSQL, schema version ${storeInfo.schema}`);
     cleanups.push(() => store.close());
+    // Several servers may share the database: events, rate limits and key changes travel
+    // between them through it (LISTEN/NOTIFY and shared tables).
+    const cluster =
+      storeInfo.kind === 'postgres' && config.PRESENCE_DATABASE_URL
+        ? await createPostgresCluster({ url: config.PRESENCE_DATABASE_URL, clock }).catch((e: unknown) => {
+            throw databaseFailure(config.PRESENCE_DATABASE_URL as string, e);
+          })
+        : null;
+    if (cluster) cleanups.push(() => cluster.close());
     let chain: Awaited<ReturnType<typeof startChain>> | null = null;
     if (withChain) {
       chain = await startChain(config, progress);
@@ -112,6 +124,8 @@ export async function startServer({
       rateLimit: config.PRESENCE_RATE_LIMIT,
       keystore,
       chainName: () => config.PRESENCE_CHAIN,
+      ...(cluster ? { cluster } : {}),
+      onBackgroundError: (err) => console.error('presence: background store read failed:', err instanceof Error ? err.message : err),
       ...(chain ? { chain: { runtime: chain.runtime, keystore } } : {}),
       // `provider:model` routes talk to any OpenAI-compatible server; without a base URL they answer model_unavailable.
       ...(config.PRESENCE_LLM_BASE_URL
@@ -171,6 +185,7 @@ export async function startServer({
         : {}),
       ...(logger !== undefined ? { logger } : productionLogging(config.PRESENCE_LOG_LEVEL, logFormat, logStream)),
       heartbeatMs,
+      streamRecheckMs: cluster ? STREAM_RECHECK_MS : 0,
     });
     cleanups.push(() => app.close());
     await app.listen({ host: config.PRESENCE_HOST, port: config.PRESENCE_PORT });

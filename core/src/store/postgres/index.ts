@@ -4,3 +4,4 @@
 export { type ImportCounts, importLowdb } from './import-lowdb';
 export { type AppliedMigration, loadMigrations, type Migration, type MigrationStatus, migrate, migrationStatus } from './migrate';
 export { createPostgresStore, type PostgresStoreOptions } from './postgres-store';
+export { createPostgresCluster, EVENTS_CHANNEL, type PostgresCluster, parseEventsNotice } from './cluster';
