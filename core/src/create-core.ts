@@ -119,7 +119,14 @@ export function createCore(o: CoreOptions) {
     thread,
     standing,
     conversation,
-    links: createLinkService({ store, clock, keys, events, codeKey: linkCodeKey(o.keystore ?? o.chain?.keystore), rateLimiterFor: o.cluster ? rateLimiterFor : undefined }),
+    links: createLinkService({
+      store,
+      clock,
+      keys,
+      events,
+      codeKey: linkCodeKey(o.keystore ?? o.chain?.keystore),
+      rateLimiterFor: o.cluster ? rateLimiterFor : undefined,
+    }),
     /**
      * The short beat (about every second): holds past their time are dropped promptly (so
      * surfaces retire their buttons on time) and standing intents see new blocks and the clock.

@@ -3,6 +3,7 @@
 export type { ChainPort, TokenList } from './chain/index';
 export * as chain from './chain/index';
 export { type Clock, createManualClock, iso, type ManualClock, systemClock } from './clock/clock';
+export type { ClusterPort, EventsWake, EventsWakeHandlers, SharedRateLimiter } from './cluster/cluster-port';
 export { AI_MAX_TOOL_STEPS, type AiPlannerOptions, createAiPlanner } from './conversation/ai-planner';
 export type { PreparedTurn, TurnAnswer, TurnSink } from './conversation/conversation';
 export { HISTORY_BUDGET_CHARS, HISTORY_TURNS } from './conversation/history-budget';
@@ -13,7 +14,6 @@ export { fingerprintRequest, type IdempotencyClaim, type StoredAnswer } from './
 export { looksLikeSecret } from './keys/key-secret';
 export type { Principal } from './keys/key-service';
 export { requireScope, type ScopeRequirement } from './keys/scopes';
-export type { ClusterPort, EventsWake, EventsWakeHandlers, SharedRateLimiter } from './cluster/cluster-port';
 export { createRateLimiter, parseRateLimit, type RateDecision, type RateLimiter, type RateLimiterPort } from './ratelimit/sliding-window';
 export { toStandingView } from './standing/standing-view';
 export { createLowdbStore } from './store/lowdb/lowdb-store';

@@ -99,7 +99,12 @@ export async function buildApp({
   const stopRotateListener = core.keys.onRotate((retired) => streams.retire(retired));
   const stopRecheck =
     streamRecheckMs > 0
-      ? startStreamRecheck({ core, streams, everyMs: streamRecheckMs, onError: (err) => app.log.warn({ err }, 'stream key re-check failed') })
+      ? startStreamRecheck({
+          core,
+          streams,
+          everyMs: streamRecheckMs,
+          onError: (err) => app.log.warn({ err }, 'stream key re-check failed'),
+        })
       : () => undefined;
   // Event streams never end by themselves: close them first, so that closing the server
   // waits only for ordinary in-flight requests.

@@ -66,7 +66,7 @@ describe('events pumped from a shared store', () => {
   const server = (wake: EventsWake) => createEventsLog({ storeFor: () => store, clock: createManualClock(), wake });
   const emit = (log: ReturnType<typeof server>, i: number) => log.emit('a', 'live', 'memory', { i });
 
-  it('an event appended on A reaches a stream on B when B is woken; A\'s own streams at once', async () => {
+  it("an event appended on A reaches a stream on B when B is woken; A's own streams at once", async () => {
     const net = manualWake();
     const a = server(net.wake);
     const b = server(net.wake);
@@ -108,7 +108,7 @@ describe('events pumped from a shared store', () => {
     expect(ids(await reading)).toEqual([1, 2, 3, 4, 5]);
   });
 
-  it('test keys\' events stay on the server that emitted them (no pump, no store read)', async () => {
+  it("test keys' events stay on the server that emitted them (no pump, no store read)", async () => {
     const net = manualWake();
     const a = server(net.wake);
     const sub = a.subscribe('a', 'test', undefined, () => true);

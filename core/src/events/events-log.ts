@@ -11,8 +11,8 @@
 import type { EventType, KeyKind } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
-import { createKeyedLock } from '../concurrency/keyed-lock';
 import type { EventsWake } from '../cluster/cluster-port';
+import { createKeyedLock } from '../concurrency/keyed-lock';
 import type { StorePort } from '../store/store-port';
 import { createEventPumps } from './event-pumps';
 

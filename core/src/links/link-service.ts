@@ -15,8 +15,8 @@ import { iso } from '../clock/clock';
 import { notFound, PresenceError } from '../errors/presence-error';
 import type { EventsLog } from '../events/events-log';
 import { assertMayChangeCredentials, type KeyService } from '../keys/key-service';
-import type { StorePort } from '../store/store-port';
 import type { RateLimiterPort } from '../ratelimit/sliding-window';
+import type { StorePort } from '../store/store-port';
 import { createRedeemGuard, defaultRedeemLimits, type RedeemAttempt, type RedeemLimits } from './redeem-guard';
 import { createSharedRedeemGuard } from './shared-redeem-guard';
 

@@ -332,7 +332,7 @@ export function describeStoreContract(name: string, open: OpenStoreHarness) {
         expect(await store.pruneIdempotency(50)).toBe(0);
       });
 
-      it('a claim on a key is one owner\'s until released or expired, across peers', async () => {
+      it("a claim on a key is one owner's until released or expired, across peers", async () => {
         const [p, q] = await h.peers(2);
         const mine = { owner: 'A', fingerprint: 'f1', expires_at: 1_000 };
         expect(await (p as StorePort).claimIdempotencyKey('a', 'k', mine, 0)).toEqual(mine);

@@ -46,7 +46,8 @@ export function createStreamRegistry({ now }: { now: () => number }) {
     /** The distinct key and secret pairs of the open streams (for re-checking them). */
     secrets(): { keyId: string; secretHash: string }[] {
       const out: { keyId: string; secretHash: string }[] = [];
-      for (const [keyId, set] of byKey) for (const hash of new Set([...set].map((e) => e.secretHash))) out.push({ keyId, secretHash: hash });
+      for (const [keyId, set] of byKey)
+        for (const hash of new Set([...set].map((e) => e.secretHash))) out.push({ keyId, secretHash: hash });
       return out;
     },
     /** This secret stopped working (found by a re-check): its streams end now. */

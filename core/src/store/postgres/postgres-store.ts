@@ -36,8 +36,8 @@ import {
 } from '../documents';
 import { createSealedAnswers } from '../sealed-answers';
 import type { StorePort } from '../store-port';
-import { CallerError, toStoreError } from './database-error';
 import { EVENTS_CHANNEL } from './cluster';
+import { CallerError, toStoreError } from './database-error';
 import { idempotencyClaims } from './idempotency-claims';
 import { migrate } from './migrate';
 
