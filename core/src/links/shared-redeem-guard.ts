@@ -20,7 +20,10 @@ export function createSharedRedeemGuard({
   rateLimiterFor: (scope: string, opts: { limit: number; windowMs: number }) => RateLimiterPort;
 }) {
   const attempts = rateLimiterFor('redeem-address', limits.perAddress);
-  const failures = rateLimiterFor('redeem-failures', { limit: Number.MAX_SAFE_INTEGER, windowMs: limits.failures.windowMs });
+  // Counts failures past the budget too (clean addresses keep failing in lockdown), up to a
+  // bound far above it: the count only has to say "over the budget".
+  const failuresCap = limits.failures.limit * 10;
+  const failures = rateLimiterFor('redeem-failures', { limit: failuresCap, windowMs: limits.failures.windowMs });
   const failedAddresses = rateLimiterFor('redeem-failed-address', { limit: 1, windowMs: limits.failures.windowMs });
   const lockdownPasses = rateLimiterFor('redeem-lockdown', limits.lockdown);
   let inFlight = 0;
@@ -31,7 +34,7 @@ export function createSharedRedeemGuard({
       const refused = (refusal: PresenceError): RedeemAttempt => ({ rate, refusal, settle() {} });
       if (!rate.allowed) return refused(refuse('too many redeem attempts from this address', rate.resetS));
       const budget = await failures.peek('all');
-      const used = Number.MAX_SAFE_INTEGER - budget.remaining;
+      const used = failuresCap - budget.remaining;
       if (used + inFlight >= limits.failures.limit) {
         const endsIn = Math.max(1, budget.resetS);
         if (!(await failedAddresses.peek(address)).allowed) {

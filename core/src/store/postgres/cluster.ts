@@ -8,11 +8,17 @@
 // - Rate limits: per scope and id, the exact sliding log of the embedded limiter (the times of
 //   the requests counted in the last window, at most `limit`), kept in `rate_logs` and
 //   updated in one statement under the row's lock, so every server counts every request.
+//   Limits above EXACT_MAX per window (benchmarks, "unlimited" settings) would make that row
+//   large; they use two fixed buckets instead (`rate_buckets`: the current count plus the
+//   previous one weighted by the share of it still inside the window), approximate and O(1).
 import postgres from 'postgres';
 import type { ClusterPort, EventsWakeHandlers, SharedRateLimiter } from '../../cluster/cluster-port';
 import type { RateDecision } from '../../ratelimit/sliding-window';
+import { toStoreError } from './database-error';
 
 export const EVENTS_CHANNEL = 'presence_events';
+/** Up to this many requests per window a limit is kept exactly (a log of times). */
+export const EXACT_MAX = 1_000;
 
 export type PostgresCluster = ClusterPort & { close(): Promise<void> };
 
@@ -47,7 +53,65 @@ export async function createPostgresCluster({
     },
   );
 
-  function rateLimiter(scope: string, { limit, windowMs }: { limit: number; windowMs: number }): SharedRateLimiter {
+  function bucketLimiter(scope: string, { limit, windowMs }: { limit: number; windowMs: number }): SharedRateLimiter {
+    const at = (now: number) => {
+      const bucket = Math.floor(now / windowMs) * windowMs;
+      return { bucket, weight: 1 - (now - bucket) / windowMs, resetS: Math.max(1, Math.ceil((bucket + windowMs - now) / 1000)) };
+    };
+    let lastSweep = clock.now();
+    return {
+      async hit(id) {
+        const now = clock.now();
+        const { bucket, weight, resetS } = at(now);
+        if (now - lastSweep >= windowMs) {
+          lastSweep = now;
+          sql`DELETE FROM rate_buckets WHERE scope = ${scope} AND bucket_start < ${bucket - windowMs}`.catch(() => undefined);
+        }
+        // What the row holds once rolled forward to this bucket, before this request.
+        const prev = sql`(CASE WHEN r.bucket_start = ${bucket} THEN r.prev WHEN r.bucket_start = ${bucket - windowMs} THEN r.cur ELSE 0 END)`;
+        const cur = sql`(CASE WHEN r.bucket_start = ${bucket} THEN r.cur ELSE 0 END)`;
+        const estimate = sql`(${prev} * ${weight}::float8 + ${cur})`;
+        const [row] = await sql<{ cur: string; prev: string; allowed: boolean }[]>`
+          INSERT INTO rate_buckets AS r (scope, id, bucket_start, cur, prev, allowed)
+          VALUES (${scope}, ${id}, ${bucket}, 1, 0, true)
+          ON CONFLICT (scope, id) DO UPDATE SET
+            prev = ${prev},
+            cur = ${cur} + CASE WHEN ${estimate} < ${limit} THEN 1 ELSE 0 END,
+            allowed = ${estimate} < ${limit},
+            bucket_start = ${bucket}
+          RETURNING cur, prev, allowed`;
+        const used = Math.ceil(Number(row?.prev ?? 0) * weight + Number(row?.cur ?? 0));
+        return { allowed: row?.allowed ?? false, limit, remaining: Math.max(0, limit - used), resetS };
+      },
+      async peek(id) {
+        const now = clock.now();
+        const { bucket, weight, resetS } = at(now);
+        const [row] = await sql<{ bucket_start: number; cur: string; prev: string }[]>`
+          SELECT bucket_start, cur, prev FROM rate_buckets WHERE scope = ${scope} AND id = ${id}`;
+        const cur = row?.bucket_start === bucket ? Number(row.cur) : 0;
+        const prev = row?.bucket_start === bucket ? Number(row.prev) : row?.bucket_start === bucket - windowMs ? Number(row.cur) : 0;
+        const used = Math.ceil(prev * weight + cur);
+        return { allowed: used < limit, limit, remaining: Math.max(0, limit - used), resetS: used > 0 ? resetS : 0 };
+      },
+    };
+  }
+
+  function rateLimiter(scope: string, opts: { limit: number; windowMs: number }): SharedRateLimiter {
+    const l = opts.limit > EXACT_MAX ? bucketLimiter(scope, opts) : logLimiter(scope, opts);
+    // A database away is 503 store_unavailable here too, as for every store operation.
+    const mapped =
+      (op: 'hit' | 'peek') =>
+      async (id: string): Promise<RateDecision> => {
+        try {
+          return await l[op](id);
+        } catch (e) {
+          throw toStoreError(e, `rate limit ${scope}`);
+        }
+      };
+    return { hit: mapped('hit'), peek: mapped('peek') };
+  }
+
+  function logLimiter(scope: string, { limit, windowMs }: { limit: number; windowMs: number }): SharedRateLimiter {
     let lastSweep = clock.now();
     const decide = (times: number[], now: number, allowed: boolean): RateDecision => {
       const inWindow = times.filter((t) => t > now - windowMs);
@@ -102,7 +166,8 @@ export async function createPostgresCluster({
     rateLimiter,
     async close() {
       handlers.clear();
-      await listening.unlisten().catch(() => undefined);
+      // With the database away, unlisten would wait for a connection: give it a moment only.
+      await Promise.race([listening.unlisten().catch(() => undefined), new Promise((r) => setTimeout(r, 1_000).unref())]);
       await sql.end({ timeout: 5 });
     },
   };

@@ -32,3 +32,18 @@ CREATE TABLE rate_logs (
   PRIMARY KEY (scope, id)
 );
 CREATE INDEX rate_logs_last_at ON rate_logs (last_at);
+
+-- Windows of limits too large for a log of times (over 1,000 requests per window): the count
+-- of the current fixed bucket and of the one before, the previous weighted by how much of it
+-- the sliding window still covers (an approximation that assumes the previous bucket's
+-- requests were spread evenly). O(1) per request, whatever the limit.
+CREATE TABLE rate_buckets (
+  scope text NOT NULL,
+  id text NOT NULL,
+  bucket_start double precision NOT NULL,
+  cur bigint NOT NULL,
+  prev bigint NOT NULL,
+  allowed boolean NOT NULL,
+  PRIMARY KEY (scope, id)
+);
+CREATE INDEX rate_buckets_bucket_start ON rate_buckets (bucket_start);
