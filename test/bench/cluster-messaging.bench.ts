@@ -74,7 +74,12 @@ function openStreams(base: string, key: string, n: number, onData: (chunk: strin
       reqs.push(req);
     }
   });
-  return { ready, close: () => reqs.forEach((r) => r.destroy()) };
+  return {
+    ready,
+    close: () => {
+      for (const r of reqs) r.destroy();
+    },
+  };
 }
 
 export async function clusterMessagingBenchmarks(rows: Row[], servers = 3, streams = 1000) {

@@ -22,6 +22,12 @@ export const EXACT_MAX = 1_000;
 
 export type PostgresCluster = ClusterPort & { close(): Promise<void> };
 
+/** The server ended the connection (class 57P: terminated, shut down): the statement did not run. */
+const connectionLost = (e: unknown) => {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('57P');
+};
+
 /** "account_id:id" as the append sent it; the account id may itself hold colons. */
 export function parseEventsNotice(payload: string): { accountId: string; id: number } | null {
   const at = payload.lastIndexOf(':');
@@ -105,7 +111,14 @@ export async function createPostgresCluster({
         try {
           return await l[op](id);
         } catch (e) {
-          throw toStoreError(e, `rate limit ${scope}`);
+          // A pooled connection the server ended (a restart, a terminated backend) fails its
+          // next statement before running it: try once more on a fresh one.
+          if (!connectionLost(e)) throw toStoreError(e, `rate limit ${scope}`);
+          try {
+            return await l[op](id);
+          } catch (again) {
+            throw toStoreError(again, `rate limit ${scope}`);
+          }
         }
       };
     return { hit: mapped('hit'), peek: mapped('peek') };
