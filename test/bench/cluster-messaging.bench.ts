@@ -4,24 +4,35 @@
 // C. PostgreSQL runs with fsync on, like the store benchmark.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { migrate } from '@presence/core/postgres';
 import { startPostgres } from '../../scripts/postgres';
-import { call, removeDir, tempDir } from '../src/harness';
-import { childEnv } from '../src/process';
 import { fmt, percentile, type Row } from './stats';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+// Not the test harness: it registers vitest hooks, and this runs outside vitest.
+const tempDir = () => mkdtempSync(path.join(tmpdir(), 'bench-cluster-'));
+const removeDir = (dir: string) => rmSync(dir, { recursive: true, force: true });
+const pin = (base: string, key: string, topic: string) =>
+  fetch(`${base}/v1/memory/pin`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ key: topic }),
+  }).then(async (r) => {
+    await r.text();
+    if (r.status !== 200) throw new Error(`pin answered ${r.status}`);
+  });
 
 type Server = { url: string; dataDir: string; stop(): Promise<void> };
 
 function startClusterServer(env: Record<string, string>): Promise<Server> {
-  const dataDir = tempDir('bench-cluster-');
+  const dataDir = tempDir();
   const proc = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'cluster-server.ts')], {
-    env: childEnv({ PRESENCE_LOG_LEVEL: 'silent', PRESENCE_PORT: '0', PRESENCE_DATA_DIR: dataDir, ...env }),
+    env: { ...process.env, PRESENCE_LOG_LEVEL: 'silent', PRESENCE_PORT: '0', PRESENCE_DATA_DIR: dataDir, ...env },
   });
   let err = '';
   proc.stderr.on('data', (d) => {
@@ -115,7 +126,7 @@ export async function clusterMessagingBenchmarks(rows: Row[], servers = 3, strea
         waiting = { target, resolve };
       });
       const t0 = performance.now();
-      await call(a.url, 'POST', '/v1/memory/pin', { key: live, body: { key: target } });
+      await pin(a.url, live, target);
       await arrived;
       latencies.push(performance.now() - t0);
     }
@@ -141,7 +152,7 @@ export async function clusterMessagingBenchmarks(rows: Row[], servers = 3, strea
       arrivals.length = 0;
       target = `topic:fan${round}`;
       const t0 = performance.now();
-      await call(a.url, 'POST', '/v1/memory/pin', { key: live, body: { key: target } });
+      await pin(a.url, live, target);
       while (arrivals.length < streams && performance.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 2));
       rounds.push(arrivals.map((t) => t - t0));
     }
