@@ -4,6 +4,7 @@
 // seen by test keys only), so services run the same code for both kinds.
 import { createAccountService } from './accounts/account-service';
 import type { Clock } from './clock/clock';
+import type { ClusterPort } from './cluster/cluster-port';
 import { createConversation } from './conversation/conversation';
 import { createLocalPlanner } from './conversation/local-planner';
 import type { Planner } from './conversation/planner-port';
@@ -18,7 +19,7 @@ import { createCompactor } from './memory/compactor';
 import { createMemoryService } from './memory/memory-service';
 import { createPolicyService } from './policy/policy-service';
 import { createPresenceService } from './presence/presence-service';
-import { createRateLimiter } from './ratelimit/sliding-window';
+import { createRateLimiter, type RateLimiterPort } from './ratelimit/sliding-window';
 import { createStandingService } from './standing/standing-service';
 import { createOverlayStore, type OverlayCaps, type StoreFor } from './store/overlay-store';
 import type { StorePort } from './store/store-port';
@@ -40,6 +41,13 @@ export type CoreOptions = {
   keystore?: Keystore;
   /** Planner for `provider:model` routes (the AI SDK adapter); absent, such routes are 502 model_unavailable. */
   modelPlanner?: (model: string) => Planner;
+  /**
+   * The other servers sharing the store (PostgreSQL): live events arrive from every server
+   * and rate limits count every server's requests. Absent (embedded store), both stay in-process.
+   */
+  cluster?: ClusterPort;
+  /** Where a failure that nobody awaits is reported (a pump's failed read of the events table). */
+  onBackgroundError?: (e: unknown) => void;
 };
 
 export type Core = ReturnType<typeof createCore>;
@@ -56,7 +64,12 @@ export function createCore(o: CoreOptions) {
     clock,
     retention: o.eventsRetention ?? defaultRetention,
     ...(o.sseHighWaterMark ? { highWaterMark: o.sseHighWaterMark } : {}),
+    ...(o.cluster ? { wake: o.cluster.eventsWake } : {}),
+    ...(o.onBackgroundError ? { onError: o.onBackgroundError } : {}),
   });
+  /** A sliding window counted by every server when there is a cluster, else in memory. */
+  const rateLimiterFor = (scope: string, opts: { limit: number; windowMs: number }): RateLimiterPort =>
+    o.cluster ? o.cluster.rateLimiter(scope, opts) : createRateLimiter({ ...opts, clock });
   const keys = createKeyService({ store, clock });
   const memory = createMemoryService({ storeFor, clock, events });
   const policies = createPolicyService({ storeFor, clock, tokenList: o.chain?.runtime.tokenList ?? null });
@@ -85,7 +98,8 @@ export function createCore(o: CoreOptions) {
     idempotency,
   });
   if (wallet) createResumeNotices({ confirmations: wallet.confirmations, thread });
-  const rateLimiter = createRateLimiter({ ...o.rateLimit, clock });
+  const localRateLimiter = o.cluster ? null : createRateLimiter({ ...o.rateLimit, clock });
+  const rateLimiter: RateLimiterPort = localRateLimiter ?? rateLimiterFor('key', o.rateLimit);
   return {
     clock,
     store,
@@ -99,12 +113,20 @@ export function createCore(o: CoreOptions) {
     compactor: createCompactor({ store, clock, events }),
     idempotency,
     rateLimiter,
+    rateLimiterFor,
     policies,
     wallet,
     thread,
     standing,
     conversation,
-    links: createLinkService({ store, clock, keys, events, codeKey: linkCodeKey(o.keystore ?? o.chain?.keystore) }),
+    links: createLinkService({
+      store,
+      clock,
+      keys,
+      events,
+      codeKey: linkCodeKey(o.keystore ?? o.chain?.keystore),
+      rateLimiterFor: o.cluster ? rateLimiterFor : undefined,
+    }),
     /**
      * The short beat (about every second): holds past their time are dropped promptly (so
      * surfaces retire their buttons on time) and standing intents see new blocks and the clock.
@@ -122,7 +144,7 @@ export function createCore(o: CoreOptions) {
       }
       for (const a of accounts) await events.prune(a, 'live');
       await idempotency.prune();
-      rateLimiter.sweep();
+      localRateLimiter?.sweep();
     },
   };
 }

@@ -1,11 +1,13 @@
 // @presence/core: `createCore`, the ports it talks to the world through, its error type and
 // the few pure helpers a host needs. Importing it loads no adapter: the stores, the chain
-// client, the model client and the devnet are subpaths of their own (`@presence/core/lowdb`,
-// `/postgres`, `/viem`, `/ai`, `/devnet`), so a host loads only the ones it wires in.
+// client and the model client are subpaths of their own (`@presence/core/lowdb`,
+// `/postgres`, `/viem`, `/ai`), so a host loads only the ones it wires in; the devnet is the
+// package @presence/devnet.
 
 export type { ChainPort, TokenList } from './chain/index';
 export * as chain from './chain/index';
 export { type Clock, createManualClock, iso, type ManualClock, systemClock } from './clock/clock';
+export type { ClusterPort, EventsWake, EventsWakeHandlers, SharedRateLimiter } from './cluster/cluster-port';
 export type { PreparedTurn, TurnAnswer, TurnSink } from './conversation/conversation';
 export { HISTORY_BUDGET_CHARS, HISTORY_TURNS } from './conversation/history-budget';
 export type { Planner, PlannerContext, PlannerIO, ToolDef } from './conversation/planner-port';
@@ -17,7 +19,7 @@ export { looksLikeSecret } from './keys/key-secret';
 export type { Principal } from './keys/key-service';
 export { requireScope, type ScopeRequirement } from './keys/scopes';
 export { createKeystore, type Keystore, loadOrCreateMasterKey } from './keystore/keystore';
-export { createRateLimiter, parseRateLimit, type RateDecision, type RateLimiter } from './ratelimit/sliding-window';
+export { createRateLimiter, parseRateLimit, type RateDecision, type RateLimiter, type RateLimiterPort } from './ratelimit/sliding-window';
 export { toStandingView } from './standing/standing-view';
 export { makeTreePrivate } from './store/private-tree';
 export type { StorePort } from './store/store-port';

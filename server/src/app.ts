@@ -1,7 +1,7 @@
 // Builds the Fastify app: transport only. Validation and OpenAPI come from the protocol's zod
 // schemas; auth, rate limits and idempotency are hooks; every failure is problem+json.
 import swagger from '@fastify/swagger';
-import { type Core, createRateLimiter, PresenceError } from '@presence/core';
+import { type Core, PresenceError } from '@presence/core';
 import type { StoreInfo } from '@presence/protocol';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -11,6 +11,7 @@ import { registerIdempotency } from './http/idempotency';
 import { errorHandler, MAX_PARAM_LENGTH } from './http/problem';
 import { createSerializerCompiler } from './http/serializer';
 import { createStreamCaps, type StreamCapLimits } from './http/stream-caps';
+import { startStreamRecheck } from './http/stream-recheck';
 import { createStreamRegistry } from './http/stream-registry';
 import type { RouteDeps } from './http/types';
 import { chainRoutes } from './routes/chain';
@@ -49,6 +50,11 @@ export type AppOptions = {
   store?: StoreInfo;
   /** Check every answer against its zod schema (default: under tests, NODE_ENV=test). */
   validateResponses?: boolean;
+  /**
+   * Other servers share the store (PostgreSQL): re-check the keys of open streams this often,
+   * since a revocation there is not heard here (0: never, the embedded default).
+   */
+  streamRecheckMs?: number;
 };
 
 export async function buildApp({
@@ -59,6 +65,7 @@ export async function buildApp({
   heartbeatMs = 15_000,
   chainHead = async () => null,
   store = { kind: 'lowdb' },
+  streamRecheckMs = 0,
   // Read as a plain string: some bundler typings narrow NODE_ENV to development|production.
   validateResponses = (process.env.NODE_ENV as string | undefined) === 'test',
 }: AppOptions) {
@@ -90,6 +97,15 @@ export async function buildApp({
   const streams = createStreamRegistry({ now: () => core.clock.now() });
   const stopRevokeListener = core.keys.onRevoke((keyId) => streams.closeKey(keyId));
   const stopRotateListener = core.keys.onRotate((retired) => streams.retire(retired));
+  const stopRecheck =
+    streamRecheckMs > 0
+      ? startStreamRecheck({
+          core,
+          streams,
+          everyMs: streamRecheckMs,
+          onError: (err) => app.log.warn({ err }, 'stream key re-check failed'),
+        })
+      : () => undefined;
   // Event streams never end by themselves: close them first, so that closing the server
   // waits only for ordinary in-flight requests.
   let closing = false;
@@ -97,6 +113,7 @@ export async function buildApp({
     closing = true;
     stopRevokeListener();
     stopRotateListener();
+    stopRecheck();
     streams.closeAll();
   });
   // Node closes idle keep-alive connections once, when closing starts; one whose in-flight
@@ -107,7 +124,7 @@ export async function buildApp({
     });
   });
 
-  registerAuth(app, core, createRateLimiter({ ...limits.authFailures, clock: core.clock }));
+  registerAuth(app, core, core.rateLimiterFor('auth-failures', limits.authFailures));
   registerIdempotency(app, core);
 
   await app.register(swagger, {

@@ -12,6 +12,7 @@ import {
   systemClock,
 } from '@presence/core';
 import { createAiPlanner } from '@presence/core/ai';
+import { createPostgresCluster } from '@presence/core/postgres';
 import { createViemChain } from '@presence/core/viem';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from './app';
@@ -20,7 +21,7 @@ import type { Config } from './config';
 import { takeDataDirLock } from './data-dir-lock';
 import { type DevnetPackage, loadDevnet } from './load-devnet';
 import { type LogFormat, type LogStream, productionLogging } from './logger';
-import { openStore } from './open-store';
+import { databaseFailure, openStore } from './open-store';
 
 export type RunningServer = {
   url: string;
@@ -55,6 +56,8 @@ export type StartOptions = {
 const RPC_TIMEOUT_MS = 5_000;
 const STANDING_DRAIN_MS = 5_000;
 const HEALTH_CHAIN_TIMEOUT_MS = 1_000;
+/** With other servers on the database: how often open streams' keys are looked up again. */
+const STREAM_RECHECK_MS = 1_000;
 
 /** The embedded devnet, or a real network from PRESENCE_RPC_URL + PRESENCE_TOKEN_LIST. */
 async function startChain(
@@ -117,6 +120,15 @@ export async function startServer({
     const { store, info: storeInfo } = await openStore(config, keystore);
     if (storeInfo.kind === 'postgres') progress(`store: PostgreSQL, schema version ${storeInfo.schema}`);
     cleanups.push(() => store.close());
+    // Several servers may share the database: events, rate limits and key changes travel
+    // between them through it (LISTEN/NOTIFY and shared tables).
+    const cluster =
+      storeInfo.kind === 'postgres' && config.PRESENCE_DATABASE_URL
+        ? await createPostgresCluster({ url: config.PRESENCE_DATABASE_URL, clock }).catch((e: unknown) => {
+            throw databaseFailure(config.PRESENCE_DATABASE_URL as string, e);
+          })
+        : null;
+    if (cluster) cleanups.push(() => cluster.close());
     let chain: Awaited<ReturnType<typeof startChain>> | null = null;
     if (withChain) {
       chain = await startChain(config, devnetPackage, progress);
@@ -128,6 +140,8 @@ export async function startServer({
       rateLimit: config.PRESENCE_RATE_LIMIT,
       keystore,
       chainName: () => config.PRESENCE_CHAIN,
+      ...(cluster ? { cluster } : {}),
+      onBackgroundError: (err) => console.error('presence: background store read failed:', err instanceof Error ? err.message : err),
       ...(chain ? { chain: { runtime: chain.runtime, keystore } } : {}),
       // `provider:model` routes talk to any OpenAI-compatible server; without a base URL they answer model_unavailable.
       ...(config.PRESENCE_LLM_BASE_URL
@@ -187,6 +201,7 @@ export async function startServer({
         : {}),
       ...(logger !== undefined ? { logger } : productionLogging(config.PRESENCE_LOG_LEVEL, logFormat, logStream)),
       heartbeatMs,
+      streamRecheckMs: cluster ? STREAM_RECHECK_MS : 0,
     });
     cleanups.push(() => app.close());
     await app.listen({ host: config.PRESENCE_HOST, port: config.PRESENCE_PORT });

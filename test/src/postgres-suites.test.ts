@@ -18,7 +18,10 @@ describe('the suites above', () => {
   it('ran their servers on PostgreSQL', async () => {
     const s = await startTestServer();
     try {
-      expect((await call(s.url, 'GET', '/v1/health')).json.store).toEqual({ kind: 'postgres', schema: 1 });
+      expect((await call(s.url, 'GET', '/v1/health')).json.store).toEqual({
+        kind: 'postgres',
+        schema: (await import('@presence/core/postgres')).loadMigrations().length,
+      });
     } finally {
       await s.close();
       removeDir(s.dataDir);

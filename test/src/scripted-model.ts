@@ -34,7 +34,9 @@ export type Step =
   /** An HTTP error with a JSON body. */
   | { status: number; body?: unknown }
   /** Raw SSE lines, e.g. a malformed stream. */
-  | { raw: string };
+  | { raw: string }
+  /** No answer at all: the request is recorded and left open (a model that stalls). */
+  | { hang: true };
 
 export type StepOrFn = Step | ((req: ChatRequest) => Step);
 
@@ -64,6 +66,7 @@ export async function startScriptedModel() {
       const next = queue.shift() ?? (cycle.length ? (cycle[cycled++ % cycle.length] as StepOrFn) : { text: ['(no more script)'] });
       const step = typeof next === 'function' ? next(body) : next;
 
+      if ('hang' in step) return;
       if ('status' in step) {
         res.writeHead(step.status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(step.body ?? { error: { message: `scripted failure ${step.status}`, type: 'server_error' } }));

@@ -4,11 +4,17 @@
 // that falls too far behind is ended (it reconnects with Last-Event-ID and loses nothing) so a
 // slow consumer never blocks others or grows memory without bound; during a replay a full
 // queue is dropped instead and the replay reads on from the store until it has caught up.
+// With a `wake` source (several servers on one database) live events do not go straight from
+// `emit` to the listeners: a pump per open channel reads them from the store on each wake-up
+// (event-pumps.ts), so events appended on any server reach every server's streams. Test keys'
+// events live in one server's memory and stay on the direct path (per server).
 import type { EventType, KeyKind } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
+import type { EventsWake } from '../cluster/cluster-port';
 import { createKeyedLock } from '../concurrency/keyed-lock';
 import type { StorePort } from '../store/store-port';
+import { createEventPumps } from './event-pumps';
 
 /** Where events are kept: the live store for live keys, the overlay for test keys (create-core). */
 export type EventStore = Pick<StorePort, 'appendEvent' | 'eventsAfter' | 'eventBounds' | 'pruneEvents'>;
@@ -38,17 +44,32 @@ export function createEventsLog({
   clock,
   retention = defaultRetention,
   highWaterMark = 1_000,
+  wake,
+  onError,
 }: {
   storeFor: (mode: KeyKind) => EventStore;
   clock: Clock;
   retention?: EventsRetention;
   highWaterMark?: number;
+  /** Wake-ups from the other servers sharing the store; absent, live events fan out in-process. */
+  wake?: EventsWake;
+  /** A pump's failed read (it retries by itself). */
+  onError?: (e: unknown) => void;
 }) {
   // A channel per account and key kind: test keys' events never reach live streams, nor live
   // events test ones (each kind's ids are a sequence of their own).
   const channel = (accountId: string, mode: KeyKind) => `${mode}:${accountId}`;
   const listeners = new Map<string, Set<(e: FeedEvent) => void>>();
   const lock = createKeyedLock();
+  const deliver = (ch: string, e: FeedEvent) => {
+    for (const l of listeners.get(ch) ?? []) l(e);
+  };
+  const pumps = wake
+    ? createEventPumps({ store: () => storeFor('live'), deliver: (accountId, e) => deliver(channel(accountId, 'live'), e), onError })
+    : null;
+  const unwake = wake?.subscribe({ wake: (accountId) => pumps?.wake(accountId), resync: () => pumps?.wakeAll() });
+  /** Whether this channel's live events come from a pump rather than straight from emit. */
+  const pumped = (mode: KeyKind) => pumps !== null && mode === 'live';
 
   async function emit(accountId: string, mode: KeyKind, type: EventType, data: Record<string, unknown>): Promise<FeedEvent> {
     const ch = channel(accountId, mode);
@@ -57,7 +78,9 @@ export function createEventsLog({
       const now = clock.now();
       const stored = await storeFor(mode).appendEvent(accountId, { type, data: { ...data, at: iso(now) }, at: now });
       const e: FeedEvent = { id: stored.id, type, data: stored.data };
-      for (const l of listeners.get(ch) ?? []) l(e);
+      // Pumped: this server's streams need not wait for the notification's round trip.
+      if (pumped(mode)) pumps?.wake(accountId);
+      else deliver(ch, e);
       return e;
     });
     if (event.id % 1_000 === 0) void prune(accountId, mode);
@@ -103,7 +126,12 @@ export function createEventsLog({
       } else queue.push(e);
       poke();
     };
-    const detach = () => listeners.get(ch)?.delete(listener);
+    const detach = () => {
+      const set = listeners.get(ch);
+      if (!set?.delete(listener) || set.size > 0) return;
+      listeners.delete(ch);
+      if (pumped(mode)) pumps?.close(accountId);
+    };
     // Listen before replaying: anything appended during the replay is queued, not missed.
     let set = listeners.get(ch);
     if (!set) {
@@ -111,9 +139,12 @@ export function createEventsLog({
       listeners.set(ch, set);
     }
     set.add(listener);
+    // The pump learns where it starts before this subscriber reads the store (see open()).
+    const pumpReady = pumped(mode) ? pumps?.open(accountId) : undefined;
 
     async function* run(): AsyncGenerator<FeedItem> {
       const es = storeFor(mode);
+      if (pumpReady) await pumpReady;
       let last: number;
       if (afterId === undefined) {
         last = (await es.eventBounds(accountId)).latest;
@@ -177,5 +208,9 @@ export function createEventsLog({
     prune,
     bounds: (accountId: string, mode: KeyKind) => storeFor(mode).eventBounds(accountId),
     listenerCount: (accountId: string, mode: KeyKind) => listeners.get(channel(accountId, mode))?.size ?? 0,
+    /** Stops listening for other servers' wake-ups. */
+    close() {
+      unwake?.();
+    },
   };
 }

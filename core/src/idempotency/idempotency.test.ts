@@ -69,3 +69,62 @@ describe('idempotency', () => {
     expect(await idem.claim('a', 'live', 'k2', 'fp')).toEqual({ kind: 'replay', answer: expect.objectContaining(ok) });
   });
 });
+
+describe('idempotency across servers sharing a store', () => {
+  let dir: string;
+  let store: StorePort;
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'idem-cluster-'));
+    store = await createLowdbStore({ dataDir: dir, keystore: createKeystore(randomBytes(32)) });
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  // Two services with their own in-memory maps on one store: two servers.
+  const serverOn = (owner: string, clock: ManualClock, timing = { leaseMs: 10_000, renewMs: 3_000, pollMs: 5 }) =>
+    createIdempotency({ storeFor: () => store, clock, owner, timing });
+
+  it('a twin on another server waits for the first and replays its answer', async () => {
+    const clock = createManualClock();
+    const a = serverOn('A', clock);
+    const b = serverOn('B', clock);
+    const first = proceed(await a.claim('a', 'live', 'k', 'f'));
+    let twinSettled = false;
+    const twin = b.claim('a', 'live', 'k', 'f').finally(() => {
+      twinSettled = true;
+    });
+    // The twin polls the store and is still waiting while the first runs.
+    await new Promise((r) => setTimeout(r, 30));
+    expect(twinSettled).toBe(false);
+    await first.complete(ok);
+    expect(await twin).toEqual({ kind: 'replay', answer: expect.objectContaining({ status: 200, body: ok.body }) });
+    // A different request under the key on the other server is a mismatch, as on one.
+    await expect(b.claim('a', 'live', 'k', 'other')).rejects.toMatchObject({ type: 'idempotency_mismatch' });
+  });
+
+  it('a different request under a key running elsewhere is a mismatch at once', async () => {
+    const clock = createManualClock();
+    proceed(await serverOn('A', clock).claim('a', 'live', 'k', 'f'));
+    await expect(serverOn('B', clock).claim('a', 'live', 'k', 'g')).rejects.toMatchObject({ type: 'idempotency_mismatch' });
+  });
+
+  it('the first server dies mid-request (no renewal, no answer): its lease ends and the twin runs', async () => {
+    const clock = createManualClock();
+    // A never renews (it "died"); its claim holds for the lease only.
+    proceed(await serverOn('A', clock, { leaseMs: 10_000, renewMs: 3_600_000, pollMs: 5 }).claim('a', 'live', 'k', 'f'));
+    const b = serverOn('B', clock);
+    let ran = false;
+    const twin = b.claim('a', 'live', 'k', 'f').then((c) => {
+      ran = true;
+      return c;
+    });
+    clock.advance(9_000);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(ran).toBe(false);
+    clock.advance(1_000);
+    const c = await twin;
+    expect(c.kind).toBe('proceed');
+    await proceed(c).complete(ok);
+  });
+});

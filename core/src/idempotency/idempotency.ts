@@ -7,7 +7,12 @@
 // The slot stays claimed until `complete` or `abandon`: the transport must not abandon a
 // request whose handler is still running (a client that hung up is no reason to let its
 // retry run the action a second time).
-import { createHash } from 'node:crypto';
+// Across servers sharing a store, a first request also takes the store's claim on the key
+// (an owner and a lease it renews while it runs): a twin on another server sees the claim,
+// polls for the first one's answer and replays it; if the owner dies mid-request its lease
+// runs out and the twin takes the claim over and runs. Twins on one server wait on each other
+// in memory, at once.
+import { createHash, randomUUID } from 'node:crypto';
 import { KeyKind } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { PresenceError } from '../errors/presence-error';
@@ -17,6 +22,16 @@ import type { StoreFor } from '../store/overlay-store';
 export const IDEMPOTENCY_KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 export const IDEMPOTENCY_RETENTION_MS = 24 * 3600_000;
 const WAIT_FOR_FIRST_MS = 60_000;
+
+export type ClaimTiming = {
+  /** How long a claim holds without renewal: how soon a dead server's key is free again. */
+  leaseMs: number;
+  /** How often a running request renews its claim (well inside the lease). */
+  renewMs: number;
+  /** How often a twin on another server looks for the first one's answer. */
+  pollMs: number;
+};
+export const defaultClaimTiming: ClaimTiming = { leaseMs: 10_000, renewMs: 3_000, pollMs: 100 };
 
 export type StoredAnswer = Pick<IdempotencyRecord, 'status' | 'headers' | 'body'>;
 
@@ -45,7 +60,18 @@ export function fingerprintRequest(method: string, path: string, body: string): 
 
 export type Idempotency = ReturnType<typeof createIdempotency>;
 
-export function createIdempotency({ storeFor, clock }: { storeFor: StoreFor; clock: Clock }) {
+export function createIdempotency({
+  storeFor,
+  clock,
+  owner = randomUUID(),
+  timing = defaultClaimTiming,
+}: {
+  storeFor: StoreFor;
+  clock: Clock;
+  /** This server's name on the claims it takes (random per process). */
+  owner?: string;
+  timing?: ClaimTiming;
+}) {
   type InFlight = { fingerprint: string; done: Promise<StoredAnswer | null> };
   const inFlight = new Map<string, InFlight>();
 
@@ -93,12 +119,32 @@ export function createIdempotency({ storeFor, clock }: { storeFor: StoreFor; clo
         settle(null);
         throw e;
       }
+      if (!stored) {
+        try {
+          stored = await claimInStore(accountId, mode, key, fingerprint);
+        } catch (e) {
+          inFlight.delete(slot);
+          settle(null);
+          throw e;
+        }
+      }
       if (stored) {
         inFlight.delete(slot);
         settle(stored.fingerprint === fingerprint ? stored : null);
         if (stored.fingerprint !== fingerprint) throw mismatch(key);
         return { kind: 'replay', answer: stored };
       }
+      const es = storeFor(mode);
+      // Renewed while the handler runs; a lease lost meanwhile (this server stalled past it)
+      // changes nothing here: the action below is durable and the answer is stored either way.
+      const renewal = setInterval(() => {
+        es.renewIdempotencyClaim(accountId, key, owner, clock.now() + timing.leaseMs).catch(() => undefined);
+      }, timing.renewMs);
+      renewal.unref();
+      const release = () => {
+        clearInterval(renewal);
+        return es.releaseIdempotencyClaim(accountId, key, owner);
+      };
       let finished = false;
       return {
         kind: 'proceed',
@@ -117,6 +163,8 @@ export function createIdempotency({ storeFor, clock }: { storeFor: StoreFor; clo
             throw e;
           } finally {
             inFlight.delete(slot);
+            // After the answer is stored: a twin elsewhere finds the answer, never a free key.
+            await release().catch(() => undefined);
           }
         },
         abandon() {
@@ -124,8 +172,32 @@ export function createIdempotency({ storeFor, clock }: { storeFor: StoreFor; clo
           finished = true;
           inFlight.delete(slot);
           settle(null);
+          release().catch(() => undefined);
         },
       };
+    }
+  }
+
+  /**
+   * Takes the store's claim on the key (answers null), or waits for the server holding it and
+   * answers its stored answer. A holder that stops renewing is taken over once its lease ends.
+   */
+  async function claimInStore(accountId: string, mode: KeyKind, key: string, fingerprint: string): Promise<IdempotencyRecord | null> {
+    const es = storeFor(mode);
+    const giveUpAt = Date.now() + WAIT_FOR_FIRST_MS;
+    for (;;) {
+      const now = clock.now();
+      const held = await es.claimIdempotencyKey(accountId, key, { owner, fingerprint, expires_at: now + timing.leaseMs }, now);
+      if (held.owner === owner) return null;
+      if (held.fingerprint !== fingerprint) throw mismatch(key);
+      if (Date.now() >= giveUpAt) {
+        throw new PresenceError('idempotency_in_progress', `a request with Idempotency-Key ${key} is still running; retry later`, {
+          retryAfter: 5,
+        });
+      }
+      await new Promise((r) => setTimeout(r, timing.pollMs));
+      const stored = await read(accountId, mode, key);
+      if (stored) return stored;
     }
   }
 

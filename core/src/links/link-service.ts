@@ -15,8 +15,10 @@ import { iso } from '../clock/clock';
 import { notFound, PresenceError } from '../errors/presence-error';
 import type { EventsLog } from '../events/events-log';
 import { assertMayChangeCredentials, type KeyService } from '../keys/key-service';
+import type { RateLimiterPort } from '../ratelimit/sliding-window';
 import type { StorePort } from '../store/store-port';
-import { createRedeemGuard, type RedeemAttempt, type RedeemLimits } from './redeem-guard';
+import { createRedeemGuard, defaultRedeemLimits, type RedeemAttempt, type RedeemLimits } from './redeem-guard';
+import { createSharedRedeemGuard } from './shared-redeem-guard';
 
 /** No 0/O or 1/I: codes are read and typed by people. 32 symbols × 8 = 40 bits. */
 const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
@@ -38,6 +40,7 @@ export function createLinkService({
   events,
   codeKey,
   redeemLimits,
+  rateLimiterFor,
 }: {
   store: StorePort;
   clock: Clock;
@@ -46,12 +49,16 @@ export function createLinkService({
   /** The MAC key codes are hashed under (`keystore.subkey(LINK_CODE_KEY_INFO)`); without it no code can be made or redeemed. */
   codeKey: Buffer | null;
   redeemLimits?: RedeemLimits;
+  /** Given (several servers on one database), the guard counts on every server. */
+  rateLimiterFor?: ((scope: string, opts: { limit: number; windowMs: number }) => RateLimiterPort) | undefined;
 }) {
   const hashCode = (code: string) => {
     if (!codeKey) throw new Error('link codes need the master key (this core was made without a keystore)');
     return linkCodeHash(codeKey, code);
   };
-  const guard = createRedeemGuard({ clock, ...(redeemLimits ? { limits: redeemLimits } : {}) });
+  const guard: { attempt(address: string): RedeemAttempt | Promise<RedeemAttempt> } = rateLimiterFor
+    ? createSharedRedeemGuard({ limits: redeemLimits ?? defaultRedeemLimits, rateLimiterFor })
+    : createRedeemGuard({ clock, ...(redeemLimits ? { limits: redeemLimits } : {}) });
 
   async function redeemCode(code: string, who: { surface: string; user_id: string; name: string }) {
     const normal = code.trim().toUpperCase();
@@ -97,7 +104,7 @@ export function createLinkService({
     },
 
     /** Counts a redeem attempt from a client address; its `refusal`, if any, is the answer. */
-    attemptRedeem(address: string): RedeemAttempt {
+    attemptRedeem(address: string): RedeemAttempt | Promise<RedeemAttempt> {
       return guard.attempt(address);
     },
 

@@ -27,6 +27,15 @@ export function parseRateLimit(spec: string): { limit: number; windowMs: number 
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
 
+/**
+ * What callers of a limiter need: the in-memory one below answers at once, a shared one (a
+ * cluster on one database, cluster-port.ts) from the database; callers await either.
+ */
+export type RateLimiterPort = {
+  hit(id: string): RateDecision | Promise<RateDecision>;
+  peek(id: string): RateDecision | Promise<RateDecision>;
+};
+
 /** A FIFO of request times with O(1) amortised push and expiry (Array#shift is O(n)). */
 type TimeLog = { times: number[]; head: number };
 const size = (l: TimeLog) => l.times.length - l.head;

@@ -23,6 +23,7 @@ import type { KeyKind } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { createKeyedLock } from '../concurrency/keyed-lock';
 import { PresenceError } from '../errors/presence-error';
+import { createClaimTable } from './claim-table';
 import type { IntentRecord, MemoryEntry, StoredEvent, ThreadEntry } from './documents';
 import { createIntentIndex } from './intent-index';
 import { createOverlayAccounts, type Family, type Records } from './overlay-accounts';
@@ -73,6 +74,8 @@ export function createOverlayStore(live: StorePort, { clock, caps }: { clock: Cl
     });
   }
 
+  // Test keys' requests in flight: the overlay lives in one server, so memory is enough.
+  const { pruneClaims, ...claimOps } = createClaimTable();
   const liveStanding = async (accountId: string, id: string) => (await live.listStanding(accountId)).find((r) => r.id === id) ?? null;
 
   const store: StorePort = {
@@ -207,7 +210,9 @@ export function createOverlayStore(live: StorePort, { clock, caps }: { clock: Cl
     async putIdempotencyRecord(accountId, record) {
       remember(own(accountId).answers, record.key, copy(record), maxRecords);
     },
+    ...claimOps,
     async pruneIdempotency(olderThan) {
+      pruneClaims(olderThan);
       let dropped = 0;
       for (const o of active()) {
         for (const [key, r] of o.answers) {

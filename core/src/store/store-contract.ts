@@ -331,6 +331,38 @@ export function describeStoreContract(name: string, open: OpenStoreHarness) {
         expect((await store.getIdempotencyRecord('a', 'fresh'))?.created_at).toBe(50);
         expect(await store.pruneIdempotency(50)).toBe(0);
       });
+
+      it("a claim on a key is one owner's until released or expired, across peers", async () => {
+        const [p, q] = await h.peers(2);
+        const mine = { owner: 'A', fingerprint: 'f1', expires_at: 1_000 };
+        expect(await (p as StorePort).claimIdempotencyKey('a', 'k', mine, 0)).toEqual(mine);
+        // Another owner sees the holder's claim while it lasts (and can learn its fingerprint).
+        const theirs = { owner: 'B', fingerprint: 'f2', expires_at: 2_000 };
+        expect(await (q as StorePort).claimIdempotencyKey('a', 'k', theirs, 500)).toEqual(mine);
+        // Other accounts and keys are not affected.
+        expect(await (q as StorePort).claimIdempotencyKey('b', 'k', theirs, 500)).toEqual(theirs);
+        // The owner renews; the other cannot.
+        expect(await (p as StorePort).renewIdempotencyClaim('a', 'k', 'A', 1_500)).toBe(true);
+        expect(await (q as StorePort).renewIdempotencyClaim('a', 'k', 'B', 9_000)).toBe(false);
+        expect(await (q as StorePort).claimIdempotencyKey('a', 'k', theirs, 1_200)).toMatchObject({ owner: 'A', expires_at: 1_500 });
+        // Expired: taken over; the old owner can neither renew nor release it any more.
+        expect(await (q as StorePort).claimIdempotencyKey('a', 'k', theirs, 1_500)).toEqual(theirs);
+        expect(await (p as StorePort).renewIdempotencyClaim('a', 'k', 'A', 3_000)).toBe(false);
+        await (p as StorePort).releaseIdempotencyClaim('a', 'k', 'A');
+        expect(await (p as StorePort).claimIdempotencyKey('a', 'k', mine, 1_600)).toEqual(theirs);
+        // Released by its owner: free at once.
+        await (q as StorePort).releaseIdempotencyClaim('a', 'k', 'B');
+        expect(await (p as StorePort).claimIdempotencyKey('a', 'k', mine, 1_600)).toEqual(mine);
+      });
+
+      it('racing claims on one key: exactly one owner gets it', async () => {
+        const peers = await h.peers(4);
+        const got = await Promise.all(
+          peers.map((s, i) => s.claimIdempotencyKey('a', 'race', { owner: `o${i}`, fingerprint: 'f', expires_at: 10_000 }, 0)),
+        );
+        const owners = new Set(got.map((c) => c.owner));
+        expect(owners.size).toBe(1);
+      });
     });
 
     describe('wallets', () => {

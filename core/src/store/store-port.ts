@@ -20,6 +20,9 @@ import type {
 
 export type EventBounds = { oldest: number | null; latest: number };
 
+/** An Idempotency-Key whose first request is running: who runs it, for what, until when (ms epoch). */
+export type InFlightClaim = { owner: string; fingerprint: string; expires_at: number };
+
 export interface StorePort {
   createAccount(account: AccountRecord): Promise<void>;
   getAccount(id: string): Promise<AccountRecord | null>;
@@ -45,6 +48,16 @@ export interface StorePort {
   getIdempotencyRecord(accountId: string, key: string): Promise<IdempotencyRecord | null>;
   putIdempotencyRecord(accountId: string, record: IdempotencyRecord): Promise<void>;
   pruneIdempotency(olderThan: number): Promise<number>;
+  /**
+   * Claims the key for `claim.owner` unless another owner holds a claim that has not expired
+   * at `now`; answers the claim that holds afterwards (the caller's own when it got it). Every
+   * server sees the same claims, so a duplicate request anywhere waits for the first.
+   */
+  claimIdempotencyKey(accountId: string, key: string, claim: InFlightClaim, now: number): Promise<InFlightClaim>;
+  /** Extends the owner's lease; false when the claim is no longer the owner's (it expired and was taken over). */
+  renewIdempotencyClaim(accountId: string, key: string, owner: string, expiresAt: number): Promise<boolean>;
+  /** Drops the owner's claim (its answer is stored, or it gave up); another owner's is left alone. */
+  releaseIdempotencyClaim(accountId: string, key: string, owner: string): Promise<void>;
 
   getWallet(accountId: string): Promise<WalletRecord | null>;
   /** Stores the wallet unless one exists; answers whichever is stored (first writer wins). */

@@ -10,19 +10,19 @@
 // has used its budget, its requests that present a key are answered 429 without the key
 // being looked at, until the window frees a slot — so nobody can try keys at line rate.
 // Requests without any Authorization header are not guesses and are never counted.
-import { type Core, PresenceError, type Principal, type RateLimiter, requireScope } from '@presence/core';
+import { type Core, PresenceError, type Principal, type RateLimiterPort, requireScope } from '@presence/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clientAddress } from './client-address';
 
 const BEARER = /^Bearer ([^\s]+)$/;
 
-export function registerAuth(app: FastifyInstance, core: Core, authFailures: RateLimiter) {
+export function registerAuth(app: FastifyInstance, core: Core, authFailures: RateLimiterPort) {
   app.decorateRequest('principal', null);
 
   /** Counts the request against its key and sets the per-key headers (429 past the limit). */
-  function admit(request: FastifyRequest, reply: FastifyReply, principal: Principal) {
+  async function admit(request: FastifyRequest, reply: FastifyReply, principal: Principal) {
     request.principal = principal;
-    const rate = core.rateLimiter.hit(principal.keyId);
+    const rate = await core.rateLimiter.hit(principal.keyId);
     reply.headers({
       'presence-mode': principal.kind,
       'ratelimit-limit': String(rate.limit),
@@ -43,7 +43,7 @@ export function registerAuth(app: FastifyInstance, core: Core, authFailures: Rat
       if (malformed) throw new PresenceError('auth', 'malformed Authorization header: expected "Bearer <key>"');
       return await core.keys.authenticate(secret);
     } catch (e) {
-      if (address !== null && e instanceof PresenceError && e.type === 'auth') authFailures.hit(address);
+      if (address !== null && e instanceof PresenceError && e.type === 'auth') await authFailures.hit(address);
       throw e;
     }
   }
@@ -53,7 +53,7 @@ export function registerAuth(app: FastifyInstance, core: Core, authFailures: Rat
     const header = request.headers.authorization;
     const m = header ? BEARER.exec(header) : null;
     const address = header === undefined ? null : clientAddress(request.ip);
-    const budget = address === null ? null : authFailures.peek(address);
+    const budget = address === null ? null : await authFailures.peek(address);
     if (need === undefined) {
       // Public routes (health, docs, redeem) ignore any key. An unknown route with a valid
       // key is a keyed request like any other: counted, and answered with the headers; with
@@ -61,7 +61,7 @@ export function registerAuth(app: FastifyInstance, core: Core, authFailures: Rat
       // counts, or unknown routes would be a way to test keys past the limit.
       if (request.is404 && m && budget?.allowed) {
         const principal = await authenticate(address, m[1], false).catch(() => null);
-        if (principal) admit(request, reply, principal);
+        if (principal) await admit(request, reply, principal);
       }
       return;
     }
@@ -73,7 +73,7 @@ export function registerAuth(app: FastifyInstance, core: Core, authFailures: Rat
         { retryAfter: budget.resetS, extra: { limit: 'auth_failures' } },
       );
     }
-    const principal = admit(request, reply, await authenticate(address, m?.[1], header !== undefined && !m));
+    const principal = await admit(request, reply, await authenticate(address, m?.[1], header !== undefined && !m));
     requireScope(principal, need);
   });
 }

@@ -43,6 +43,17 @@ export function createStreamRegistry({ now }: { now: () => number }) {
     retire(r: { keyId: string; secretHash: string; validUntil: number }) {
       for (const e of byKey.get(r.keyId) ?? []) if (e.secretHash === r.secretHash) schedule(e, r.validUntil);
     },
+    /** The distinct key and secret pairs of the open streams (for re-checking them). */
+    secrets(): { keyId: string; secretHash: string }[] {
+      const out: { keyId: string; secretHash: string }[] = [];
+      for (const [keyId, set] of byKey)
+        for (const hash of new Set([...set].map((e) => e.secretHash))) out.push({ keyId, secretHash: hash });
+      return out;
+    },
+    /** This secret stopped working (found by a re-check): its streams end now. */
+    closeSecret(keyId: string, secretHash: string) {
+      for (const e of [...(byKey.get(keyId) ?? [])]) if (e.secretHash === secretHash) e.close();
+    },
     closeKey(keyId: string) {
       for (const e of [...(byKey.get(keyId) ?? [])]) e.close();
     },

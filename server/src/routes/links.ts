@@ -35,7 +35,7 @@ export const linksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core 
       },
     },
     async (req, reply) => {
-      const attempt = core.links.attemptRedeem(clientAddress(req.ip));
+      const attempt = await core.links.attemptRedeem(clientAddress(req.ip));
       reply.headers({
         'ratelimit-limit': String(attempt.rate.limit),
         'ratelimit-remaining': String(attempt.rate.remaining),

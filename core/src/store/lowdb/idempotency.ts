@@ -4,11 +4,20 @@
 // its account, key and request, so a body moved to another record does not open.
 import { createHash } from 'node:crypto';
 import type { Keystore } from '../../keystore/keystore';
+import { createClaimTable } from '../claim-table';
 import { type IdempotencyRecord, StoredIdempotencyRecord } from '../documents';
 import type { StorePort } from '../store-port';
 import { accountLogs, type StoreContext } from './per-account';
 
-export type IdempotencyFamily = Pick<StorePort, 'getIdempotencyRecord' | 'putIdempotencyRecord' | 'pruneIdempotency'> & {
+export type IdempotencyFamily = Pick<
+  StorePort,
+  | 'getIdempotencyRecord'
+  | 'putIdempotencyRecord'
+  | 'pruneIdempotency'
+  | 'claimIdempotencyKey'
+  | 'renewIdempotencyClaim'
+  | 'releaseIdempotencyClaim'
+> & {
   close(): Promise<void>;
 };
 
@@ -50,7 +59,10 @@ export function openIdempotency(ctx: StoreContext, keystore: Keystore | undefine
     return log;
   });
 
+  // Claims of requests in flight live in memory: the data directory has one process.
+  const { pruneClaims, ...claims } = createClaimTable();
   return {
+    ...claims,
     close: idemLog.close,
     async getIdempotencyRecord(accountId, key) {
       const r = (await idemLog(accountId)).byKey.get(key);
@@ -64,6 +76,7 @@ export function openIdempotency(ctx: StoreContext, keystore: Keystore | undefine
       });
     },
     async pruneIdempotency(olderThan) {
+      pruneClaims(olderThan);
       let dropped = 0;
       for (const accountId of accountIds()) {
         const log = await idemLog(accountId);

@@ -6,7 +6,9 @@
 // - `appendEvent` / `appendThread` bump a per-account counter row and insert in ONE
 //   statement, so ids are strictly increasing without gaps and commit in id order;
 // - `transitionIntent` is compare-and-set on the locked row;
-// - `redeemLink` is a single compare-and-set UPDATE.
+// - `redeemLink` is a single compare-and-set UPDATE;
+// - an event append NOTIFYs `presence_events` in its own statement (sent at commit), the
+//   wake-up of every server's live streams (cluster.ts).
 // Records are kept whole as `json` (see migrations/0001_init.sql for why not jsonb) beside the
 // columns queries need, and validated with the zod schemas of documents.ts on the way out,
 // as the embedded store validates what it loads. Database failures become 503
@@ -34,7 +36,9 @@ import {
 } from '../documents';
 import { createSealedAnswers } from '../sealed-answers';
 import type { StorePort } from '../store-port';
+import { EVENTS_CHANNEL } from './cluster';
 import { CallerError, toStoreError } from './database-error';
+import { idempotencyClaims } from './idempotency-claims';
 import { migrate } from './migrate';
 
 export type PostgresStoreOptions = {
@@ -179,10 +183,13 @@ export async function createPostgresStore({ url, keystore, max = 10, migrate: ap
           INSERT INTO account_seq AS s (account_id, events) VALUES (${accountId}, 1)
           ON CONFLICT (account_id) DO UPDATE SET events = s.events + 1
           RETURNING events
+        ), appended AS (
+          INSERT INTO events (account_id, id, type, at, data)
+          SELECT ${accountId}::text, events, ${event.type}::text, ${event.at}::float8, ${json(event.data)}::text::json FROM next
+          RETURNING id
         )
-        INSERT INTO events (account_id, id, type, at, data)
-        SELECT ${accountId}::text, events, ${event.type}::text, ${event.at}::float8, ${json(event.data)}::text::json FROM next
-        RETURNING id`;
+        -- The wake-up for every server's streams (cluster.ts), sent at commit: in this statement.
+        SELECT id, pg_notify(${EVENTS_CHANNEL}, ${accountId}::text || ':' || id)::text AS notified FROM appended`;
       return { id: Number(row?.id), ...event };
     },
     async eventsAfter(accountId, afterId, limit) {
@@ -223,8 +230,11 @@ export async function createPostgresStore({ url, keystore, max = 10, migrate: ap
         ON CONFLICT (account_id, key) DO UPDATE SET created_at = EXCLUDED.created_at, record = EXCLUDED.record`;
     },
     async pruneIdempotency(olderThan) {
+      // Claims whose lease ended that long ago belong to servers that are gone.
+      await sql`DELETE FROM idempotency_claims WHERE expires_at < ${olderThan}`;
       return (await sql`DELETE FROM idempotency WHERE created_at < ${olderThan}`).count;
     },
+    ...idempotencyClaims(sql),
 
     async getWallet(accountId) {
       const [row] = await sql<(Doc & { funded: boolean })[]>`SELECT doc, funded FROM wallets WHERE account_id = ${accountId}`;

@@ -1,0 +1,31 @@
+// What core needs from the other servers of a deployment when several share one store
+// (PostgreSQL): a wake-up when any server appended an event, and rate-limit windows that
+// count every server's requests. The PostgreSQL adapter implements it (LISTEN/NOTIFY and a
+// table, see store/postgres/cluster.ts); an embedded install passes none and core keeps its
+// in-process paths. Core never imports a driver for this.
+import type { RateDecision } from '../ratelimit/sliding-window';
+
+export type EventsWakeHandlers = {
+  /** An event of this account was appended (on any server); read the store for what is new. */
+  wake(accountId: string): void;
+  /** Wake-ups may have been missed (the listening connection was re-established): read every open channel. */
+  resync(): void;
+};
+
+export type EventsWake = {
+  /** Registers the handlers; answers a function that removes them. */
+  subscribe(handlers: EventsWakeHandlers): () => void;
+};
+
+/** A rate limiter; answers may come from the database. */
+export type SharedRateLimiter = {
+  hit(id: string): Promise<RateDecision>;
+  /** Whether a hit now would be allowed, without counting one. */
+  peek(id: string): Promise<RateDecision>;
+};
+
+export type ClusterPort = {
+  eventsWake: EventsWake;
+  /** A sliding window named `scope` whose counts are kept where every server sees them. */
+  rateLimiter(scope: string, opts: { limit: number; windowMs: number }): SharedRateLimiter;
+};

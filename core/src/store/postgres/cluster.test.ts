@@ -1,0 +1,130 @@
+// The cluster port on a real PostgreSQL: two handles on one database stand for two servers.
+// Wake-ups carry the account (colons and all) to every handle, a dropped listening connection
+// is followed by a resync, and rate limits count both handles' requests: exactly up to
+// EXACT_MAX per window, approximately (two buckets) above it.
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPostgres, type ThrowawayPostgres } from '../../../../scripts/postgres';
+import { createManualClock } from '../../clock/clock';
+import { createPostgresCluster, EXACT_MAX, type PostgresCluster, parseEventsNotice } from './cluster';
+import { migrate } from './migrate';
+import { createPostgresStore } from './postgres-store';
+
+let pg: ThrowawayPostgres;
+beforeAll(async () => {
+  pg = await startPostgres();
+  await migrate(pg.url);
+});
+afterAll(async () => {
+  await pg?.stop();
+});
+
+async function twoServers(clock = createManualClock()) {
+  const url = await pg.createDatabase({ template: new URL(pg.url).pathname.slice(1) });
+  const handles: PostgresCluster[] = [
+    await createPostgresCluster({ url, clock, max: 2 }),
+    await createPostgresCluster({ url, clock, max: 2 }),
+  ];
+  return { url, clock, handles, close: () => Promise.all(handles.map((h) => h.close())) };
+}
+
+describe('cluster port on PostgreSQL', () => {
+  it('parses notices whose account id holds colons', () => {
+    expect(parseEventsNotice('acct:with:colons:42')).toEqual({ accountId: 'acct:with:colons', id: 42 });
+    expect(parseEventsNotice('nonsense')).toBeNull();
+  });
+
+  it('an append on one server wakes the other with its account; a dropped listener resyncs', async () => {
+    const { url, handles, close } = await twoServers();
+    const store = await createPostgresStore({ url, migrate: false, max: 2 });
+    try {
+      const woken: string[] = [];
+      let resyncs = 0;
+      let onWake: () => void = () => undefined;
+      handles[1]?.eventsWake.subscribe({
+        wake: (a) => {
+          woken.push(a);
+          onWake();
+        },
+        resync: () => {
+          resyncs++;
+          onWake();
+        },
+      });
+      const arrived = new Promise<void>((r) => (onWake = r));
+      await store.appendEvent('team:ops', { type: 'memory', data: {}, at: 0 });
+      await arrived;
+      expect(woken).toEqual(['team:ops']);
+      // Cut every listening connection: the driver reconnects and says so; the log resyncs.
+      const before = resyncs;
+      const resynced = new Promise<void>((r) => {
+        onWake = () => {
+          if (resyncs > before) r();
+        };
+      });
+      const admin = postgres(url, { max: 1, onnotice: () => undefined });
+      await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE query ILIKE 'listen%' AND pid <> pg_backend_pid()`;
+      await admin.end();
+      await resynced;
+      expect(resyncs).toBeGreaterThan(before);
+    } finally {
+      await store.close();
+      await close();
+    }
+  });
+
+  it('an exact window counts both servers: N pass in any mix, the next is refused on either', async () => {
+    const { clock, handles, close } = await twoServers();
+    try {
+      const [p, q] = handles.map((h) => h.rateLimiter('key', { limit: 4, windowMs: 60_000 })) as [
+        ReturnType<PostgresCluster['rateLimiter']>,
+        ReturnType<PostgresCluster['rateLimiter']>,
+      ];
+      const got = [];
+      for (const l of [p, q, q, p]) {
+        got.push(await l.hit('k1'));
+        clock.advance(1_000);
+      }
+      expect(got.map((d) => [d.allowed, d.remaining])).toEqual([
+        [true, 3],
+        [true, 2],
+        [true, 1],
+        [true, 0],
+      ]);
+      expect((await q.hit('k1')).allowed).toBe(false);
+      expect((await p.peek('k1')).allowed).toBe(false);
+      expect((await p.hit('k2')).allowed).toBe(true); // ids are apart
+      // The oldest leaves the window: one more passes, on either server.
+      clock.advance(56_000);
+      expect((await q.hit('k1')).allowed).toBe(true);
+      expect((await p.hit('k1')).allowed).toBe(false);
+      // Racing hits never overshoot.
+      const racing = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? p : q).hit('k3')));
+      expect(racing.filter((d) => d.allowed)).toHaveLength(4);
+    } finally {
+      await close();
+    }
+  });
+
+  it(`a window above ${EXACT_MAX} is two buckets: counted on both servers, the previous one weighted`, async () => {
+    const clock = createManualClock(0);
+    const { handles, close } = await twoServers(clock);
+    try {
+      const limit = EXACT_MAX + 1_000;
+      const [p, q] = handles.map((h) => h.rateLimiter('big', { limit, windowMs: 1_000 })) as [
+        ReturnType<PostgresCluster['rateLimiter']>,
+        ReturnType<PostgresCluster['rateLimiter']>,
+      ];
+      await Promise.all(Array.from({ length: limit }, (_, i) => (i % 2 ? p : q).hit('k')));
+      expect((await p.hit('k')).allowed).toBe(false);
+      // Half way through the next bucket half of the previous one still counts.
+      clock.advance(1_500);
+      const d = await q.peek('k');
+      expect(d.remaining).toBe(limit - Math.ceil(limit / 2));
+      expect((await q.hit('k')).allowed).toBe(true);
+    } finally {
+      await close();
+    }
+  });
+});

@@ -1,0 +1,37 @@
+// Idempotency-Key claims on PostgreSQL (table idempotency_claims, migration 0002): one row per
+// key whose first request runs somewhere, with its owner's lease. Taking a claim is one
+// upsert that succeeds only when the key is free, the lease ran out (the owner died) or it is
+// already the caller's, so two servers can never both hold one.
+import type postgres from 'postgres';
+import type { InFlightClaim, StorePort } from '../store-port';
+
+export function idempotencyClaims(
+  sql: postgres.Sql,
+): Pick<StorePort, 'claimIdempotencyKey' | 'renewIdempotencyClaim' | 'releaseIdempotencyClaim'> {
+  return {
+    async claimIdempotencyKey(accountId, key, claim, now) {
+      for (;;) {
+        // Taken when free, expired (its owner stopped renewing: gone), or already ours.
+        const [taken] = await sql<InFlightClaim[]>`INSERT INTO idempotency_claims AS c (account_id, key, owner, fingerprint, expires_at)
+          VALUES (${accountId}, ${key}, ${claim.owner}, ${claim.fingerprint}, ${claim.expires_at})
+          ON CONFLICT (account_id, key) DO UPDATE
+            SET owner = EXCLUDED.owner, fingerprint = EXCLUDED.fingerprint, expires_at = EXCLUDED.expires_at
+            WHERE c.expires_at <= ${now} OR c.owner = EXCLUDED.owner
+          RETURNING owner, fingerprint, expires_at`;
+        if (taken) return { ...taken };
+        const [held] = await sql<InFlightClaim[]>`SELECT owner, fingerprint, expires_at FROM idempotency_claims
+          WHERE account_id = ${accountId} AND key = ${key}`;
+        if (held) return { ...held };
+        // Released between the two statements: try again.
+      }
+    },
+    async renewIdempotencyClaim(accountId, key, owner, expiresAt) {
+      const r = await sql`UPDATE idempotency_claims SET expires_at = ${expiresAt}
+        WHERE account_id = ${accountId} AND key = ${key} AND owner = ${owner}`;
+      return r.count > 0;
+    },
+    async releaseIdempotencyClaim(accountId, key, owner) {
+      await sql`DELETE FROM idempotency_claims WHERE account_id = ${accountId} AND key = ${key} AND owner = ${owner}`;
+    },
+  };
+}
