@@ -5,13 +5,14 @@ import { conversationBenchmarks } from './conversation.bench';
 import { neighbourBenchmarks } from './neighbour.bench';
 import { platformBenchmarks } from './platform.bench';
 import { postgresServerBenchmarks } from './postgres-server.bench';
+import { serveBenchmarks } from './serve.bench';
 import { printTable, type Row } from './stats';
 import { storeBenchmarks } from './store.bench';
 import { walletBenchmarks } from './wallet.bench';
 
 const rows: Row[] = [];
 const started = performance.now();
-// BENCH_ONLY=auth|pin|fanout|caps|wallet|conversation|neighbour|store|pgserver|cluster-msg runs one section while working on it.
+// BENCH_ONLY=auth|pin|fanout|caps|wallet|conversation|neighbour|store|pgserver|cluster-msg|serve runs one section while working on it.
 const only = process.env.BENCH_ONLY;
 if (!only || ['auth', 'pin', 'fanout', 'caps'].includes(only)) await platformBenchmarks(rows, only);
 if (!only || only === 'wallet') await walletBenchmarks(rows);
@@ -20,6 +21,7 @@ if (!only || only === 'neighbour') await neighbourBenchmarks(rows);
 if (!only || only === 'store') await storeBenchmarks(rows);
 if (!only || only === 'pgserver') await postgresServerBenchmarks(rows);
 if (!only || only === 'cluster-msg') await clusterMessagingBenchmarks(rows);
+if (!only || only === 'serve') await serveBenchmarks(rows);
 printTable(rows);
 process.stdout.write(
   `\n(${((performance.now() - started) / 1000).toFixed(0)} s on ${process.version}, ${process.platform}/${process.arch})\n`,
