@@ -3,6 +3,7 @@
 export type { ChainPort, TokenList } from './chain/index';
 export * as chain from './chain/index';
 export { type Clock, createManualClock, iso, type ManualClock, systemClock } from './clock/clock';
+export { type ClusterLocks, createLocalLocks } from './concurrency/cluster-locks';
 export { AI_MAX_TOOL_STEPS, type AiPlannerOptions, createAiPlanner } from './conversation/ai-planner';
 export type { PreparedTurn, TurnAnswer, TurnSink } from './conversation/conversation';
 export { HISTORY_BUDGET_CHARS, HISTORY_TURNS } from './conversation/history-budget';

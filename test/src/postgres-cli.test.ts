@@ -4,10 +4,14 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { loadMigrations } from '@presence/core/postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, openStream, removeDir, startTestServer, tempDir } from './harness';
 import { childEnv, serverCli } from './process';
 import { freshDatabaseEnv } from './test-database';
+
+/** The schema version a freshly migrated database is at: the last migration shipped. */
+const SCHEMA = Math.max(...loadMigrations().map((m) => m.version));
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -38,13 +42,20 @@ describe('presence-server on PostgreSQL', () => {
     const env = await freshDatabaseEnv({ empty: true });
     const before = cli(['migrate', '--status'], env);
     expect([before.status, before.stderr]).toEqual([0, '']);
-    expect(before.stdout).toMatch(/^schema version 0 \(127\.0\.0\.1:\d+\/presence\w*\)\n {2}pending {2}0001_init\n$/);
+    const pending = loadMigrations()
+      .map((m) => `  pending  ${String(m.version).padStart(4, '0')}_${m.name}\n`)
+      .join('');
+    expect(before.stdout).toMatch(/^schema version 0 \(127\.0\.0\.1:\d+\/presence\w*\)\n/);
+    expect(before.stdout.slice(before.stdout.indexOf('\n') + 1)).toBe(pending);
     expect(cli(['migrate', '--status'], env).stdout).toBe(before.stdout);
 
     const applied = cli(['migrate'], env);
     expect(applied.status).toBe(0);
-    expect(applied.stdout).toMatch(/^applied 1 migration\(s\) to .*\nschema version 1 .*\n {2}applied {2}0001_init {2}\d{4}-/);
-    expect(cli(['migrate'], env).stdout).toMatch(/is up to date\nschema version 1 /);
+    const count = loadMigrations().length;
+    expect(applied.stdout).toMatch(
+      new RegExp(`^applied ${count} migration\\(s\\) to .*\\nschema version ${SCHEMA} .*\\n {2}applied {2}0001_init {2}\\d{4}-`),
+    );
+    expect(cli(['migrate'], env).stdout).toMatch(new RegExp(`is up to date\\nschema version ${SCHEMA} `));
 
     const unset = cli(['migrate'], { PRESENCE_DATABASE_URL: undefined });
     expect([unset.status, unset.stderr]).toEqual([
@@ -107,7 +118,7 @@ describe('presence-server on PostgreSQL', () => {
     // A server on the database, with its own data directory: the same keys and records.
     const pg = await startTestServer({ dataDir: dir(), env, keys });
     try {
-      expect((await call(pg.url, 'GET', '/v1/health')).json.store).toEqual({ kind: 'postgres', schema: 1 });
+      expect((await call(pg.url, 'GET', '/v1/health')).json.store).toEqual({ kind: 'postgres', schema: SCHEMA });
       expect((await call(pg.url, 'GET', '/v1/presence/me', { key: keys.live })).status).toBe(200);
       expect((await call(pg.url, 'GET', '/v1/presence/me', { key: made.json.secret })).status).toBe(200);
       expect((await call(pg.url, 'GET', '/v1/memory', { key: keys.live })).json.pinned).toEqual([

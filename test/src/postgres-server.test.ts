@@ -4,11 +4,15 @@
 
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
+import { loadMigrations } from '@presence/core/postgres';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, removeDir, startTestServer, type TestServer, tempDir } from './harness';
 import { childEnv, serverMain } from './process';
 import { freshDatabaseEnv, onPostgres } from './test-database';
+
+/** The schema version a freshly migrated database is at: the last migration shipped. */
+const SCHEMA = Math.max(...loadMigrations().map((m) => m.version));
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -41,7 +45,7 @@ describe('a server on PostgreSQL', () => {
     dirs.push(dataDir);
     const s = await startTestServer({ dataDir, env: await freshDatabaseEnv({ empty: true }) });
     try {
-      expect((await call(s.url, 'GET', '/v1/health')).json.store).toEqual({ kind: 'postgres', schema: 1 });
+      expect((await call(s.url, 'GET', '/v1/health')).json.store).toEqual({ kind: 'postgres', schema: SCHEMA });
       expect((await call(s.url, 'GET', '/v1/presence/me', { key: s.live })).status).toBe(200);
     } finally {
       await s.close();
@@ -51,7 +55,7 @@ describe('a server on PostgreSQL', () => {
     const embedded = await startTestServer({ dataDir: embeddedDir });
     try {
       expect((await call(embedded.url, 'GET', '/v1/health')).json.store).toEqual(
-        onPostgres() ? { kind: 'postgres', schema: 1 } : { kind: 'lowdb' },
+        onPostgres() ? { kind: 'postgres', schema: SCHEMA } : { kind: 'lowdb' },
       );
     } finally {
       await embedded.close();

@@ -31,7 +31,21 @@ export type {
 } from './chain-port';
 // The adapters: the only lines here that reach into ./viem and ./devnet (each will become a
 // package subpath of its own).
-export { DEVNET_FUNDING, type Deployment, DeploymentSchema, type Devnet, type DevnetOptions, startDevnet } from './devnet/index';
+export {
+  anvilBinary,
+  attachDevnet,
+  DEVNET_ANVIL_ARGS,
+  DEVNET_FUNDING,
+  type Deployment,
+  type DeploymentBook,
+  DeploymentSchema,
+  type Devnet,
+  type DevnetOptions,
+  fileDeploymentBook,
+  freeLoopbackPort,
+  spawnAnvil,
+  startDevnet,
+} from './devnet/index';
 export {
   ChainRevertedError,
   ChainUnavailableError,

@@ -1,6 +1,9 @@
 // The PostgreSQL store adapter and its migrations: `@presence/core/postgres`, kept off the
 // root export so an embedded install never loads the driver.
 
+export { createPostgresDeploymentBook } from './devnet-deployments';
 export { type ImportCounts, importLowdb } from './import-lowdb';
+export { type Leadership, type LeadershipOptions, startLeadership } from './leadership';
 export { type AppliedMigration, loadMigrations, type Migration, type MigrationStatus, migrate, migrationStatus } from './migrate';
+export { createPostgresLocks, type PostgresLocksOptions } from './postgres-locks';
 export { createPostgresStore, type PostgresStoreOptions } from './postgres-store';
