@@ -1,5 +1,6 @@
 // `npm run bench`: runs every benchmark and prints one table of figures. No assertions:
 // figures are read by people and compared with the targets beside them.
+import { clusterBenchmarks } from './cluster.bench';
 import { conversationBenchmarks } from './conversation.bench';
 import { neighbourBenchmarks } from './neighbour.bench';
 import { platformBenchmarks } from './platform.bench';
@@ -9,13 +10,14 @@ import { walletBenchmarks } from './wallet.bench';
 
 const rows: Row[] = [];
 const started = performance.now();
-// BENCH_ONLY=auth|pin|fanout|caps|wallet|conversation|neighbour|store runs one section while working on it.
+// BENCH_ONLY=auth|pin|fanout|caps|wallet|conversation|neighbour|store|cluster runs one section while working on it.
 const only = process.env.BENCH_ONLY;
 if (!only || ['auth', 'pin', 'fanout', 'caps'].includes(only)) await platformBenchmarks(rows, only);
 if (!only || only === 'wallet') await walletBenchmarks(rows);
 if (!only || only === 'conversation') await conversationBenchmarks(rows);
 if (!only || only === 'neighbour') await neighbourBenchmarks(rows);
 if (!only || only === 'store') await storeBenchmarks(rows);
+if (!only || only === 'cluster') await clusterBenchmarks(rows);
 printTable(rows);
 process.stdout.write(
   `\n(${((performance.now() - started) / 1000).toFixed(0)} s on ${process.version}, ${process.platform}/${process.arch})\n`,
