@@ -4,6 +4,7 @@
 // leader killed with kill -9 → another leads → a hold past its time is expired again.
 // BENCH_ONLY=cluster runs this section alone.
 import { randomBytes } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
 import { startPostgres } from '../../scripts/postgres';
 import { type Cluster, type ClusterServer, startCluster } from '../src/cluster';
 import { fmt, type Row } from './stats';
@@ -71,10 +72,15 @@ export async function clusterBenchmarks(rows: Row[]) {
       const c = await startCluster({ database, servers: n, env: { PRESENCE_RATE_LIMIT: '1000000/1s' } });
       try {
         const at = (i: number) => (c.servers[i % n] as ClusterServer).url;
+        // Warm-up, untimed: fresh processes compile and JIT on their first requests.
+        await rate(PIN_CALLERS * n, PIN_CALLERS, (i) => post(`${at(i)}/v1/memory/pin`, c.live, { key: 'topic:warm', note: `warm ${i}` }));
         const pins = await rate(PINS, PIN_CALLERS, (i) =>
           post(`${at(i)}/v1/memory/pin`, c.live, { key: `topic:bench-${i % 50}`, note: `pin ${i}` }),
         );
         const keys = await Promise.all(Array.from({ length: WALLETS }, (_, w) => newWallet(c, `bench-w${w}`)));
+        await rate(WALLETS * n, WALLETS * n, (i) =>
+          post(`${at(i)}/v1/wallet/intent`, keys[i % WALLETS] as string, { do: 'wrap 0.00001 ETH' }),
+        );
         const total = WALLETS * INTENTS_PER_WALLET;
         const intents = await rate(total, WALLETS * 3, (i) =>
           post(`${at(i)}/v1/wallet/intent`, keys[i % WALLETS] as string, { do: `wrap 0.0000${10 + (i % 80)} ETH` }),
@@ -98,7 +104,10 @@ export async function clusterBenchmarks(rows: Row[]) {
       }
     }
     process.stdout.write(
-      `cluster: on this machine (${figures.length} runs) the servers, PostgreSQL and anvil share the same cores, so adding a server adds no CPU:\n` +
+      `cluster: load average while measuring ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} on ${cpus().length} cores.\n` +
+        `cluster: on this machine (${figures.length} runs) the servers, PostgreSQL and anvil share the same cores, so adding a server adds no CPU:\n` +
         '  the point here is that throughput does not fall. On a machine with a core per server (and PostgreSQL and the chain on their own),\n' +
         "  pins/s would grow close to linearly until PostgreSQL's commit rate (one fsync per pin) binds; intents/s of different wallets grow\n" +
         '  with servers too, while intents of ONE wallet stay serial by design (its nonce lock spans the cluster).\n',

@@ -192,4 +192,14 @@ describe('three servers, one database, one devnet', () => {
     expect(approve.json.type).toMatch(/confirm_expired$/);
     expect((await confirmEvents(who.key, id)).map((e) => e.status)).toEqual(['expired']);
   });
+
+  it('a graceful shutdown of the leader hands leadership over: the other server leads (its health says so)', async () => {
+    await c.addServer();
+    const leader = await c.leader();
+    const other = c.servers.find((s) => s.alive() && s !== leader) as ClusterServer;
+    expect(await leader.stop()).toBe(0);
+    const next = await c.leader();
+    expect(next).toBe(other);
+    expect((await call(other.url, 'GET', '/v1/health')).json.server).toEqual({ id: other.id, leader: true });
+  });
 });
