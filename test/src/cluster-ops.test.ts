@@ -138,6 +138,30 @@ describe('three servers, one database, one devnet', () => {
     }
   });
 
+  it('a standing intent made on a follower whose trigger already holds fires once, on the leader, with no new block', async () => {
+    const leader = await c.leader();
+    const follower = c.servers.find((s) => s.alive() && s !== leader) as ClusterServer;
+    const block = await rpc<string>('eth_blockNumber', []);
+    const said = await call(follower.url, 'POST', '/v1/messages', { key: c.live, body: { text: 'tell me when WETH is above 1 USD' } });
+    expect(said.status, said.text).toBe(200);
+    const id = /\((st_\w+)\)/.exec(said.json.reply)?.[1] as string;
+    const fired = await until(
+      async () => {
+        const list = await call(follower.url, 'GET', '/v1/standing', { key: c.live });
+        const r = list.json.standing.find((x: { id: string }) => x.id === id);
+        return r?.fired_count > 0 ? r : undefined;
+      },
+      10_000,
+      'the standing intent to fire',
+    );
+    expect(fired.fired_count).toBe(1);
+    // The leader learnt of it from the store: its own beats never saw it created.
+    expect(await rpc<string>('eth_blockNumber', [])).toBe(block);
+    const spoken = await c.sql`SELECT id FROM thread WHERE entry->>'cause' = ${`standing:${id}`}`;
+    expect(spoken).toHaveLength(1);
+    expect((await call(leader.url, 'DELETE', `/v1/standing/${id}`, { key: c.live })).status).toBe(200);
+  });
+
   it('kill -9 any server mid-burst: every answered write is kept, the others keep answering', async () => {
     const victim = c.servers.find((s) => s.alive() && s.id !== 's1') as ClusterServer;
     const others = c.servers.filter((s) => s.alive() && s !== victim);
