@@ -64,6 +64,21 @@ const env = (overrides: Record<string, string | undefined>): NodeJS.ProcessEnv =
   return e;
 };
 
+/** A shared devnet on its own: `presence-server devnet --port 0` until stop(). */
+export async function startSharedDevnet(): Promise<{ rpcUrl: string; stop(): Promise<void> }> {
+  const devnet = run(['--import', 'tsx', serverCli, 'devnet', '--port', '0'], env({}));
+  const stop = async () => {
+    if (devnet.proc.exitCode === null && devnet.proc.signalCode === null) devnet.proc.kill('SIGTERM');
+    await devnet.exited;
+  };
+  try {
+    return { rpcUrl: (await waitFor(devnet, /^devnet: (http:\/\/\S+)$/m, 'presence-server devnet'))[1] as string, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
+
 export type ClusterServer = {
   /** Its PRESENCE_SERVER_ID: s1, s2… */
   id: string;
