@@ -5,6 +5,7 @@
 import { createAccountService } from './accounts/account-service';
 import type { Clock } from './clock/clock';
 import type { ClusterPort } from './cluster/cluster-port';
+import type { ClusterLocks } from './concurrency/cluster-locks';
 import { createConversation } from './conversation/conversation';
 import { createLocalPlanner } from './conversation/local-planner';
 import type { Planner } from './conversation/planner-port';
@@ -39,6 +40,8 @@ export type CoreOptions = {
   chain?: { runtime: ChainRuntime; keystore: Keystore };
   /** The master key's keystore, for secrets kept outside the wallet (link codes are hashed under a subkey); defaults to the chain's. */
   keystore?: Keystore;
+  /** Locks that hold across servers (PostgreSQL's advisory locks); default: in this process only. */
+  locks?: ClusterLocks;
   /** Planner for `provider:model` routes (the AI SDK adapter); absent, such routes are 502 model_unavailable. */
   modelPlanner?: (model: string) => Planner;
   /**
@@ -74,7 +77,16 @@ export function createCore(o: CoreOptions) {
   const memory = createMemoryService({ storeFor, clock, events });
   const policies = createPolicyService({ storeFor, clock, tokenList: o.chain?.runtime.tokenList ?? null });
   const wallet: WalletDomain | null = o.chain
-    ? createWalletDomain({ store, storeFor, clock, events, policies, keystore: o.chain.keystore, runtime: o.chain.runtime })
+    ? createWalletDomain({
+        store,
+        storeFor,
+        clock,
+        events,
+        policies,
+        keystore: o.chain.keystore,
+        runtime: o.chain.runtime,
+        ...(o.locks ? { locks: o.locks } : {}),
+      })
     : null;
   const thread = createThread({ store, storeFor, events, clock });
   const standing = createStandingService({ store, storeFor, clock, thread, wallet });

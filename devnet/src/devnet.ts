@@ -37,8 +37,8 @@ export interface Devnet {
   stop(): Promise<void>;
 }
 
-const anvilArgs = (statePath: string, intervalSec: number) => [
-  '--silent',
+/** What every devnet anvil runs with, embedded or shared (`presence-server devnet`). */
+export const DEVNET_ANVIL_ARGS = [
   '--chain-id',
   String(DEVNET_CHAIN_ID),
   '--mnemonic',
@@ -47,6 +47,11 @@ const anvilArgs = (statePath: string, intervalSec: number) => [
   '1000000',
   '--hardfork',
   'prague',
+] as const;
+
+const anvilArgs = (statePath: string, intervalSec: number) => [
+  '--silent',
+  ...DEVNET_ANVIL_ARGS,
   '--state',
   statePath,
   '--state-interval',
@@ -65,7 +70,7 @@ async function launch(binary: string, args: string[], log?: (l: string) => void)
   }
 }
 
-async function hasCode(client: PublicClient, addresses: Address[]): Promise<boolean> {
+export async function hasCode(client: PublicClient, addresses: Address[]): Promise<boolean> {
   const codes = await Promise.all(addresses.map((address) => client.getCode({ address })));
   return codes.every((c) => c !== undefined && c !== '0x');
 }

@@ -87,4 +87,6 @@ export const Health = z.object({
   version: z.string(),
   chain: z.object({ id: z.number().int(), block: z.number().int() }).nullable(),
   store: StoreInfo,
+  /** Which server answered, and whether it runs the deployment's background work (many servers on one database). */
+  server: z.object({ id: z.string(), leader: z.boolean() }).optional(),
 });

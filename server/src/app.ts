@@ -48,6 +48,8 @@ export type AppOptions = {
   chainHead?: () => Promise<{ id: number; block: number } | null>;
   /** What `/v1/health` says about the store (default: the embedded one). */
   store?: StoreInfo;
+  /** Which server this is, for `/v1/health` (absent: not said). */
+  server?: () => { id: string; leader: boolean };
   /** Check every answer against its zod schema (default: under tests, NODE_ENV=test). */
   validateResponses?: boolean;
   /**
@@ -66,6 +68,7 @@ export async function buildApp({
   chainHead = async () => null,
   store = { kind: 'lowdb' },
   streamRecheckMs = 0,
+  server,
   // Read as a plain string: some bundler typings narrow NODE_ENV to development|production.
   validateResponses = (process.env.NODE_ENV as string | undefined) === 'test',
 }: AppOptions) {
@@ -148,7 +151,7 @@ export async function buildApp({
     } catch {
       chain = null;
     }
-    return { ok: true, version: VERSION, chain, store };
+    return { ok: true, version: VERSION, chain, store, ...(server ? { server: server() } : {}) };
   };
   const deps: RouteDeps = { core, streams, streamCaps: createStreamCaps(limits.streams), heartbeatMs, health };
   // One plugin per URL prefix (routes/<prefix>.ts).

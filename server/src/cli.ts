@@ -3,6 +3,7 @@
 //   presence-server accounts create NAME   creates an account and prints its first admin key
 //   presence-server migrate [--status]     applies (or lists) the database's schema migrations
 //   presence-server import-lowdb DATA_DIR  copies an embedded install into an empty database
+//   presence-server devnet [--port N]      runs a devnet anvil for many servers to share
 // With PRESENCE_DATABASE_URL the commands work on the database, beside running servers (every
 // write is a transaction there); without it on the data directory, which one process owns.
 
@@ -14,6 +15,7 @@ import { createPostgresStore, importLowdb, type MigrationStatus, migrate, migrat
 import { Command } from 'commander';
 import { type Config, ConfigError, invocationDir, loadConfig, loadDatabaseUrl } from './config';
 import { lockHolder, takeDataDirLock } from './data-dir-lock';
+import { runDevnet } from './devnet-command';
 import { databaseFailure, databaseLabel } from './open-store';
 import { serve } from './serve';
 
@@ -131,6 +133,23 @@ program
     } finally {
       unlock();
     }
+  });
+
+program
+  .command('devnet')
+  .description(
+    'run a devnet chain (anvil, as the embedded devnet runs it) in the foreground for many servers to share; print its RPC URL. Servers attach with PRESENCE_CHAIN=devnet PRESENCE_RPC_URL=<url>; the first deploys the market',
+  )
+  .option('--port <port>', 'port on 127.0.0.1 (0: any free one)', '8545')
+  .option('--state <file>', 'keep the chain in this file across restarts (anvil --state)')
+  .action(async ({ port, state }: { port: string; state?: string }) => {
+    if (!/^\d{1,5}$/.test(port) || Number(port) > 65_535) fail(`--port must be a port number, not ${JSON.stringify(port)}`, 2);
+    const code = await runDevnet({
+      port: Number(port),
+      ...(state ? { statePath: path.resolve(invocationDir(process.env), state) } : {}),
+      out: (line) => process.stdout.write(`${line}\n`),
+    });
+    process.exit(code);
   });
 
 function fail(message: string, code: number): never {

@@ -52,6 +52,11 @@ export const ConfigSchema = z.object({
   PRESENCE_DATABASE_URL: z
     .url({ protocol: /^postgres(ql)?$/, error: 'a URL such as postgres://user:password@host:5432/presence' })
     .optional(),
+  // Names this server among the deployment's (health, logs, metrics); default host:pid.
+  PRESENCE_SERVER_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,64}$/, 'up to 64 letters, digits, ".", "_", ":" or "-"')
+    .optional(),
   PRESENCE_RATE_LIMIT: rateLimit('120/60s'),
   PRESENCE_AUTH_FAIL_LIMIT: rateLimit('60/60s'),
   PRESENCE_MAX_STREAMS_PER_KEY: count.default(20),

@@ -9,6 +9,7 @@
 // Two formats: JSON lines (pino's own, for machines) and, on a terminal, one short readable
 // line per request and per event, rendered from the same serialized JSON, so both carry
 // exactly the same fields.
+import { hostname } from 'node:os';
 import { type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
 import { errorSummary } from './http/error-summary';
 
@@ -22,9 +23,15 @@ const REDEEM_CODE = /(\/links\/)[^/?#]*(\/redeem)/gi;
 /** A URL fit for a log line: the code in /v1/links/{code}/redeem is replaced. */
 export const redactUrl = (url: string) => url.replace(REDEEM_CODE, '$1[redacted]$2');
 
-export function productionLogger(level: string, stream?: LogStream): NonNullable<FastifyServerOptions['logger']> {
+export function productionLogger(
+  level: string,
+  stream?: LogStream,
+  bindings?: Record<string, string>,
+): NonNullable<FastifyServerOptions['logger']> {
   return {
     level,
+    // pino's own base (pid, hostname) plus what names this server among many.
+    ...(bindings ? { base: { pid: process.pid, hostname: hostname(), ...bindings } } : {}),
     ...(stream ? { stream } : {}),
     serializers: {
       req: (req: FastifyRequest) => ({
@@ -94,10 +101,11 @@ export function productionLogging(
   level: string,
   format: LogFormat,
   stream?: LogStream,
+  bindings?: Record<string, string>,
 ): Pick<FastifyServerOptions, 'logger' | 'logController'> {
-  if (format === 'json') return { logger: productionLogger(level, stream) };
+  if (format === 'json') return { logger: productionLogger(level, stream, bindings) };
   return {
-    logger: productionLogger(level, prettyLines(stream ?? process.stdout)),
+    logger: productionLogger(level, prettyLines(stream ?? process.stdout), bindings),
     logController: new OneLinePerRequest(),
   };
 }

@@ -1,5 +1,6 @@
 // Starts a complete Presence server from a Config: data-dir lock, store, core, first-start
 // bootstrap, HTTP listener and periodic upkeep. `close()` stops everything in order.
+import { join } from 'node:path';
 import {
   type ChainRuntime,
   type Clock,
@@ -16,7 +17,9 @@ import { createPostgresCluster } from '@presence/core/postgres';
 import { createViemChain } from '@presence/core/viem';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from './app';
+import { startBackgroundWork } from './background-work';
 import { bootstrapKeysFile } from './bootstrap-keys';
+import { type ClusterRuntime, openCluster } from './cluster-runtime';
 import type { Config } from './config';
 import { takeDataDirLock } from './data-dir-lock';
 import { type DevnetPackage, loadDevnet } from './load-devnet';
@@ -26,6 +29,8 @@ import { databaseFailure, openStore } from './open-store';
 export type RunningServer = {
   url: string;
   core: Core;
+  /** This server's id and its part in the deployment (leader or not). */
+  cluster: Pick<ClusterRuntime, 'serverId' | 'isLeader' | 'shared'>;
   /**
    * The bootstrap keys, on the first start that listens after they were created (or, after a
    * crash, completed): the caller shows them, once. Null on every other start.
@@ -59,12 +64,31 @@ const HEALTH_CHAIN_TIMEOUT_MS = 1_000;
 /** With other servers on the database: how often open streams' keys are looked up again. */
 const STREAM_RECHECK_MS = 1_000;
 
-/** The embedded devnet, or a real network from PRESENCE_RPC_URL + PRESENCE_TOKEN_LIST. */
+/** A record in flight this long is stranded even while other servers run (see recoverAsLeader). */
+const CLUSTER_STRANDED_MS = 120_000;
+
+/**
+ * The embedded devnet; a shared devnet at PRESENCE_RPC_URL (deployed once, recorded for every
+ * server); or a real network from PRESENCE_RPC_URL + PRESENCE_TOKEN_LIST.
+ */
 async function startChain(
   config: Config,
   devnetPackage: DevnetPackage | null,
+  cluster: ClusterRuntime,
   progress: (line: string) => void,
 ): Promise<{ runtime: ChainRuntime; stop(): Promise<void> }> {
+  if (devnetPackage && config.PRESENCE_RPC_URL) {
+    progress(`attaching to the shared devnet at ${new URL(config.PRESENCE_RPC_URL).host}…`);
+    const devnet = await devnetPackage.attachDevnet({
+      rpcUrl: config.PRESENCE_RPC_URL,
+      book: cluster.book ?? devnetPackage.fileDeploymentBook(join(config.PRESENCE_DATA_DIR, 'devnet', 'attached-deployment.json')),
+      locks: cluster.locks,
+      log: progress,
+    });
+    const tokenList = chainLayer.parseTokenList(devnet.deployment);
+    const chain = createViemChain({ rpcUrl: devnet.rpcUrl, tokenList, timeoutMs: RPC_TIMEOUT_MS });
+    return { runtime: { chain, tokenList, fund: (a) => devnet.fund(a) }, stop: () => devnet.stop() };
+  }
   if (devnetPackage) {
     const { startDevnet } = devnetPackage;
     progress('starting the embedded devnet (anvil + Uniswap V2)…');
@@ -85,8 +109,6 @@ async function startChain(
   const chain = createViemChain({ rpcUrl: config.PRESENCE_RPC_URL as string, tokenList, timeoutMs: RPC_TIMEOUT_MS });
   return { runtime: { chain, tokenList }, stop: async () => undefined };
 }
-
-const HOUR = 3_600_000;
 
 export async function startServer({
   config,
@@ -121,17 +143,21 @@ export async function startServer({
     if (storeInfo.kind === 'postgres') progress(`store: PostgreSQL, schema version ${storeInfo.schema}`);
     cleanups.push(() => store.close());
     // Several servers may share the database: events, rate limits and key changes travel
-    // between them through it (LISTEN/NOTIFY and shared tables).
-    const cluster =
+    // between them through it (LISTEN/NOTIFY and shared tables); locks, leadership and the
+    // shared devnet's record go through it too (cluster-runtime.ts).
+    const messaging =
       storeInfo.kind === 'postgres' && config.PRESENCE_DATABASE_URL
         ? await createPostgresCluster({ url: config.PRESENCE_DATABASE_URL, clock }).catch((e: unknown) => {
             throw databaseFailure(config.PRESENCE_DATABASE_URL as string, e);
           })
         : null;
-    if (cluster) cleanups.push(() => cluster.close());
+    if (messaging) cleanups.push(() => messaging.close());
+    const cluster = await openCluster(config, progress);
+    cleanups.push(() => cluster.close());
+    if (cluster.shared) progress(`server ${cluster.serverId}: ${cluster.isLeader() ? 'leader' : 'follower'} of the background work`);
     let chain: Awaited<ReturnType<typeof startChain>> | null = null;
     if (withChain) {
-      chain = await startChain(config, devnetPackage, progress);
+      chain = await startChain(config, devnetPackage, cluster, progress);
       cleanups.push(() => chain?.stop());
     }
     const core = createCore({
@@ -139,8 +165,9 @@ export async function startServer({
       clock,
       rateLimit: config.PRESENCE_RATE_LIMIT,
       keystore,
+      locks: cluster.locks,
       chainName: () => config.PRESENCE_CHAIN,
-      ...(cluster ? { cluster } : {}),
+      ...(messaging ? { cluster: messaging } : {}),
       onBackgroundError: (err) => console.error('presence: background store read failed:', err instanceof Error ? err.message : err),
       ...(chain ? { chain: { runtime: chain.runtime, keystore } } : {}),
       // `provider:model` routes talk to any OpenAI-compatible server; without a base URL they answer model_unavailable.
@@ -157,10 +184,20 @@ export async function startServer({
     // under way get a few seconds to finish while the chain and store are still up; one
     // that needs longer is completed from its durable record at the next start.
     cleanups.push(() => Promise.race([core.standing.drain(), new Promise<void>((r) => setTimeout(r, STANDING_DRAIN_MS).unref())]));
-    if (core.wallet) {
-      const r = await core.wallet.recover();
-      if (r.settled + r.failed > 0) progress(`recovered interrupted intents: ${r.settled} settled, ${r.failed} failed`);
-    }
+    // Stranded intents are the leader's to recover, and only those whose server is gone (see
+    // recoverAsLeader); embedded, this process is the only one and recovers everything.
+    const recoverAsLeader = async () => {
+      if (!core.wallet) return;
+      if (!cluster.shared || (await cluster.peers()) === 0) {
+        const r = await core.wallet.recover();
+        if (r.settled + r.failed > 0) progress(`recovered interrupted intents: ${r.settled} settled, ${r.failed} failed`);
+      } else {
+        const n = await core.wallet.resumeStranded(CLUSTER_STRANDED_MS);
+        if (n > 0) progress(`resuming ${n} intents stranded for over ${CLUSTER_STRANDED_MS / 1000} s`);
+      }
+    };
+    const recoveredAtStart = cluster.isLeader();
+    if (recoveredAtStart) await recoverAsLeader();
 
     const keysFile = bootstrapKeysFile(dataDir);
     const created = await core.accounts.bootstrap(keysFile);
@@ -169,6 +206,7 @@ export async function startServer({
     const app = await buildApp({
       core,
       store: storeInfo,
+      server: () => ({ id: cluster.serverId, leader: cluster.isLeader() }),
       limits: {
         streams: {
           perKey: config.PRESENCE_MAX_STREAMS_PER_KEY,
@@ -199,9 +237,11 @@ export async function startServer({
             },
           }
         : {}),
-      ...(logger !== undefined ? { logger } : productionLogging(config.PRESENCE_LOG_LEVEL, logFormat, logStream)),
+      ...(logger !== undefined
+        ? { logger }
+        : productionLogging(config.PRESENCE_LOG_LEVEL, logFormat, logStream, { server: cluster.serverId })),
       heartbeatMs,
-      streamRecheckMs: cluster ? STREAM_RECHECK_MS : 0,
+      streamRecheckMs: messaging ? STREAM_RECHECK_MS : 0,
     });
     cleanups.push(() => app.close());
     await app.listen({ host: config.PRESENCE_HOST, port: config.PRESENCE_PORT });
@@ -212,40 +252,37 @@ export async function startServer({
     const bootstrap = created ?? keysFile.unshown();
     keysFile.markShown();
 
-    if (standingMs > 0) {
-      // The short beat: expired holds and standing intents (new blocks and the clock). A beat
-      // that finds nothing moved costs one eth_blockNumber.
-      let running = false;
-      const standingTimer = setInterval(() => {
-        if (running) return;
-        running = true;
-        core
-          .tick()
-          .catch((err) => app.log.warn({ err }, 'expiry sweep or standing intents evaluation failed'))
-          .finally(() => {
-            running = false;
-          });
-      }, standingMs);
-      standingTimer.unref();
-      cleanups.push(() => clearInterval(standingTimer));
-    }
+    let ledBefore = recoveredAtStart;
+    const work = startBackgroundWork({
+      core,
+      clock,
+      standingMs,
+      maintenanceMs,
+      isLeader: () => cluster.isLeader(),
+      onLeadership: async () => {
+        // The first takeover after a start that already recovered has nothing more to do.
+        if (ledBefore) {
+          ledBefore = false;
+          return;
+        }
+        await recoverAsLeader();
+      },
+      warn: (err, what) => app.log.warn({ err, server: cluster.serverId }, what),
+    });
+    // Runs first on close: the beats stop and leadership passes to another server at once,
+    // before this one drains its requests and streams.
+    cleanups.push(async () => {
+      work.stop();
+      await cluster.resign();
+    });
 
-    if (maintenanceMs > 0) {
-      let lastCompaction = clock.now();
-      const timer = setInterval(() => {
-        void (async () => {
-          await core.maintain();
-          if (clock.now() - lastCompaction >= HOUR) {
-            lastCompaction = clock.now();
-            await core.compactor.runOnce();
-          }
-        })().catch((err) => app.log.error({ err }, 'upkeep failed'));
-      }, maintenanceMs);
-      timer.unref();
-      cleanups.push(() => clearInterval(timer));
-    }
-
-    return { url: `http://${host}:${port}`, core, bootstrap, close };
+    return {
+      url: `http://${host}:${port}`,
+      core,
+      cluster: { serverId: cluster.serverId, shared: cluster.shared, isLeader: () => cluster.isLeader() },
+      bootstrap,
+      close,
+    };
   } catch (e) {
     await close();
     throw e;

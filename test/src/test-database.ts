@@ -15,12 +15,18 @@ export const onPostgres = () => process.env.PRESENCE_TEST_STORE === 'postgres';
 let cluster: Promise<{ pg: ThrowawayPostgres; template: string }> | null = null;
 const byDataDir = new Map<string, Promise<Record<string, string>>>();
 
-afterAll(async () => {
+const stopCluster = async () => {
   const started = cluster;
   cluster = null;
   byDataDir.clear();
   if (started) await (await started).pg.stop();
-});
+};
+try {
+  afterAll(stopCluster);
+} catch {
+  // Imported outside a test file (`npm run bench` imports the harness): nothing registers
+  // per-file hooks there, and scripts/postgres.ts stops its clusters when the process exits.
+}
 
 /** The shared cluster of this test file, with its migrated template database. */
 export function testCluster(): Promise<{ pg: ThrowawayPostgres; template: string }> {

@@ -9,6 +9,11 @@
 // intent run one at a time and each starts from the stored record, so two of them can never
 // sign the same step twice; whoever makes the final transition (done or failed) publishes
 // the outcome, so its events are announced exactly once, whichever path got there.
+// With many servers, drives of one intent may run on two of them at once (an approval on
+// each): every step is signed under the wallet's cluster-wide nonce lock, after checking that
+// the stored record still lacks that step, so a step is signed once; the other drive starts
+// again from the stored record, waits for the same receipts, and whoever loses the final
+// compare-and-set reads the outcome instead of failing.
 import type { Address, Hash, Hex } from 'viem';
 import type { ChainPort } from '../chain/chain-port';
 import { ChainRevertedError, ChainUnavailableError, TransactionRejectedError } from '../chain/errors';
@@ -31,6 +36,9 @@ export type Executed = { record: IntentRecord; hash: Hash; block: number };
 export type Outcome = { status: 'done'; record: IntentRecord; hash: Hash; block: number } | { status: 'failed'; record: IntentRecord };
 
 const RECEIPT_TIMEOUT_MS = 60_000;
+
+/** Another drive (on another server) signed this step or ended the intent first. */
+class Superseded extends Error {}
 
 export type IntentExecutor = ReturnType<typeof createIntentExecutor>;
 
@@ -133,6 +141,10 @@ export function createIntentExecutor({
       prepared.catch(() => undefined);
       try {
         r = await nonces.withNonce(address, async (nonce) => {
+          const stored = await store.getIntent(current.account_id, current.id);
+          if (!stored || (stored.state !== 'executing' && stored.state !== 'signed') || stored.txs.length !== current.txs.length) {
+            throw new Superseded();
+          }
           const signed = await chain.signPrepared(key, await prepared, nonce);
           const next = await store.transitionIntent(current.account_id, current.id, ['executing', 'signed'], 'signed', {
             txs: [...current.txs, { hash: signed.hash, raw: signed.raw, nonce, label: step.label }],
@@ -143,6 +155,7 @@ export function createIntentExecutor({
           return next;
         });
       } catch (e) {
+        if (e instanceof Superseded) return driveLocked(store, intent, opts, settle);
         // Reverted while estimating, or refused by the node: this step cannot land.
         if (e instanceof ChainRevertedError || e instanceof TransactionRejectedError) throw await fail(e.message);
         if (e instanceof ChainUnavailableError) {
@@ -166,7 +179,12 @@ export function createIntentExecutor({
       executed_at: clock.now(),
       updated_at: clock.now(),
     });
-    if (!done) throw new PresenceError('conflict', `intent ${r.id} changed state while settling`);
+    if (!done) {
+      // A drive on another server settled it first (and announces it): its outcome is ours.
+      const after = await store.getIntent(r.account_id, r.id);
+      if (after?.state === 'done') return executedOf(after);
+      throw new PresenceError('conflict', `intent ${r.id} changed state while settling`);
+    }
     const executed = { record: done, hash: last.hash, block: Number(last.block) };
     settle({ status: 'done', ...executed });
     return executed;

@@ -95,6 +95,8 @@ export type StandingService = ReturnType<typeof createStandingService>;
  * creates, lists and cancels (a test key's standing intents are kept in the overlay, listed
  * to test keys, and never fire).
  */
+const CLOCK_SLACK_MS = 1_000;
+
 export function createStandingService({
   store,
   storeFor,
@@ -115,6 +117,8 @@ export function createStandingService({
   const actQueue = createKeyedLock();
   const beat = createKeyedLock();
   let lastBlock: bigint | null = null;
+  /** When the previous pass started: intents created since (on any server) count as fresh. */
+  let lastPassAt: number | null = null;
 
   /**
    * Checks a standing intent and builds its record without storing it (see `commit`). It
@@ -275,9 +279,11 @@ export function createStandingService({
 
   /**
    * One evaluation pass. `snapshot` null skips price triggers; `only` limits them to those
-   * ids (no new block: only intents created since the last pass can have changed state).
+   * ids and to intents created at or after `since` (no new block: only intents created since
+   * the last pass can have changed state). The store's creation time covers intents made on
+   * another server, whose `fresh` set this one never sees.
    */
-  async function evaluate(snapshot: MarketSnapshot | null, only: ReadonlySet<string> | null): Promise<number> {
+  async function evaluate(snapshot: MarketSnapshot | null, only: ReadonlySet<string> | null, since = 0): Promise<number> {
     const now = clock.now();
     let fired = 0;
     const due: { record: StandingRecord; n: number }[] = [];
@@ -300,7 +306,7 @@ export function createStandingService({
         }
         continue;
       }
-      if (!snapshot || !wallet || (only && !only.has(r.id))) continue;
+      if (!snapshot || !wallet || (only && !only.has(r.id) && r.created_at < since)) continue;
       const t = r.trigger;
       const token = wallet.tokenList.tokens.find((x) => x.symbol === t.token);
       const price = token ? snapshot.prices.priceOf(token) : null;
@@ -359,9 +365,12 @@ export function createStandingService({
         // Prices only change with blocks: an unchanged block re-checks only the new intents.
         const moved = snapshot.block !== lastBlock;
         const only = moved ? null : new Set(fresh);
+        // A second of slack for clocks of different servers.
+        const since = (lastPassAt ?? 0) - CLOCK_SLACK_MS;
         fresh.clear();
         lastBlock = snapshot.block;
-        return evaluate(snapshot, only);
+        lastPassAt = clock.now();
+        return evaluate(snapshot, only, since);
       });
     },
     /** Resolves when every acting fire started so far has finished (tests, shutdown). */

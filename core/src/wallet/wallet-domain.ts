@@ -8,6 +8,7 @@ import type { ChainPort } from '../chain/chain-port';
 import type { TokenList } from '../chain/token-list';
 import { createChainViews } from '../chain/views';
 import type { Clock } from '../clock/clock';
+import { type ClusterLocks, createLocalLocks } from '../concurrency/cluster-locks';
 import type { EventsLog } from '../events/events-log';
 import { createConfirmations } from '../intents/confirmations';
 import { createIntentExecutor } from '../intents/intent-executor';
@@ -44,12 +45,14 @@ export function createWalletDomain(deps: {
   policies: PolicyService;
   keystore: Keystore;
   runtime: ChainRuntime;
+  /** A wallet's nonces are allocated under its lock here (cluster-wide on PostgreSQL). */
+  locks?: ClusterLocks;
 }) {
   const { store, clock, events, policies, keystore, runtime } = deps;
   const { chain, tokenList } = runtime;
   const wallets = createWallets({ store, keystore, clock, ...(runtime.fund ? { fund: (a: Address) => runtime.fund!(a) } : {}) });
   const views = createChainViews({ chain, tokenList });
-  const executor = createIntentExecutor({ chain, wallets, nonces: createNonceAllocator(chain), clock });
+  const executor = createIntentExecutor({ chain, wallets, nonces: createNonceAllocator(chain, deps.locks ?? createLocalLocks()), clock });
   const pipeline = createIntentPipeline({
     storeFor: deps.storeFor,
     clock,

@@ -2,6 +2,9 @@
 // root export so an embedded install never loads the driver.
 
 export { createPostgresCluster, EVENTS_CHANNEL, type PostgresCluster, parseEventsNotice } from './cluster';
+export { createPostgresDeploymentBook, type DeploymentBook } from './devnet-deployments';
 export { type ImportCounts, importLowdb } from './import-lowdb';
+export { type Leadership, type LeadershipOptions, startLeadership } from './leadership';
 export { type AppliedMigration, loadMigrations, type Migration, type MigrationStatus, migrate, migrationStatus } from './migrate';
+export { createPostgresLocks, type PostgresLocksOptions } from './postgres-locks';
 export { createPostgresStore, type PostgresStoreOptions } from './postgres-store';

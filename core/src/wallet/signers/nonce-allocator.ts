@@ -1,22 +1,24 @@
 // Nonces per wallet without races: allocation happens under the wallet's lock and starts
 // from the larger of what the chain has pending and what we handed out, so concurrent
-// intents get consecutive nonces and none is used twice.
+// intents get consecutive nonces and none is used twice. The lock is the cluster's (held
+// from the nonce read through signing to the broadcast), so with many servers on one
+// database the chain's pending count already includes every other server's transactions
+// when the next one reads it; the local map only covers a node slow to count its own.
 import type { Address } from 'viem';
 import type { ChainPort } from '../../chain/chain-port';
-import { createKeyedLock } from '../../concurrency/keyed-lock';
+import { type ClusterLocks, createLocalLocks } from '../../concurrency/cluster-locks';
 
 export type NonceAllocator = ReturnType<typeof createNonceAllocator>;
 
-export function createNonceAllocator(chain: ChainPort) {
+export function createNonceAllocator(chain: ChainPort, locks: ClusterLocks = createLocalLocks()) {
   const next = new Map<Address, number>();
-  const lock = createKeyedLock();
   return {
     /**
      * Runs `use(nonce)` under the wallet's lock. The nonce counts as used only if `use`
      * resolves; if it throws, the next caller re-reads the chain.
      */
     async withNonce<T>(address: Address, use: (nonce: number) => Promise<T>): Promise<T> {
-      return lock(address, async () => {
+      return locks.withLock(`nonce:${address.toLowerCase()}`, async () => {
         const pending = await chain.nonceOf(address, 'pending');
         const nonce = Math.max(pending, next.get(address) ?? 0);
         try {

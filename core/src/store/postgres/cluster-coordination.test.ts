@@ -1,0 +1,133 @@
+// What lets many servers share one database beside the store: cluster-wide locks (advisory
+// locks), leader election, and the shared devnet's deployment book. Each "server" here is a
+// separate instance with its own connections, as separate processes would have.
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPostgres, type ThrowawayPostgres } from '../../../../scripts/postgres';
+import { createPostgresDeploymentBook } from './devnet-deployments';
+import { type Leadership, startLeadership } from './leadership';
+import { migrate } from './migrate';
+import { createPostgresLocks } from './postgres-locks';
+
+let pg: ThrowawayPostgres;
+beforeAll(async () => {
+  pg = await startPostgres();
+  await migrate(pg.url);
+});
+afterAll(async () => {
+  await pg?.stop();
+});
+
+const tick = () => new Promise((r) => setTimeout(r, 2));
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs: number) {
+  const by = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > by) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('cluster locks on PostgreSQL', () => {
+  it('holders of one name on three servers run one at a time; other names do not wait', async () => {
+    const servers = [createPostgresLocks({ url: pg.url }), createPostgresLocks({ url: pg.url }), createPostgresLocks({ url: pg.url })];
+    try {
+      let inside = 0;
+      let most = 0;
+      let counter = 0;
+      const work = async () => {
+        inside++;
+        most = Math.max(most, inside);
+        const read = counter;
+        await tick();
+        counter = read + 1; // a lost update if two ran at once
+        inside--;
+      };
+      await Promise.all(Array.from({ length: 30 }, (_, i) => servers[i % 3]?.withLock('nonce:0xabc', work)));
+      expect([most, counter]).toEqual([1, 30]);
+
+      let overlap = 0;
+      let now = 0;
+      const other = async () => {
+        now++;
+        overlap = Math.max(overlap, now);
+        await new Promise((r) => setTimeout(r, 50));
+        now--;
+      };
+      await Promise.all([servers[0]?.withLock('nonce:0x1', other), servers[1]?.withLock('nonce:0x2', other)]);
+      expect(overlap).toBe(2);
+    } finally {
+      await Promise.all(servers.map((s) => s.close()));
+    }
+  });
+
+  it('a failing holder releases the lock and its error reaches the caller unchanged', async () => {
+    const locks = createPostgresLocks({ url: pg.url });
+    try {
+      const boom = new Error('boom');
+      await expect(locks.withLock('x', () => Promise.reject(boom))).rejects.toBe(boom);
+      await expect(locks.withLock('x', async () => 7)).resolves.toBe(7);
+    } finally {
+      await locks.close();
+    }
+  });
+});
+
+describe('leader election on PostgreSQL', () => {
+  it('one of three leads; stop() hands over at once; a leader whose session dies loses it and another takes over', async () => {
+    const all: Leadership[] = [];
+    const start = async (id: string) => {
+      const l = await startLeadership({ url: pg.url, serverId: id, retryMs: 100 });
+      all.push(l);
+      return l;
+    };
+    try {
+      const [a, b, c] = [await start('a'), await start('b'), await start('c')];
+      expect([a.isLeader(), b.isLeader(), c.isLeader()]).toEqual([true, false, false]);
+      expect(await a.peers()).toBe(2);
+
+      await a.stop();
+      await until(() => b.isLeader() || c.isLeader(), 2_000);
+      expect([b, c].filter((l) => l.isLeader())).toHaveLength(1);
+      expect(await b.peers()).toBe(1);
+
+      // The leader's session ends under it (as when its server dies): the lock goes with it.
+      const leader = b.isLeader() ? b : c;
+      const follower = leader === b ? c : b;
+      const admin = postgres(pg.url, { max: 1, onnotice: () => undefined });
+      try {
+        await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+          WHERE application_name = ${`presence-server:${leader === b ? 'b' : 'c'}`}`;
+      } finally {
+        await admin.end();
+      }
+      await until(() => follower.isLeader(), 2_000);
+      await until(() => !leader.isLeader(), 2_000);
+    } finally {
+      await Promise.all(all.map((l) => l.stop()));
+    }
+  });
+});
+
+describe('the shared devnet deployment book on PostgreSQL', () => {
+  it('servers attaching together: the first records, the others wait and read its record', async () => {
+    const books = [createPostgresDeploymentBook({ url: pg.url }), createPostgresDeploymentBook({ url: pg.url })];
+    try {
+      const seen: unknown[] = [];
+      const doc = { deployed: 'once' } as never;
+      await Promise.all(
+        books.map((book) =>
+          book.exclusive('http://127.0.0.1:1', async (recorded) => {
+            seen.push(recorded);
+            if (recorded) return null;
+            await new Promise((r) => setTimeout(r, 50));
+            return doc;
+          }),
+        ),
+      );
+      expect(seen).toEqual([null, { deployed: 'once' }]);
+    } finally {
+      await Promise.all(books.map((b) => b.close()));
+    }
+  });
+});
