@@ -16,6 +16,7 @@ import { createKeyService } from './keys/key-service';
 import { createLinkService, LINK_CODE_KEY_INFO } from './links/link-service';
 import { createCompactor } from './memory/compactor';
 import { createMemoryService } from './memory/memory-service';
+import type { CoreMetrics } from './metrics/core-metrics';
 import { createPolicyService } from './policy/policy-service';
 import { createPresenceService } from './presence/presence-service';
 import { createRateLimiter } from './ratelimit/sliding-window';
@@ -40,6 +41,8 @@ export type CoreOptions = {
   keystore?: Keystore;
   /** Planner for `provider:model` routes (the AI SDK adapter); absent, such routes are 502 model_unavailable. */
   modelPlanner?: (model: string) => Planner;
+  /** Told what is worth counting (events, intent outcomes, standing fires); the server's is prom-client. */
+  metrics?: CoreMetrics;
 };
 
 export type Core = ReturnType<typeof createCore>;
@@ -51,17 +54,38 @@ export function createCore(o: CoreOptions) {
   const overlay = createOverlayStore(store, { clock, ...(o.overlayCaps ? { caps: o.overlayCaps } : {}) });
   const stores = { live: store, test: overlay } as const;
   const storeFor: StoreFor = (kind) => stores[kind];
-  const events = createEventsLog({
+  const { metrics } = o;
+  const log = createEventsLog({
     storeFor,
     clock,
     retention: o.eventsRetention ?? defaultRetention,
     ...(o.sseHighWaterMark ? { highWaterMark: o.sseHighWaterMark } : {}),
   });
+  const counted = metrics?.eventAppended;
+  const events: typeof log = counted
+    ? {
+        ...log,
+        emit: async (accountId, mode, type, data) => {
+          const e = await log.emit(accountId, mode, type, data);
+          counted(type, mode);
+          return e;
+        },
+      }
+    : log;
   const keys = createKeyService({ store, clock });
   const memory = createMemoryService({ storeFor, clock, events });
   const policies = createPolicyService({ storeFor, clock, tokenList: o.chain?.runtime.tokenList ?? null });
   const wallet: WalletDomain | null = o.chain
-    ? createWalletDomain({ store, storeFor, clock, events, policies, keystore: o.chain.keystore, runtime: o.chain.runtime })
+    ? createWalletDomain({
+        store,
+        storeFor,
+        clock,
+        events,
+        policies,
+        keystore: o.chain.keystore,
+        runtime: o.chain.runtime,
+        ...(metrics ? { metrics } : {}),
+      })
     : null;
   const thread = createThread({ store, storeFor, events, clock });
   const standing = createStandingService({ store, storeFor, clock, thread, wallet });
@@ -111,7 +135,9 @@ export function createCore(o: CoreOptions) {
      */
     async tick() {
       if (wallet) await wallet.confirmations.sweep((await store.listAccounts()).map((a) => a.id));
-      return standing.tick();
+      const fired = await standing.tick();
+      if (fired > 0) metrics?.standingFired?.(fired);
+      return fired;
     },
     /** Periodic upkeep: expired holds, intents an outage left mid-flight, retention of events and idempotency answers, idle rate-limit logs. */
     async maintain() {

@@ -18,6 +18,8 @@ import { bootstrapKeysFile } from './bootstrap-keys';
 import type { Config } from './config';
 import { takeDataDirLock } from './data-dir-lock';
 import { type LogFormat, type LogStream, productionLogging } from './logger';
+import { meteredChain, meteredStore } from './metrics/metered-ports';
+import { createMetrics } from './metrics/metrics';
 import { openStore } from './open-store';
 
 export type RunningServer = {
@@ -98,12 +100,17 @@ export async function startServer({
     const keystore = createKeystore(loadOrCreateMasterKey({ configured: config.PRESENCE_MASTER_KEY, dataDir }));
     // With a database, the data directory still keeps what is not in the store: the devnet's
     // state, the bootstrap keys file and the pid lock.
-    const { store, info: storeInfo } = await openStore(config, keystore);
+    const metrics = createMetrics({ process: true });
+    const opened = await openStore(config, keystore);
+    const storeInfo = opened.info;
+    // Core works on timed ports: store writes and chain calls show on /metrics.
+    const store = meteredStore(opened.store, metrics);
     if (storeInfo.kind === 'postgres') progress(`store: PostgreSQL, schema version ${storeInfo.schema}`);
     cleanups.push(() => store.close());
     let chain: Awaited<ReturnType<typeof startChain>> | null = null;
     if (withChain) {
-      chain = await startChain(config, progress);
+      const started = await startChain(config, progress);
+      chain = { ...started, runtime: { ...started.runtime, chain: meteredChain(started.runtime.chain, metrics) } };
       cleanups.push(() => chain?.stop());
     }
     const core = createCore({
@@ -112,6 +119,7 @@ export async function startServer({
       rateLimit: config.PRESENCE_RATE_LIMIT,
       keystore,
       chainName: () => config.PRESENCE_CHAIN,
+      metrics: metrics.core,
       ...(chain ? { chain: { runtime: chain.runtime, keystore } } : {}),
       // `provider:model` routes talk to any OpenAI-compatible server; without a base URL they answer model_unavailable.
       ...(config.PRESENCE_LLM_BASE_URL
@@ -139,6 +147,9 @@ export async function startServer({
     const app = await buildApp({
       core,
       store: storeInfo,
+      metrics,
+      metricsToken: config.PRESENCE_METRICS_TOKEN ?? null,
+      corsOrigins: config.PRESENCE_CORS_ORIGINS,
       limits: {
         streams: {
           perKey: config.PRESENCE_MAX_STREAMS_PER_KEY,

@@ -13,6 +13,7 @@ import { createConfirmations } from '../intents/confirmations';
 import { createIntentExecutor } from '../intents/intent-executor';
 import { createIntentPipeline } from '../intents/intent-pipeline';
 import { capInUsd } from '../intents/intent-planner';
+import type { CoreMetrics } from '../metrics/core-metrics';
 import type { PolicyService } from '../policy/policy-service';
 import { spendLabel } from '../policy/spend-label';
 import type { IntentRecord } from '../store/documents';
@@ -44,6 +45,7 @@ export function createWalletDomain(deps: {
   policies: PolicyService;
   keystore: Keystore;
   runtime: ChainRuntime;
+  metrics?: CoreMetrics;
 }) {
   const { store, clock, events, policies, keystore, runtime } = deps;
   const { chain, tokenList } = runtime;
@@ -60,6 +62,7 @@ export function createWalletDomain(deps: {
     executor,
     policies,
     events,
+    ...(deps.metrics ? { metrics: deps.metrics } : {}),
   });
   const confirmations = createConfirmations({ pipeline, events, clock });
 

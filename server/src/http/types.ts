@@ -5,6 +5,7 @@
 import type { Core, IdempotencyClaim, Principal, ScopeRequirement } from '@presence/core';
 import type * as schemas from '@presence/protocol';
 import type { z } from 'zod';
+import type { Metrics } from '../metrics/metrics';
 import type { StreamCaps } from './stream-caps';
 import type { StreamRegistry } from './stream-registry';
 
@@ -14,6 +15,11 @@ export type RouteDeps = {
   streamCaps: StreamCaps;
   heartbeatMs: number;
   health: () => Promise<z.infer<typeof schemas.Health>>;
+  /** Readiness: throws 503 unavailable when the store or the chain does not answer. */
+  ready: () => Promise<schemas.Ready>;
+  metrics: Metrics;
+  /** Set: GET /metrics needs it as a bearer token. */
+  metricsToken: string | null;
 };
 
 declare module 'fastify' {
