@@ -38,6 +38,17 @@ export const metaRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { health
   );
   // @fastify/swagger is registered on the root app (it must see every route as it is added);
   // its document is read here.
-  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get(
+    '/v1/openapi.json',
+    {
+      schema: {
+        operationId: 'getOpenapi',
+        summary: 'This document (OpenAPI 3.1); no key needed',
+        tags: ['meta'],
+        openapi: { answers: { 200: 'The OpenAPI 3.1 document of this server' } },
+      },
+    },
+    async () => app.swagger(),
+  );
   await app.register(swaggerUi, { routePrefix: '/docs' });
 };
