@@ -174,7 +174,7 @@ export async function buildApp({
     heartbeatMs,
     health,
     ready: createReadiness(core),
-    metrics,
+    metrics: { contentType: metrics.registry.contentType, scrape: () => metrics.registry.metrics() },
     metricsToken,
   };
   // One plugin per URL prefix (routes/<prefix>.ts).

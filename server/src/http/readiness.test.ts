@@ -3,13 +3,18 @@
 // pointed at a loopback port nothing listens on. /v1/health stays 200 all along (liveness).
 // (The store failing is tested on PostgreSQL, in test/src/postgres-server.test.ts.)
 import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
 import { chain, createKeystore } from '@presence/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../test-app';
 
-const BASE_LIST = fileURLToPath(new URL('../../../core/src/chain/lists/base-mainnet.json', import.meta.url));
+/** The Base mainnet token list core ships: the chain is real, only nothing answers at its URL. */
+const BASE_LIST = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('@presence/core/package.json')),
+  'src/chain/lists/base-mainnet.json',
+);
 
 let t: TestApp | undefined;
 afterEach(async () => {

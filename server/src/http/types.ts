@@ -5,7 +5,6 @@
 import type { Core, IdempotencyClaim, Principal, ScopeRequirement } from '@presence/core';
 import type * as schemas from '@presence/protocol';
 import type { z } from 'zod';
-import type { Metrics } from '../metrics/metrics';
 import type { StreamCaps } from './stream-caps';
 import type { StreamRegistry } from './stream-registry';
 
@@ -17,7 +16,8 @@ export type RouteDeps = {
   health: () => Promise<z.infer<typeof schemas.Health>>;
   /** Readiness: throws 503 unavailable when the store or the chain does not answer. */
   ready: () => Promise<schemas.Ready>;
-  metrics: Metrics;
+  /** The app's metrics in Prometheus text (metrics/metrics.ts). */
+  metrics: { contentType: string; scrape(): Promise<string> };
   /** Set: GET /metrics needs it as a bearer token. */
   metricsToken: string | null;
 };

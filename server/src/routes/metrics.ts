@@ -28,7 +28,7 @@ export const metricsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { met
       // Compared as digests: equal lengths, and no timing that tells how much of the token was right.
       if (expected && !timingSafeEqual(digest(req.headers.authorization ?? ''), expected))
         throw new PresenceError('auth', 'GET /metrics needs Authorization: Bearer <PRESENCE_METRICS_TOKEN>');
-      return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+      return reply.type(metrics.contentType).send(await metrics.scrape());
     },
   );
 };
