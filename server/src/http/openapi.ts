@@ -47,6 +47,8 @@ function problemsOf(route: RouteOptions, schema: JsonSchema): Set<ProblemType> {
   }
   if (route.url.includes(':')) out.add('uri_too_long');
   if (keyed) {
+    // Authenticating reads the store: on PostgreSQL any keyed route can find it gone.
+    out.add('store_unavailable');
     out.add('auth');
     out.add('scope');
     out.add('rate_limited');
