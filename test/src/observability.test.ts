@@ -1,12 +1,14 @@
 // What an operator watches, on a real server against the embedded devnet: /v1/ready with the
 // chain's block, /metrics after real work (intents done, held and blocked; chain calls and
-// store writes timed; events counted), and request ids across a keyed write and its problem.
+// store writes timed; events counted; a standing intent's fire), and request ids across a
+// keyed write and its problem.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, removeDir, startTestServer, type TestServer } from './harness';
+import { call, createManualClock, removeDir, startTestServer, type TestServer } from './harness';
 
+const clock = createManualClock(Date.parse('2026-06-01T08:59:00Z'));
 let s: TestServer;
 beforeAll(async () => {
-  s = await startTestServer({ chain: true });
+  s = await startTestServer({ chain: true, clock });
 }, 120_000);
 afterAll(async () => {
   await s?.close();
@@ -76,5 +78,17 @@ describe('observability on a real server', () => {
     );
     // A real server also reports the process itself.
     expect(sample(after, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+  });
+
+  it('counts standing fires, as the beat reports them', async () => {
+    const fires = async () => sample(await scrape(), 'presence_standing_fires_total') ?? 0;
+    const before = await fires();
+    const created = await call(s.url, 'POST', '/v1/messages', { key: s.live, body: { text: 'every day at 09:00 tell me my balance' } });
+    expect(created.json.reply).toMatch(/\(st_\w+\)/);
+    expect(await s.core.tick()).toBe(0);
+    expect(await fires()).toBe(before);
+    clock.set(Date.parse('2026-06-01T09:00:00Z'));
+    expect(await s.core.tick()).toBe(1);
+    expect(await fires()).toBe(before + 1);
   });
 });
