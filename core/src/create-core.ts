@@ -8,11 +8,11 @@ import { createConversation } from './conversation/conversation';
 import { createLocalPlanner } from './conversation/local-planner';
 import type { Planner } from './conversation/planner-port';
 import { createResumeNotices } from './conversation/resume-notices';
-import { createThread } from './conversation/thread';
 import { PresenceError } from './errors/presence-error';
 import { createEventsLog, defaultRetention, type EventsRetention } from './events/events-log';
 import { createIdempotency } from './idempotency/idempotency';
 import { createKeyService } from './keys/key-service';
+import type { Keystore } from './keystore/keystore';
 import { createLinkService, LINK_CODE_KEY_INFO } from './links/link-service';
 import { createCompactor } from './memory/compactor';
 import { createMemoryService } from './memory/memory-service';
@@ -23,7 +23,7 @@ import { createRateLimiter } from './ratelimit/sliding-window';
 import { createStandingService } from './standing/standing-service';
 import { createOverlayStore, type OverlayCaps, type StoreFor } from './store/overlay-store';
 import type { StorePort } from './store/store-port';
-import type { Keystore } from './wallet/keystore';
+import { createThread } from './thread/thread';
 import { type ChainRuntime, createWalletDomain, type WalletDomain } from './wallet/wallet-domain';
 
 export type CoreOptions = {

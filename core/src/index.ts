@@ -1,11 +1,14 @@
-// @presence/core public surface.
+// @presence/core: `createCore`, the ports it talks to the world through, its error type and
+// the few pure helpers a host needs. Importing it loads no adapter: the stores, the chain
+// client, the model client and the devnet are subpaths of their own (`@presence/core/lowdb`,
+// `/postgres`, `/viem`, `/ai`, `/devnet`), so a host loads only the ones it wires in.
 
 export type { ChainPort, TokenList } from './chain/index';
 export * as chain from './chain/index';
 export { type Clock, createManualClock, iso, type ManualClock, systemClock } from './clock/clock';
-export { AI_MAX_TOOL_STEPS, type AiPlannerOptions, createAiPlanner } from './conversation/ai-planner';
 export type { PreparedTurn, TurnAnswer, TurnSink } from './conversation/conversation';
 export { HISTORY_BUDGET_CHARS, HISTORY_TURNS } from './conversation/history-budget';
+export type { Planner, PlannerContext, PlannerIO, ToolDef } from './conversation/planner-port';
 export { type Core, type CoreOptions, createCore } from './create-core';
 export { isPresenceError, PresenceError, type Problem } from './errors/presence-error';
 export type { FeedEvent, FeedItem, Subscription } from './events/events-log';
@@ -13,10 +16,9 @@ export { fingerprintRequest, type IdempotencyClaim, type StoredAnswer } from './
 export { looksLikeSecret } from './keys/key-secret';
 export type { Principal } from './keys/key-service';
 export { requireScope, type ScopeRequirement } from './keys/scopes';
+export { createKeystore, type Keystore, loadOrCreateMasterKey } from './keystore/keystore';
 export { createRateLimiter, parseRateLimit, type RateDecision, type RateLimiter } from './ratelimit/sliding-window';
 export { toStandingView } from './standing/standing-view';
-export { createLowdbStore } from './store/lowdb/lowdb-store';
 export { makeTreePrivate } from './store/private-tree';
 export type { StorePort } from './store/store-port';
-export { createKeystore, loadOrCreateMasterKey } from './wallet/keystore';
 export type { ChainRuntime, WalletDomain } from './wallet/wallet-domain';

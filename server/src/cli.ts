@@ -7,15 +7,8 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import {
-  createCore,
-  createKeystore,
-  createLowdbStore,
-  isPresenceError,
-  makeTreePrivate,
-  type StorePort,
-  systemClock,
-} from '@presence/core';
+import { createCore, createKeystore, isPresenceError, makeTreePrivate, type StorePort, systemClock } from '@presence/core';
+import { createLowdbStore } from '@presence/core/lowdb';
 import { createPostgresStore, importLowdb, type MigrationStatus, migrate, migrationStatus } from '@presence/core/postgres';
 import { Command } from 'commander';
 import { type Config, ConfigError, invocationDir, loadConfig, loadDatabaseUrl } from './config';

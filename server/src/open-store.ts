@@ -2,12 +2,11 @@
 // (pending migrations applied first, under the migration advisory lock), else the embedded
 // store in the data directory. A database that cannot be reached stops the start with one
 // line naming where it was looked for (host, port, database: never the password).
-import { type createKeystore, createLowdbStore, isPresenceError, type StorePort } from '@presence/core';
+import { isPresenceError, type Keystore, type StorePort } from '@presence/core';
+import { createLowdbStore } from '@presence/core/lowdb';
 import { createPostgresStore, migrationStatus } from '@presence/core/postgres';
 import type { StoreInfo } from '@presence/protocol';
 import type { Config } from './config';
-
-type Keystore = ReturnType<typeof createKeystore>;
 
 export type OpenedStore = { store: StorePort; info: StoreInfo };
 

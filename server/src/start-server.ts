@@ -5,13 +5,15 @@ import {
   type Clock,
   type Core,
   chain as chainLayer,
-  createAiPlanner,
   createCore,
   createKeystore,
   loadOrCreateMasterKey,
   makeTreePrivate,
   systemClock,
 } from '@presence/core';
+import { createAiPlanner } from '@presence/core/ai';
+import { startDevnet } from '@presence/core/devnet';
+import { createViemChain } from '@presence/core/viem';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from './app';
 import { bootstrapKeysFile } from './bootstrap-keys';
@@ -60,14 +62,14 @@ const HEALTH_CHAIN_TIMEOUT_MS = 1_000;
 async function startChain(config: Config, progress: (line: string) => void): Promise<{ runtime: ChainRuntime; stop(): Promise<void> }> {
   if (config.PRESENCE_CHAIN === 'devnet') {
     progress('starting the embedded devnet (anvil + Uniswap V2)…');
-    const devnet = await chainLayer.startDevnet({ dataDir: config.PRESENCE_DATA_DIR });
+    const devnet = await startDevnet({ dataDir: config.PRESENCE_DATA_DIR });
     progress(`devnet ready (${devnet.started.reused ? 'state restored' : 'freshly deployed'}) in ${devnet.started.ms} ms`);
-    const chain = chainLayer.createViemChain({ rpcUrl: devnet.rpcUrl, tokenList: devnet.deployment, timeoutMs: RPC_TIMEOUT_MS });
+    const chain = createViemChain({ rpcUrl: devnet.rpcUrl, tokenList: devnet.deployment, timeoutMs: RPC_TIMEOUT_MS });
     return { runtime: { chain, tokenList: devnet.deployment, fund: (a) => devnet.fund(a) }, stop: () => devnet.stop() };
   }
   if (!config.PRESENCE_TOKEN_LIST) throw new Error(`PRESENCE_TOKEN_LIST is required with PRESENCE_CHAIN=${config.PRESENCE_CHAIN}`);
   const tokenList = await chainLayer.loadTokenList(config.PRESENCE_TOKEN_LIST);
-  const chain = chainLayer.createViemChain({ rpcUrl: config.PRESENCE_RPC_URL as string, tokenList, timeoutMs: RPC_TIMEOUT_MS });
+  const chain = createViemChain({ rpcUrl: config.PRESENCE_RPC_URL as string, tokenList, timeoutMs: RPC_TIMEOUT_MS });
   return { runtime: { chain, tokenList }, stop: async () => undefined };
 }
 

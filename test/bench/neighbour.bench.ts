@@ -7,7 +7,8 @@
 // and one with it, so drift in the shared machine's load hits both alike.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createCore, createLowdbStore, systemClock } from '@presence/core';
+import { createCore, systemClock } from '@presence/core';
+import { createLowdbStore } from '@presence/core/lowdb';
 import { preferenceLimits, preferencesOverLimit } from '@presence/protocol';
 import { call, removeDir, tempDir } from '../src/harness';
 import { spawnServer } from '../src/process';

@@ -3,19 +3,21 @@
 import { conversationBenchmarks } from './conversation.bench';
 import { neighbourBenchmarks } from './neighbour.bench';
 import { platformBenchmarks } from './platform.bench';
+import { postgresServerBenchmarks } from './postgres-server.bench';
 import { printTable, type Row } from './stats';
 import { storeBenchmarks } from './store.bench';
 import { walletBenchmarks } from './wallet.bench';
 
 const rows: Row[] = [];
 const started = performance.now();
-// BENCH_ONLY=auth|pin|fanout|caps|wallet|conversation|neighbour|store runs one section while working on it.
+// BENCH_ONLY=auth|pin|fanout|caps|wallet|conversation|neighbour|store|pgserver runs one section while working on it.
 const only = process.env.BENCH_ONLY;
 if (!only || ['auth', 'pin', 'fanout', 'caps'].includes(only)) await platformBenchmarks(rows, only);
 if (!only || only === 'wallet') await walletBenchmarks(rows);
 if (!only || only === 'conversation') await conversationBenchmarks(rows);
 if (!only || only === 'neighbour') await neighbourBenchmarks(rows);
 if (!only || only === 'store') await storeBenchmarks(rows);
+if (!only || only === 'pgserver') await postgresServerBenchmarks(rows);
 printTable(rows);
 process.stdout.write(
   `\n(${((performance.now() - started) / 1000).toFixed(0)} s on ${process.version}, ${process.platform}/${process.arch})\n`,

@@ -7,7 +7,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createLowdbStore, type StorePort } from '@presence/core';
+import type { StorePort } from '@presence/core';
+import { createLowdbStore } from '@presence/core/lowdb';
 import { createPostgresStore } from '@presence/core/postgres';
 import postgres from 'postgres';
 import { startPostgres } from '../../scripts/postgres';

@@ -4,7 +4,8 @@
 // through a standing intent, the bounded context the model sees, provider failures that
 // become clean model_unavailable problems with no half turn stored, and a turn that runs
 // again after a 5xx (its tools called in another order) mapping every effect to the same one.
-import { AI_MAX_TOOL_STEPS, HISTORY_BUDGET_CHARS, HISTORY_TURNS } from '@presence/core';
+import { HISTORY_BUDGET_CHARS, HISTORY_TURNS } from '@presence/core';
+import { AI_MAX_TOOL_STEPS } from '@presence/core/ai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { call, removeDir, startTestServer, type TestServer } from './harness';
 import { type ChatRequest, closedPort, startScriptedModel, toolResult } from './scripted-model';

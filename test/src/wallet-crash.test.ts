@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { chain as chainLayer } from '@presence/core';
+import { DEVNET_FUNDING } from '@presence/core/devnet';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, removeDir, startTestServer, type TestServer, tempDir } from './harness';
@@ -142,7 +143,7 @@ describe('interrupted intents complete exactly once', () => {
     }
     expect((await loggedByKey(dataDir, 'crash-lost'))?.state).toBe('done');
     const swapHash = signed.txs[1]?.hash as Hex;
-    expect((await balances(s, address)).USDC).toBe(chainLayer.DEVNET_FUNDING.usdc - units('5', 6));
+    expect((await balances(s, address)).USDC).toBe(DEVNET_FUNDING.usdc - units('5', 6));
     const announced = (await allEvents(s, 'default', keys().live)).filter((f) => f.event === 'tx');
     expect(announced.map((f) => f.data.hash)).toEqual([swapHash]);
 

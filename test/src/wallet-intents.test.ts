@@ -3,6 +3,7 @@
 // follows; 20 concurrent intents on one wallet land once each with consecutive nonces; test
 // keys simulate without touching the chain; withdrawals only reach the allowlist.
 import { chain as chainLayer } from '@presence/core';
+import { DEVNET_FUNDING } from '@presence/core/devnet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, openStream, removeDir, startTestServer, type TestServer } from './harness';
 import {
@@ -189,7 +190,7 @@ describe('wallet intents on the devnet', () => {
     const tx = await portOf(s).getTransaction(r.json.tx);
     const w = await call(s.url, 'GET', '/v1/wallet', { key: admin.secret });
     expect(tx?.from).toBe(w.json.address);
-    expect((await balances(s, w.json.address)).USDC).toBe(chainLayer.DEVNET_FUNDING.usdc - units('5', 6));
+    expect((await balances(s, w.json.address)).USDC).toBe(DEVNET_FUNDING.usdc - units('5', 6));
   });
 
   it('20 concurrent intents on one wallet: 20 transactions, consecutive nonces, none twice', async () => {

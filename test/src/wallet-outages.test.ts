@@ -4,6 +4,7 @@
 // client, resumed by the upkeep, or overtaken by a later intent that took its nonce).
 // Outages are injected into the server's own chain port; "once" is counted on the devnet.
 import { chain as chainLayer } from '@presence/core';
+import { DEVNET_FUNDING } from '@presence/core/devnet';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, createManualClock, removeDir, type SseFrame, startTestServer, type TestServer } from './harness';
 import { allEvents, balances, minedFrom, newAccount, OPEN_POLICY, portOf, putPolicy, units } from './wallet-helpers';
@@ -70,7 +71,7 @@ describe('intents under races and outages', () => {
     expect(two.status, two.text).toBe(200);
     expect(two.json.tx).toBe(one.json.tx);
     expect(await minedFrom(s, a.address)).toBe(mined + 2); // approve + swap, once
-    expect((await balances(s, a.address)).USDC).toBe(chainLayer.DEVNET_FUNDING.usdc - units('5', 6));
+    expect((await balances(s, a.address)).USDC).toBe(DEVNET_FUNDING.usdc - units('5', 6));
     expect(await eventsOf(a.name, a.key, 'tx')).toHaveLength(1);
     expect(await eventsOf(a.name, a.key, 'confirm', (f) => f.data.status === 'executed')).toHaveLength(1);
   });

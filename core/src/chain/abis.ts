@@ -26,12 +26,6 @@ export const routerAbi = parseAbi([
   'function addLiquidity(address tokenA, address tokenB, uint256 amountADesired, uint256 amountBDesired, uint256 amountAMin, uint256 amountBMin, address to, uint256 deadline) returns (uint256 amountA, uint256 amountB, uint256 liquidity)',
 ]);
 
-export const ownableAbi = parseAbi(['function owner() view returns (address)']);
-
-export const mintAbi = parseAbi(['function mint(address to, uint256 amount)']);
-
-/** Must match contracts/SafetyProbe.sol; a test compares it with the compiled artifact. */
-export const safetyProbeAbi = parseAbi([
-  'struct Result { uint8 stage; uint256 ethIn; uint256 buyPairOut; uint256 buyReceived; uint256 sellPairIn; uint256 ethOut; }',
-  'function probe(address router, address weth, address token, address pair, uint256 ethIn) returns (Result r)',
-]);
+// The safety probe's ABIs live apart (probe-abis.ts): the safety check is core, not adapter,
+// and erc20Abi above comes from viem's root entry, which core's root must not load.
+export { mintAbi, ownableAbi, safetyProbeAbi } from './probe-abis';

@@ -1,6 +1,7 @@
-// Public surface of the chain layer: the port, token lists, amounts and prices, the chain
-// views and the typed errors; and, re-exported from their own folders, the viem adapter and
-// the embedded devnet.
+// The chain layer as `@presence/core` shows it (the `chain` namespace): the port's types, token
+// lists, amounts and the chain's typed errors. The adapters are not here: the viem client is
+// `@presence/core/viem` (./viem/index.ts), the embedded anvil `@presence/core/devnet`
+// (./devnet/index.ts).
 
 export {
   formatAmount,
@@ -29,18 +30,12 @@ export type {
   TxReceipt,
   TxRequest,
 } from './chain-port';
-// The adapters: the only lines here that reach into ./viem and ./devnet (each will become a
-// package subpath of its own).
-export { DEVNET_FUNDING, type Deployment, DeploymentSchema, type Devnet, type DevnetOptions, startDevnet } from './devnet/index';
 export {
   ChainRevertedError,
   ChainUnavailableError,
   ReceiptTimeoutError,
   TransactionRejectedError,
 } from './errors';
-export { createMarket, type Market, type MarketSnapshot, type Pool } from './market';
-export { buildPriceBook, type PoolReserves, type PriceBook } from './pricing';
-export { createSafetyChecker, SAFETY_RULES, type Verdict } from './safety';
 export {
   loadTokenList,
   parseTokenList,
@@ -51,5 +46,3 @@ export {
   TokenSchema,
   wethOf,
 } from './token-list';
-export { createViemChain, type ViemChainOptions } from './viem/index';
-export { type ChainViews, createChainViews } from './views';

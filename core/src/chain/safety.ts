@@ -5,12 +5,13 @@
 // owner; (3) the USD depth of the token's WETH pool. The verdict is a fixed rule over those.
 import { readFileSync } from 'node:fs';
 import type { SafetyView } from '@presence/protocol';
-import { type Address, decodeFunctionResult, encodeFunctionData, getAddress, type Hex, toFunctionSelector, zeroAddress } from 'viem';
-import { mintAbi, ownableAbi, safetyProbeAbi } from './abis';
+import type { Address, Hex } from 'viem';
+import { decodeFunctionResult, encodeFunctionData, getAddress, toFunctionSelector } from 'viem/utils';
 import { formatUnits, usdToNumber } from './amounts';
 import type { ChainPort } from './chain-port';
 import { ChainRevertedError } from './errors';
 import type { MarketSnapshot, Pool } from './market';
+import { mintAbi, ownableAbi, safetyProbeAbi } from './probe-abis';
 import { type Token, type TokenList, wethOf } from './token-list';
 
 export type Verdict = SafetyView['verdict'];
@@ -25,6 +26,8 @@ export const SAFETY_RULES = {
 // Any address works: the override gives it code and balance for the one call.
 const PROBE_ADDRESS: Address = '0x5afe5afe5afe5afe5afe5afe5afe5afe5afe5afe';
 const PROBE_CALLER: Address = '0x000000000000000000000000000000000000dEaD';
+/** viem's zeroAddress, spelled out: its root entry is more than core's root should load. */
+const ZERO_ADDRESS: Address = '0x0000000000000000000000000000000000000000';
 const MAX_PROBE_WEI = 10n ** 16n; // 0.01 ETH: enough precision, negligible impact on deep pools
 
 const probeCode = (() => {
@@ -86,7 +89,7 @@ export function createSafetyChecker(deps: { chain: ChainPort; tokenList: TokenLi
       const ret = await chain.call({ to: token.address, data: encodeFunctionData({ abi: ownableAbi, functionName: 'owner' }) }, { block });
       if (ret.length < 66) return null;
       const owner = decodeFunctionResult({ abi: ownableAbi, functionName: 'owner', data: ret });
-      return owner === zeroAddress ? null : getAddress(owner);
+      return owner === ZERO_ADDRESS ? null : getAddress(owner);
     } catch (err) {
       if (err instanceof ChainRevertedError) return null; // no owner() at all
       throw err;

@@ -2,7 +2,8 @@
 // knows. A real network is configured by pointing at such a JSON file; the devnet produces
 // one from its deployment, so nothing downstream can tell the two apart.
 import { readFile } from 'node:fs/promises';
-import { type Address, getAddress, isAddress } from 'viem';
+import type { Address } from 'viem';
+import { getAddress, isAddress } from 'viem/utils';
 import { z } from 'zod';
 import { invalidRequest, notFound } from '../errors/presence-error';
 

@@ -2,7 +2,8 @@
 // is computed from one market snapshot and cached for the block it describes, so repeating
 // a view within a block costs a single eth_blockNumber.
 import type { PoolsView, PoolView, PositionsView, SafetyView, TokensView } from '@presence/protocol';
-import { type Address, getAddress, isAddress } from 'viem';
+import type { Address } from 'viem';
+import { getAddress, isAddress } from 'viem/utils';
 import { invalidRequest, notFound } from '../errors/presence-error';
 import { formatAmount, formatRatio, formatUnits, formatUsd, formatUsdPrice, USD_ONE, usdToNumber } from './amounts';
 import { createBlockCache } from './block-cache';

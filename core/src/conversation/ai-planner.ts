@@ -13,8 +13,8 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { IntentResult } from '@presence/protocol';
 import { APICallError, type ModelMessage, RetryError, type Schema, stepCountIs, streamText, type ToolSet, tool, zodSchema } from 'ai';
 import { PresenceError } from '../errors/presence-error';
+import { ALLOW_ACT_NEEDED, actionOutcome, scopesMissing } from '../replies/replies';
 import type { Planner, PlannerContext, PlannerIO, ToolDef } from './planner-port';
-import { ALLOW_ACT_NEEDED, actionOutcome, scopesMissing } from './replies';
 import { lackedUses, offeredTools } from './tool-scopes';
 
 export type AiPlannerOptions = {

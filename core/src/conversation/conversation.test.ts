@@ -15,14 +15,14 @@ import { createManualClock } from '../clock/clock';
 import { type Core, createCore } from '../create-core';
 import { PresenceError } from '../errors/presence-error';
 import type { Principal } from '../keys/key-service';
+import { createKeystore } from '../keystore/keystore';
+import { scopesMissing } from '../replies/replies';
 import { createLowdbStore } from '../store/lowdb/lowdb-store';
 import type { StorePort } from '../store/store-port';
-import { createKeystore } from '../wallet/keystore';
 import { type Conversation, createConversation, type PlannerResolver, type TurnSink } from './conversation';
 import { HISTORY_BUDGET_CHARS, HISTORY_MESSAGE_CHARS, HISTORY_TURNS } from './history-budget';
 import { createLocalPlanner } from './local-planner';
 import type { Planner, PlannerContext } from './planner-port';
-import { scopesMissing } from './replies';
 
 const tokenList = await loadTokenList(path.join(import.meta.dirname, '../chain/lists/base-mainnet.json'));
 

@@ -25,13 +25,13 @@ import type { MemoryService } from '../memory/memory-service';
 import type { StandingService } from '../standing/standing-service';
 import type { ThreadEntry } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
+import type { Thread } from '../thread/thread';
 import type { WalletDomain } from '../wallet/wallet-domain';
 import { boundHistory, HISTORY_LOOKBACK_ENTRIES } from './history-budget';
 import { chunkReply } from './local-planner';
 import { mentionedKeys } from './mentions';
 import type { Planner, PlannerContext } from './planner-port';
 import { createPresenceTools, newTurnEffects, refuseTurn } from './presence-tools';
-import type { Thread } from './thread';
 
 export type TurnSink = {
   token(text: string): void;

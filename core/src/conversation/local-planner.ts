@@ -11,9 +11,9 @@ import { MemoryKey } from '@presence/protocol';
 import type { z } from 'zod';
 import { PresenceError, type Problem } from '../errors/presence-error';
 import { parseIntent } from '../intents/intent-parser';
+import { actionOutcome, EXAMPLES, holdings, STANDING_FORMS } from '../replies/replies';
 import { parseStanding, STANDING_OPENING } from '../standing/standing-parser';
 import type { Planner, PlannerContext, PlannerIO } from './planner-port';
-import { actionOutcome, EXAMPLES, holdings, STANDING_FORMS } from './replies';
 import { offeredTools, type ToolName, toolRefusal } from './tool-scopes';
 
 // biome-ignore lint/suspicious/noExplicitAny: tool results are read by the rule that called the tool

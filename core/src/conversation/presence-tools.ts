@@ -19,13 +19,13 @@ import { z } from 'zod';
 import { PresenceError } from '../errors/presence-error';
 import type { Principal } from '../keys/key-service';
 import type { MemoryService } from '../memory/memory-service';
+import { EXAMPLES } from '../replies/replies';
 import { parseStanding } from '../standing/standing-parser';
 import type { StandingService } from '../standing/standing-service';
 import { toStandingView } from '../standing/standing-view';
 import type { UsedCall } from '../store/documents';
 import type { WalletDomain } from '../wallet/wallet-domain';
 import type { ToolDef } from './planner-port';
-import { EXAMPLES } from './replies';
 import { type ToolName, toolRefusal } from './tool-scopes';
 
 export type TurnEffects = {

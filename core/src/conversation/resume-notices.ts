@@ -2,8 +2,8 @@
 // presence says so in the thread and on the events stream with cause resume:<confirm_id>,
 // quoting the turn that asked for it so the context is not lost.
 import type { Confirmations, Resolution } from '../intents/confirmations';
-import { landed } from './replies';
-import type { Thread } from './thread';
+import { landed } from '../replies/replies';
+import type { Thread } from '../thread/thread';
 
 export function resumeText(r: Resolution): string {
   const asked = typeof r.record.context?.turn_text === 'string' ? ` (you asked: "${r.record.context.turn_text}")` : '';

@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../clock/clock';
+import { createKeystore } from '../keystore/keystore';
 import { createLowdbStore } from '../store/lowdb/lowdb-store';
 import type { StorePort } from '../store/store-port';
-import { createKeystore } from '../wallet/keystore';
 import { createIdempotency, IDEMPOTENCY_RETENTION_MS, type IdempotencyClaim, isFinalAnswer } from './idempotency';
 
 const ok = { status: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' };

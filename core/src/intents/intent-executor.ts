@@ -17,8 +17,8 @@ import { createKeyedLock } from '../concurrency/keyed-lock';
 import { PresenceError } from '../errors/presence-error';
 import type { IntentRecord, PlannedTx } from '../store/documents';
 import type { StorePort } from '../store/store-port';
-import type { NonceAllocator } from '../wallet/nonce-allocator';
-import type { Wallets } from '../wallet/wallets';
+import type { NonceAllocator } from '../wallet/signers/nonce-allocator';
+import type { Wallets } from '../wallet/signers/wallets';
 
 export type IntentStore = Pick<
   StorePort,

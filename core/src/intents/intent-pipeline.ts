@@ -20,7 +20,7 @@ import { evaluatePolicy, type GateAction } from '../policy/policy-gate';
 import type { PolicyService } from '../policy/policy-service';
 import type { IntentRecord } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
-import type { Wallets } from '../wallet/wallets';
+import type { Wallets } from '../wallet/signers/wallets';
 import type { Executed, IntentExecutor, IntentStore, Outcome } from './intent-executor';
 import { type ParsedIntent, parseIntent } from './intent-parser';
 import { capInUsd, type Plan, planIntent } from './intent-planner';
@@ -306,7 +306,8 @@ export function createIntentPipeline(deps: {
   }
 
   return {
-    submit: (s: Submission) => admit(s, parseIntent(s.text)),
+    // async, so an unreadable text rejects like every other refusal instead of throwing at the call.
+    submit: async (s: Submission) => admit(s, parseIntent(s.text)),
     withdraw(s: Omit<Submission, 'text' | 'source'> & { to: Address; amount: string }) {
       const [n, unit] = s.amount.split(' ') as [string, string];
       const text = `withdraw ${s.amount} to ${s.to}`;

@@ -1,13 +1,14 @@
 // Resolve → quote → value: turns a parsed intent into a concrete plan at one block — the
 // transactions to send, what they move, and their USD value at that block's pool prices.
 // Plans are pure data; the executor signs and sends them.
-import { type Address, isAddress } from 'viem';
+import type { Address } from 'viem';
+import { isAddress } from 'viem/utils';
 import { formatAmount, formatUnits, parseUnits } from '../chain/amounts';
 import type { ChainPort, TxRequest } from '../chain/chain-port';
 import type { MarketSnapshot } from '../chain/market';
 import { resolveToken, type Token, type TokenList, wethOf } from '../chain/token-list';
-import { unknownToken } from '../conversation/replies';
 import { PresenceError } from '../errors/presence-error';
+import { unknownToken } from '../replies/replies';
 import { type ParsedIntent, unresolved } from './intent-parser';
 
 export type PlannedStep = TxRequest & { label: string };

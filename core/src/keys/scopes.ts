@@ -3,8 +3,8 @@
 // is some scopes, sometimes with a turn sent with allow_act as well.
 
 import type { Scope } from '@presence/protocol';
-import { ALLOW_ACT_NEEDED, scopesMissing } from '../conversation/replies';
 import { PresenceError } from '../errors/presence-error';
+import { ALLOW_ACT_NEEDED, scopesMissing } from '../replies/replies';
 import type { Principal } from './key-service';
 
 /** What a route requires: nothing beyond a valid key, one scope, or any one of several. */

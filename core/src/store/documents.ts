@@ -63,7 +63,7 @@ export const StoredEvent = z.object({
 });
 export type StoredEvent = z.infer<typeof StoredEvent>;
 
-/** AES-256-GCM ciphertext under the master key (wallet/keystore.ts); base64 parts. */
+/** AES-256-GCM ciphertext under the master key (keystore/keystore.ts); base64 parts. */
 export const Sealed = z.object({ iv: z.string(), tag: z.string(), data: z.string() });
 export type Sealed = z.infer<typeof Sealed>;
 

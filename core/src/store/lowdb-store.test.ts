@@ -8,7 +8,7 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createKeystore } from '../wallet/keystore';
+import { createKeystore } from '../keystore/keystore';
 import type { AccountRecord, IdempotencyRecord, MemoryEntry } from './documents';
 import { intentRecord } from './intent-fixture';
 import { createLowdbStore } from './lowdb/lowdb-store';

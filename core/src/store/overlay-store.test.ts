@@ -10,9 +10,9 @@ import type { KeyKind } from '@presence/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../clock/clock';
 import { createEventsLog, type FeedItem, type Subscription } from '../events/events-log';
-import { createLowdbStore } from '../index';
 import type { AccountRecord, IdempotencyRecord, KeyRecord, MemoryEntry, StandingRecord } from './documents';
 import { intentRecord } from './intent-fixture';
+import { createLowdbStore } from './lowdb/lowdb-store';
 import { createOverlayStore } from './overlay-store';
 import type { StorePort } from './store-port';
 

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createKeystore } from '../wallet/keystore';
+import { createKeystore } from '../keystore/keystore';
 import type { AccountRecord, KeyRecord, LinkRecord, WalletRecord } from './documents';
 import { createLowdbStore } from './lowdb/lowdb-store';
 import type { StorePort } from './store-port';

@@ -4,7 +4,7 @@
 // another record does not open. Shared by the store adapters so both seal alike (the
 // PostgreSQL adapter uses it; the embedded one has the same code inline until its split).
 import { createHash } from 'node:crypto';
-import type { Keystore } from '../wallet/keystore';
+import type { Keystore } from '../keystore/keystore';
 import type { IdempotencyRecord, StoredIdempotencyRecord } from './documents';
 
 export type SealedAnswers = ReturnType<typeof createSealedAnswers>;

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PresenceError } from '../errors/presence-error';
-import { createKeystore } from '../wallet/keystore';
+import { createKeystore } from '../keystore/keystore';
 import type {
   AccountRecord,
   IdempotencyRecord,

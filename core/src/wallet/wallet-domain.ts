@@ -13,15 +13,15 @@ import { createConfirmations } from '../intents/confirmations';
 import { createIntentExecutor } from '../intents/intent-executor';
 import { createIntentPipeline } from '../intents/intent-pipeline';
 import { capInUsd } from '../intents/intent-planner';
+import type { Keystore } from '../keystore/keystore';
 import type { CoreMetrics } from '../metrics/core-metrics';
 import type { PolicyService } from '../policy/policy-service';
 import { spendLabel } from '../policy/spend-label';
 import type { IntentRecord } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
 import type { StorePort } from '../store/store-port';
-import type { Keystore } from './keystore';
-import { createNonceAllocator } from './nonce-allocator';
-import { createWallets } from './wallets';
+import { createNonceAllocator } from './signers/nonce-allocator';
+import { createWallets } from './signers/wallets';
 
 export type ChainRuntime = {
   chain: ChainPort;

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { chain, createKeystore } from '@presence/core';
+import { createViemChain } from '@presence/core/viem';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../test-app';
 
@@ -41,7 +42,7 @@ describe('GET /v1/ready', () => {
 
   it('is 503 unavailable naming the chain when the chain does not answer, while /v1/health stays 200', async () => {
     const tokenList = await chain.loadTokenList(BASE_LIST);
-    const rpc = chain.createViemChain({ rpcUrl: `http://127.0.0.1:${await closedPort()}`, tokenList, timeoutMs: 500, retryCount: 0 });
+    const rpc = createViemChain({ rpcUrl: `http://127.0.0.1:${await closedPort()}`, tokenList, timeoutMs: 500, retryCount: 0 });
     t = await startTestApp({ chain: { runtime: { chain: rpc, tokenList }, keystore: createKeystore(randomBytes(32)) } });
     const r = await t.app.inject({ method: 'GET', url: '/v1/ready', headers: { 'x-request-id': 'probe-1' } });
     expect(r.statusCode).toBe(503);

@@ -1,3 +1,2 @@
-// The viem adapter of the chain port, for `@presence/core`'s chain surface today and a
-// package subpath (`@presence/core/viem`) later.
+// The viem adapter of the chain port: the `@presence/core/viem` subpath.
 export { createViemChain, type ViemChainOptions } from './viem-chain';

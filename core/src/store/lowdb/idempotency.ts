@@ -3,7 +3,7 @@
 // key's secret or a link code) and opened on a hit. The associated data binds a ciphertext to
 // its account, key and request, so a body moved to another record does not open.
 import { createHash } from 'node:crypto';
-import type { Keystore } from '../../wallet/keystore';
+import type { Keystore } from '../../keystore/keystore';
 import { type IdempotencyRecord, StoredIdempotencyRecord } from '../documents';
 import type { StorePort } from '../store-port';
 import { accountLogs, type StoreContext } from './per-account';

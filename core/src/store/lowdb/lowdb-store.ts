@@ -15,7 +15,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { createKeyedLock } from '../../concurrency/keyed-lock';
-import type { Keystore } from '../../wallet/keystore';
+import type { Keystore } from '../../keystore/keystore';
 import { PRIVATE_DIR } from '../durable-file';
 import type { StorePort } from '../store-port';
 import { openAccounts } from './accounts';

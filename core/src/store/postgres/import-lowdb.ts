@@ -10,7 +10,7 @@
 import path from 'node:path';
 import postgres from 'postgres';
 import { z } from 'zod';
-import type { Keystore } from '../../wallet/keystore';
+import type { Keystore } from '../../keystore/keystore';
 import { createAppendLog } from '../append-log';
 import { LinkRecord, type StoredEvent, StoredIdempotencyRecord, type ThreadEntry } from '../documents';
 import { accountFile, readJson } from '../lowdb/files';

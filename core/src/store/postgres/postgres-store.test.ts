@@ -8,7 +8,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startPostgres, type ThrowawayPostgres } from '../../../../scripts/postgres';
 import { isPresenceError } from '../../errors/presence-error';
-import { createKeystore } from '../../wallet/keystore';
+import { createKeystore } from '../../keystore/keystore';
 import { intentRecord } from '../intent-fixture';
 import { describeStoreContract } from '../store-contract';
 import type { StorePort } from '../store-port';

@@ -19,7 +19,7 @@
 // for transactions and a hand-rolled reconnecting listener.)
 import postgres from 'postgres';
 import { PresenceError } from '../../errors/presence-error';
-import type { Keystore } from '../../wallet/keystore';
+import type { Keystore } from '../../keystore/keystore';
 import {
   AccountRecord,
   IntentRecord,

@@ -2,8 +2,8 @@
 // from the larger of what the chain has pending and what we handed out, so concurrent
 // intents get consecutive nonces and none is used twice.
 import type { Address } from 'viem';
-import type { ChainPort } from '../chain/chain-port';
-import { createKeyedLock } from '../concurrency/keyed-lock';
+import type { ChainPort } from '../../chain/chain-port';
+import { createKeyedLock } from '../../concurrency/keyed-lock';
 
 export type NonceAllocator = ReturnType<typeof createNonceAllocator>;
 

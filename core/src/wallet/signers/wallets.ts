@@ -3,11 +3,11 @@
 
 import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import type { Clock } from '../clock/clock';
-import { iso } from '../clock/clock';
-import { createKeyedLock } from '../concurrency/keyed-lock';
-import type { StorePort } from '../store/store-port';
-import type { Keystore } from './keystore';
+import type { Clock } from '../../clock/clock';
+import { iso } from '../../clock/clock';
+import { createKeyedLock } from '../../concurrency/keyed-lock';
+import type { Keystore } from '../../keystore/keystore';
+import type { StorePort } from '../../store/store-port';
 
 export type Wallets = ReturnType<typeof createWallets>;
 

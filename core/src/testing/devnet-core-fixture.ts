@@ -1,0 +1,107 @@
+// For tests: core wired as the server wires it — a temporary lowdb store, a real anvil devnet
+// behind the viem chain port, a driven clock — plus what tests of the intent path keep asking:
+// a fresh account under a policy, its events, its mined transaction count, and a chain outage
+// injected into the real port for one call. One per test file (beforeAll): anvil starts in
+// about a second, and fresh accounts keep tests apart (each gets its own funded wallet).
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { KeyKind, PolicyDocument } from '@presence/protocol';
+import type { Address } from 'viem';
+import type { ChainPort } from '../chain/chain-port';
+import { type Devnet, startDevnet } from '../chain/devnet/devnet';
+import { ChainUnavailableError } from '../chain/errors';
+import { createViemChain } from '../chain/viem/viem-chain';
+import type { ManualClock } from '../clock/clock';
+import { type Core, createCore } from '../create-core';
+import { createKeystore } from '../keystore/keystore';
+import type { StoredEvent } from '../store/documents';
+import { createLowdbStore } from '../store/lowdb/lowdb-store';
+import type { StorePort } from '../store/store-port';
+import type { WalletDomain } from '../wallet/wallet-domain';
+
+/** Lets anything through at once: no deny rules, caps far above any test's amounts. */
+export const OPEN_POLICY: PolicyDocument = {
+  per_tx_cap: '100000 USD',
+  confirm_over: '100000 USD',
+  daily_cap: '1000000 USD',
+  deny: [],
+  withdraw_allowlist: [],
+  max_slippage_bps: 100,
+  confirm_timeout_s: 600,
+};
+
+type Patchable = 'prepareTransaction' | 'signPrepared' | 'sendRaw' | 'waitForReceipt' | 'getTransaction' | 'nonceOf';
+
+export type DevnetCore = {
+  core: Core;
+  wallet: WalletDomain;
+  store: StorePort;
+  devnet: Devnet;
+  /** The very port core uses: `failNth` patches it in place, `restore` undoes that. */
+  chain: ChainPort;
+  /** A fresh account under `OPEN_POLICY` patched with `policy`; its wallet is made and funded now. */
+  account(name: string, policy?: Partial<PolicyDocument>): Promise<{ id: string; address: Address }>;
+  /** Every event of the account's channel for `mode`, oldest first. */
+  events(accountId: string, mode?: KeyKind, type?: string): Promise<StoredEvent[]>;
+  /** Transactions the account's wallet has had mined. */
+  mined(address: Address): Promise<number>;
+  /** The n-th call (1-based) from now of `method` fails as an RPC outage; the others go through. */
+  failNth(method: Patchable, n?: number): void;
+  restore(): void;
+  close(): Promise<void>;
+};
+
+export async function startDevnetCore(clock: ManualClock, prefix = 'core'): Promise<DevnetCore> {
+  const dir = await mkdtemp(join(tmpdir(), `presence-${prefix}-`));
+  const devnet = await startDevnet({ dataDir: dir });
+  const keystore = createKeystore(randomBytes(32));
+  const store = await createLowdbStore({ dataDir: dir, fsync: false, keystore });
+  const chain = createViemChain({ rpcUrl: devnet.rpcUrl, tokenList: devnet.deployment, timeoutMs: 5_000 });
+  const core = createCore({
+    store,
+    clock,
+    rateLimit: { limit: 1_000_000, windowMs: 1_000 },
+    chain: { runtime: { chain, tokenList: devnet.deployment, fund: (a) => devnet.fund(a) }, keystore },
+  });
+  const wallet = core.wallet as WalletDomain;
+  const original: Partial<Record<Patchable, unknown>> = {};
+  const port = chain as unknown as Record<Patchable, (...a: unknown[]) => Promise<unknown>>;
+  return {
+    core,
+    wallet,
+    store,
+    devnet,
+    chain,
+    async account(name, policy = {}) {
+      await core.accounts.create(name);
+      await core.policies.put(name, 'live', { ...OPEN_POLICY, ...policy });
+      return { id: name, address: await wallet.wallets.address(name) };
+    },
+    async events(accountId, mode = 'live', type) {
+      const all = await core.storeFor(mode).eventsAfter(accountId, 0, 100_000);
+      return type ? all.filter((e) => e.type === type) : all;
+    },
+    mined: (address) => chain.nonceOf(address, 'latest'),
+    failNth(method, n = 1) {
+      if (!(method in original)) original[method] = port[method];
+      const real = original[method] as (...a: unknown[]) => Promise<unknown>;
+      let calls = 0;
+      port[method] = async (...args: unknown[]) => {
+        if (++calls === n) throw new ChainUnavailableError(`injected: the RPC went away during ${method}`);
+        return real(...args);
+      };
+    },
+    restore() {
+      Object.assign(port, original);
+      for (const k of Object.keys(original)) delete original[k as Patchable];
+    },
+    async close() {
+      await core.standing.drain();
+      await store.close();
+      await devnet.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
