@@ -4,12 +4,13 @@
 // cuts the start short; afterwards work in flight gets STOP_LIMIT_MS, and a second signal
 // ends it at once.
 import { BotsConfigError, loadBotsConfig } from './config';
-import { createLogger } from './log';
+import { createLogger, logFormatFor } from './log';
 import { runBots } from './run-bots';
 
 const STOP_LIMIT_MS = 10_000;
 
-const log = createLogger();
+// JSON lines unless someone watches a terminal (PRESENCE_LOG_FORMAT overrides).
+const log = createLogger(undefined, logFormatFor(process.env, process.stderr.isTTY === true));
 
 // Handlers first: a signal that arrives right after the "running" line must still stop us
 // cleanly (a signal that beats its handler kills the process without stopping the bots).

@@ -118,7 +118,13 @@ describe('presence-bots', () => {
     const run = startBin({ TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_API_ROOT: root });
     const r = await run.exited;
     expect(r.code).toBe(1);
-    const errors = r.stderr.split('\n').filter((l) => / error /.test(l));
+    // Not a terminal: JSON lines, one object each.
+    const entries = r.stderr
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { level: number; time: number; msg: string });
+    expect(entries.every((e) => typeof e.time === 'number' && typeof e.msg === 'string')).toBe(true);
+    const errors = entries.filter((e) => e.level === 50).map((e) => e.msg);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(
       new RegExp(`presence-bots could not start: the Telegram Bot API at ${root} cannot be reached \\(connect ECONNREFUSED`),
@@ -169,8 +175,8 @@ describe('presence-bots', () => {
       expect([modeOf('.'), modeOf('links.json'), modeOf('links.key'), modeOf('bots.pid')]).toEqual([0o700, 0o600, 0o600, 0o600]);
       const r = await stopWith(run, 'SIGINT', /presence-bots running/, 'loose data dir');
       expect(r.code).toBe(0);
-      expect(r.stderr).toMatch(/made the data directory private path=".*loose" was="0755" now="0700"/);
-      expect(r.stderr).toMatch(/made a data file private path=".*links\.json" was="0644" now="0600"/);
+      expect(r.stderr).toMatch(/"msg":"made the data directory private","path":".*loose","was":"0755","now":"0700"/);
+      expect(r.stderr).toMatch(/"msg":"made a data file private","path":".*links\.json","was":"0644","now":"0600"/);
     } finally {
       await tg.close();
     }

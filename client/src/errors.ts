@@ -20,6 +20,8 @@ export class PresenceApiError extends PresenceClientError {
   readonly detail: string;
   /** Seconds the server asked us to wait (Retry-After), when it said so. */
   readonly retryAfter: number | undefined;
+  /** The server's id of the request that failed (its X-Request-Id): quote it when reporting a fault. */
+  readonly requestId: string | undefined;
   /** The whole body, extension members included (e.g. `rule` on policy_block). */
   readonly problem: Problem;
 
@@ -30,6 +32,7 @@ export class PresenceApiError extends PresenceClientError {
     this.title = problem.title;
     this.detail = problem.detail;
     this.retryAfter = retryAfter;
+    this.requestId = problem.request_id;
     this.problem = problem;
   }
 }

@@ -18,6 +18,7 @@ import type { Keystore } from './keystore/keystore';
 import { createLinkService, LINK_CODE_KEY_INFO } from './links/link-service';
 import { createCompactor } from './memory/compactor';
 import { createMemoryService } from './memory/memory-service';
+import type { CoreMetrics } from './metrics/core-metrics';
 import { createPolicyService } from './policy/policy-service';
 import { createPresenceService } from './presence/presence-service';
 import { createRateLimiter, type RateLimiterPort } from './ratelimit/sliding-window';
@@ -51,6 +52,8 @@ export type CoreOptions = {
   cluster?: ClusterPort;
   /** Where a failure that nobody awaits is reported (a pump's failed read of the events table). */
   onBackgroundError?: (e: unknown) => void;
+  /** Told what is worth counting (events, intent outcomes, standing fires); the server's is prom-client. */
+  metrics?: CoreMetrics;
 };
 
 export type Core = ReturnType<typeof createCore>;
@@ -62,7 +65,8 @@ export function createCore(o: CoreOptions) {
   const overlay = createOverlayStore(store, { clock, ...(o.overlayCaps ? { caps: o.overlayCaps } : {}) });
   const stores = { live: store, test: overlay } as const;
   const storeFor: StoreFor = (kind) => stores[kind];
-  const events = createEventsLog({
+  const { metrics } = o;
+  const log = createEventsLog({
     storeFor,
     clock,
     retention: o.eventsRetention ?? defaultRetention,
@@ -73,6 +77,17 @@ export function createCore(o: CoreOptions) {
   /** A sliding window counted by every server when there is a cluster, else in memory. */
   const rateLimiterFor = (scope: string, opts: { limit: number; windowMs: number }): RateLimiterPort =>
     o.cluster ? o.cluster.rateLimiter(scope, opts) : createRateLimiter({ ...opts, clock });
+  const counted = metrics?.eventAppended;
+  const events: typeof log = counted
+    ? {
+        ...log,
+        emit: async (accountId, mode, type, data) => {
+          const e = await log.emit(accountId, mode, type, data);
+          counted(type, mode);
+          return e;
+        },
+      }
+    : log;
   const keys = createKeyService({ store, clock });
   const memory = createMemoryService({ storeFor, clock, events });
   const policies = createPolicyService({ storeFor, clock, tokenList: o.chain?.runtime.tokenList ?? null });
@@ -86,6 +101,7 @@ export function createCore(o: CoreOptions) {
         keystore: o.chain.keystore,
         runtime: o.chain.runtime,
         ...(o.locks ? { locks: o.locks } : {}),
+        ...(metrics ? { metrics } : {}),
       })
     : null;
   const thread = createThread({ store, storeFor, events, clock });
@@ -145,7 +161,9 @@ export function createCore(o: CoreOptions) {
      */
     async tick() {
       if (wallet) await wallet.confirmations.sweep((await store.listAccounts()).map((a) => a.id));
-      return standing.tick();
+      const fired = await standing.tick();
+      if (fired > 0) metrics?.standingFired?.(fired);
+      return fired;
     },
     /** Periodic upkeep: expired holds, intents an outage left mid-flight, retention of events and idempotency answers, idle rate-limit logs. */
     async maintain() {

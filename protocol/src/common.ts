@@ -16,6 +16,8 @@ export const Problem = z
     title: z.string(),
     status: z.number().int(),
     detail: z.string(),
+    /** The id of the request this answers (its X-Request-Id); quote it when reporting a fault. */
+    request_id: z.string().optional(),
   })
   .catchall(z.unknown());
 export type Problem = z.infer<typeof Problem>;

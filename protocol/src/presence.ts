@@ -90,3 +90,15 @@ export const Health = z.object({
   /** Which server answered, and whether it runs the deployment's background work (many servers on one database). */
   server: z.object({ id: z.string(), leader: z.boolean() }).optional(),
 });
+
+/** What GET /v1/ready checked: each dependency answered, and how long it took. */
+export const ReadyCheck = z.object({ ok: z.literal(true), ms: z.number() });
+export const Ready = z.object({
+  ok: z.literal(true),
+  checks: z.object({
+    store: ReadyCheck,
+    /** null when the server runs without a chain. */
+    chain: ReadyCheck.extend({ block: z.number().int() }).nullable(),
+  }),
+});
+export type Ready = z.infer<typeof Ready>;

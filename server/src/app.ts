@@ -3,17 +3,22 @@
 import swagger from '@fastify/swagger';
 import { type Core, PresenceError } from '@presence/core';
 import type { StoreInfo } from '@presence/protocol';
-import Fastify, { type FastifyServerOptions } from 'fastify';
-import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { registerAuth } from './http/auth';
 import { clientErrorHandler, MAX_HEADER_SIZE } from './http/client-error';
+import { registerCors } from './http/cors';
 import { registerIdempotency } from './http/idempotency';
+import { createOpenapiTransform } from './http/openapi';
 import { errorHandler, MAX_PARAM_LENGTH } from './http/problem';
+import { createReadiness } from './http/readiness';
+import { REQUEST_ID_LOG_LABEL, registerRequestId, requestIdFor } from './http/request-id';
 import { createSerializerCompiler } from './http/serializer';
 import { createStreamCaps, type StreamCapLimits } from './http/stream-caps';
 import { startStreamRecheck } from './http/stream-recheck';
 import { createStreamRegistry } from './http/stream-registry';
 import type { RouteDeps } from './http/types';
+import { createMetrics, type Metrics } from './metrics/metrics';
 import { chainRoutes } from './routes/chain';
 import { confirmRoutes } from './routes/confirm';
 import { eventsRoutes } from './routes/events';
@@ -22,6 +27,7 @@ import { linksRoutes } from './routes/links';
 import { memoryRoutes } from './routes/memory';
 import { messagesRoutes } from './routes/messages';
 import { metaRoutes } from './routes/meta';
+import { metricsRoutes } from './routes/metrics';
 import { presenceRoutes } from './routes/presence';
 import { standingRoutes } from './routes/standing';
 import { walletRoutes } from './routes/wallet';
@@ -42,7 +48,7 @@ export type AppOptions = {
   core: Core;
   limits: Limits;
   logger?: FastifyServerOptions['logger'];
-  /** How requests are logged (default: Fastify's two lines per request). */
+  /** How requests are logged (default: Fastify's two lines per request); give it requestIdLogLabel: REQUEST_ID_LOG_LABEL. */
   logController?: FastifyServerOptions['logController'];
   heartbeatMs?: number;
   chainHead?: () => Promise<{ id: number; block: number } | null>;
@@ -57,6 +63,12 @@ export type AppOptions = {
    * since a revocation there is not heard here (0: never, the embedded default).
    */
   streamRecheckMs?: number;
+  /** This app's metrics (default: a registry of its own, without process figures). Give the same one to createCore. */
+  metrics?: Metrics;
+  /** Set: GET /metrics needs `Authorization: Bearer <it>` (PRESENCE_METRICS_TOKEN). */
+  metricsToken?: string | null;
+  /** Origins that get CORS headers (PRESENCE_CORS_ORIGINS); none: no CORS. */
+  corsOrigins?: readonly string[];
 };
 
 export async function buildApp({
@@ -71,10 +83,17 @@ export async function buildApp({
   server,
   // Read as a plain string: some bundler typings narrow NODE_ENV to development|production.
   validateResponses = (process.env.NODE_ENV as string | undefined) === 'test',
+  metrics = createMetrics(),
+  metricsToken = null,
+  corsOrigins = [],
 }: AppOptions) {
   const app = Fastify({
     logger,
-    ...(logController ? { logController } : {}),
+    // Our own checks on an incoming X-Request-Id (request-id.ts), so Fastify's header reading is off.
+    requestIdHeader: false,
+    genReqId: requestIdFor,
+    // Log lines name the request as `request_id` (Fastify's default label is reqId).
+    logController: logController ?? new LogController({ requestIdLogLabel: REQUEST_ID_LOG_LABEL }),
     bodyLimit: BODY_LIMIT,
     // 'idle': closing ends idle keep-alive connections at once, while in-flight requests finish
     // (event streams never finish by themselves; preClose below ends them first).
@@ -96,6 +115,14 @@ export async function buildApp({
   );
   // JSON only: a text/plain body is a 415, not a string that fails validation.
   app.removeContentTypeParser('text/plain');
+
+  registerRequestId(app);
+  // Every answer timed by its route's pattern (a 404 has none: `unmatched`), streams until they close.
+  app.addHook('onResponse', (request, reply, done) => {
+    metrics.request(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    done();
+  });
+  await registerCors(app, corsOrigins);
 
   const streams = createStreamRegistry({ now: () => core.clock.now() });
   const stopRevokeListener = core.keys.onRevoke((keyId) => streams.closeKey(keyId));
@@ -138,10 +165,15 @@ export async function buildApp({
         version: VERSION,
         description: 'One persistent on-chain assistant per account. Errors are application/problem+json.',
       },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'prs_live_… or prs_test_…' } } },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'prs_live_… or prs_test_…' },
+          ...(metricsToken ? { metricsToken: { type: 'http', scheme: 'bearer', description: 'PRESENCE_METRICS_TOKEN' } } : {}),
+        },
+      },
       security: [{ bearer: [] }],
     },
-    transform: jsonSchemaTransform,
+    transform: createOpenapiTransform({ metricsSecurity: metricsToken ? [{ metricsToken: [] }] : [] }) as never,
   });
 
   const health = async () => {
@@ -153,10 +185,22 @@ export async function buildApp({
     }
     return { ok: true, version: VERSION, chain, store, ...(server ? { server: server() } : {}) };
   };
-  const deps: RouteDeps = { core, streams, streamCaps: createStreamCaps(limits.streams), heartbeatMs, health };
+  const streamCaps = createStreamCaps(limits.streams);
+  metrics.countStreams(() => streamCaps.open);
+  const deps: RouteDeps = {
+    core,
+    streams,
+    streamCaps,
+    heartbeatMs,
+    health,
+    ready: createReadiness(core),
+    metrics: { contentType: metrics.registry.contentType, scrape: () => metrics.registry.metrics() },
+    metricsToken,
+  };
   // One plugin per URL prefix (routes/<prefix>.ts).
   for (const routes of [
     metaRoutes,
+    metricsRoutes,
     presenceRoutes,
     keysRoutes,
     memoryRoutes,

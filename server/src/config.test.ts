@@ -88,6 +88,32 @@ describe('loadConfig', () => {
     }
   });
 
+  it('takes browser origins for CORS, comma-separated, none by default; a bad one is named', () => {
+    expect(loadConfig({}).PRESENCE_CORS_ORIGINS).toEqual([]);
+    expect(
+      loadConfig({ PRESENCE_CORS_ORIGINS: 'https://app.example.com, http://localhost:5173,chrome-extension://abcdefgh' })
+        .PRESENCE_CORS_ORIGINS,
+    ).toEqual(['https://app.example.com', 'http://localhost:5173', 'chrome-extension://abcdefgh']);
+    for (const bad of ['https://app.example.com/', 'app.example.com', 'https://app.example.com/path', '*', 'ftp://x.example']) {
+      expect(() => loadConfig({ PRESENCE_CORS_ORIGINS: bad })).toThrow(/^invalid PRESENCE_CORS_ORIGINS=.* is not an origin/);
+    }
+  });
+
+  it('takes a metrics token of 16+ printable characters; a bad one is named, never echoed', () => {
+    expect(loadConfig({}).PRESENCE_METRICS_TOKEN).toBeUndefined();
+    expect(loadConfig({ PRESENCE_METRICS_TOKEN: 'a'.repeat(32) }).PRESENCE_METRICS_TOKEN).toBe('a'.repeat(32));
+    for (const bad of ['short-secret', 'has a space in it ok?']) {
+      let message = '';
+      try {
+        loadConfig({ PRESENCE_METRICS_TOKEN: bad });
+      } catch (e) {
+        message = (e as Error).message;
+      }
+      expect(message).toMatch(/^invalid PRESENCE_METRICS_TOKEN \(value not shown: it is a secret\)/);
+      expect(message).not.toContain(bad);
+    }
+  });
+
   it('takes a log format, pretty or json; unset leaves the choice to the process (a terminal or not)', () => {
     expect(loadConfig({ PRESENCE_LOG_FORMAT: 'json' }).PRESENCE_LOG_FORMAT).toBe('json');
     expect(loadConfig({ PRESENCE_LOG_FORMAT: 'pretty' }).PRESENCE_LOG_FORMAT).toBe('pretty');

@@ -27,6 +27,27 @@ const count = z
   .transform(Number)
   .pipe(z.number().min(1, 'at least 1'));
 
+/** A browser origin as browsers send it: scheme, host, optional port; no path, no trailing slash. */
+const ORIGIN = /^(https?:\/\/[a-z0-9.-]+(:\d{1,5})?|https?:\/\/\[[0-9a-f:.]+\](:\d{1,5})?|(chrome|moz)-extension:\/\/[a-z0-9-]+)$/;
+const origins = z
+  .string()
+  .default('')
+  .transform((s, ctx) => {
+    const list = s
+      .split(',')
+      .map((o) => o.trim())
+      .filter((o) => o !== '');
+    const bad = list.find((o) => !ORIGIN.test(o));
+    if (bad !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `${JSON.stringify(bad)} is not an origin: comma-separated scheme://host[:port], lower case, no path (e.g. https://app.example.com)`,
+      });
+      return z.NEVER;
+    }
+    return list;
+  });
+
 export const ConfigSchema = z.object({
   PRESENCE_HOST: z.union([z.ipv4(), z.ipv6(), z.literal('localhost')]).default('127.0.0.1'),
   // Digits only: a coercing number would read '' as 0 (a random port) and '0x50' as 80.
@@ -69,6 +90,13 @@ export const ConfigSchema = z.object({
   PRESENCE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Unset: human-readable lines on a terminal, JSON lines otherwise (decided where stdout is known).
   PRESENCE_LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
+  // Browser origins that get CORS headers; none by default (no CORS at all).
+  PRESENCE_CORS_ORIGINS: origins,
+  // Set: GET /metrics needs `Authorization: Bearer <it>`; unset: /metrics is public.
+  PRESENCE_METRICS_TOKEN: z
+    .string()
+    .regex(/^[\x21-\x7e]{16,256}$/, '16-256 printable ASCII characters without spaces (e.g. from `openssl rand -hex 24`)')
+    .optional(),
 });
 
 export type Config = Omit<z.infer<typeof ConfigSchema>, 'PRESENCE_MAX_STREAMS' | 'PRESENCE_MAX_CONNECTIONS'> & {

@@ -1,4 +1,7 @@
 // @presence/server public surface: build or start the HTTP server.
 export { type App, buildApp, VERSION } from './app';
 export { type Config, ConfigError, loadConfig } from './config';
+// For a host that builds the app itself: one Metrics for createCore (`metrics.core`) and buildApp.
+export { meteredChain, meteredStore } from './metrics/metered-ports';
+export { createMetrics, type Metrics } from './metrics/metrics';
 export { type RunningServer, type StartOptions, startServer } from './start-server';

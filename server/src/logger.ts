@@ -12,6 +12,7 @@
 import { hostname } from 'node:os';
 import { type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
 import { errorSummary } from './http/error-summary';
+import { REQUEST_ID_LOG_LABEL } from './http/request-id';
 
 /** Where log lines go (pino writes one JSON line per call). */
 export type LogStream = { write(line: string): void };
@@ -106,6 +107,6 @@ export function productionLogging(
   if (format === 'json') return { logger: productionLogger(level, stream, bindings) };
   return {
     logger: productionLogger(level, prettyLines(stream ?? process.stdout), bindings),
-    logController: new OneLinePerRequest(),
+    logController: new OneLinePerRequest({ requestIdLogLabel: REQUEST_ID_LOG_LABEL }),
   };
 }

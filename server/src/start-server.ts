@@ -24,6 +24,8 @@ import type { Config } from './config';
 import { takeDataDirLock } from './data-dir-lock';
 import { type DevnetPackage, loadDevnet } from './load-devnet';
 import { type LogFormat, type LogStream, productionLogging } from './logger';
+import { meteredChain, meteredStore } from './metrics/metered-ports';
+import { createMetrics } from './metrics/metrics';
 import { databaseFailure, openStore } from './open-store';
 
 export type RunningServer = {
@@ -139,7 +141,11 @@ export async function startServer({
     const keystore = createKeystore(loadOrCreateMasterKey({ configured: config.PRESENCE_MASTER_KEY, dataDir }));
     // With a database, the data directory still keeps what is not in the store: the devnet's
     // state, the bootstrap keys file and the pid lock.
-    const { store, info: storeInfo } = await openStore(config, keystore);
+    const metrics = createMetrics({ process: true });
+    const opened = await openStore(config, keystore);
+    const storeInfo = opened.info;
+    // Core works on timed ports: store writes and chain calls show on /metrics.
+    const store = meteredStore(opened.store, metrics);
     if (storeInfo.kind === 'postgres') progress(`store: PostgreSQL, schema version ${storeInfo.schema}`);
     cleanups.push(() => store.close());
     // Several servers may share the database: events, rate limits and key changes travel
@@ -154,10 +160,13 @@ export async function startServer({
     if (messaging) cleanups.push(() => messaging.close());
     const cluster = await openCluster(config, progress);
     cleanups.push(() => cluster.close());
+    // Every series names its server, so a deployment's scrapes add up without clashing.
+    metrics.registry.setDefaultLabels({ server: cluster.serverId });
     if (cluster.shared) progress(`server ${cluster.serverId}: ${cluster.isLeader() ? 'leader' : 'follower'} of the background work`);
     let chain: Awaited<ReturnType<typeof startChain>> | null = null;
     if (withChain) {
-      chain = await startChain(config, devnetPackage, cluster, progress);
+      const started = await startChain(config, devnetPackage, cluster, progress);
+      chain = { ...started, runtime: { ...started.runtime, chain: meteredChain(started.runtime.chain, metrics) } };
       cleanups.push(() => chain?.stop());
     }
     const core = createCore({
@@ -169,6 +178,7 @@ export async function startServer({
       chainName: () => config.PRESENCE_CHAIN,
       ...(messaging ? { cluster: messaging } : {}),
       onBackgroundError: (err) => console.error('presence: background store read failed:', err instanceof Error ? err.message : err),
+      metrics: metrics.core,
       ...(chain ? { chain: { runtime: chain.runtime, keystore } } : {}),
       // `provider:model` routes talk to any OpenAI-compatible server; without a base URL they answer model_unavailable.
       ...(config.PRESENCE_LLM_BASE_URL
@@ -207,6 +217,9 @@ export async function startServer({
       core,
       store: storeInfo,
       server: () => ({ id: cluster.serverId, leader: cluster.isLeader() }),
+      metrics,
+      metricsToken: config.PRESENCE_METRICS_TOKEN ?? null,
+      corsOrigins: config.PRESENCE_CORS_ORIGINS,
       limits: {
         streams: {
           perKey: config.PRESENCE_MAX_STREAMS_PER_KEY,

@@ -5,13 +5,16 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createCore, createKeystore, createManualClock } from '@presence/core';
+import { type CoreOptions, createCore, createKeystore, createManualClock } from '@presence/core';
 import { createLowdbStore } from '@presence/core/lowdb';
-import { type App, buildApp, type Limits } from './app';
+import { type App, type AppOptions, buildApp, type Limits } from './app';
+import { meteredStore } from './metrics/metered-ports';
+import { createMetrics, type Metrics } from './metrics/metrics';
 
 export type TestApp = {
   app: App;
   core: ReturnType<typeof createCore>;
+  metrics: Metrics;
   clock: ReturnType<typeof createManualClock>;
   live: string;
   test: string;
@@ -25,19 +28,34 @@ export const testLimits: Limits = {
 };
 
 export async function startTestApp(
-  options: { rateLimit?: { limit: number; windowMs: number }; limits?: Partial<Limits> } = {},
+  options: {
+    rateLimit?: { limit: number; windowMs: number };
+    limits?: Partial<Limits>;
+    app?: Pick<AppOptions, 'corsOrigins' | 'metricsToken' | 'logger'>;
+    /** The chain, for readiness tests (default: none). */
+    chain?: CoreOptions['chain'];
+  } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'presence-server-test-'));
   const keystore = createKeystore(randomBytes(32));
-  const store = await createLowdbStore({ dataDir, keystore });
+  const metrics = createMetrics();
+  const store = meteredStore(await createLowdbStore({ dataDir, keystore }), metrics);
   const clock = createManualClock();
-  const core = createCore({ store, clock, keystore, rateLimit: options.rateLimit ?? { limit: 120, windowMs: 60_000 } });
+  const core = createCore({
+    store,
+    clock,
+    keystore,
+    rateLimit: options.rateLimit ?? { limit: 120, windowMs: 60_000 },
+    metrics: metrics.core,
+    ...(options.chain ? { chain: options.chain } : {}),
+  });
   const keys = await core.accounts.bootstrap({ saved: null, save: async () => undefined });
   if (!keys) throw new Error('bootstrap made no keys');
-  const app = await buildApp({ core, limits: { ...testLimits, ...options.limits }, validateResponses: true });
+  const app = await buildApp({ core, limits: { ...testLimits, ...options.limits }, validateResponses: true, metrics, ...options.app });
   return {
     app,
     core,
+    metrics,
     clock,
     live: keys.live,
     test: keys.test,

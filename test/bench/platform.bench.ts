@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createCore, systemClock } from '@presence/core';
 import { createLowdbStore } from '@presence/core/lowdb';
+import { createMetrics } from '@presence/server';
 import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
 import { call, removeDir, tempDir } from '../src/harness';
@@ -17,10 +18,24 @@ import { fmt, percentile, type Row } from './stats';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const FAST = { PRESENCE_RATE_LIMIT: '100000000/1s', PRESENCE_LOG_LEVEL: 'silent', PRESENCE_PORT: '0' };
 
+/** Answers sent by the last cannon run (2xx, all of them: a non-2xx throws). */
+let lastSent = 0;
 async function cannon(opts: autocannon.Options) {
   const r = await autocannon({ connections: 20, duration: 5, ...opts });
   if (r.non2xx > 0) throw new Error(`${r.non2xx} non-2xx answers from ${opts.url}`);
+  lastSent = r['2xx'];
   return r.requests.average;
+}
+
+/** A sample of Prometheus text (`name{labels} value`), or 0 when absent. */
+function sample(text: string, name: string, labels: Record<string, string>): number {
+  for (const line of text.split('\n')) {
+    const m = /^([a-z_:]+)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const have = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
+    if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(m[3]);
+  }
+  return 0;
 }
 
 async function authOverhead(rows: Row[]) {
@@ -44,17 +59,56 @@ async function authOverhead(rows: Row[]) {
     // one of them): alternate the two servers over several rounds and report medians.
     const bares: number[] = [];
     const ourss: number[] = [];
-    for (let round = 0; round < 3; round++) {
-      bares.push(await cannon({ url: `${bareUrl}/v1/presence/me`, duration: 4 }));
-      ourss.push(await cannon({ url: `${server.url}/v1/presence/me`, headers: { authorization: `Bearer ${live}` }, duration: 4 }));
+    // Metrics are always on: every request below is timed into http_request_duration_seconds,
+    // and a scraper reads /metrics each second meanwhile (a busy Prometheus).
+    let sent = 0;
+    const scraper = setInterval(() => void call(server.url, 'GET', '/metrics').catch(() => undefined), 1_000);
+    try {
+      for (let round = 0; round < 3; round++) {
+        bares.push(await cannon({ url: `${bareUrl}/v1/presence/me`, duration: 4 }));
+        ourss.push(await cannon({ url: `${server.url}/v1/presence/me`, headers: { authorization: `Bearer ${live}` }, duration: 4 }));
+        sent += lastSent;
+      }
+    } finally {
+      clearInterval(scraper);
     }
+    const counted = sample((await call(server.url, 'GET', '/metrics')).text, 'http_request_duration_seconds_count', {
+      route: '/v1/presence/me',
+      status: '200',
+    });
     const ratios = ourss.map((o, i) => o / (bares[i] as number));
-    rows.push({ benchmark: 'GET /v1/presence/me (authenticated) req/s, median of 3', figure: fmt(percentile(ourss, 50), 0), target: '' });
+    rows.push({
+      benchmark: 'GET /v1/presence/me (authenticated, metrics on) req/s, median of 3',
+      figure: fmt(percentile(ourss, 50), 0),
+      target: '',
+    });
     rows.push({ benchmark: 'bare Fastify, same JSON, req/s, median of 3', figure: fmt(percentile(bares, 50), 0), target: '' });
     rows.push({
-      benchmark: 'ratio authenticated / bare, median (range)',
+      benchmark: 'ratio authenticated (metrics on) / bare, median (range)',
       figure: `${fmt(percentile(ratios, 50), 2)} (${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)})`,
       target: '>= 0.5',
+    });
+    // /metrics counts every request the server answered: the one before the rounds (`me`), the
+    // ones autocannon saw answered, and those still in flight when it stopped each round (it
+    // does not wait for them: at most one per connection, 20 a round).
+    // What metrics themselves cost, apart from the noise of a shared machine.
+    const m = createMetrics({ process: true });
+    const n = 200_000;
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) m.request('GET', '/v1/presence/me', 200, 0.001);
+    const perRequest = ((performance.now() - t0) * 1000) / n;
+    const t1 = performance.now();
+    for (let i = 0; i < 20; i++) await m.registry.metrics();
+    rows.push({ benchmark: 'metrics: timing one request into the histogram, µs', figure: fmt(perRequest, 2), target: '' });
+    rows.push({
+      benchmark: 'metrics: one /metrics scrape (process figures included), ms',
+      figure: fmt((performance.now() - t1) / 20, 2),
+      target: '',
+    });
+    rows.push({
+      benchmark: 'requests /metrics counted beyond those autocannon saw answered',
+      figure: String(counted - sent - 1),
+      target: '0–60',
     });
   } finally {
     bareProc.kill();

@@ -15,7 +15,14 @@ afterAll(async () => {
   removeDir(s.dataDir);
 });
 
-const problem = (status: number, type: string) => ({ type, title: expect.any(String), status, detail: expect.any(String) });
+/** Every problem names its request (`request_id`, also the X-Request-Id header). */
+const problem = (status: number, type: string) => ({
+  type,
+  title: expect.any(String),
+  status,
+  detail: expect.any(String),
+  request_id: expect.any(String),
+});
 
 /** Writes raw bytes on a fresh connection and reads everything until the server closes it. */
 function raw(bytes: string): Promise<{ status: number; headers: string; body: string }> {
@@ -64,6 +71,8 @@ describe('errors from the router and the parser are problem+json', () => {
     expect(r.headers).toContain('content-type: application/problem+json');
     expect(r.headers).toContain('connection: close');
     expect(JSON.parse(r.body)).toEqual(problem(431, 'headers_too_large'));
+    // Written before any request exists: the answer still names itself, in header and body alike.
+    expect(r.headers).toContain(`x-request-id: ${JSON.parse(r.body).request_id}`);
   });
 
   it('400 invalid_request for bytes that are not HTTP', async () => {

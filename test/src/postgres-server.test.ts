@@ -1,6 +1,6 @@
 // The server on PostgreSQL (PRESENCE_DATABASE_URL): the store it reports on /v1/health, a
-// database lost while serving (503 store_unavailable problem+json, back by itself once the
-// database is), and the start's one-line refusals: no master key, a database nobody answers.
+// database lost while serving (503 store_unavailable problem+json and /v1/ready 503, back by
+// itself once the database is), and the start's one-line refusals: no master key, a database nobody answers.
 
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -88,6 +88,10 @@ describe('a server on PostgreSQL', () => {
         expect(r.headers.get('retry-after')).toBe('1');
         expect(r.text).not.toContain(url.password);
       }
+      // Not ready (its store does not answer), while still alive.
+      const ready = await call(s.url, 'GET', '/v1/ready');
+      expect([ready.status, ready.json.type, ready.json.failing]).toEqual([503, 'unavailable', ['store']]);
+      expect((await call(s.url, 'GET', '/v1/health')).status).toBe(200);
       await admin.unsafe(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`);
       const pinned = await call(s.url, 'POST', '/v1/memory/pin', {
         key: s.live,
@@ -96,6 +100,7 @@ describe('a server on PostgreSQL', () => {
       });
       expect(pinned.status).toBe(200);
       expect((await call(s.url, 'GET', '/v1/memory', { key: s.live })).json.pinned).toHaveLength(1);
+      expect((await call(s.url, 'GET', '/v1/ready')).status).toBe(200);
     } finally {
       await admin.unsafe(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`).catch(() => undefined);
       await admin.end();

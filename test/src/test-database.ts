@@ -15,18 +15,15 @@ export const onPostgres = () => process.env.PRESENCE_TEST_STORE === 'postgres';
 let cluster: Promise<{ pg: ThrowawayPostgres; template: string }> | null = null;
 const byDataDir = new Map<string, Promise<Record<string, string>>>();
 
-const stopCluster = async () => {
-  const started = cluster;
-  cluster = null;
-  byDataDir.clear();
-  if (started) await (await started).pg.stop();
-};
-try {
-  afterAll(stopCluster);
-} catch {
-  // Imported outside a test file (`npm run bench` imports the harness): nothing registers
-  // per-file hooks there, and scripts/postgres.ts stops its clusters when the process exits.
-}
+// Only under vitest: the benchmarks (`npm run bench`, plain tsx) import the harness too, and
+// vitest's afterAll throws outside a test file.
+if (process.env.VITEST)
+  afterAll(async () => {
+    const started = cluster;
+    cluster = null;
+    byDataDir.clear();
+    if (started) await (await started).pg.stop();
+  });
 
 /** The shared cluster of this test file, with its migrated template database. */
 export function testCluster(): Promise<{ pg: ThrowawayPostgres; template: string }> {

@@ -15,6 +15,7 @@ import { createKeyedLock } from '../concurrency/keyed-lock';
 import { PresenceError } from '../errors/presence-error';
 import type { EventsLog } from '../events/events-log';
 import { randomBase62 } from '../keys/key-secret';
+import type { CoreMetrics } from '../metrics/core-metrics';
 import { evaluatePolicy, type GateAction } from '../policy/policy-gate';
 import type { PolicyService } from '../policy/policy-service';
 import type { IntentRecord } from '../store/documents';
@@ -70,14 +71,16 @@ export function createIntentPipeline(deps: {
   executor: IntentExecutor;
   policies: PolicyService;
   events: EventsLog;
+  metrics?: CoreMetrics;
 }) {
-  const { storeFor, clock, chain, tokenList, market, wallets, executor, policies, events } = deps;
+  const { storeFor, clock, chain, tokenList, market, wallets, executor, policies, events, metrics } = deps;
   // Gate and reservation happen under one lock per account, so two concurrent intents cannot
   // both squeeze under the same daily cap.
   const gateLock = createKeyedLock();
   const timingListeners = new Set<(t: IntentTiming) => void>();
   const outcomeListeners = new Set<(o: KindOutcome) => Promise<void> | void>();
   const publish = async (o: KindOutcome) => {
+    metrics?.intent?.(o.status, o.mode);
     for (const l of outcomeListeners) await l(o);
   };
   /** Simulations under way, by intent id: what a retry or a second approval waits for. */
@@ -103,8 +106,14 @@ export function createIntentPipeline(deps: {
     });
     const action: GateAction = { action: plan.action, tokens, to: plan.to, valueUsd: plan.valueUsd };
     const usdOf = (amount: string) => capInUsd(amount, tokenList, snapshot);
-    const { decision } = evaluatePolicy({ policy, action, spentTodayUsd: await spentToday(accountId, mode), usdOf });
-    return { plan, decision, policy };
+    const spentTodayUsd = await spentToday(accountId, mode);
+    try {
+      const { decision } = evaluatePolicy({ policy, action, spentTodayUsd, usdOf });
+      return { plan, decision, policy };
+    } catch (e) {
+      if (e instanceof PresenceError && e.type === 'policy_block') metrics?.intent?.('blocked', mode);
+      throw e;
+    }
   }
 
   const steps = (plan: Plan) =>
@@ -280,6 +289,7 @@ export function createIntentPipeline(deps: {
     if ('existing' in admitted) return resultOf(admitted.existing, s.mode);
     const record = admitted.created;
     if (record.state === 'held') {
+      metrics?.intent?.('held', s.mode);
       await events.emit(s.accountId, s.mode, 'needs_confirm', {
         confirm_id: record.confirm_id,
         intent_id: record.id,

@@ -15,6 +15,7 @@ import { createIntentExecutor } from '../intents/intent-executor';
 import { createIntentPipeline } from '../intents/intent-pipeline';
 import { capInUsd } from '../intents/intent-planner';
 import type { Keystore } from '../keystore/keystore';
+import type { CoreMetrics } from '../metrics/core-metrics';
 import type { PolicyService } from '../policy/policy-service';
 import { spendLabel } from '../policy/spend-label';
 import type { IntentRecord } from '../store/documents';
@@ -47,6 +48,7 @@ export function createWalletDomain(deps: {
   runtime: ChainRuntime;
   /** A wallet's nonces are allocated under its lock here (cluster-wide on PostgreSQL). */
   locks?: ClusterLocks;
+  metrics?: CoreMetrics;
 }) {
   const { store, clock, events, policies, keystore, runtime } = deps;
   const { chain, tokenList } = runtime;
@@ -63,6 +65,7 @@ export function createWalletDomain(deps: {
     executor,
     policies,
     events,
+    ...(deps.metrics ? { metrics: deps.metrics } : {}),
   });
   const confirmations = createConfirmations({ pipeline, events, clock });
 

@@ -13,7 +13,10 @@ afterEach(() => t.close());
 const expectProblem = (r: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, status: number, type: string) => {
   expect(r.statusCode).toBe(status);
   expect(r.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(r.json()).toEqual({ type, title: expect.any(String), status, detail: expect.any(String) });
+  // Every problem names the request it answers, as the X-Request-Id header does.
+  const id = r.headers['x-request-id'];
+  expect(id).toEqual(expect.any(String));
+  expect(r.json()).toEqual({ type, title: expect.any(String), status, detail: expect.any(String), request_id: id });
 };
 
 describe('problem mapping of framework errors', () => {
@@ -62,8 +65,9 @@ describe('problem mapping of framework errors', () => {
 });
 
 describe('problem() and problemFor()', () => {
-  it('build bodies from the catalogue: type, title, status, detail', () => {
+  it('build bodies from the catalogue: type, title, status, detail (and the request id when there is a request)', () => {
     expect(problem('conflict', 'already there')).toEqual({ type: 'conflict', title: 'Conflict', status: 409, detail: 'already there' });
+    expect(problem('conflict', 'already there', 'req-1')).toMatchObject({ type: 'conflict', request_id: 'req-1' });
   });
 
   it('keep a PresenceError’s own problem, extension members included', () => {

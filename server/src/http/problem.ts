@@ -3,11 +3,13 @@
 // 500 whose detail says nothing about internals (the log gets the error's type and message,
 // the body never gets a stack or a secret). Bodies are built by `problem()` only — handlers,
 // streams, stored idempotent answers and the raw-socket writer (client-error.ts) alike.
+// Each body names the request it answers (`request_id`, also the X-Request-Id header).
 import { PresenceError } from '@presence/core';
 import { type Problem, type ProblemType, problemTypeForStatus } from '@presence/protocol';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { errorSummary } from './error-summary';
+import { REQUEST_ID_HEADER } from './request-id';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -17,7 +19,12 @@ export const MAX_PARAM_LENGTH = 100;
 const INTERNAL_DETAIL = 'something went wrong on our side; retrying with the same Idempotency-Key is safe';
 
 /** A problem body of a catalogued type: its status and title are the protocol's, never chosen here. */
-export const problem = (type: ProblemType, detail: string): Problem => new PresenceError(type, detail).toProblem();
+export const problem = (type: ProblemType, detail: string, requestId?: string): Problem =>
+  withRequestId(new PresenceError(type, detail).toProblem(), requestId);
+
+/** The body naming the request it answers (none for a body stored or built outside a request). */
+export const withRequestId = (body: Problem, requestId: string | undefined): Problem =>
+  requestId === undefined ? body : { ...body, request_id: requestId };
 
 /** Fastify's own coded errors: their problem type, and a detail that never echoes the URL or body. */
 const fastifyCodes: Record<string, { type: ProblemType; detail?: (request: FastifyRequest | undefined) => string }> = {
@@ -49,6 +56,10 @@ function validationDetail(err: FastifyError): string {
  * caller (by default: nothing was done that a retry with the same key would repeat).
  */
 export function problemFor(err: unknown, request?: FastifyRequest, internalDetail = INTERNAL_DETAIL): Problem {
+  return withRequestId(bareProblemFor(err, request, internalDetail), request?.id);
+}
+
+function bareProblemFor(err: unknown, request: FastifyRequest | undefined, internalDetail: string): Problem {
   if (err instanceof PresenceError) return err.toProblem();
   const e = err as Partial<FastifyError>;
   if (hasZodFastifySchemaValidationErrors(err) || e.validation) return problem('invalid_request', validationDetail(err as FastifyError));
@@ -63,6 +74,8 @@ export function problemFor(err: unknown, request?: FastifyRequest, internalDetai
 
 export function sendProblem(reply: FastifyReply, body: Problem, retryAfter?: number) {
   if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
+  // The router's refusals (frameworkErrors) come before any hook: the header is set here too.
+  reply.header(REQUEST_ID_HEADER, reply.request.id);
   return reply.code(body.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
 }
 

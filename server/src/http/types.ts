@@ -14,6 +14,12 @@ export type RouteDeps = {
   streamCaps: StreamCaps;
   heartbeatMs: number;
   health: () => Promise<z.infer<typeof schemas.Health>>;
+  /** Readiness: throws 503 unavailable when the store or the chain does not answer. */
+  ready: () => Promise<schemas.Ready>;
+  /** The app's metrics in Prometheus text (metrics/metrics.ts). */
+  metrics: { contentType: string; scrape(): Promise<string> };
+  /** Set: GET /metrics needs it as a bearer token. */
+  metricsToken: string | null;
 };
 
 declare module 'fastify' {

@@ -12,6 +12,8 @@ export const chainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core 
     {
       config: { scope: 'wallet:read' },
       schema: {
+        operationId: 'getChainView',
+        openapi: { answers: { 200: 'The view, read at one block (`as_of_block`)' }, problems: ['not_found', 'chain_unavailable'] },
         summary: 'tokens, pools (?pair=), positions, safety (?token=); every result carries as_of_block',
         tags: ['chain'],
         params: schemas.ChainViewParams,

@@ -10,6 +10,8 @@ export const confirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { cor
     {
       config: { scope: 'wallet:read' },
       schema: {
+        operationId: 'listConfirmations',
+        openapi: { answers: { 200: 'Confirmations of this key kind, newest first' }, problems: ['chain_unavailable'] },
         summary: 'Held and resolved confirmations',
         tags: ['confirm'],
         querystring: schemas.ConfirmQuery,
@@ -25,6 +27,19 @@ export const confirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { cor
     {
       config: { scope: 'wallet:act' },
       schema: {
+        operationId: 'answerConfirmation',
+        openapi: {
+          answers: { 200: 'The hold resolved: executed (with tx and block) or denied' },
+          problems: [
+            'not_found',
+            'confirm_expired',
+            'confirm_resolved',
+            'policy_block',
+            'chain_reverted',
+            'chain_rejected',
+            'chain_unavailable',
+          ],
+        },
         summary: 'Approve or deny a held action',
         tags: ['confirm'],
         params: schemas.ConfirmParams,

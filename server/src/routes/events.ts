@@ -15,6 +15,12 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
     {
       config: { scope: { anyOf: ['talk', 'memory:read', 'wallet:read'] } },
       schema: {
+        operationId: 'streamEvents',
+        openapi: {
+          answers: { 200: 'An SSE stream: replay after Last-Event-ID, then live events; a `: heartbeat` comment every 15 s' },
+          problems: ['unavailable'],
+          stream: 'only',
+        },
         summary: 'Server-Sent Events: message, tx, memory, needs_confirm, confirm (and gap)',
         tags: ['events'],
         querystring: schemas.EventsQuery,
@@ -73,7 +79,7 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
           }
         } catch (err) {
           req.log.error({ err }, 'events stream failed');
-          await sse.send({ event: 'error', data: problem('internal', 'the events stream failed; reconnect with Last-Event-ID') });
+          await sse.send({ event: 'error', data: problem('internal', 'the events stream failed; reconnect with Last-Event-ID', req.id) });
         } finally {
           sse.end();
         }

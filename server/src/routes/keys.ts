@@ -8,7 +8,16 @@ export const keysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }
   const tags = ['keys'];
   app.get(
     '/v1/keys',
-    { config: { scope: 'admin' }, schema: { summary: 'List keys (never secrets)', tags, response: { 200: schemas.KeyList } } },
+    {
+      config: { scope: 'admin' },
+      schema: {
+        operationId: 'listKeys',
+        openapi: { answers: { 200: 'Every key of the account (prefix, last four, scopes, state), never a secret' } },
+        summary: 'List keys (never secrets)',
+        tags,
+        response: { 200: schemas.KeyList },
+      },
+    },
     async (req) => ({ keys: await core.keys.list(req.principal!.accountId) }),
   );
 
@@ -17,6 +26,8 @@ export const keysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }
     {
       config: { scope: 'admin' },
       schema: {
+        operationId: 'createKey',
+        openapi: { answers: { 201: 'The new key with its secret, shown this once' } },
         summary: 'Create a key; the secret is shown once',
         tags,
         body: schemas.CreateKeyRequest,
@@ -31,6 +42,11 @@ export const keysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }
     {
       config: { scope: 'admin' },
       schema: {
+        operationId: 'rotateKey',
+        openapi: {
+          answers: { 200: 'The new secret (shown this once); the old one works until grace_until' },
+          problems: ['not_found', 'conflict'],
+        },
         summary: 'Rotate: a new secret now, the old one valid until grace_until',
         tags,
         params: schemas.KeyIdParams,
@@ -46,6 +62,8 @@ export const keysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }
     {
       config: { scope: 'key' },
       schema: {
+        operationId: 'revokeOwnKey',
+        openapi: { answers: { 200: 'The calling key, now revoked' } },
         summary: 'Revoke the key making this call (any key may retire itself, e.g. a bot on /unlink)',
         tags,
         response: { 200: schemas.KeyView },
@@ -59,6 +77,8 @@ export const keysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }
     {
       config: { scope: 'admin' },
       schema: {
+        operationId: 'revokeKey',
+        openapi: { answers: { 200: 'The key, now revoked' }, problems: ['not_found'] },
         summary: 'Revoke at once; open streams of this key close',
         tags,
         params: schemas.KeyIdParams,

@@ -7,7 +7,16 @@ export const memoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
   const tags = ['memory'];
   app.get(
     '/v1/memory',
-    { config: { scope: 'memory:read' }, schema: { summary: 'Pinned and fading keywords', tags, response: { 200: schemas.MemoryListing } } },
+    {
+      config: { scope: 'memory:read' },
+      schema: {
+        operationId: 'listMemory',
+        openapi: { answers: { 200: 'Pinned keywords and the fading ones with their weights' } },
+        summary: 'Pinned and fading keywords',
+        tags,
+        response: { 200: schemas.MemoryListing },
+      },
+    },
     async (req) => core.memory.list(req.principal!.accountId, req.principal!.kind),
   );
 
@@ -16,6 +25,8 @@ export const memoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
     {
       config: { scope: 'memory:write' },
       schema: {
+        operationId: 'pinMemory',
+        openapi: { answers: { 200: 'The keyword is pinned (also when it already was)' } },
         summary: 'Pin a keyword (a no-op 200 when already pinned)',
         tags,
         body: schemas.PinRequest,
@@ -29,7 +40,14 @@ export const memoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
     '/v1/memory/:key',
     {
       config: { scope: 'memory:write' },
-      schema: { summary: 'Forget a keyword at once', tags, params: schemas.MemoryKeyParams, response: { 200: schemas.ForgetResult } },
+      schema: {
+        operationId: 'forgetMemory',
+        openapi: { answers: { 200: 'The keyword is forgotten' }, problems: ['not_found'] },
+        summary: 'Forget a keyword at once',
+        tags,
+        params: schemas.MemoryKeyParams,
+        response: { 200: schemas.ForgetResult },
+      },
     },
     async (req) => core.memory.forget(req.principal!.accountId, req.principal!.kind, req.params.key),
   );

@@ -4,16 +4,17 @@
 import type { TurnSink } from '@presence/core';
 import type { Problem } from '@presence/protocol';
 import * as schemas from '@presence/protocol';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { sendStoredAnswer } from '../http/idempotency';
-import { problemFor } from '../http/problem';
+import { problemFor, withRequestId } from '../http/problem';
 import { openSse } from '../http/sse';
 import type { RouteDeps } from '../http/types';
 
 const SILENT: TurnSink = { token() {}, tool() {}, needsConfirm() {} };
 
-const toProblem = (e: unknown): Problem =>
-  problemFor(e, undefined, 'the turn failed on our side; nothing was stored, and retrying with the same Idempotency-Key is safe');
+const toProblem = (e: unknown, req: FastifyRequest): Problem =>
+  problemFor(e, req, 'the turn failed on our side; nothing was stored, and retrying with the same Idempotency-Key is safe');
 
 export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core, streamCaps }) => {
   app.get(
@@ -21,6 +22,8 @@ export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
     {
       config: { scope: 'talk' },
       schema: {
+        operationId: 'listMessages',
+        openapi: { answers: { 200: 'A page of the thread, newest last, with the cursor for the page before' } },
         summary: 'The thread, newest last; page back with ?before=next_before',
         tags: ['messages'],
         querystring: schemas.ThreadQuery,
@@ -35,6 +38,14 @@ export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
     {
       config: { scope: 'talk', ownIdempotency: true },
       schema: {
+        operationId: 'sendMessage',
+        openapi: {
+          answers: {
+            200: 'The turn: the reply, what it used and did (JSON); or, asked with stream, an SSE stream of token, tool, needs_confirm and done (or error)',
+          },
+          problems: ['model_unavailable', 'policy_block', 'intent_unresolved', 'chain_unavailable', 'unavailable'],
+          stream: 'also',
+        },
         summary: 'One turn: the reply as JSON, or an SSE stream of token, tool, needs_confirm and done',
         tags: ['messages'],
         body: schemas.MessageRequest,
@@ -75,9 +86,11 @@ export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
           tool: (name, args) => void sse.send({ event: 'tool', data: { name, args } }),
           needsConfirm: (confirmId) => void sse.send({ event: 'needs_confirm', data: { confirm_id: confirmId } }),
         });
-        await sse.send('result' in answer ? { event: 'done', data: answer.result } : { event: 'error', data: answer.problem });
+        await sse.send(
+          'result' in answer ? { event: 'done', data: answer.result } : { event: 'error', data: withRequestId(answer.problem, req.id) },
+        );
       } catch (e) {
-        const problem = toProblem(e);
+        const problem = toProblem(e, req);
         if (problem.status >= 500) req.log.error({ err: e }, 'streamed turn failed');
         await sse.send({ event: 'error', data: problem });
       } finally {

@@ -8,7 +8,13 @@ export const presenceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
     '/v1/presence/me',
     {
       config: { scope: 'key' },
-      schema: { summary: 'The presence this key resolves to', tags: ['presence'], response: { 200: schemas.PresenceView } },
+      schema: {
+        operationId: 'getPresence',
+        openapi: { answers: { 200: 'The presence of the key’s account: name, model route, preferences, chain' } },
+        summary: 'The presence this key resolves to',
+        tags: ['presence'],
+        response: { 200: schemas.PresenceView },
+      },
     },
     async (req) => core.presence.me(req.principal!),
   );
@@ -18,6 +24,8 @@ export const presenceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
     {
       config: { scope: 'admin' },
       schema: {
+        operationId: 'updatePresence',
+        openapi: { answers: { 200: 'The presence as changed' } },
         summary: 'Change name, route.model or preferences',
         tags: ['presence'],
         body: schemas.PresencePatch,

@@ -8,7 +8,16 @@ import type { RouteDeps } from '../http/types';
 export const standingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
   app.get(
     '/v1/standing',
-    { config: { scope: 'talk' }, schema: { summary: 'Standing intents', tags: ['standing'], response: { 200: schemas.StandingList } } },
+    {
+      config: { scope: 'talk' },
+      schema: {
+        operationId: 'listStanding',
+        openapi: { answers: { 200: 'Active standing intents' } },
+        summary: 'Standing intents',
+        tags: ['standing'],
+        response: { 200: schemas.StandingList },
+      },
+    },
     async (req) => ({ standing: (await core.standing.list(req.principal!.accountId, req.principal!.kind)).map(toStandingView) }),
   );
   app.delete(
@@ -16,6 +25,8 @@ export const standingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
     {
       config: { scope: 'talk' },
       schema: {
+        operationId: 'cancelStanding',
+        openapi: { answers: { 200: 'The standing intent, now cancelled' }, problems: ['not_found'] },
         summary: 'Cancel a standing intent',
         tags: ['standing'],
         params: schemas.StandingParams,

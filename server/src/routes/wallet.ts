@@ -27,14 +27,32 @@ export const walletRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
     '/v1/wallet',
     {
       config: { scope: 'wallet:read' },
-      schema: { summary: 'Address, balances priced in USD, policy state', tags, response: { 200: schemas.WalletView } },
+      schema: {
+        operationId: 'getWallet',
+        openapi: {
+          answers: { 200: 'The wallet: address, balances priced in USD, LP positions and the policy’s state today' },
+          problems: ['chain_unavailable'],
+        },
+        summary: 'Address, balances priced in USD, policy state',
+        tags,
+        response: { 200: schemas.WalletView },
+      },
     },
     async (req) => walletOf(core).view(req.principal!.accountId, req.principal!.kind),
   );
 
   app.get(
     '/v1/wallet/policy',
-    { config: { scope: 'wallet:read' }, schema: { summary: 'The spend policy document', tags, response: { 200: schemas.PolicyView } } },
+    {
+      config: { scope: 'wallet:read' },
+      schema: {
+        operationId: 'getPolicy',
+        openapi: { answers: { 200: 'The spend policy document with its version' } },
+        summary: 'The spend policy document',
+        tags,
+        response: { 200: schemas.PolicyView },
+      },
+    },
     async (req) => core.policies.get(req.principal!.accountId, req.principal!.kind),
   );
   app.put(
@@ -42,6 +60,8 @@ export const walletRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
     {
       config: { scope: 'admin' },
       schema: {
+        operationId: 'replacePolicy',
+        openapi: { answers: { 200: 'The stored policy with its new version' } },
         summary: 'Replace the spend policy (whole document)',
         tags,
         body: schemas.PolicyDocument.strict(),
@@ -56,6 +76,11 @@ export const walletRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
     {
       config: { scope: 'wallet:act' },
       schema: {
+        operationId: 'submitIntent',
+        openapi: {
+          answers: { 200: 'Executed: the transaction and its block', 202: 'Held for a yes: the confirm_id and when it expires' },
+          problems: ['policy_block', 'intent_unresolved', 'conflict', 'chain_reverted', 'chain_rejected', 'chain_unavailable'],
+        },
         summary: 'Act: 200 done, 202 needs_confirm, 409 policy_block, 422 intent_unresolved',
         tags,
         body: schemas.IntentRequest,
@@ -80,6 +105,11 @@ export const walletRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
     {
       config: { scope: 'admin' },
       schema: {
+        operationId: 'withdraw',
+        openapi: {
+          answers: { 200: 'Executed: the transaction and its block', 202: 'Held for a yes: the confirm_id and when it expires' },
+          problems: ['policy_block', 'intent_unresolved', 'conflict', 'chain_reverted', 'chain_rejected', 'chain_unavailable'],
+        },
         summary: 'Send to an address on withdraw_allowlist (never available to the model)',
         tags,
         body: schemas.WithdrawRequest,

@@ -1,0 +1,91 @@
+// The server's metrics, in Prometheus form (served by GET /metrics). One registry per app
+// instance, never prom-client's global one: a process may hold several apps (tests do). Core
+// reports through its metrics port (`core`), the store and chain ports are timed by wrapping
+// them (metered-store.ts, metered-chain.ts), HTTP answers by an onResponse hook.
+import type { CoreOptions } from '@presence/core';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+export type CoreMetrics = NonNullable<CoreOptions['metrics']>;
+export type Metrics = ReturnType<typeof createMetrics>;
+
+/** Seconds; HTTP answers and chain calls span from sub-millisecond to a receipt wait. */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Store writes: an fsync is about a millisecond, a PostgreSQL round trip less. */
+const STORE_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+
+export function createMetrics(options: { process?: boolean } = {}) {
+  const registry = new Registry();
+  const registers = [registry];
+  // Process figures (CPU, memory, event-loop lag, handles) for a real server only: their
+  // event-loop monitor runs for good, which tests making many apps do not want.
+  if (options.process) collectDefaultMetrics({ register: registry });
+
+  const http = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by method, route pattern and status (streams count until they close)',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  let openStreams = () => 0;
+  new Gauge({
+    name: 'presence_sse_streams_open',
+    help: 'Open streaming answers (GET /v1/events and streamed POST /v1/messages)',
+    registers,
+    collect() {
+      this.set(openStreams());
+    },
+  });
+  const events = new Counter({
+    name: 'presence_events_appended_total',
+    help: 'Events appended to accounts’ logs, by type and key kind (test: a test key’s sandbox)',
+    labelNames: ['type', 'mode'] as const,
+    registers,
+  });
+  const intents = new Counter({
+    name: 'presence_intents_total',
+    help: 'Intents by outcome: done, held (waiting for a yes), blocked (by the spend policy), failed',
+    labelNames: ['outcome', 'mode'] as const,
+    registers,
+  });
+  const standing = new Counter({ name: 'presence_standing_fires_total', help: 'Standing intents fired', registers });
+  const chain = new Histogram({
+    name: 'presence_chain_rpc_duration_seconds',
+    help: 'Time of each chain port call (one or a batch of JSON-RPC requests), by operation and outcome',
+    labelNames: ['operation', 'outcome'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const store = new Histogram({
+    name: 'presence_store_write_duration_seconds',
+    help: 'Time of each store write (durable when it resolves), by operation and outcome',
+    labelNames: ['operation', 'outcome'] as const,
+    buckets: STORE_BUCKETS,
+    registers,
+  });
+
+  const core: CoreMetrics = {
+    eventAppended: (type, mode) => events.inc({ type, mode }),
+    intent: (outcome, mode) => intents.inc({ outcome, mode }),
+    standingFired: (count) => standing.inc(count),
+  };
+
+  return {
+    registry,
+    core,
+    /** One HTTP answer; `route` is the route's pattern (`/v1/memory/:key`), never the raw URL. */
+    request(method: string, route: string, status: number, seconds: number) {
+      http.observe({ method, route, status }, seconds);
+    },
+    chainCall(operation: string, ok: boolean, seconds: number) {
+      chain.observe({ operation, outcome: ok ? 'ok' : 'error' }, seconds);
+    },
+    storeWrite(operation: string, ok: boolean, seconds: number) {
+      store.observe({ operation, outcome: ok ? 'ok' : 'error' }, seconds);
+    },
+    /** Where the open-streams gauge reads its value when scraped. */
+    countStreams(source: () => number) {
+      openStreams = source;
+    },
+  };
+}

@@ -1,0 +1,34 @@
+// GET /metrics: Prometheus text from this app's registry. Public unless PRESENCE_METRICS_TOKEN
+// is set; then it needs `Authorization: Bearer <that token>` (a scraper's secret, not a
+// Presence key: no account, no scopes, no rate limit).
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { PresenceError } from '@presence/core';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { RouteDeps } from '../http/types';
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+export const metricsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { metrics, metricsToken }) => {
+  const expected = metricsToken ? digest(`Bearer ${metricsToken}`) : null;
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        operationId: 'getMetrics',
+        summary: 'Prometheus metrics (text exposition format)',
+        tags: ['meta'],
+        openapi: {
+          answers: { 200: 'Prometheus text: HTTP latency by route and status, presence_* counters, gauges and histograms' },
+          text: 'text/plain; version=0.0.4',
+          ...(expected ? { problems: ['auth'] } : {}),
+        },
+      },
+    },
+    async (req, reply) => {
+      // Compared as digests: equal lengths, and no timing that tells how much of the token was right.
+      if (expected && !timingSafeEqual(digest(req.headers.authorization ?? ''), expected))
+        throw new PresenceError('auth', 'GET /metrics needs Authorization: Bearer <PRESENCE_METRICS_TOKEN>');
+      return reply.type(metrics.contentType).send(await metrics.scrape());
+    },
+  );
+};
