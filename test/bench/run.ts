@@ -5,6 +5,7 @@ import { clusterBenchmarks } from './cluster.bench';
 import { clusterMessagingBenchmarks } from './cluster-messaging.bench';
 import { conversationBenchmarks } from './conversation.bench';
 import { neighbourBenchmarks } from './neighbour.bench';
+import { packagesBenchmarks } from './packages.bench';
 import { platformBenchmarks } from './platform.bench';
 import { postgresServerBenchmarks } from './postgres-server.bench';
 import { serveBenchmarks } from './serve.bench';
@@ -14,7 +15,7 @@ import { walletBenchmarks } from './wallet.bench';
 
 const rows: Row[] = [];
 const started = performance.now();
-// BENCH_ONLY=auth|pin|fanout|caps|wallet|conversation|neighbour|store|pgserver|cluster-msg|cluster|serve runs one section while working on it.
+// BENCH_ONLY=auth|pin|fanout|caps|wallet|conversation|neighbour|store|pgserver|cluster-msg|cluster|serve|packages runs one section while working on it.
 const only = process.env.BENCH_ONLY;
 if (!only || ['auth', 'pin', 'fanout', 'caps'].includes(only)) await platformBenchmarks(rows, only);
 if (!only || only === 'wallet') await walletBenchmarks(rows);
@@ -25,6 +26,7 @@ if (!only || only === 'pgserver') await postgresServerBenchmarks(rows);
 if (!only || only === 'cluster-msg') await clusterMessagingBenchmarks(rows);
 if (!only || only === 'serve') await serveBenchmarks(rows);
 if (!only || only === 'cluster') await clusterBenchmarks(rows);
+if (!only || only === 'packages') await packagesBenchmarks(rows);
 printTable(rows);
 process.stdout.write(
   `\n(${((performance.now() - started) / 1000).toFixed(0)} s on ${process.version}, ${process.platform}/${process.arch})\n`,

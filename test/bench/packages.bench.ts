@@ -1,0 +1,97 @@
+// What a user of the published packages gets (issue 15): protocol, client and cli packed with
+// `npm pack` (prepack builds them) and installed from the tarballs into an empty project, as
+// pack.test.ts does; then
+// - the install's size on disk (node_modules, apparent bytes), against the 20 MB target;
+// - `presence --version` through the installed bin, plain Node: median wall time of 15 runs;
+// - the SDK bundled for a browser (esbuild: bundle, minify, ESM, the browser platform), then
+//   gzipped: what a web app ships for it.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { removeDir, tempDir } from '../src/harness';
+import { fmt, percentile, type Row } from './stats';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const PACKAGES = ['protocol', 'client', 'cli'];
+const VERSION_RUNS = 15;
+
+/** A user's shell: none of the variables of the npm that started us. */
+function userEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const k of Object.keys(env)) if (k.startsWith('npm_') || k === 'INIT_CWD') delete env[k];
+  return env;
+}
+
+function run(file: string, args: string[], cwd: string): string {
+  const r = spawnSync(file, args, { cwd, env: userEnv(), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`${file} ${args.join(' ')} (in ${cwd}) exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+function sizeOf(p: string): number {
+  const s = statSync(p, { throwIfNoEntry: false });
+  if (!s) return 0;
+  if (!s.isDirectory()) return s.size;
+  return readdirSync(p).reduce((sum, e) => sum + sizeOf(path.join(p, e)), 0);
+}
+
+const mb = (bytes: number) => `${fmt(bytes / 1e6, 1)} MB`;
+const kb = (bytes: number) => `${fmt(bytes / 1e3, 0)} KB`;
+
+export async function packagesBenchmarks(rows: Row[]) {
+  const work = tempDir('bench-packages-');
+  try {
+    const tarballs = PACKAGES.map((name) => {
+      const out = run('npm', ['pack', '--json', '--pack-destination', work], path.join(repo, name));
+      const [info] = JSON.parse(out.slice(out.indexOf('['))) as { filename: string }[];
+      return path.join(work, (info as { filename: string }).filename);
+    });
+    const project = path.join(work, 'consumer');
+    mkdirSync(project);
+    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    run('npm', ['install', '--no-audit', '--no-fund', ...tarballs], project);
+    rows.push({
+      benchmark: 'SDK + CLI installed from their tarballs: node_modules size',
+      figure: mb(sizeOf(path.join(project, 'node_modules'))),
+      target: '< 20 MB',
+    });
+
+    const bin = path.join(project, 'node_modules', '.bin', 'presence');
+    run(bin, ['--version'], project); // warm the file cache
+    const times: number[] = [];
+    for (let i = 0; i < VERSION_RUNS; i++) {
+      const t0 = performance.now();
+      run(bin, ['--version'], project);
+      times.push(performance.now() - t0);
+    }
+    rows.push({
+      benchmark: `presence --version (installed bin, plain Node), median of ${VERSION_RUNS} ms`,
+      figure: fmt(percentile(times, 50), 0),
+      target: '< 150',
+    });
+
+    const entry = path.join(project, 'entry.mjs');
+    writeFileSync(entry, "export { createPresenceClient, PresenceApiError } from '@presence/client';\n");
+    const bundled = await build({
+      entryPoints: [entry],
+      bundle: true,
+      minify: true,
+      format: 'esm',
+      platform: 'browser',
+      write: false,
+      absWorkingDir: project,
+      logLevel: 'silent',
+    });
+    const code = bundled.outputFiles[0]?.contents ?? new Uint8Array();
+    rows.push({
+      benchmark: 'SDK bundled for a browser (esbuild, minified): raw / gzipped',
+      figure: `${kb(code.byteLength)} / ${kb(gzipSync(code, { level: 9 }).byteLength)}`,
+      target: '',
+    });
+  } finally {
+    removeDir(work);
+  }
+}
