@@ -12,31 +12,12 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { removeDir, tempDir } from '../src/harness';
+import { pack, run, sizeOf } from '../src/user-shell';
 import { fmt, percentile, type Row } from './stats';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const PACKAGES = ['protocol', 'client', 'cli'];
 const VERSION_RUNS = 15;
-
-/** A user's shell: none of the variables of the npm that started us. */
-function userEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of Object.keys(env)) if (k.startsWith('npm_') || k === 'INIT_CWD') delete env[k];
-  return env;
-}
-
-function run(file: string, args: string[], cwd: string): string {
-  const r = spawnSync(file, args, { cwd, env: userEnv(), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  if (r.status !== 0) throw new Error(`${file} ${args.join(' ')} (in ${cwd}) exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
-}
-
-function sizeOf(p: string): number {
-  const s = statSync(p, { throwIfNoEntry: false });
-  if (!s) return 0;
-  if (!s.isDirectory()) return s.size;
-  return readdirSync(p).reduce((sum, e) => sum + sizeOf(path.join(p, e)), 0);
-}
 
 const mb = (bytes: number) => `${fmt(bytes / 1e6, 1)} MB`;
 const kb = (bytes: number) => `${fmt(bytes / 1e3, 0)} KB`;
@@ -44,11 +25,7 @@ const kb = (bytes: number) => `${fmt(bytes / 1e3, 0)} KB`;
 export async function packagesBenchmarks(rows: Row[]) {
   const work = tempDir('bench-packages-');
   try {
-    const tarballs = PACKAGES.map((name) => {
-      const out = run('npm', ['pack', '--json', '--pack-destination', work], path.join(repo, name));
-      const [info] = JSON.parse(out.slice(out.indexOf('['))) as { filename: string }[];
-      return path.join(work, (info as { filename: string }).filename);
-    });
+    const tarballs = PACKAGES.map((name) => pack(path.join(repo, name), work));
     const project = path.join(work, 'consumer');
     mkdirSync(project);
     writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));

@@ -10,29 +10,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { removeDir, startTestServer, type TestServer, tempDir } from './harness';
+import { pack, run, sizeOf, userEnv } from './user-shell';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const packages = ['protocol', 'client', 'cli'];
-
-/** The environment of a user's shell: none of the npm variables of the npm that started vitest. */
-function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
-  for (const k of Object.keys(env)) if (k.startsWith('npm_') || k === 'INIT_CWD') delete env[k];
-  return env;
-}
-
-function run(file: string, args: string[], cwd: string, env = userEnv()) {
-  const r = spawnSync(file, args, { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  if (r.status !== 0) throw new Error(`${file} ${args.join(' ')} (in ${cwd}) exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
-}
-
-function sizeOf(p: string): number {
-  const s = statSync(p, { throwIfNoEntry: false });
-  if (!s) return 0;
-  if (!s.isDirectory()) return s.size;
-  return readdirSync(p).reduce((sum, e) => sum + sizeOf(path.join(p, e)), 0);
-}
 
 let work: string;
 let project: string;
@@ -40,11 +21,7 @@ let server: TestServer;
 
 beforeAll(async () => {
   work = tempDir('presence-pack-');
-  const tarballs = packages.map((name) => {
-    const out = run('npm', ['pack', '--json', '--pack-destination', work], path.join(repo, name));
-    const [info] = JSON.parse(out.slice(out.indexOf('['))) as { filename: string }[];
-    return path.join(work, (info as { filename: string }).filename);
-  });
+  const tarballs = packages.map((name) => pack(path.join(repo, name), work));
   project = path.join(work, 'consumer');
   mkdirSync(project);
   writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));

@@ -14,33 +14,15 @@ import { type Devnet, startDevnet } from '@presence/devnet';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { removeDir, tempDir } from './harness';
 import { type Child, serverCli, spawnServer } from './process';
+import { pack, run, sizeOf, userEnv } from './user-shell';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** An operator's shell: none of the npm variables of the npm that started vitest, no NODE_OPTIONS. */
-function userEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of Object.keys(env)) if (k.startsWith('npm_') || k === 'INIT_CWD' || k === 'NODE_OPTIONS') delete env[k];
-  return env;
-}
 const unset = Object.fromEntries(
   Object.keys(process.env)
     .filter((k) => k.startsWith('npm_') || k === 'INIT_CWD' || k === 'NODE_OPTIONS' || k.startsWith('PRESENCE_'))
     .map((k) => [k, undefined]),
 );
-
-function run(file: string, args: string[], cwd: string) {
-  const r = spawnSync(file, args, { cwd, env: userEnv(), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  if (r.status !== 0) throw new Error(`${file} ${args.join(' ')} (in ${cwd}) exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
-}
-
-function sizeOf(p: string): number {
-  const s = statSync(p, { throwIfNoEntry: false });
-  if (!s) return 0;
-  if (!s.isDirectory()) return s.size;
-  return readdirSync(p).reduce((sum, e) => sum + sizeOf(path.join(p, e)), 0);
-}
 
 const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
 const environ = (pid: number) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
@@ -63,13 +45,7 @@ const tokenList = () => path.join(work, 'tokens.json');
 
 beforeAll(async () => {
   work = tempDir('presence-serve-');
-  tarballs = Object.fromEntries(
-    ['protocol', 'core', 'devnet', 'server'].map((name) => {
-      const out = run('npm', ['pack', '--json', '--pack-destination', work], path.join(repo, name));
-      const [info] = JSON.parse(out.slice(out.indexOf('['))) as { filename: string }[];
-      return [name, path.join(work, (info as { filename: string }).filename)];
-    }),
-  );
+  tarballs = Object.fromEntries(['protocol', 'core', 'devnet', 'server'].map((name) => [name, pack(path.join(repo, name), work)]));
   project = path.join(work, 'operator');
   mkdirSync(project);
   writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'operator', private: true }));
