@@ -1,12 +1,4 @@
-// What a user of the published packages gets (issue 15): protocol, client and cli packed with
-// `npm pack` (prepack builds them) and installed from the tarballs into an empty project, as
-// pack.test.ts does; then
-// - the install's size on disk (node_modules, apparent bytes), against the 20 MB target;
-// - `presence --version` through the installed bin, plain Node: median wall time of 15 runs;
-// - the SDK bundled for a browser (esbuild: bundle, minify, ESM, the browser platform), then
-//   gzipped: what a web app ships for it.
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';

@@ -4,7 +4,7 @@
 // and the installed `presence` bin run. What the install must not pull in (the server's
 // dependencies, tsx, esbuild) is checked, and its size printed.
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';

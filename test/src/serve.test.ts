@@ -7,7 +7,7 @@
 // tarball the devnet start works too. Last, the repository's own `presence-server serve`, which
 // runs the dist/ those packs built.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Devnet, startDevnet } from '@presence/devnet';
