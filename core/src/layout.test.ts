@@ -119,7 +119,8 @@ function packagesLoadedBy(entry: string): Set<string> {
     seen.add(file);
     for (const { spec, typeOnly } of importsOf(file)) {
       if (typeOnly) continue;
-      if (spec.startsWith('.')) walk(resolveRelative(file, spec));
+      // A JSON module (a compiled contract's artifact) imports nothing.
+      if (spec.startsWith('.') && !spec.endsWith('.json')) walk(resolveRelative(file, spec));
       else if (!spec.startsWith('node:')) packages.add(spec);
     }
   };
