@@ -60,6 +60,10 @@ export async function startLeadership({ url, serverId, retryMs = 2_000, onChange
             AND objid = ${Number(LEADER_LOCK & 0xffffffffn)}::bigint::oid AND classid = ${Number(LEADER_LOCK >> 32n)}::bigint::oid
         ) AS held`;
         if (row?.held) return;
+        // Lost with a session that ended under us (the client reconnected): step down, and
+        // compete again only from the next try, so a follower waiting on it gets its turn.
+        set(false);
+        return;
       }
       const [row] = await sql`SELECT pg_try_advisory_lock(${LEADER_LOCK.toString()}::bigint) AS won`;
       set(Boolean(row?.won));
