@@ -38,6 +38,14 @@ describe('observability on a real server', () => {
     expect(r.json.checks.chain.block).toBeGreaterThan(0);
   });
 
+  it('labels every series with the server that answered (as /v1/health names it), so a deployment’s scrapes add up', async () => {
+    const id = (await call(s.url, 'GET', '/v1/health')).json.server.id as string;
+    expect(id).toMatch(/.:\d+$/); // host:pid unless PRESENCE_SERVER_ID says otherwise
+    const series = (await scrape()).split('\n').filter((line) => line && !line.startsWith('#'));
+    expect(series.length).toBeGreaterThan(10);
+    expect(series.filter((line) => !line.includes(`server="${id}"`))).toEqual([]);
+  });
+
   it('counts intents by outcome, times chain calls and store writes, and counts events, after real intents', async () => {
     const before = await scrape();
     const intents = (outcome: string, text = before) => sample(text, 'presence_intents_total', { outcome, mode: 'live' }) ?? 0;
