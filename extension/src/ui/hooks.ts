@@ -50,6 +50,14 @@ export function useResource<T>(load: (signal: AbortSignal) => Promise<T>) {
 /** The current time, re-read every `ms` while `active`. */
 export function useNow(ms = 1000, active = true): number {
   const [now, setNow] = useState(() => Date.now());
+  // Turning active, read the clock during this render (React's adjust-state-while-rendering
+  // pattern): the effect below would only do so after a first paint of the time from when it
+  // last ticked (a countdown would show a held action's first second as "10:01 left").
+  const [wasActive, setWasActive] = useState(active);
+  if (active !== wasActive) {
+    setWasActive(active);
+    if (active) setNow(Date.now());
+  }
   useEffect(() => {
     if (!active) return;
     setNow(Date.now());
