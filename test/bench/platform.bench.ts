@@ -13,6 +13,7 @@ import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
 import { call, removeDir, tempDir } from '../src/harness';
 import { spawnServer } from '../src/process';
+import { sample } from '../src/prometheus-sample';
 import { fmt, percentile, type Row } from './stats';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -25,17 +26,6 @@ async function cannon(opts: autocannon.Options) {
   if (r.non2xx > 0) throw new Error(`${r.non2xx} non-2xx answers from ${opts.url}`);
   lastSent = r['2xx'];
   return r.requests.average;
-}
-
-/** A sample of Prometheus text (`name{labels} value`), or 0 when absent. */
-function sample(text: string, name: string, labels: Record<string, string>): number {
-  for (const line of text.split('\n')) {
-    const m = /^([a-z_:]+)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(m[3]);
-  }
-  return 0;
 }
 
 async function authOverhead(rows: Row[]) {
@@ -72,10 +62,11 @@ async function authOverhead(rows: Row[]) {
     } finally {
       clearInterval(scraper);
     }
-    const counted = sample((await call(server.url, 'GET', '/metrics')).text, 'http_request_duration_seconds_count', {
-      route: '/v1/presence/me',
-      status: '200',
-    });
+    const counted =
+      sample((await call(server.url, 'GET', '/metrics')).text, 'http_request_duration_seconds_count', {
+        route: '/v1/presence/me',
+        status: '200',
+      }) ?? 0;
     const ratios = ourss.map((o, i) => o / (bares[i] as number));
     rows.push({
       benchmark: 'GET /v1/presence/me (authenticated, metrics on) req/s, median of 3',

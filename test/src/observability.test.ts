@@ -4,6 +4,7 @@
 // keyed write and its problem.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createManualClock, removeDir, startTestServer, type TestServer } from './harness';
+import { sample } from './prometheus-sample';
 
 const clock = createManualClock(Date.parse('2026-06-01T08:59:00Z'));
 let s: TestServer;
@@ -15,16 +16,6 @@ afterAll(async () => {
   if (s) removeDir(s.dataDir);
 });
 
-/** The value of one sample line (`name{labels} value`), or undefined when absent. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    const m = /^([a-z_:]+)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(m[3]);
-  }
-  return undefined;
-}
 const scrape = async () => (await call(s.url, 'GET', '/metrics')).text;
 
 describe('observability on a real server', () => {

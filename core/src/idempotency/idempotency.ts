@@ -80,6 +80,9 @@ export function createIdempotency({
     return r && r.created_at > clock.now() - IDEMPOTENCY_RETENTION_MS ? r : null;
   };
 
+  const stillRunning = (key: string) =>
+    new PresenceError('idempotency_in_progress', `a request with Idempotency-Key ${key} is still running; retry later`, { retryAfter: 5 });
+
   const mismatch = (key: string) =>
     new PresenceError('idempotency_mismatch', `Idempotency-Key ${key} was already used for a different request; use a new key`);
 
@@ -100,9 +103,7 @@ export function createIdempotency({
           }),
         ]).finally(() => clearTimeout(timer));
         if (answer === 'timeout') {
-          throw new PresenceError('idempotency_in_progress', `a request with Idempotency-Key ${key} is still running; retry later`, {
-            retryAfter: 5,
-          });
+          throw stillRunning(key);
         }
         if (answer) return { kind: 'replay', answer };
         continue; // the first attempt failed without a final answer: this one may run
@@ -191,9 +192,7 @@ export function createIdempotency({
       if (held.owner === owner) return null;
       if (held.fingerprint !== fingerprint) throw mismatch(key);
       if (Date.now() >= giveUpAt) {
-        throw new PresenceError('idempotency_in_progress', `a request with Idempotency-Key ${key} is still running; retry later`, {
-          retryAfter: 5,
-        });
+        throw stillRunning(key);
       }
       await new Promise((r) => setTimeout(r, timing.pollMs));
       const stored = await read(accountId, mode, key);
