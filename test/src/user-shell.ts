@@ -27,9 +27,19 @@ export function sizeOf(p: string): number {
   return readdirSync(p).reduce((sum, e) => sum + sizeOf(path.join(p, e)), 0);
 }
 
-/** `npm pack`s the workspace at `dir` (its prepack builds it) into `destination`; answers the tarball's path. */
+/**
+ * `npm pack`s the workspace at `dir` (its prepack builds it) into `destination`; answers the
+ * tarball's path. The prepack's build log shares stdout with npm's JSON (and carries ANSI
+ * colours when CI sets FORCE_COLOR), so colour is turned off and the JSON is read from the
+ * line where npm's array opens, not from the first '[' in the output.
+ */
 export function pack(dir: string, destination: string): string {
-  const out = run('npm', ['pack', '--json', '--pack-destination', destination], dir);
-  const [info] = JSON.parse(out.slice(out.indexOf('['))) as { filename: string }[];
-  return path.join(destination, (info as { filename: string }).filename);
+  const env = userEnv({ NO_COLOR: '1' });
+  delete env.FORCE_COLOR;
+  const out = run('npm', ['pack', '--json', '--pack-destination', destination], dir, env);
+  const start = out.search(/^\[\s*$/m);
+  if (start < 0) throw new Error(`npm pack printed no JSON array (in ${dir}):\n${out}`);
+  const [info] = JSON.parse(out.slice(start)) as { filename: string }[];
+  if (!info) throw new Error(`npm pack listed no tarball (in ${dir})`);
+  return path.join(destination, info.filename);
 }
