@@ -1,14 +1,19 @@
-// Two servers driving one intent at once (an approval answered on each): each step is signed
-// under the wallet's cluster-wide nonce lock only after checking that the stored record does
-// not have it yet, so the step is signed once. Two in-process servers on one database and a
-// shared devnet; server A's signing is held until server B's drive is under way (B read the
-// record before A stored its signature) and A's settling until B is past its signing step.
+// Two servers acting for one account at once, two in-process servers on one database and a
+// shared devnet:
+// - one intent driven on both (an approval answered on each): each step is signed under the
+//   wallet's cluster-wide nonce lock only after checking that the stored record does not have
+//   it yet, so the step is signed once. Server A's signing is held until server B's drive is
+//   under way (B read the record before A stored its signature) and A's settling until B is
+//   past its signing step;
+// - intents sent to both at once against one daily cap: the gate (today's spend read, the
+//   decision, the reservation) runs under the account's cluster-wide lock, so together they
+//   spend no more than the cap.
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSharedDevnet } from './cluster';
 import { call, removeDir, startTestServer, type TestServer, tempDir } from './harness';
 import { freshDatabaseEnv } from './test-database';
-import { OPEN_POLICY } from './wallet-helpers';
+import { OPEN_POLICY, putPolicy } from './wallet-helpers';
 
 let devnet: Awaited<ReturnType<typeof startSharedDevnet>>;
 let a: TestServer;
@@ -98,5 +103,43 @@ describe('one intent driven on two servers at once', () => {
     expect(await chainA.nonceOf(address, 'latest')).toBe(first + 1);
     const confirms = await sql`SELECT data->>'status' AS status FROM events WHERE type = 'confirm' AND data->>'confirm_id' = ${id}`;
     expect(confirms.map((r) => r.status)).toEqual(['executed']);
+  });
+});
+
+describe('one daily cap, intents on two servers at once', () => {
+  it('together they spend no more than the cap: the gate is locked across servers', async () => {
+    const { account, admin } = await a.core.accounts.create('cap');
+    const key = admin.secret;
+    expect((await call(a.url, 'GET', '/v1/wallet', { key })).status).toBe(200);
+    // Each swap is worth ~2 USD: two fit under 5 USD, a third does not.
+    await putPolicy(a, key, { daily_cap: '5 USD' });
+    // Widen the window between reading today's spend and reserving: were each server's gate
+    // locked only in its own process, both would read the same spend and let a third through.
+    const slowed = [a, b].map((s) => {
+      const spentSince = s.core.store.spentSince;
+      s.core.store.spentSince = async (...args) => {
+        const spent = await spentSince.apply(s.core.store, args);
+        await new Promise((r) => setTimeout(r, 100));
+        return spent;
+      };
+      return () => {
+        s.core.store.spentSince = spentSince;
+      };
+    });
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          call((i % 2 ? b : a).url, 'POST', '/v1/wallet/intent', { key, body: { do: 'swap 2 USDC for WETH' } }),
+        ),
+      );
+      const statuses = answers.map((r) => r.status).sort();
+      expect(statuses, answers.map((r) => r.text).join('\n')).toEqual([200, 200, 409, 409, 409, 409]);
+      for (const r of answers.filter((x) => x.status === 409))
+        expect(r.json).toMatchObject({ type: 'policy_block', rule: 'daily_cap' });
+    } finally {
+      for (const restore of slowed) restore();
+    }
+    const done = await a.core.store.listIntents(account, { states: ['done'] });
+    expect(done).toHaveLength(2);
   });
 });

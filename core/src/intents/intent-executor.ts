@@ -140,20 +140,26 @@ export function createIntentExecutor({
       const prepared = chain.prepareTransaction(address, toRequest(step));
       prepared.catch(() => undefined);
       try {
-        r = await nonces.withNonce(address, async (nonce) => {
+        const unchanged = async () => {
           const stored = await store.getIntent(current.account_id, current.id);
           if (!stored || (stored.state !== 'executing' && stored.state !== 'signed') || stored.txs.length !== current.txs.length) {
             throw new Superseded();
           }
-          const signed = await chain.signPrepared(key, await prepared, nonce);
-          const next = await store.transitionIntent(current.account_id, current.id, ['executing', 'signed'], 'signed', {
-            txs: [...current.txs, { hash: signed.hash, raw: signed.raw, nonce, label: step.label }],
-            updated_at: clock.now(),
-          });
-          if (!next) throw new PresenceError('conflict', `intent ${current.id} changed state while signing`);
-          await chain.sendRaw(signed.raw);
-          return next;
-        });
+        };
+        r = await nonces.withNonce(
+          address,
+          async (nonce) => {
+            const signed = await chain.signPrepared(key, await prepared, nonce);
+            const next = await store.transitionIntent(current.account_id, current.id, ['executing', 'signed'], 'signed', {
+              txs: [...current.txs, { hash: signed.hash, raw: signed.raw, nonce, label: step.label }],
+              updated_at: clock.now(),
+            });
+            if (!next) throw new PresenceError('conflict', `intent ${current.id} changed state while signing`);
+            await chain.sendRaw(signed.raw);
+            return next;
+          },
+          unchanged,
+        );
       } catch (e) {
         if (e instanceof Superseded) return driveLocked(store, intent, opts, settle);
         // Reverted while estimating, or refused by the node: this step cannot land.

@@ -11,7 +11,7 @@ import type { Market } from '../chain/market';
 import type { TokenList } from '../chain/token-list';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
-import { createKeyedLock } from '../concurrency/keyed-lock';
+import { type ClusterLocks, createLocalLocks } from '../concurrency/cluster-locks';
 import { PresenceError } from '../errors/presence-error';
 import type { EventsLog } from '../events/events-log';
 import { randomBase62 } from '../keys/key-secret';
@@ -71,12 +71,19 @@ export function createIntentPipeline(deps: {
   executor: IntentExecutor;
   policies: PolicyService;
   events: EventsLog;
+  /** The gate's lock per account (cluster-wide on PostgreSQL). */
+  locks?: ClusterLocks;
   metrics?: CoreMetrics;
 }) {
   const { storeFor, clock, chain, tokenList, market, wallets, executor, policies, events, metrics } = deps;
-  // Gate and reservation happen under one lock per account, so two concurrent intents cannot
-  // both squeeze under the same daily cap.
-  const gateLock = createKeyedLock();
+  const locks = deps.locks ?? createLocalLocks();
+  /**
+   * Gate and reservation happen under one lock per account and key kind, on every server, so
+   * two concurrent intents cannot both squeeze under the same daily cap. Only the spend read,
+   * the decision and the write the caller makes are inside: planning (a handful of RPCs) runs
+   * before, concurrently, or the account's intents would queue on each other's quotes.
+   */
+  const underGate = <T>(accountId: string, mode: KeyKind, work: () => Promise<T>) => locks.withLock(`gate:${mode}:${accountId}`, work);
   const timingListeners = new Set<(t: IntentTiming) => void>();
   const outcomeListeners = new Set<(o: KindOutcome) => Promise<void> | void>();
   const publish = async (o: KindOutcome) => {
@@ -90,8 +97,8 @@ export function createIntentPipeline(deps: {
   const spentToday = (accountId: string, mode: KeyKind): Promise<bigint> =>
     storeFor(mode).spentSince(accountId, Math.floor(clock.now() / DAY_MS) * DAY_MS);
 
-  /** Plans at the current block and runs the gate; throws policy_block or intent_unresolved. */
-  async function planAndGate(accountId: string, mode: KeyKind, parsed: ParsedIntent, kind?: 'withdraw', marks?: Marks) {
+  /** Plans at the current block: reads only, so it runs outside the gate's lock. */
+  async function planFor(accountId: string, mode: KeyKind, parsed: ParsedIntent, kind?: 'withdraw', marks?: Marks) {
     // The wallet first: on the devnet a new wallet is funded on first use, and a snapshot taken
     // alongside would predate the funding, so the plan would see an empty wallet.
     const owner = await wallets.address(accountId);
@@ -106,10 +113,14 @@ export function createIntentPipeline(deps: {
     });
     const action: GateAction = { action: plan.action, tokens, to: plan.to, valueUsd: plan.valueUsd };
     const usdOf = (amount: string) => capInUsd(amount, tokenList, snapshot);
-    const spentTodayUsd = await spentToday(accountId, mode);
+    return { plan, policy, action, usdOf };
+  }
+  type Planned = Awaited<ReturnType<typeof planFor>>;
+
+  /** The policy's decision on a plan against today's spend (read under the gate's lock). Throws policy_block. */
+  function decide(mode: KeyKind, { policy, action, usdOf }: Planned, spentTodayUsd: bigint) {
     try {
-      const { decision } = evaluatePolicy({ policy, action, spentTodayUsd, usdOf });
-      return { plan, decision, policy };
+      return evaluatePolicy({ policy, action, spentTodayUsd, usdOf }).decision;
     } catch (e) {
       if (e instanceof PresenceError && e.type === 'policy_block') metrics?.intent?.('blocked', mode);
       throw e;
@@ -250,11 +261,13 @@ export function createIntentPipeline(deps: {
     const prior = async () => (s.idempotencyKey ? istore.findIntentByIdempotencyKey(s.accountId, s.idempotencyKey) : null);
     const early = await prior();
     if (early) return resultOf(early, s.mode);
-    const admitted = await gateLock<{ existing: IntentRecord } | { created: IntentRecord }>(s.accountId, async () => {
+    const planned = await planFor(s.accountId, s.mode, parsed, kind, marks);
+    const { plan, policy } = planned;
+    const admitted = await underGate<{ existing: IntentRecord } | { created: IntentRecord }>(s.accountId, s.mode, async () => {
       // Asked again under the lock: a duplicate that arrived meanwhile created it already.
-      const existing = await prior();
+      const [existing, spent] = await Promise.all([prior(), spentToday(s.accountId, s.mode)]);
       if (existing) return { existing };
-      const { plan, decision, policy } = await planAndGate(s.accountId, s.mode, parsed, kind, marks);
+      const decision = decide(s.mode, planned, spent);
       const now = clock.now();
       const held = decision === 'hold';
       const r: IntentRecord = {
@@ -315,21 +328,24 @@ export function createIntentPipeline(deps: {
     },
     /**
      * For confirmations: re-plan a held intent at the current block, gate it again and hand the
-     * plan to `claim` (which moves the record out of `held`). All of it runs under the same
-     * per-account gate lock as a new intent: otherwise two approvals answered together (or an
-     * approval racing a new intent) each see today's spend without the other and both squeeze
-     * under the daily cap.
+     * plan to `claim` (which moves the record out of `held`). The gate and the claim run under
+     * the same per-account gate lock as a new intent: otherwise two approvals answered together
+     * (or an approval racing a new intent) each see today's spend without the other and both
+     * squeeze under the daily cap.
      */
-    replan: <T>(r: IntentRecord, mode: KeyKind, claim: (plan: Plan) => Promise<T>): Promise<T> =>
-      gateLock(r.account_id, async () => {
-        const { plan } = await planAndGate(
-          r.account_id,
-          mode,
-          r.action === 'withdraw' ? withdrawParsed(r) : parseIntent(r.text),
-          r.action === 'withdraw' ? 'withdraw' : undefined,
-        );
-        return claim(plan);
-      }),
+    replan: async <T>(r: IntentRecord, mode: KeyKind, claim: (plan: Plan) => Promise<T>): Promise<T> => {
+      const withdraw = r.action === 'withdraw';
+      const planned = await planFor(
+        r.account_id,
+        mode,
+        withdraw ? withdrawParsed(r) : parseIntent(r.text),
+        withdraw ? 'withdraw' : undefined,
+      );
+      return underGate(r.account_id, mode, async () => {
+        decide(mode, planned, await spentToday(r.account_id, mode));
+        return claim(planned.plan);
+      });
+    },
     execute: (mode: KeyKind, record: IntentRecord) => execute(mode, record),
     /** Follows a record already executing (another answer's, or one an outage left) to its end. */
     resume: (mode: KeyKind, record: IntentRecord) => lanes[mode].resume(storeFor(mode), record),

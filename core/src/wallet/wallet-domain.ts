@@ -46,7 +46,7 @@ export function createWalletDomain(deps: {
   policies: PolicyService;
   keystore: Keystore;
   runtime: ChainRuntime;
-  /** A wallet's nonces are allocated under its lock here (cluster-wide on PostgreSQL). */
+  /** A wallet's nonces and an account's spend gate are locked here (cluster-wide on PostgreSQL). */
   locks?: ClusterLocks;
   metrics?: CoreMetrics;
 }) {
@@ -54,8 +54,10 @@ export function createWalletDomain(deps: {
   const { chain, tokenList } = runtime;
   const wallets = createWallets({ store, keystore, clock, ...(runtime.fund ? { fund: (a: Address) => runtime.fund!(a) } : {}) });
   const views = createChainViews({ chain, tokenList });
-  const executor = createIntentExecutor({ chain, wallets, nonces: createNonceAllocator(chain, deps.locks ?? createLocalLocks()), clock });
+  const locks = deps.locks ?? createLocalLocks();
+  const executor = createIntentExecutor({ chain, wallets, nonces: createNonceAllocator(chain, locks), clock });
   const pipeline = createIntentPipeline({
+    locks,
     storeFor: deps.storeFor,
     clock,
     chain,

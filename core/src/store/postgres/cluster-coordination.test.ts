@@ -46,18 +46,53 @@ describe('cluster locks on PostgreSQL', () => {
       await Promise.all(Array.from({ length: 30 }, (_, i) => servers[i % 3]?.withLock('nonce:0xabc', work)));
       expect([most, counter]).toEqual([1, 30]);
 
-      let overlap = 0;
-      let now = 0;
+      // Each holder of another name waits inside until both are in: were one waiting for the
+      // other, this would time out (and not depend on how fast a loaded machine is).
+      let inside2 = 0;
       const other = async () => {
-        now++;
-        overlap = Math.max(overlap, now);
-        await new Promise((r) => setTimeout(r, 50));
-        now--;
+        inside2++;
+        await until(() => inside2 === 2, 5_000);
       };
       await Promise.all([servers[0]?.withLock('nonce:0x1', other), servers[1]?.withLock('nonce:0x2', other)]);
-      expect(overlap).toBe(2);
+      expect(inside2).toBe(2);
     } finally {
       await Promise.all(servers.map((s) => s.close()));
+    }
+  });
+
+  it('holders queued on one server run under one hold, at most `handoffs` in a row; a holder waiting on another server gets its turn between runs', async () => {
+    const a = createPostgresLocks({ url: pg.url, handoffs: 3 });
+    const b = createPostgresLocks({ url: pg.url });
+    const probe = postgres(pg.url, { max: 1, onnotice: () => undefined });
+    const advisory = (granted: boolean) => probe<{ started: string }[]>`
+      SELECT a.xact_start::text AS started FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+      WHERE l.locktype = 'advisory' AND l.granted = ${granted}`;
+    try {
+      const order: string[] = [];
+      const holds = new Map<string, string | undefined>();
+      const holder = (who: string, before?: () => Promise<void>) => async () => {
+        await before?.();
+        order.push(who);
+        holds.set(who, (await advisory(true))[0]?.started);
+      };
+      // a0 holds until b's transaction is queued in PostgreSQL behind a's hold.
+      let aHolds!: () => void;
+      const held = new Promise<void>((r) => (aHolds = r));
+      const bQueued = async () => {
+        aHolds();
+        await until(async () => (await advisory(false)).length === 1, 5_000);
+      };
+      const runs = [a.withLock('w', holder('a0', bQueued)), held.then(() => b.withLock('w', holder('b')))];
+      for (let i = 1; i <= 6; i++) runs.push(a.withLock('w', holder(`a${i}`)));
+      await Promise.all(runs);
+
+      expect(order).toEqual(['a0', 'a1', 'a2', 'b', 'a3', 'a4', 'a5', 'a6']);
+      const hold = (who: string) => holds.get(who);
+      expect(new Set(['a0', 'a1', 'a2'].map(hold)).size).toBe(1);
+      expect(new Set(['a3', 'a4', 'a5'].map(hold)).size).toBe(1);
+      expect(new Set(['a0', 'b', 'a3', 'a6'].map(hold)).size).toBe(4);
+    } finally {
+      await Promise.all([a.close(), b.close(), probe.end()]);
     }
   });
 

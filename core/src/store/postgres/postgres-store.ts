@@ -5,7 +5,7 @@
 //   concurrent updaters of one record queue on its row lock and none is lost;
 // - `appendEvent` / `appendThread` bump a per-account counter row and insert in ONE
 //   statement, so ids are strictly increasing without gaps and commit in id order;
-// - `transitionIntent` is compare-and-set on the locked row;
+// - `transitionIntent` is compare-and-set on the record's stored text;
 // - `redeemLink` is a single compare-and-set UPDATE;
 // - an event append NOTIFYs `presence_events` in its own statement (sent at commit), the
 //   wake-up of every server's live streams (cluster.ts).
@@ -277,17 +277,23 @@ export async function createPostgresStore({ url, keystore, max = 10, migrate: ap
       return row ? IntentRecord.parse(row.doc) : null;
     },
     async transitionIntent(accountId, id, from, to, patch = {}) {
-      return sql.begin(async (tx) => {
-        const [row] = await tx<Doc[]>`SELECT doc FROM intents
-          WHERE account_id = ${accountId} AND id = ${id} AND state = ANY(${[...from]}::text[]) FOR UPDATE`;
+      // Compare-and-set on the record's stored text, two statements and no transaction: the
+      // UPDATE matches only the text that was read (re-checked after any concurrent writer
+      // commits), so a change in between makes it match nothing and the read starts again.
+      // Half the round trips of BEGIN / SELECT … FOR UPDATE / UPDATE / COMMIT, and this runs
+      // inside every intent's nonce lock.
+      for (;;) {
+        const [row] = await sql<{ doc: string }[]>`SELECT doc::text AS doc FROM intents
+          WHERE account_id = ${accountId} AND id = ${id} AND state = ANY(${[...from]}::text[])`;
         if (!row) return null;
-        const next = IntentRecord.parse({ ...(row.doc as object), ...patch, state: to });
+        const next = IntentRecord.parse({ ...(JSON.parse(row.doc) as object), ...patch, state: to });
         const c = intentColumns(next);
-        await tx`UPDATE intents SET state = ${c.state}, confirm_id = ${c.confirm_id}, idempotency_key = ${c.idempotency_key},
+        const written =
+          await sql`UPDATE intents SET state = ${c.state}, confirm_id = ${c.confirm_id}, idempotency_key = ${c.idempotency_key},
           spent_at = ${c.spent_at}, value_usd = ${c.value_usd}, doc = ${json(next)}::text::json
-          WHERE account_id = ${accountId} AND id = ${id}`;
-        return next;
-      });
+          WHERE account_id = ${accountId} AND id = ${id} AND doc::text = ${row.doc}`;
+        if (written.count === 1) return next;
+      }
     },
     async listIntents(accountId, filter = {}) {
       const rows = filter.states

@@ -15,11 +15,13 @@ export function createNonceAllocator(chain: ChainPort, locks: ClusterLocks = cre
   return {
     /**
      * Runs `use(nonce)` under the wallet's lock. The nonce counts as used only if `use`
-     * resolves; if it throws, the next caller re-reads the chain.
+     * resolves; if it throws, the next caller re-reads the chain. `check`, when given, runs
+     * under the lock alongside the nonce read (a store read beside an RPC, not after it: this
+     * is every intent's critical section); if it throws, `use` does not run.
      */
-    async withNonce<T>(address: Address, use: (nonce: number) => Promise<T>): Promise<T> {
+    async withNonce<T>(address: Address, use: (nonce: number) => Promise<T>, check?: () => Promise<void>): Promise<T> {
       return locks.withLock(`nonce:${address.toLowerCase()}`, async () => {
-        const pending = await chain.nonceOf(address, 'pending');
+        const [pending] = await Promise.all([chain.nonceOf(address, 'pending'), check?.()]);
         const nonce = Math.max(pending, next.get(address) ?? 0);
         try {
           const result = await use(nonce);
