@@ -6,8 +6,9 @@
 // Holders of one name in this process queue in memory, and the server's transaction hands
 // the lock from one to the next without letting go (at most HANDOFFS in a row, so holders
 // on other servers, queued in PostgreSQL behind it, get their turn). A busy wallet then
-// pays BEGIN, the lock and COMMIT once per run of holders instead of once each: the nonce
-// lock is every intent's critical section, and these round trips were a third of it.
+// pays BEGIN, the lock and COMMIT once per run of holders (and a `SELECT 1` per handoff, to
+// know the hold is still alive) instead of once each: the nonce lock is every intent's
+// critical section, and these round trips were a third of it.
 //
 // The locks have a small pool of their own: a holder's work uses the store's connections,
 // so transactions waiting here can never starve the holder of one (with one shared pool, ten
@@ -40,6 +41,10 @@ export function createPostgresLocks({ url, max = 4, handoffs = 8 }: PostgresLock
           await tx`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
           locked = true;
           for (let n = 0; n < handoffs && queue.length > 0; n++) {
+            // Still ours? A session ended under the last holder (a dropped connection, an
+            // idle-in-transaction timeout) took the lock with it: the next holder must not run
+            // believing it holds it. The query fails, and the holder waits for a fresh hold.
+            if (n > 0) await tx`SELECT 1`;
             const holder = queue[0] as Holder;
             try {
               holder.resolve(await holder.work());
@@ -52,8 +57,9 @@ export function createPostgresLocks({ url, max = 4, handoffs = 8 }: PostgresLock
         });
       } catch (e) {
         // Failing to take the lock fails the holder at the head (the next one tries afresh).
-        // After the lock was taken every holder has had its answer: a failed COMMIT of a
-        // transaction that wrote nothing loses nothing, and the lock went with it.
+        // After it was taken, a failure (the hold found dead between holders, a failed COMMIT
+        // of a transaction that wrote nothing) loses nothing: the holders still queued get a
+        // fresh hold.
         if (!locked) queue.shift()?.reject(toStoreError(e, `lock ${name}`));
       }
     }
