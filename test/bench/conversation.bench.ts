@@ -148,7 +148,9 @@ export async function conversationBenchmarks(rows: Row[]) {
     let made = 0;
     for (const a of accounts)
       for (let j = 0; j < 100; j++)
-        await s.core.standing.create({ accountId: a, kind: 'live', keyId: null, scopes: ['wallet:read'] }, 'bench', spec(made++), { allowAct: false });
+        await s.core.standing.create({ accountId: a, kind: 'live', keyId: null, scopes: ['wallet:read'] }, 'bench', spec(made++), {
+          allowAct: false,
+        });
     const chain = s.core.wallet!.chain as { pair: (...a: unknown[]) => Promise<unknown> };
     const original = chain.pair.bind(chain);
     let pairReads = 0;

@@ -134,8 +134,7 @@ describe('one daily cap, intents on two servers at once', () => {
       );
       const statuses = answers.map((r) => r.status).sort();
       expect(statuses, answers.map((r) => r.text).join('\n')).toEqual([200, 200, 409, 409, 409, 409]);
-      for (const r of answers.filter((x) => x.status === 409))
-        expect(r.json).toMatchObject({ type: 'policy_block', rule: 'daily_cap' });
+      for (const r of answers.filter((x) => x.status === 409)) expect(r.json).toMatchObject({ type: 'policy_block', rule: 'daily_cap' });
     } finally {
       for (const restore of slowed) restore();
     }
