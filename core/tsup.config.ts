@@ -30,6 +30,11 @@ export default defineConfig({
   splitting: true,
   // No .d.ts: the package is the built server's runtime (types would add ~30 s to every build).
   clean: true,
+  // The PostgreSQL driver is bundled, as patched by patches/postgres+3.4.9.patch (the root's
+  // postinstall applies it): the released 3.4.9 can end the process when a connection dies
+  // with a write buffered (porsager/postgres#1208). An installed core then carries the fix
+  // instead of resolving the unpatched driver from the registry.
+  noExternal: ['postgres'],
   onSuccess: async () => {
     cpSync('src/store/postgres/migrations', 'dist/migrations', { recursive: true });
   },
