@@ -12,6 +12,7 @@ import type { TokenList } from '../chain/token-list';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import { type ClusterLocks, createLocalLocks } from '../concurrency/cluster-locks';
+import { type BatchEntry, createLockBatches } from '../concurrency/lock-batches';
 import { PresenceError } from '../errors/presence-error';
 import type { EventsLog } from '../events/events-log';
 import { randomBase62 } from '../keys/key-secret';
@@ -83,7 +84,8 @@ export function createIntentPipeline(deps: {
    * the decision and the write the caller makes are inside: planning (a handful of RPCs) runs
    * before, concurrently, or the account's intents would queue on each other's quotes.
    */
-  const underGate = <T>(accountId: string, mode: KeyKind, work: () => Promise<T>) => locks.withLock(`gate:${mode}:${accountId}`, work);
+  const gateName = (accountId: string, mode: KeyKind) => `gate:${mode}:${accountId}`;
+  const underGate = <T>(accountId: string, mode: KeyKind, work: () => Promise<T>) => locks.withLock(gateName(accountId, mode), work);
   const timingListeners = new Set<(t: IntentTiming) => void>();
   const outcomeListeners = new Set<(o: KindOutcome) => Promise<void> | void>();
   const publish = async (o: KindOutcome) => {
@@ -116,6 +118,9 @@ export function createIntentPipeline(deps: {
     return { plan, policy, action, usdOf };
   }
   type Planned = Awaited<ReturnType<typeof planFor>>;
+  /** An intent waiting at the gate: its plan, and how to build its record once decided. */
+  type GateItem = { s: Submission; planned: Planned; build: (decision: 'execute' | 'hold') => IntentRecord };
+  type Admitted = { existing: IntentRecord } | { created: IntentRecord };
 
   /** The policy's decision on a plan against today's spend (read under the gate's lock). Throws policy_block. */
   function decide(mode: KeyKind, { policy, action, usdOf }: Planned, spentTodayUsd: bigint) {
@@ -126,6 +131,48 @@ export function createIntentPipeline(deps: {
       throw e;
     }
   }
+
+  /**
+   * New intents pass the gate a batch at a time (everything that arrived while the previous
+   * batch held the account's gate lock): today's spend is read once and grows, in order, by
+   * each intent the batch lets through to execute, and the batch's records are written
+   * together, all before the lock is released. A record whose write fails leaves the spend
+   * counted for the rest of its batch: stricter, never looser.
+   */
+  const gateBatches = createLockBatches<GateItem, Admitted>(locks, async (batch) => {
+    const { accountId, mode } = (batch[0] as BatchEntry<GateItem, Admitted>).item.s;
+    const istore = storeFor(mode);
+    const byKey = (s: Submission) => (s.idempotencyKey ? istore.findIntentByIdempotencyKey(accountId, s.idempotencyKey) : null);
+    // Asked again under the lock: a duplicate that arrived meanwhile created it already.
+    const [today, ...priors] = await Promise.all([spentToday(accountId, mode), ...batch.map((e) => byKey(e.item.s))]);
+    let spent = today as bigint;
+    /** Records this batch is writing, by Idempotency-Key: a twin in the same batch answers with it. */
+    const writing = new Map<string, Promise<IntentRecord>>();
+    const settled: Promise<unknown>[] = [];
+    for (const [i, { item, resolve, reject }] of batch.entries()) {
+      const key = item.s.idempotencyKey;
+      const existing = priors[i] as IntentRecord | null;
+      const twin = key ? writing.get(key) : undefined;
+      if (existing) {
+        resolve({ existing });
+        continue;
+      }
+      if (twin) {
+        settled.push(twin.then((r) => resolve({ existing: r }), reject));
+        continue;
+      }
+      try {
+        const record = item.build(decide(mode, item.planned, spent));
+        if (record.state === 'executing') spent += BigInt(record.value_usd);
+        const write = istore.createIntent(record).then(() => record);
+        if (key) writing.set(key, write);
+        settled.push(write.then((r) => resolve({ created: r }), reject));
+      } catch (e) {
+        reject(e);
+      }
+    }
+    await Promise.all(settled);
+  });
 
   const steps = (plan: Plan) =>
     plan.steps.map((s) => ({
@@ -263,14 +310,10 @@ export function createIntentPipeline(deps: {
     if (early) return resultOf(early, s.mode);
     const planned = await planFor(s.accountId, s.mode, parsed, kind, marks);
     const { plan, policy } = planned;
-    const admitted = await underGate<{ existing: IntentRecord } | { created: IntentRecord }>(s.accountId, s.mode, async () => {
-      // Asked again under the lock: a duplicate that arrived meanwhile created it already.
-      const [existing, spent] = await Promise.all([prior(), spentToday(s.accountId, s.mode)]);
-      if (existing) return { existing };
-      const decision = decide(s.mode, planned, spent);
+    const build = (decision: 'execute' | 'hold'): IntentRecord => {
       const now = clock.now();
       const held = decision === 'hold';
-      const r: IntentRecord = {
+      return {
         id: `in_${randomBase62(16)}`,
         account_id: s.accountId,
         source: s.source,
@@ -295,10 +338,9 @@ export function createIntentPipeline(deps: {
         updated_at: now,
         executed_at: null,
       };
-      await istore.createIntent(r);
-      if (marks) marks.gated = performance.now();
-      return { created: r };
-    });
+    };
+    const admitted = await gateBatches(gateName(s.accountId, s.mode), { s, planned, build });
+    if (marks) marks.gated = performance.now();
     if ('existing' in admitted) return resultOf(admitted.existing, s.mode);
     const record = admitted.created;
     if (record.state === 'held') {
