@@ -12,12 +12,11 @@ import type { TokenList } from '../chain/token-list';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import { type ClusterLocks, createLocalLocks } from '../concurrency/cluster-locks';
-import { type BatchEntry, createLockBatches } from '../concurrency/lock-batches';
 import { PresenceError } from '../errors/presence-error';
 import type { EventsLog } from '../events/events-log';
 import { randomBase62 } from '../keys/key-secret';
 import type { CoreMetrics } from '../metrics/core-metrics';
-import { evaluatePolicy, type GateAction } from '../policy/policy-gate';
+import type { GateAction } from '../policy/policy-gate';
 import type { PolicyService } from '../policy/policy-service';
 import type { IntentRecord } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
@@ -25,6 +24,7 @@ import type { Wallets } from '../wallet/signers/wallets';
 import type { Executed, IntentExecutor, IntentStore, Outcome } from './intent-executor';
 import { type ParsedIntent, parseIntent } from './intent-parser';
 import { capInUsd, type Plan, planIntent } from './intent-planner';
+import { createSpendGate, type Decision } from './spend-gate';
 
 export type Submission = {
   accountId: string;
@@ -34,8 +34,6 @@ export type Submission = {
   idempotencyKey?: string | null;
   context?: Record<string, unknown> | null;
 };
-
-const DAY_MS = 86_400_000;
 
 export type IntentPipeline = ReturnType<typeof createIntentPipeline>;
 
@@ -78,14 +76,7 @@ export function createIntentPipeline(deps: {
 }) {
   const { storeFor, clock, chain, tokenList, market, wallets, executor, policies, events, metrics } = deps;
   const locks = deps.locks ?? createLocalLocks();
-  /**
-   * Gate and reservation happen under one lock per account and key kind, on every server, so
-   * two concurrent intents cannot both squeeze under the same daily cap. Only the spend read,
-   * the decision and the write the caller makes are inside: planning (a handful of RPCs) runs
-   * before, concurrently, or the account's intents would queue on each other's quotes.
-   */
-  const gateName = (accountId: string, mode: KeyKind) => `gate:${mode}:${accountId}`;
-  const underGate = <T>(accountId: string, mode: KeyKind, work: () => Promise<T>) => locks.withLock(gateName(accountId, mode), work);
+  const gate = createSpendGate({ storeFor, clock, locks, ...(metrics ? { metrics } : {}) });
   const timingListeners = new Set<(t: IntentTiming) => void>();
   const outcomeListeners = new Set<(o: KindOutcome) => Promise<void> | void>();
   const publish = async (o: KindOutcome) => {
@@ -94,10 +85,6 @@ export function createIntentPipeline(deps: {
   };
   /** Simulations under way, by intent id: what a retry or a second approval waits for. */
   const rehearsals = new Map<string, Promise<Executed>>();
-
-  /** Spent since the start of today (UTC): the store keeps it as a running sum. */
-  const spentToday = (accountId: string, mode: KeyKind): Promise<bigint> =>
-    storeFor(mode).spentSince(accountId, Math.floor(clock.now() / DAY_MS) * DAY_MS);
 
   /** Plans at the current block: reads only, so it runs outside the gate's lock. */
   async function planFor(accountId: string, mode: KeyKind, parsed: ParsedIntent, kind?: 'withdraw', marks?: Marks) {
@@ -117,63 +104,6 @@ export function createIntentPipeline(deps: {
     const usdOf = (amount: string) => capInUsd(amount, tokenList, snapshot);
     return { plan, policy, action, usdOf };
   }
-  type Planned = Awaited<ReturnType<typeof planFor>>;
-  /** An intent waiting at the gate: its plan, and how to build its record once decided. */
-  type GateItem = { s: Submission; planned: Planned; build: (decision: 'execute' | 'hold') => IntentRecord };
-  type Admitted = { existing: IntentRecord } | { created: IntentRecord };
-
-  /** The policy's decision on a plan against today's spend (read under the gate's lock). Throws policy_block. */
-  function decide(mode: KeyKind, { policy, action, usdOf }: Planned, spentTodayUsd: bigint) {
-    try {
-      return evaluatePolicy({ policy, action, spentTodayUsd, usdOf }).decision;
-    } catch (e) {
-      if (e instanceof PresenceError && e.type === 'policy_block') metrics?.intent?.('blocked', mode);
-      throw e;
-    }
-  }
-
-  /**
-   * New intents pass the gate a batch at a time (everything that arrived while the previous
-   * batch held the account's gate lock): today's spend is read once and grows, in order, by
-   * each intent the batch lets through to execute, and the batch's records are written
-   * together, all before the lock is released. A record whose write fails leaves the spend
-   * counted for the rest of its batch: stricter, never looser.
-   */
-  const gateBatches = createLockBatches<GateItem, Admitted>(locks, async (batch) => {
-    const { accountId, mode } = (batch[0] as BatchEntry<GateItem, Admitted>).item.s;
-    const istore = storeFor(mode);
-    const byKey = (s: Submission) => (s.idempotencyKey ? istore.findIntentByIdempotencyKey(accountId, s.idempotencyKey) : null);
-    // Asked again under the lock: a duplicate that arrived meanwhile created it already.
-    const [today, ...priors] = await Promise.all([spentToday(accountId, mode), ...batch.map((e) => byKey(e.item.s))]);
-    let spent = today as bigint;
-    /** Records this batch is writing, by Idempotency-Key: a twin in the same batch answers with it. */
-    const writing = new Map<string, Promise<IntentRecord>>();
-    const settled: Promise<unknown>[] = [];
-    for (const [i, { item, resolve, reject }] of batch.entries()) {
-      const key = item.s.idempotencyKey;
-      const existing = priors[i] as IntentRecord | null;
-      const twin = key ? writing.get(key) : undefined;
-      if (existing) {
-        resolve({ existing });
-        continue;
-      }
-      if (twin) {
-        settled.push(twin.then((r) => resolve({ existing: r }), reject));
-        continue;
-      }
-      try {
-        const record = item.build(decide(mode, item.planned, spent));
-        if (record.state === 'executing') spent += BigInt(record.value_usd);
-        const write = istore.createIntent(record).then(() => record);
-        if (key) writing.set(key, write);
-        settled.push(write.then((r) => resolve({ created: r }), reject));
-      } catch (e) {
-        reject(e);
-      }
-    }
-    await Promise.all(settled);
-  });
-
   const steps = (plan: Plan) =>
     plan.steps.map((s) => ({
       to: s.to,
@@ -310,7 +240,7 @@ export function createIntentPipeline(deps: {
     if (early) return resultOf(early, s.mode);
     const planned = await planFor(s.accountId, s.mode, parsed, kind, marks);
     const { plan, policy } = planned;
-    const build = (decision: 'execute' | 'hold'): IntentRecord => {
+    const build = (decision: Decision): IntentRecord => {
       const now = clock.now();
       const held = decision === 'hold';
       return {
@@ -339,7 +269,13 @@ export function createIntentPipeline(deps: {
         executed_at: null,
       };
     };
-    const admitted = await gateBatches(gateName(s.accountId, s.mode), { s, planned, build });
+    const admitted = await gate.admit({
+      accountId: s.accountId,
+      mode: s.mode,
+      idempotencyKey: s.idempotencyKey ?? null,
+      gate: planned,
+      build,
+    });
     if (marks) marks.gated = performance.now();
     if ('existing' in admitted) return resultOf(admitted.existing, s.mode);
     const record = admitted.created;
@@ -383,10 +319,7 @@ export function createIntentPipeline(deps: {
         withdraw ? withdrawParsed(r) : parseIntent(r.text),
         withdraw ? 'withdraw' : undefined,
       );
-      return underGate(r.account_id, mode, async () => {
-        decide(mode, planned, await spentToday(r.account_id, mode));
-        return claim(planned.plan);
-      });
+      return gate.recheck(r.account_id, mode, planned, () => claim(planned.plan));
     },
     execute: (mode: KeyKind, record: IntentRecord) => execute(mode, record),
     /** Follows a record already executing (another answer's, or one an outage left) to its end. */
@@ -408,7 +341,7 @@ export function createIntentPipeline(deps: {
     },
     steps,
     storeFor,
-    spentToday,
+    spentToday: gate.spentToday,
   };
 }
 
