@@ -14,6 +14,7 @@ export { HISTORY_BUDGET_CHARS, HISTORY_TURNS } from './conversation/history-budg
 export type { Planner, PlannerContext, PlannerIO, ToolDef } from './conversation/planner-port';
 export { type Core, type CoreOptions, createCore } from './create-core';
 export { isPresenceError, PresenceError, type Problem } from './errors/presence-error';
+export { type AccountLimits, accountLimits, limitNames } from './limits/account-limits';
 export type { FeedEvent, FeedItem, Subscription } from './events/events-log';
 export { fingerprintRequest, type IdempotencyClaim, type StoredAnswer } from './idempotency/idempotency';
 export { looksLikeSecret } from './keys/key-secret';
