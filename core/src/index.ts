@@ -14,13 +14,13 @@ export { HISTORY_BUDGET_CHARS, HISTORY_TURNS } from './conversation/history-budg
 export type { Planner, PlannerContext, PlannerIO, ToolDef } from './conversation/planner-port';
 export { type Core, type CoreOptions, createCore } from './create-core';
 export { isPresenceError, PresenceError, type Problem } from './errors/presence-error';
-export { type AccountLimits, accountLimits, limitNames } from './limits/account-limits';
 export type { FeedEvent, FeedItem, Subscription } from './events/events-log';
 export { fingerprintRequest, type IdempotencyClaim, type StoredAnswer } from './idempotency/idempotency';
 export { looksLikeSecret } from './keys/key-secret';
 export type { Principal } from './keys/key-service';
 export { requireScope, type ScopeRequirement } from './keys/scopes';
 export { createKeystore, type Keystore, loadOrCreateMasterKey } from './keystore/keystore';
+export { type AccountLimits, accountLimits, limitNames } from './limits/account-limits';
 export { createRateLimiter, parseRateLimit, type RateDecision, type RateLimiter, type RateLimiterPort } from './ratelimit/sliding-window';
 export { toStandingView } from './standing/standing-view';
 export { makeTreePrivate } from './store/private-tree';

@@ -76,7 +76,12 @@ export function createLinkService({
     // Read once the code is spent: anything newer is after the redeem and will be replayed.
     const { latest } = await events.bounds(link.account_id, 'live');
     // The code is spent by now: a refusal at the key cap says a new one is needed.
-    const key = await keys.create(link.account_id, { kind: 'live', name, scopes: link.scopes }, undefined, ' Then ask for a new link code.');
+    const key = await keys.create(
+      link.account_id,
+      { kind: 'live', name, scopes: link.scopes },
+      undefined,
+      ' Then ask for a new link code.',
+    );
     return {
       account: link.account_id,
       key: key.secret,
