@@ -11,7 +11,8 @@ import path from 'node:path';
 import { scopes as allScopes } from '@presence/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createManualClock } from '../clock/clock';
-import type { TurnInput } from '../conversation/conversation';
+import { createConversation, type TurnInput } from '../conversation/conversation';
+import type { Planner } from '../conversation/planner-port';
 import { type Core, createCore } from '../create-core';
 import { PresenceError } from '../errors/presence-error';
 import type { Principal } from '../keys/key-service';
@@ -201,5 +202,33 @@ describe('in chat', () => {
     expect(await core.standing.list('acct', 'live')).toHaveLength(2);
     expect((await store.readThread('acct', { limit: 10 })).filter((e) => e.kind === 'turn')).toHaveLength(2);
     for (const r of await core.standing.list('acct', 'live')) await core.standing.cancel('acct', 'live', r.id);
+  });
+
+  it('a staged pin refused because the cap filled meanwhile ends the turn as answered, without the pin', async () => {
+    // A planner that pins through its tool, then (as another request would) fills memory.
+    const planner: Planner = {
+      name: 'stub:racing',
+      async run(_ctx, io) {
+        const remember = io.tools.find((t) => t.name === 'memory.remember');
+        const r = await remember?.run({ key: 'topic:staged', note: 'n' });
+        for (const k of ['topic:a', 'topic:b', 'topic:c']) await core.memory.pin('acct', 'live', k, 'note');
+        return `staged ${JSON.stringify(r)}`;
+      },
+    };
+    const conversation = createConversation({
+      storeFor: core.storeFor,
+      clock,
+      memory: core.memory,
+      wallet: null,
+      standing: core.standing,
+      thread: core.thread,
+      planners: () => planner,
+      tokenList: null,
+      idempotency: core.idempotency,
+    });
+    const turn = await conversation.begin(admin, { text: 'hello', allowAct: false, idempotencyKey: null });
+    const answer = await turn.run({ token: () => {}, tool: () => {}, needsConfirm: () => {} });
+    expect(answer.status).toBe(200);
+    expect((await core.memory.list('acct', 'live')).pinned.map((e) => e.key)).toEqual(['topic:a', 'topic:b', 'topic:c']);
   });
 });
