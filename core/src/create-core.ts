@@ -15,6 +15,7 @@ import { createEventsLog, defaultRetention, type EventsRetention } from './event
 import { createIdempotency } from './idempotency/idempotency';
 import { createKeyService } from './keys/key-service';
 import type { Keystore } from './keystore/keystore';
+import { type AccountLimits, accountLimits } from './limits/account-limits';
 import { createLinkService, LINK_CODE_KEY_INFO } from './links/link-service';
 import { createCompactor } from './memory/compactor';
 import { createMemoryService } from './memory/memory-service';
@@ -52,6 +53,8 @@ export type CoreOptions = {
   cluster?: ClusterPort;
   /** Where a failure that nobody awaits is reported (a pump's failed read of the events table). */
   onBackgroundError?: (e: unknown) => void;
+  /** What one account may keep (defaults: `accountLimits`); tests pass smaller ones. */
+  accountLimits?: Partial<AccountLimits>;
   /** Told what is worth counting (events, intent outcomes, standing fires); the server's is prom-client. */
   metrics?: CoreMetrics;
 };
@@ -66,6 +69,7 @@ export function createCore(o: CoreOptions) {
   const stores = { live: store, test: overlay } as const;
   const storeFor: StoreFor = (kind) => stores[kind];
   const { metrics } = o;
+  const limits: AccountLimits = { ...accountLimits, ...o.accountLimits };
   const log = createEventsLog({
     storeFor,
     clock,
@@ -88,8 +92,8 @@ export function createCore(o: CoreOptions) {
         },
       }
     : log;
-  const keys = createKeyService({ store, clock });
-  const memory = createMemoryService({ storeFor, clock, events });
+  const keys = createKeyService({ store, clock, limits });
+  const memory = createMemoryService({ storeFor, clock, events, limits });
   const policies = createPolicyService({ storeFor, clock, tokenList: o.chain?.runtime.tokenList ?? null });
   const wallet: WalletDomain | null = o.chain
     ? createWalletDomain({
@@ -105,7 +109,7 @@ export function createCore(o: CoreOptions) {
       })
     : null;
   const thread = createThread({ store, storeFor, events, clock });
-  const standing = createStandingService({ store, storeFor, clock, thread, wallet });
+  const standing = createStandingService({ store, storeFor, clock, thread, wallet, limits });
   const idempotency = createIdempotency({ storeFor, clock });
   const local = createLocalPlanner();
   const planners = (model: string): Planner => {
@@ -154,6 +158,7 @@ export function createCore(o: CoreOptions) {
       events,
       codeKey: linkCodeKey(o.keystore ?? o.chain?.keystore),
       rateLimiterFor: o.cluster ? rateLimiterFor : undefined,
+      limits,
     }),
     /**
      * The short beat (about every second): holds past their time are dropped promptly (so

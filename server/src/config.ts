@@ -4,7 +4,7 @@
 // the command was typed in: `npm start` and `npx presence-server` may run in another one.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { chain, parseRateLimit } from '@presence/core';
+import { accountLimits, chain, parseRateLimit } from '@presence/core';
 import { z } from 'zod';
 import { readOpenFileLimit, resolveConnectionLimits } from './connection-limits';
 
@@ -82,6 +82,11 @@ export const ConfigSchema = z.object({
   PRESENCE_AUTH_FAIL_LIMIT: rateLimit('60/60s'),
   PRESENCE_MAX_STREAMS_PER_KEY: count.default(20),
   PRESENCE_MAX_STREAMS_PER_ACCOUNT: count.default(100),
+  // What one account may keep (core's accountLimits); over a cap, creating one more is 409.
+  PRESENCE_MAX_KEYS_PER_ACCOUNT: count.default(accountLimits.keys),
+  PRESENCE_MAX_LINKS_PER_ACCOUNT: count.default(accountLimits.links),
+  PRESENCE_MAX_STANDING_PER_ACCOUNT: count.default(accountLimits.standing),
+  PRESENCE_MAX_MEMORY_PER_ACCOUNT: count.default(accountLimits.memory),
   // Resolved against the open-file limit in loadConfig (see connection-limits.ts).
   PRESENCE_MAX_STREAMS: count.optional(),
   PRESENCE_MAX_CONNECTIONS: count.optional(),

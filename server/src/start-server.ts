@@ -173,6 +173,12 @@ export async function startServer({
       store,
       clock,
       rateLimit: config.PRESENCE_RATE_LIMIT,
+      accountLimits: {
+        keys: config.PRESENCE_MAX_KEYS_PER_ACCOUNT,
+        links: config.PRESENCE_MAX_LINKS_PER_ACCOUNT,
+        standing: config.PRESENCE_MAX_STANDING_PER_ACCOUNT,
+        memory: config.PRESENCE_MAX_MEMORY_PER_ACCOUNT,
+      },
       keystore,
       locks: cluster.locks,
       chainName: () => config.PRESENCE_CHAIN,

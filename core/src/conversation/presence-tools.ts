@@ -11,7 +11,9 @@
 // model re-run may call its tools in another order. So every effect is keyed by the turn's
 // key plus the call's canonical content (tool name, normalized arguments, and which
 // occurrence of that same call it is), never by its position in the turn. Memory writes
-// and new standing intents are staged and applied only once the turn is stored.
+// and new standing intents are staged and applied only once the turn is stored. An account's
+// caps (limits/account-limits.ts) are checked when a call is staged, counting what this turn
+// staged before it, so a refusal is the presence's answer and not a failed turn.
 import { createHash } from 'node:crypto';
 import type { IntentResult } from '@presence/protocol';
 import { MemoryKey, memoryNamespaces } from '@presence/protocol';
@@ -125,6 +127,15 @@ async function guarded(run: () => Promise<unknown>): Promise<unknown> {
   }
 }
 
+/**
+ * A staged write refused at a cap the turn's own check passed (another request filled it
+ * since): the turn is stored already, so it ends as answered and the write is dropped.
+ */
+const unlessAtCap = (write: Promise<unknown>) =>
+  write.catch((e: unknown) => {
+    if (!(e instanceof PresenceError && e.type === 'conflict' && 'limit' in e.extra)) throw e;
+  });
+
 export function createPresenceTools(deps: {
   principal: Principal;
   allowAct: boolean;
@@ -148,6 +159,7 @@ export function createPresenceTools(deps: {
   };
   /** Keys this turn has staged a pin for (a forget of one of them is not "nothing stored"). */
   const staged = new Set<string>();
+  let stagedStanding = 0;
   const w = () =>
     wallet ??
     (() => {
@@ -193,9 +205,9 @@ export function createPresenceTools(deps: {
     async (a) => {
       effects.touched.add(a.key);
       // Answered as it will be, written when the turn is stored (a failed turn leaves no pin).
-      const preview = await memory.previewPin(p.accountId, p.kind, a.key, a.note);
+      const preview = await memory.previewPin(p.accountId, p.kind, a.key, a.note, staged);
       staged.add(a.key);
-      effects.deferred.push(() => memory.pin(p.accountId, p.kind, a.key, a.note));
+      effects.deferred.push(() => unlessAtCap(memory.pin(p.accountId, p.kind, a.key, a.note)));
       return preview;
     },
   );
@@ -231,9 +243,11 @@ export function createPresenceTools(deps: {
       if (existing) return toStandingView(existing);
       const record = await standing.prepare({ accountId: p.accountId, kind: p.kind, keyId: p.keyId, scopes: p.scopes }, a.text, spec, {
         allowAct: deps.allowAct,
+        staged: stagedStanding,
         ...(id ? { id } : {}),
       });
-      effects.deferred.push(() => standing.commit(p.kind, record));
+      stagedStanding++;
+      effects.deferred.push(() => unlessAtCap(standing.commit(p.kind, record)));
       return toStandingView(record);
     },
   );

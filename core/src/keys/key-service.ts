@@ -8,6 +8,7 @@ import type { KeyKind, KeySecret, KeyView, Scope } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import { notFound, PresenceError } from '../errors/presence-error';
+import { type AccountLimits, accountLimits, assertRoom } from '../limits/account-limits';
 import type { KeyRecord } from '../store/documents';
 import type { StorePort } from '../store/store-port';
 import { hashSecret, kindOfSecret, looksLikeSecret, newKeyId, newSecret } from './key-secret';
@@ -45,7 +46,16 @@ export function assertMayChangeCredentials(by: Pick<Principal, 'kind'>, what: st
 
 const keyManagement = 'key management changes real credentials; use a live admin key';
 
-export function createKeyService({ store, clock }: { store: StorePort; clock: Clock }) {
+export function createKeyService({
+  store,
+  clock,
+  limits = accountLimits,
+}: {
+  store: StorePort;
+  clock: Clock;
+  /** `keys` caps the account's keys that are not revoked (default `accountLimits`). */
+  limits?: Pick<AccountLimits, 'keys'>;
+}) {
   const revokeListeners = new Set<(keyId: string) => void>();
   const rotateListeners = new Set<(retired: SecretRetired) => void>();
   const lastUsedWritten = new Map<string, number>();
@@ -72,12 +82,24 @@ export function createKeyService({ store, clock }: { store: StorePort; clock: Cl
     return k;
   }
 
+  /**
+   * Refuses (409, limit keys_per_account) when the account holds its cap of keys that are not
+   * revoked. Read, then inserted: creations racing at the cap may pass it by the few in
+   * flight, which still bounds the account (each needs an admin key's request).
+   */
+  async function assertKeyRoom(accountId: string, more = '') {
+    const held = (await store.listKeys(accountId)).filter((k) => k.state !== 'revoked').length;
+    assertRoom('keys', held, limits.keys, more);
+  }
+
   async function create(
     accountId: string,
     input: { kind: KeyKind; name: string; scopes: readonly Scope[] },
     secret: string = newSecret(input.kind),
+    refusal = '',
   ): Promise<KeySecret> {
     if (!looksLikeSecret(secret) || kindOfSecret(secret) !== input.kind) throw new Error(`not a ${input.kind} key secret`);
+    await assertKeyRoom(accountId, refusal);
     const record: KeyRecord = {
       id: newKeyId(),
       account_id: accountId,
@@ -95,12 +117,19 @@ export function createKeyService({ store, clock }: { store: StorePort; clock: Cl
   }
 
   return {
-    /** `secret` is for the first start's keys, saved before they are stored (see bootstrap). */
+    /**
+     * `secret` is for the first start's keys, saved before they are stored (see bootstrap);
+     * `refusal` is added to the detail of a refusal at the cap (what else the caller should do).
+     */
     create,
 
-    /** POST /v1/keys: a key made by `by`; a test key gets a would-be key (all zeros), nothing stored. */
+    /**
+     * POST /v1/keys: a key made by `by`; a test key gets a would-be key (all zeros), nothing
+     * stored, or the refusal a live key would get at the cap.
+     */
     async issue(by: Principal, input: { kind: KeyKind; name: string; scopes: readonly Scope[] }): Promise<KeySecret> {
       if (mayChangeCredentials(by)) return create(by.accountId, input);
+      await assertKeyRoom(by.accountId);
       return {
         id: 'key_0000000000000000',
         kind: input.kind,

@@ -15,6 +15,7 @@ import { iso } from '../clock/clock';
 import { notFound, PresenceError } from '../errors/presence-error';
 import type { EventsLog } from '../events/events-log';
 import { assertMayChangeCredentials, type KeyService } from '../keys/key-service';
+import { type AccountLimits, accountLimits, assertRoom } from '../limits/account-limits';
 import type { RateLimiterPort } from '../ratelimit/sliding-window';
 import type { StorePort } from '../store/store-port';
 import { createRedeemGuard, defaultRedeemLimits, type RedeemAttempt, type RedeemLimits } from './redeem-guard';
@@ -41,6 +42,7 @@ export function createLinkService({
   codeKey,
   redeemLimits,
   rateLimiterFor,
+  limits = accountLimits,
 }: {
   store: StorePort;
   clock: Clock;
@@ -51,6 +53,8 @@ export function createLinkService({
   redeemLimits?: RedeemLimits;
   /** Given (several servers on one database), the guard counts on every server. */
   rateLimiterFor?: ((scope: string, opts: { limit: number; windowMs: number }) => RateLimiterPort) | undefined;
+  /** `links` caps the account's outstanding codes (default `accountLimits`). */
+  limits?: Pick<AccountLimits, 'links'>;
 }) {
   const hashCode = (code: string) => {
     if (!codeKey) throw new Error('link codes need the master key (this core was made without a keystore)');
@@ -71,7 +75,13 @@ export function createLinkService({
     const name = `${who.surface}:${who.name}`.slice(0, 100);
     // Read once the code is spent: anything newer is after the redeem and will be replayed.
     const { latest } = await events.bounds(link.account_id, 'live');
-    const key = await keys.create(link.account_id, { kind: 'live', name, scopes: link.scopes });
+    // The code is spent by now: a refusal at the key cap says a new one is needed.
+    const key = await keys.create(
+      link.account_id,
+      { kind: 'live', name, scopes: link.scopes },
+      undefined,
+      ' Then ask for a new link code.',
+    );
     return {
       account: link.account_id,
       key: key.secret,
@@ -84,10 +94,13 @@ export function createLinkService({
   }
 
   return {
+    /** Refused (409, limit links_per_account) while the account has its cap of codes outstanding. */
     async create(accountId: string, scopes: readonly Scope[] = DEFAULT_LINK_SCOPES, ttlS = 600) {
+      const now = clock.now();
+      // Counted, then stored: codes made at once at the cap may pass it by the few in flight.
+      assertRoom('links', await store.countOutstandingLinks(accountId, now), limits.links);
       let code = '';
       for (let i = 0; i < 8; i++) code += ALPHABET[randomInt(ALPHABET.length)];
-      const now = clock.now();
       const expires = now + ttlS * 1000;
       await store.putLink(
         {

@@ -1,19 +1,44 @@
 // Memory: list, pin, forget and touch keywords. Changes are announced as `memory` events.
 // Each key kind reads and writes its own store (a test key's is the overlay: create-core).
+// An account keeps at most `limits.memory` entries: a pin of a new key beyond it is refused
+// (409, limit memory_per_account); a touch of a new key beyond it is skipped, since touches
+// are the presence's own bookkeeping and must never fail a turn (fading keys decay anyway).
 import type { KeyKind, MemoryListing } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { notFound } from '../errors/presence-error';
 import type { EventsLog } from '../events/events-log';
+import { type AccountLimits, accountLimits, assertRoom } from '../limits/account-limits';
 import type { MemoryEntry } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
 import { daysLeft, effectiveWeight, touched } from './memory-rules';
 
 export type MemoryService = ReturnType<typeof createMemoryService>;
 
-export function createMemoryService({ storeFor, clock, events }: { storeFor: StoreFor; clock: Clock; events: EventsLog }) {
-  const decidePin = (entries: readonly MemoryEntry[], key: string, note: string | undefined, now: number) => {
+export function createMemoryService({
+  storeFor,
+  clock,
+  events,
+  limits = accountLimits,
+}: {
+  storeFor: StoreFor;
+  clock: Clock;
+  events: EventsLog;
+  limits?: Pick<AccountLimits, 'memory'>;
+}) {
+  /** `staged`: new keys the caller will pin before this one (a turn's earlier pins), counted as held. */
+  const decidePin = (
+    entries: readonly MemoryEntry[],
+    key: string,
+    note: string | undefined,
+    now: number,
+    staged: ReadonlySet<string> = new Set(),
+  ) => {
     const i = entries.findIndex((e) => e.key === key);
     const prev = entries[i];
+    if (!prev) {
+      const stagedNew = [...staged].filter((k) => k !== key && !entries.some((e) => e.key === k)).length;
+      assertRoom('memory', entries.length + stagedNew, limits.memory);
+    }
     const alreadyUserPinned = prev?.tier === 'pinned' && prev.pinned_by === 'user' && (note === undefined || note === prev.note);
     const next: MemoryEntry = {
       ...touched(prev, key, now),
@@ -77,9 +102,12 @@ export function createMemoryService({ storeFor, clock, events }: { storeFor: Sto
       return { key, tier: 'pinned' as const, note: next.note, changed };
     },
 
-    /** What `pin` would answer, writing nothing (a turn answers first and writes once it is stored). */
-    async previewPin(accountId: string, mode: KeyKind, key: string, note?: string) {
-      const { next, changed } = decidePin(await storeFor(mode).readMemory(accountId), key, note, clock.now());
+    /**
+     * What `pin` would answer, writing nothing (a turn answers first and writes once it is
+     * stored); `staged` are the keys the turn will pin before this one.
+     */
+    async previewPin(accountId: string, mode: KeyKind, key: string, note?: string, staged?: ReadonlySet<string>) {
+      const { next, changed } = decidePin(await storeFor(mode).readMemory(accountId), key, note, clock.now(), staged);
       return { key, tier: 'pinned' as const, note: next.note, changed };
     },
 
@@ -99,17 +127,22 @@ export function createMemoryService({ storeFor, clock, events }: { storeFor: Sto
       return { key, forgotten: true as const };
     },
 
-    /** A turn mentioned these keys: raise their weight and restart their clock. */
+    /** A turn mentioned these keys: raise their weight and restart their clock. Answers the keys touched. */
     async touch(accountId: string, mode: KeyKind, keys: readonly string[]): Promise<string[]> {
       const unique = [...new Set(keys)];
       if (unique.length === 0) return unique;
       const now = clock.now();
-      await storeFor(mode).updateMemory(accountId, (entries) => {
+      return storeFor(mode).updateMemory(accountId, (entries) => {
         const byKey = new Map(entries.map((e) => [e.key, e]));
-        for (const k of unique) byKey.set(k, touched(byKey.get(k), k, now));
-        return { entries: [...byKey.values()], result: undefined };
+        const done: string[] = [];
+        for (const k of unique) {
+          const prev = byKey.get(k);
+          if (!prev && byKey.size >= limits.memory) continue;
+          byKey.set(k, touched(prev, k, now));
+          done.push(k);
+        }
+        return { entries: [...byKey.values()], result: done };
       });
-      return unique;
     },
   };
 }

@@ -20,6 +20,7 @@ import { notFound, PresenceError } from '../errors/presence-error';
 import { type ParsedIntent, parseIntent } from '../intents/intent-parser';
 import { randomBase62 } from '../keys/key-secret';
 import { turnRefusal } from '../keys/scopes';
+import { type AccountLimits, accountLimits, assertRoom } from '../limits/account-limits';
 import { actionOutcome, holdings, unknownToken } from '../replies/replies';
 import type { StandingFire, StandingRecord } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
@@ -103,12 +104,15 @@ export function createStandingService({
   clock,
   thread,
   wallet,
+  limits = accountLimits,
 }: {
   store: StorePort;
   storeFor: StoreFor;
   clock: Clock;
   thread: Thread;
   wallet: WalletDomain | null;
+  /** `standing` caps the account's active standing intents in each kind's store (default `accountLimits`). */
+  limits?: Pick<AccountLimits, 'standing'>;
 }) {
   /** Ids created since the last evaluation: their trigger may already hold without a new block. */
   const fresh = new Set<string>();
@@ -125,16 +129,19 @@ export function createStandingService({
    * needs the scopes of what it will do when it fires (standing-scopes.ts): one that acts
    * needs the turn to allow acting and the key to hold wallet:act, otherwise a message could
    * arrange an action that later runs unasked. The tokens it names must be listed now, not
-   * found missing when it fires.
+   * found missing when it fires. At the cap it is refused here already (409, limit
+   * standing_per_account), so a turn can say so; `staged` counts the ones the caller has
+   * prepared but not yet committed.
    */
   async function prepare(
     owner: StandingOwner,
     text: string,
     spec: StandingSpec,
-    opts: { allowAct: boolean; id?: string },
+    opts: { allowAct: boolean; id?: string; staged?: number },
   ): Promise<StandingRecord> {
     const refused = turnRefusal({ scopes: owner.scopes, allowAct: opts.allowAct }, standingNeed(spec));
     if (refused) throw refused;
+    await assertStandingRoom(owner.accountId, owner.kind, opts.staged ?? 0);
     const trigger = { ...spec.trigger };
     if (trigger.kind === 'price') {
       if (!wallet) throw new PresenceError('chain_unavailable', 'no chain is configured, so prices cannot be watched');
@@ -165,10 +172,20 @@ export function createStandingService({
     };
   }
 
-  /** Stores a prepared record unless one with its id exists (a re-run of the same turn); answers the stored one. */
+  /** Counted, then stored: intents made at once at the cap may pass it by the few in flight. */
+  async function assertStandingRoom(accountId: string, mode: KeyKind, staged: number) {
+    const active = (await storeFor(mode).listStanding(accountId)).filter((r) => r.state === 'active').length;
+    assertRoom('standing', active + staged, limits.standing);
+  }
+
+  /**
+   * Stores a prepared record unless one with its id exists (a re-run of the same turn);
+   * answers the stored one. Refused at the cap, like `prepare`.
+   */
   async function commit(mode: KeyKind, record: StandingRecord): Promise<StandingRecord> {
     const existing = await get(record.account_id, mode, record.id);
     if (existing) return existing;
+    await assertStandingRoom(record.account_id, mode, 0);
     await storeFor(mode).putStanding(record);
     if (record.trigger.kind === 'price') fresh.add(record.id);
     return record;
@@ -341,7 +358,7 @@ export function createStandingService({
     commit,
     get,
     /** Creates and stores at once. */
-    async create(owner: StandingOwner, text: string, spec: StandingSpec, opts: { allowAct: boolean; id?: string }) {
+    async create(owner: StandingOwner, text: string, spec: StandingSpec, opts: { allowAct: boolean; id?: string; staged?: number }) {
       return commit(owner.kind, await prepare(owner, text, spec, opts));
     },
     async list(accountId: string, mode: KeyKind) {

@@ -351,6 +351,11 @@ export function createOverlayStore(live: StorePort, { clock, caps }: { clock: Cl
       return null;
     },
 
+    async countOutstandingLinks(accountId, now) {
+      // Like redeemLink: only the overlay's own codes (link codes are made on the live store).
+      return [...(peek(accountId)?.links.values() ?? [])].filter((l) => l.redeemed_at === null && l.expires_at > now).length;
+    },
+
     async close() {
       // The live store is its owner's to close; this only lets go of what it kept.
       clear();

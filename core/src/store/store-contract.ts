@@ -537,6 +537,20 @@ export function describeStoreContract(name: string, open: OpenStoreHarness) {
         expect(await store.redeemLink('live', 50)).not.toBeNull();
         expect(await store.redeemLink('new', 160)).not.toBeNull();
       });
+
+      it("counts an account's links that are neither redeemed nor expired", async () => {
+        expect(await store.countOutstandingLinks('a', 0)).toBe(0);
+        await store.putLink(link('l1', 100), 0);
+        await store.putLink(link('l2', 200), 0);
+        await store.putLink(link('l3', 300), 0);
+        await store.putLink({ ...link('other', 300), account_id: 'b' }, 0);
+        expect(await store.countOutstandingLinks('a', 10)).toBe(3);
+        await store.redeemLink('l2', 20);
+        expect(await store.countOutstandingLinks('a', 20)).toBe(2);
+        expect(await store.countOutstandingLinks('a', 100)).toBe(1);
+        expect(await store.countOutstandingLinks('b', 100)).toBe(1);
+        expect(await store.countOutstandingLinks('a', 300)).toBe(0);
+      });
     });
 
     it('everything answered is still there after the store is opened again', async () => {

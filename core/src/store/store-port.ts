@@ -105,6 +105,8 @@ export interface StorePort {
   putLink(link: LinkRecord, now: number): Promise<void>;
   /** Marks the link redeemed if it is unredeemed and unexpired at `now`; answers it, or null. */
   redeemLink(hash: string, now: number): Promise<LinkRecord | null>;
+  /** How many of the account's links are neither redeemed nor expired at `now` (its cap is checked against it). */
+  countOutstandingLinks(accountId: string, now: number): Promise<number>;
 
   close(): Promise<void>;
 }

@@ -27,7 +27,7 @@ export const keysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }
       config: { scope: 'admin' },
       schema: {
         operationId: 'createKey',
-        openapi: { answers: { 201: 'The new key with its secret, shown this once' } },
+        openapi: { answers: { 201: 'The new key with its secret, shown this once' }, problems: ['conflict'] },
         summary: 'Create a key; the secret is shown once',
         tags,
         body: schemas.CreateKeyRequest,

@@ -10,7 +10,7 @@ export const linksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core 
       config: { scope: 'admin' },
       schema: {
         operationId: 'createLinkCode',
-        openapi: { answers: { 201: 'The one-time code and when it expires' } },
+        openapi: { answers: { 201: 'The one-time code and when it expires' }, problems: ['conflict'] },
         summary: 'Make a one-time link code (default 10 minutes)',
         tags: ['links'],
         body: schemas.LinkRequest.optional(),
@@ -31,7 +31,7 @@ export const linksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core 
         operationId: 'redeemLinkCode',
         openapi: {
           answers: { 200: 'A new key for the surface user (its secret shown this once)' },
-          problems: ['not_found', 'rate_limited', 'store_unavailable'],
+          problems: ['not_found', 'conflict', 'rate_limited', 'store_unavailable'],
         },
         summary: 'Redeem a link code for a new key (no Authorization; rate-limited per address)',
         tags: ['links'],

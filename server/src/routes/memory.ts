@@ -26,7 +26,7 @@ export const memoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
       config: { scope: 'memory:write' },
       schema: {
         operationId: 'pinMemory',
-        openapi: { answers: { 200: 'The keyword is pinned (also when it already was)' } },
+        openapi: { answers: { 200: 'The keyword is pinned (also when it already was)' }, problems: ['conflict'] },
         summary: 'Pin a keyword (a no-op 200 when already pinned)',
         tags,
         body: schemas.PinRequest,

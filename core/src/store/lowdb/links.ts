@@ -8,7 +8,7 @@ import { accountDocuments, type StoreContext } from './per-account';
 
 const LinksDoc = z.object({ links: z.array(LinkRecord) });
 
-export type LinksFamily = Pick<StorePort, 'putLink' | 'redeemLink'>;
+export type LinksFamily = Pick<StorePort, 'putLink' | 'redeemLink' | 'countOutstandingLinks'>;
 
 export async function openLinks(ctx: StoreContext): Promise<LinksFamily> {
   const { documents } = ctx;
@@ -25,6 +25,9 @@ export async function openLinks(ctx: StoreContext): Promise<LinksFamily> {
       });
       for (const hash of expired) if (accountOf.get(hash) === link.account_id) accountOf.delete(hash);
       accountOf.set(link.hash, link.account_id);
+    },
+    async countOutstandingLinks(accountId, now) {
+      return (await linkDoc(accountId)).db.data.links.filter((l) => l.redeemed_at === null && l.expires_at > now).length;
     },
     async redeemLink(hash, now) {
       const accountId = accountOf.get(hash);

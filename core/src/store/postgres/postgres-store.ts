@@ -370,6 +370,12 @@ export async function createPostgresStore({ url, keystore, max = 10, migrate: ap
         RETURNING doc, redeemed_at`;
       return row ? LinkRecord.parse({ ...(row.doc as object), redeemed_at: row.redeemed_at }) : null;
     },
+    async countOutstandingLinks(accountId, now) {
+      // Expired rows are deleted as codes are made, so the scan is over live codes only.
+      const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM links
+        WHERE doc->>'account_id' = ${accountId} AND redeemed_at IS NULL AND expires_at > ${now}`;
+      return row?.n ?? 0;
+    },
 
     async close() {
       await sql.end({ timeout: 5 });
