@@ -98,7 +98,8 @@ export async function buildApp({
     // 'idle': closing ends idle keep-alive connections at once, while in-flight requests finish
     // (event streams never finish by themselves; preClose below ends them first).
     forceCloseConnections: 'idle',
-    return503OnClosing: true,
+    // Fastify's own 503 while closing is a bare JSON body; ours (the hook below) is a problem.
+    return503OnClosing: false,
     http: { maxHeaderSize: MAX_HEADER_SIZE },
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // The router's own refusals (a malformed %-escape, an overlong path segment) and the
@@ -145,6 +146,12 @@ export async function buildApp({
     stopRotateListener();
     stopRecheck();
     streams.closeAll();
+  });
+  // A request that still reaches a closing server (pipelined, or on a keep-alive connection
+  // busy when closing began) is shed before any work: 503 `unavailable`, and Fastify adds
+  // `Connection: close`, so the client's retry goes to a server that is staying up.
+  app.addHook('onRequest', async () => {
+    if (closing) throw new PresenceError('unavailable', 'this server is shutting down; retry the request', { retryAfter: 1 });
   });
   // Node closes idle keep-alive connections once, when closing starts; one whose in-flight
   // request finishes later would idle until its keep-alive timeout and hold the close up.
