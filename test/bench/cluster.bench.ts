@@ -48,9 +48,7 @@ const POLICY = {
 };
 
 async function newWallet(c: Cluster, name: string, policy: Partial<typeof POLICY> = {}) {
-  const r = c.cli(['accounts', 'create', name]);
-  const key = /^admin key (\S+)$/m.exec(r.stdout)?.[1];
-  if (!key) throw new Error(`accounts create: ${r.stderr}`);
+  const key = c.createAccount(name);
   const s = c.servers[0] as ClusterServer;
   await fetch(`${s.url}/v1/wallet`, { headers: { authorization: `Bearer ${key}` } });
   await put(`${s.url}/v1/wallet/policy`, key, { ...POLICY, ...policy });
@@ -87,11 +85,7 @@ export async function clusterBenchmarks(rows: Row[]) {
         );
         // The same pins spread over 10 accounts, as many users are: one account's pins queue on
         // its own rows (memory, event sequence, rate log) on every server alike.
-        const spread = Array.from({ length: PIN_ACCOUNTS }, (_, a) => {
-          const key = /^admin key (\S+)$/m.exec(c.cli(['accounts', 'create', `bench-p${a}`]).stdout)?.[1];
-          if (!key) throw new Error('accounts create printed no key');
-          return key;
-        });
+        const spread = Array.from({ length: PIN_ACCOUNTS }, (_, a) => c.createAccount(`bench-p${a}`));
         const pinSpread = (label: string) => (i: number) =>
           post(`${at(i)}/v1/memory/pin`, spread[i % PIN_ACCOUNTS] as string, { key: `topic:${label}-${i % 50}`, note: `pin ${i}` });
         await rate(WARM_PINS_PER_SERVER * n, PIN_CALLERS, pinSpread('warm'));

@@ -31,9 +31,7 @@ const nonceOf = async (address: Hex) => Number(await rpc<string>('eth_getTransac
 
 /** A fresh account made on `s` (its wallet funded on the shared devnet) with an open policy. */
 async function account(s: ClusterServer, name: string, policy: Partial<typeof OPEN_POLICY> = {}) {
-  const r = c.cli(['accounts', 'create', name]);
-  expect(r.status, r.stderr).toBe(0);
-  const key = /^admin key (\S+)$/m.exec(r.stdout)?.[1] as string;
+  const key = c.createAccount(name);
   const w = await call(s.url, 'GET', '/v1/wallet', { key });
   expect(w.status, w.text).toBe(200);
   const p = await call(s.url, 'PUT', '/v1/wallet/policy', { key, body: { ...OPEN_POLICY, ...policy } });

@@ -109,6 +109,8 @@ export type Cluster = {
   leader(timeoutMs?: number): Promise<ClusterServer>;
   /** Runs `presence-server ARGS` with the deployment's environment, to its exit. */
   cli(args: string[]): { status: number | null; stdout: string; stderr: string };
+  /** `presence-server accounts create NAME`: answers the new account's admin key (throws when it printed none). */
+  createAccount(name: string): string;
   stop(): Promise<void>;
 };
 
@@ -194,7 +196,7 @@ export async function startCluster({ database, servers: count = 3, env: extra = 
         return null;
       }
     };
-    return {
+    const cluster: Cluster = {
       rpcUrl,
       database,
       servers,
@@ -222,11 +224,18 @@ export async function startCluster({ database, servers: count = 3, env: extra = 
         });
         return { status: r.status, stdout: r.stdout, stderr: r.stderr };
       },
+      createAccount(name) {
+        const r = cluster.cli(['accounts', 'create', name]);
+        const key = /^admin key (\S+)$/m.exec(r.stdout)?.[1];
+        if (r.status !== 0 || !key) throw new Error(`accounts create ${name} exited ${r.status}: ${r.stderr}`);
+        return key;
+      },
       async stop() {
         await sql.end({ timeout: 5 });
         await stopAll();
       },
     };
+    return cluster;
   } catch (e) {
     await stopAll();
     throw e;

@@ -4,7 +4,7 @@
 // drops and PostgreSQL ends the transaction).
 //
 // Holders of one name in this process queue in memory, and the server's transaction hands
-// the lock from one to the next without letting go (at most HANDOFFS in a row, so holders
+// the lock from one to the next without letting go (at most `handoffs` in a row, so holders
 // on other servers, queued in PostgreSQL behind it, get their turn). A busy wallet then
 // pays BEGIN, the lock and COMMIT once per run of holders (and a `SELECT 1` per handoff, to
 // know the hold is still alive) instead of once each: the nonce lock is every intent's
