@@ -103,6 +103,24 @@ describe('idempotency across servers sharing a store', () => {
     await expect(b.claim('a', 'live', 'k', 'other')).rejects.toMatchObject({ type: 'idempotency_mismatch' });
   });
 
+  it("the first finishes on another server between the twin's read and its claim: the twin replays, it does not run again", async () => {
+    const clock = createManualClock();
+    const a = serverOn('A', clock);
+    const b = serverOn('B', clock);
+    const read = store.getIdempotencyRecord.bind(store);
+    // B reads nothing stored; before B claims, A takes the key, answers, stores and releases.
+    store.getIdempotencyRecord = async (...args) => {
+      const seen = await read(...args);
+      store.getIdempotencyRecord = read;
+      await proceed(await a.claim('a', 'live', 'k', 'f')).complete(ok);
+      return seen;
+    };
+    expect(await b.claim('a', 'live', 'k', 'f')).toEqual({
+      kind: 'replay',
+      answer: expect.objectContaining({ status: 200, body: ok.body }),
+    });
+  });
+
   it('a different request under a key running elsewhere is a mismatch at once', async () => {
     const clock = createManualClock();
     proceed(await serverOn('A', clock).claim('a', 'live', 'k', 'f'));

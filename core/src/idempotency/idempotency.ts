@@ -189,7 +189,14 @@ export function createIdempotency({
     for (;;) {
       const now = clock.now();
       const held = await es.claimIdempotencyKey(accountId, key, { owner, fingerprint, expires_at: now + timing.leaseMs }, now);
-      if (held.owner === owner) return null;
+      if (held.owner === owner) {
+        // Read again once the claim is ours: the first may have finished on another server
+        // after our read and before our claim (it stores its answer, then releases the key).
+        const stored = await read(accountId, mode, key);
+        if (!stored) return null;
+        await es.releaseIdempotencyClaim(accountId, key, owner).catch(() => undefined);
+        return stored;
+      }
       if (held.fingerprint !== fingerprint) throw mismatch(key);
       if (Date.now() >= giveUpAt) {
         throw stillRunning(key);
