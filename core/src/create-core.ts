@@ -165,19 +165,22 @@ export function createCore(o: CoreOptions) {
      * surfaces retire their buttons on time) and standing intents see new blocks and the clock.
      */
     async tick() {
-      if (wallet) await wallet.confirmations.sweep((await store.listAccounts()).map((a) => a.id));
+      if (wallet) await wallet.confirmations.sweep();
       const fired = await standing.tick();
       if (fired > 0) metrics?.standingFired?.(fired);
       return fired;
     },
-    /** Periodic upkeep: expired holds, intents an outage left mid-flight, retention of events and idempotency answers, idle rate-limit logs. */
+    /**
+     * Periodic upkeep: expired holds, intents an outage left mid-flight, retention of events and
+     * idempotency answers, idle rate-limit logs. Each is one set-based query of the store (its
+     * cost follows what is due), never a loop over accounts.
+     */
     async maintain() {
-      const accounts = (await store.listAccounts()).map((a) => a.id);
       if (wallet) {
-        await wallet.confirmations.sweep(accounts);
+        await wallet.confirmations.sweep();
         await wallet.resumeStranded();
       }
-      for (const a of accounts) await events.prune(a, 'live');
+      await events.pruneStale();
       await idempotency.prune();
       localRateLimiter?.sweep();
     },

@@ -69,10 +69,10 @@ const entry = (i: number, note: string) => ({
   last_seen: Date.now(),
 });
 
-/** One pin: replace (or add) an entry in the memory document and append its event. */
+/** One pin: write (or replace) one memory entry and append its event. */
 async function pin(store: StorePort, i: number, account = ACCOUNT) {
   const e = entry(i, `n${i}`);
-  await store.updateMemory(account, (entries) => ({ entries: [...entries.filter((x) => x.key !== e.key), e], result: undefined }));
+  await store.changeMemory(account, [e.key], () => ({ put: [e], result: undefined }));
   await store.appendEvent(account, { type: 'memory', data: { key: e.key, tier: e.tier }, at: Date.now() });
 }
 

@@ -31,7 +31,7 @@ export async function startPresence() {
     /** Moves the server's clock past the default 600 s confirm timeout and runs its expiry sweep. */
     async expireHolds() {
       clock.advance(601_000);
-      await server.core.wallet!.confirmations.sweep(['default']);
+      await server.core.wallet!.confirmations.sweep();
     },
     async close() {
       await server.close();

@@ -17,7 +17,7 @@ import type { StorePort } from '../store/store-port';
 import { createEventPumps } from './event-pumps';
 
 /** Where events are kept: the live store for live keys, the overlay for test keys (create-core). */
-export type EventStore = Pick<StorePort, 'appendEvent' | 'eventsAfter' | 'eventBounds' | 'pruneEvents'>;
+export type EventStore = Pick<StorePort, 'appendEvent' | 'eventsAfter' | 'eventBounds' | 'pruneEvents' | 'pruneEventsOlderThan'>;
 
 export type FeedEvent = { id: number; type: EventType; data: Record<string, unknown> };
 export type FeedItem =
@@ -206,6 +206,8 @@ export function createEventsLog({
     emit,
     subscribe,
     prune,
+    /** Retention by age across accounts (upkeep): one set-based prune of the live store. */
+    pruneStale: () => storeFor('live').pruneEventsOlderThan(clock.now() - retention.maxAgeMs),
     bounds: (accountId: string, mode: KeyKind) => storeFor(mode).eventBounds(accountId),
     listenerCount: (accountId: string, mode: KeyKind) => listeners.get(channel(accountId, mode))?.size ?? 0,
     /** Stops listening for other servers' wake-ups. */

@@ -160,8 +160,12 @@ describe('expiry', () => {
       [late.confirm_id, 'held'],
     ]);
     expect(await stateOf(a.id, early.intent_id)).toBe('held');
-    expect(await t.wallet.confirmations.sweep([a.id])).toBe(1);
-    expect(await t.wallet.confirmations.sweep([a.id])).toBe(0);
+    // The sweep is across accounts (holds other tests left may be due too): this account's due
+    // hold is expired by it, the later one is not, and a second sweep finds nothing left.
+    expect(await t.wallet.confirmations.sweep()).toBeGreaterThanOrEqual(1);
+    expect(await stateOf(a.id, early.intent_id)).toBe('expired');
+    expect(await stateOf(a.id, late.intent_id)).toBe('held');
+    expect(await t.wallet.confirmations.sweep()).toBe(0);
     expect((await t.events(a.id, 'live', 'confirm')).map((e) => [e.data.confirm_id, e.data.status])).toEqual([
       [early.confirm_id, 'expired'],
     ]);

@@ -5,44 +5,72 @@
 //   with 7 days left;
 // - a user's pin is never dropped or demoted.
 // Each change is announced as a `memory` event { key, tier }.
+// It reads only entries whose `due_at` has come (memory-rules.ts `compactionDue`), with one
+// indexed query per batch: its cost follows the entries with something to do.
 import type { Clock } from '../clock/clock';
 import type { EventsLog } from '../events/events-log';
-import type { MemoryEntry } from '../store/documents';
+import { type MemoryEntry, memoryDueAt } from '../store/documents';
 import type { StorePort } from '../store/store-port';
-import { DAY_MS, daysLeft, effectiveWeight, FADE_DAYS, PROMOTE_TOUCHES, PROMOTE_WEIGHT } from './memory-rules';
+import { compactionDue, DAY_MS, daysLeft, effectiveWeight, FADE_DAYS, PROMOTE_TOUCHES, PROMOTE_WEIGHT, withDue } from './memory-rules';
 
 type Change = { key: string; tier: 'pinned' | 'fading' | 'dropped' };
 
+/** How many due entries one query takes; the run goes on until none are due. */
+const BATCH = 1_000;
+
+/**
+ * Applies the rules to one entry the index says is due; null drops it. An entry that turns out
+ * to need nothing (touched since, or not heavy enough) is written back with its next due time.
+ */
+function compact(e: MemoryEntry, now: number): { next: MemoryEntry | null; change: Change | null } {
+  if (e.tier === 'pinned') {
+    if (e.pinned_by === 'compactor' && daysLeft(e, now) === 0) {
+      const next = withDue({ ...e, tier: 'fading', pinned_by: null, last_seen: now - (FADE_DAYS - 7) * DAY_MS });
+      return { next, change: { key: e.key, tier: 'fading' } };
+    }
+  } else if (daysLeft(e, now) === 0) {
+    return { next: null, change: { key: e.key, tier: 'dropped' } };
+  } else if (effectiveWeight(e, now) >= PROMOTE_WEIGHT && e.touches >= PROMOTE_TOUCHES) {
+    return { next: withDue({ ...e, tier: 'pinned', pinned_by: 'compactor' }), change: { key: e.key, tier: 'pinned' } };
+  }
+  // Nothing to do: a fading key that was not promoted now never will be without a touch (which
+  // sets its time again), so it is next due when its days run out.
+  return { next: { ...e, due_at: e.tier === 'fading' ? e.last_seen + FADE_DAYS * DAY_MS : compactionDue(e) }, change: null };
+}
+
 export function createCompactor({ store, clock, events }: { store: StorePort; clock: Clock; events: EventsLog }) {
-  async function compactAccount(accountId: string): Promise<Change[]> {
-    const now = clock.now();
-    const changes = await store.updateMemory(accountId, (entries) => {
-      const out: MemoryEntry[] = [];
+  async function compactAccount(accountId: string, keys: readonly string[], now: number): Promise<Change[]> {
+    const changes = await store.changeMemory(accountId, keys, ({ found }) => {
+      const put: MemoryEntry[] = [];
+      const remove: string[] = [];
       const changed: Change[] = [];
-      for (const e of entries) {
-        if (e.tier === 'pinned') {
-          if (e.pinned_by === 'compactor' && daysLeft(e, now) === 0) {
-            out.push({ ...e, tier: 'fading', pinned_by: null, last_seen: now - (FADE_DAYS - 7) * DAY_MS });
-            changed.push({ key: e.key, tier: 'fading' });
-          } else out.push(e);
-        } else if (daysLeft(e, now) === 0) {
-          changed.push({ key: e.key, tier: 'dropped' });
-        } else if (effectiveWeight(e, now) >= PROMOTE_WEIGHT && e.touches >= PROMOTE_TOUCHES) {
-          out.push({ ...e, tier: 'pinned', pinned_by: 'compactor' });
-          changed.push({ key: e.key, tier: 'pinned' });
-        } else out.push(e);
+      for (const e of found.values()) {
+        const due = memoryDueAt(e);
+        if (due === null || due > now) continue; // touched since the query
+        const { next, change } = compact(e, now);
+        if (next) put.push(next);
+        else remove.push(e.key);
+        if (change) changed.push(change);
       }
-      return { entries: changed.length ? out : entries, result: changed };
+      return { put, remove, result: changed };
     });
     for (const c of changes) await events.emit(accountId, 'live', 'memory', c);
     return changes;
   }
 
   return {
+    /** One pass over the entries that are due (one indexed query per batch), never over every account. */
     async runOnce(): Promise<Change[]> {
+      const now = clock.now();
       const all: Change[] = [];
-      for (const a of await store.listAccounts()) all.push(...(await compactAccount(a.id)));
-      return all;
+      for (;;) {
+        const due = await store.memoryDue(now, BATCH);
+        if (due.length === 0) return all;
+        const byAccount = new Map<string, string[]>();
+        for (const d of due) byAccount.set(d.account_id, [...(byAccount.get(d.account_id) ?? []), d.key]);
+        for (const [accountId, keys] of byAccount) all.push(...(await compactAccount(accountId, keys, now)));
+        if (due.length < BATCH) return all;
+      }
     },
   };
 }

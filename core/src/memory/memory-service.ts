@@ -10,7 +10,8 @@ import type { EventsLog } from '../events/events-log';
 import { type AccountLimits, accountLimits, assertRoom } from '../limits/account-limits';
 import type { MemoryEntry } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
-import { daysLeft, effectiveWeight, touched } from './memory-rules';
+import type { MemoryPeek } from '../store/store-port';
+import { daysLeft, effectiveWeight, touched, withDue } from './memory-rules';
 
 export type MemoryService = ReturnType<typeof createMemoryService>;
 
@@ -26,27 +27,21 @@ export function createMemoryService({
   limits?: Pick<AccountLimits, 'memory'>;
 }) {
   /** `staged`: new keys the caller will pin before this one (a turn's earlier pins), counted as held. */
-  const decidePin = (
-    entries: readonly MemoryEntry[],
-    key: string,
-    note: string | undefined,
-    now: number,
-    staged: ReadonlySet<string> = new Set(),
-  ) => {
-    const i = entries.findIndex((e) => e.key === key);
-    const prev = entries[i];
+  /** `current` holds `key` and the staged keys (if stored), and the account's count. */
+  const decidePin = (current: MemoryPeek, key: string, note: string | undefined, now: number, staged: ReadonlySet<string> = new Set()) => {
+    const prev = current.found.get(key);
     if (!prev) {
-      const stagedNew = [...staged].filter((k) => k !== key && !entries.some((e) => e.key === k)).length;
-      assertRoom('memory', entries.length + stagedNew, limits.memory);
+      const stagedNew = [...staged].filter((k) => k !== key && !current.found.has(k)).length;
+      assertRoom('memory', current.count + stagedNew, limits.memory);
     }
     const alreadyUserPinned = prev?.tier === 'pinned' && prev.pinned_by === 'user' && (note === undefined || note === prev.note);
-    const next: MemoryEntry = {
+    const next: MemoryEntry = withDue({
       ...touched(prev, key, now),
       tier: 'pinned',
       pinned_by: 'user',
       note: note ?? prev?.note ?? '',
-    };
-    return { i, next, changed: !alreadyUserPinned };
+    });
+    return { next, changed: !alreadyUserPinned };
   };
   const notStored = (key: string) => notFound(`memory key ${key} is not stored`);
 
@@ -89,14 +84,10 @@ export function createMemoryService({
 
     async pin(accountId: string, mode: KeyKind, key: string, note?: string) {
       const now = clock.now();
-      const { next, changed } = await storeFor(mode).updateMemory(accountId, (entries) => {
-        const d = decidePin(entries, key, note, now);
+      const { next, changed } = await storeFor(mode).changeMemory(accountId, [key], (current) => {
+        const d = decidePin(current, key, note, now);
         // A repeated pin is a no-op: nothing written, so nothing to lose or reorder.
-        if (!d.changed) return { entries, result: d };
-        const out = [...entries];
-        if (d.i >= 0) out[d.i] = d.next;
-        else out.push(d.next);
-        return { entries: out, result: d };
+        return d.changed ? { put: [d.next], result: d } : { result: d };
       });
       if (changed) await announce(accountId, mode, key, 'pinned');
       return { key, tier: 'pinned' as const, note: next.note, changed };
@@ -107,15 +98,15 @@ export function createMemoryService({
      * stored); `staged` are the keys the turn will pin before this one.
      */
     async previewPin(accountId: string, mode: KeyKind, key: string, note?: string, staged?: ReadonlySet<string>) {
-      const { next, changed } = decidePin(await storeFor(mode).readMemory(accountId), key, note, clock.now(), staged);
+      const current = await storeFor(mode).peekMemory(accountId, [key, ...(staged ?? [])]);
+      const { next, changed } = decidePin(current, key, note, clock.now(), staged);
       return { key, tier: 'pinned' as const, note: next.note, changed };
     },
 
     async forget(accountId: string, mode: KeyKind, key: string) {
-      const found = await storeFor(mode).updateMemory(accountId, (entries) => {
-        const out = entries.filter((e) => e.key !== key);
-        return { entries: out, result: out.length !== entries.length };
-      });
+      const found = await storeFor(mode).changeMemory(accountId, [key], (current) =>
+        current.found.has(key) ? { remove: [key], result: true } : { result: false },
+      );
       if (!found) throw notStored(key);
       await announce(accountId, mode, key, 'dropped');
       return { key, forgotten: true as const };
@@ -123,7 +114,7 @@ export function createMemoryService({
 
     /** What `forget` would answer, writing nothing. */
     async previewForget(accountId: string, mode: KeyKind, key: string) {
-      if (!(await storeFor(mode).readMemory(accountId)).some((e) => e.key === key)) throw notStored(key);
+      if (!(await storeFor(mode).peekMemory(accountId, [key])).found.has(key)) throw notStored(key);
       return { key, forgotten: true as const };
     },
 
@@ -132,16 +123,16 @@ export function createMemoryService({
       const unique = [...new Set(keys)];
       if (unique.length === 0) return unique;
       const now = clock.now();
-      return storeFor(mode).updateMemory(accountId, (entries) => {
-        const byKey = new Map(entries.map((e) => [e.key, e]));
-        const done: string[] = [];
+      return storeFor(mode).changeMemory(accountId, unique, ({ found, count }) => {
+        const put: MemoryEntry[] = [];
+        let held = count;
         for (const k of unique) {
-          const prev = byKey.get(k);
-          if (!prev && byKey.size >= limits.memory) continue;
-          byKey.set(k, touched(prev, k, now));
-          done.push(k);
+          const prev = found.get(k);
+          if (!prev && held >= limits.memory) continue;
+          if (!prev) held++;
+          put.push(touched(prev, k, now));
         }
-        return { entries: [...byKey.values()], result: done };
+        return { put, result: put.map((e) => e.key) };
       });
     },
   };

@@ -29,7 +29,8 @@ beforeAll(async () => {
 afterEach(async () => {
   t.restore();
   await t.core.standing.drain();
-  for (const r of await t.store.listStanding()) if (r.state === 'active') await t.core.standing.cancel(r.account_id, 'live', r.id);
+  const all = await t.store.dueStanding({ now: Number.MAX_SAFE_INTEGER, pricesMoved: true, createdSince: 0 });
+  for (const r of all) if (r.state === 'active') await t.core.standing.cancel(r.account_id, 'live', r.id);
 });
 afterAll(async () => {
   await t?.close();

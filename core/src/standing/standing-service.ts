@@ -91,11 +91,7 @@ class RetryLater extends Error {}
 
 export type StandingService = ReturnType<typeof createStandingService>;
 
-/**
- * `store` is the live store: only what is there fires. `storeFor` is where a key of each kind
- * creates, lists and cancels (a test key's standing intents are kept in the overlay, listed
- * to test keys, and never fire).
- */
+/** `store` (live) is what fires; `storeFor` is where each key kind creates, lists and cancels (a test key's never fire). */
 const CLOCK_SLACK_MS = 1_000;
 
 export function createStandingService({
@@ -304,7 +300,9 @@ export function createStandingService({
     const now = clock.now();
     let fired = 0;
     const due: { record: StandingRecord; n: number }[] = [];
-    for (const r of await store.listStanding()) {
+    // One indexed query: pending fires, daily times come, price triggers (all on a new block, else the new ones).
+    const due_ = { now, pricesMoved: snapshot !== null && only === null, createdSince: snapshot ? since : Number.POSITIVE_INFINITY };
+    for (const r of await store.dueStanding(due_)) {
       for (const p of r.pending) due.push({ record: r, n: p.n });
       if (r.state !== 'active') continue;
       if (r.trigger.kind === 'daily') {

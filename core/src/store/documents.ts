@@ -52,8 +52,17 @@ export const MemoryEntry = z.object({
   note: z.string(),
   touches: z.number().int(),
   last_seen: z.number(),
+  /**
+   * When the compactor must next look at this entry (memory-rules.ts `compactionDue`): null
+   * for a user's pin. Absent on entries written before it existed: due at once.
+   */
+  due_at: z.number().nullable().optional(),
 });
 export type MemoryEntry = z.infer<typeof MemoryEntry>;
+
+/** When the compactor must look at an entry (null: never); entries from before `due_at` existed are due at once. */
+export const memoryDueAt = (e: MemoryEntry): number | null =>
+  e.due_at !== undefined ? e.due_at : e.tier === 'pinned' && e.pinned_by === 'user' ? null : 0;
 
 export const StoredEvent = z.object({
   id: z.number().int(),

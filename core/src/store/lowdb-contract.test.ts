@@ -3,10 +3,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { describeDueWorkContract } from './due-work-contract';
 import { createLowdbStore } from './lowdb/lowdb-store';
-import { describeStoreContract } from './store-contract';
+import { describeStoreContract, type OpenStoreHarness } from './store-contract';
 
-describeStoreContract('lowdb', async (keystore) => {
+const lowdbHarness: OpenStoreHarness = async (keystore) => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'store-contract-'));
   let store = await createLowdbStore({ dataDir, keystore });
   return {
@@ -22,4 +23,6 @@ describeStoreContract('lowdb', async (keystore) => {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-});
+};
+describeStoreContract('lowdb', lowdbHarness);
+describeDueWorkContract('lowdb', lowdbHarness);

@@ -43,8 +43,13 @@ const answer = (key: string, created_at: number, body = '{}'): IdempotencyRecord
   body,
   created_at,
 });
-const addMemory = (store: StorePort, key: string) =>
-  store.updateMemory('a', (entries) => ({ entries: [...entries, entry(key)], result: undefined }));
+const addMemory = (store: StorePort, key: string) => store.changeMemory('a', [key], () => ({ put: [entry(key)], result: undefined }));
+/** A write to account a's own document (data/accounts/a.json): one preference more. */
+const addPreference = async (store: StorePort, key: string) => {
+  if (!(await store.getAccount('a'))) await store.createAccount(account('a'));
+  return store.updateAccount('a', (a) => ({ ...a, presence: { ...a.presence, preferences: { ...a.presence.preferences, [key]: true } } }));
+};
+const preferences = async (store: StorePort) => Object.keys((await store.getAccount('a'))?.presence.preferences ?? {});
 const deferred = () => {
   let resolve!: () => void;
   let reject!: (e: unknown) => void;
@@ -132,20 +137,17 @@ describe('lowdb store', () => {
 
   it.runIf(process.platform === 'linux')('concurrent appends and document updates share their syncs (group commit)', async () => {
     await store.appendEvent('a', { type: 'memory', data: {}, at: 0 });
-    await addMemory(store, 'topic:first');
+    await addPreference(store, 'topic:first');
     const calls = await syncSpy();
     const events = await Promise.all(Array.from({ length: 50 }, (_, i) => store.appendEvent('a', { type: 'memory', data: { i }, at: i })));
-    await Promise.all(Array.from({ length: 20 }, (_, i) => addMemory(store, `topic:t${i}`)));
+    await Promise.all(Array.from({ length: 20 }, (_, i) => addPreference(store, `topic:t${i}`)));
 
     expect(events.map((e) => e.id)).toEqual(Array.from({ length: 50 }, (_, i) => i + 2));
     const lines = readFileSync(path.join(dir, 'data', 'events', 'a.jsonl'), 'utf8')
       .trim()
       .split('\n');
     expect(lines.map((l) => JSON.parse(l).id)).toEqual(Array.from({ length: 51 }, (_, i) => i + 1));
-    expect((await store.readMemory('a')).map((e) => e.key)).toEqual([
-      'topic:first',
-      ...Array.from({ length: 20 }, (_, i) => `topic:t${i}`),
-    ]);
+    expect(await preferences(store)).toEqual(['topic:first', ...Array.from({ length: 20 }, (_, i) => `topic:t${i}`)]);
     const appendSyncs = calls.filter((c) => c.kind === 'datasync').length;
     const documentWrites = calls.filter((c) => c.file.endsWith('a.json.tmp')).length;
     expect(appendSyncs).toBeGreaterThanOrEqual(1);
@@ -154,47 +156,84 @@ describe('lowdb store', () => {
     expect(documentWrites).toBeLessThanOrEqual(3);
   });
 
+  it('a pin on a memory of 490 entries writes one line and rewrites nothing', async () => {
+    for (let i = 0; i < 490; i += 70)
+      await store.changeMemory('a', [], () => ({ put: Array.from({ length: 70 }, (_, j) => entry(`topic:m${i + j}`)), result: undefined }));
+    const file = path.join(dir, 'data', 'memory', 'a.jsonl');
+    const before = readFileSync(file, 'utf8');
+    const rewrites: string[] = [];
+    hooks.beforeWrite = async (f) => {
+      rewrites.push(f);
+    };
+    await addMemory(store, 'topic:new');
+    const after = readFileSync(file, 'utf8');
+    expect(after.startsWith(before)).toBe(true);
+    expect(
+      after
+        .slice(before.length)
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).key),
+    ).toEqual(['topic:new']);
+    expect(rewrites).toEqual([]);
+    expect((await store.peekMemory('a', [])).count).toBe(491);
+  });
+
+  it('a memory document from before rows is read as rows, once', async () => {
+    await store.close();
+    const legacy = path.join(dir, 'data', 'memory', 'old.json');
+    writeFileSync(legacy, JSON.stringify({ entries: [entry('topic:kept'), entry('pair:WETH-USDC')] }));
+    store = await createLowdbStore({ dataDir: dir, keystore });
+    expect((await store.readMemory('old')).map((e) => e.key).sort()).toEqual(['pair:WETH-USDC', 'topic:kept']);
+    expect(existsSync(legacy)).toBe(false);
+    await addMemory(store, 'topic:x');
+    await store.close();
+    store = await createLowdbStore({ dataDir: dir, keystore });
+    expect((await store.peekMemory('old', [])).count).toBe(2);
+    expect((await store.readMemory('a')).map((e) => e.key)).toEqual(['topic:x']);
+  });
+
   it('readers see a document only once its write succeeded', async () => {
-    await addMemory(store, 'topic:committed');
+    await addPreference(store, 'topic:committed');
     const started = deferred();
     const gate = deferred();
     hooks.beforeWrite = async (file) => {
-      if (!file.endsWith(path.join('memory', 'a.json'))) return;
+      if (!file.endsWith(path.join('accounts', 'a.json'))) return;
       started.resolve();
       await gate.promise;
     };
-    const writing = addMemory(store, 'topic:pending');
+    const writing = addPreference(store, 'topic:pending');
     await started.promise;
-    expect((await store.readMemory('a')).map((e) => e.key)).toEqual(['topic:committed']);
+    expect(await preferences(store)).toEqual(['topic:committed']);
     gate.resolve();
     await writing;
-    expect((await store.readMemory('a')).map((e) => e.key)).toEqual(['topic:committed', 'topic:pending']);
+    expect(await preferences(store)).toEqual(['topic:committed', 'topic:pending']);
   });
 
   it('a failed write publishes nothing, fails the writes built on it, and the next write starts from what is committed', async () => {
-    await addMemory(store, 'topic:committed');
+    await addPreference(store, 'topic:committed');
     const started = deferred();
     const gate = deferred();
     hooks.beforeWrite = async (file) => {
-      if (!file.endsWith(path.join('memory', 'a.json'))) return;
+      if (!file.endsWith(path.join('accounts', 'a.json'))) return;
       hooks.beforeWrite = null;
       started.resolve();
       await gate.promise;
     };
-    const failing = addMemory(store, 'topic:lost');
+    const failing = addPreference(store, 'topic:lost');
     await started.promise;
     // Computed from the failing version while its write is under way: must fail with it.
-    const dependent = addMemory(store, 'topic:dependent');
+    const dependent = addPreference(store, 'topic:dependent');
     gate.reject(new Error('disk full'));
     await expect(failing).rejects.toThrow('disk full');
     await expect(dependent).rejects.toThrow('disk full');
-    expect((await store.readMemory('a')).map((e) => e.key)).toEqual(['topic:committed']);
+    expect(await preferences(store)).toEqual(['topic:committed']);
 
-    await addMemory(store, 'topic:next');
-    expect((await store.readMemory('a')).map((e) => e.key)).toEqual(['topic:committed', 'topic:next']);
+    await addPreference(store, 'topic:next');
+    expect(await preferences(store)).toEqual(['topic:committed', 'topic:next']);
     await store.close();
     store = await createLowdbStore({ dataDir: dir, keystore });
-    expect((await store.readMemory('a')).map((e) => e.key)).toEqual(['topic:committed', 'topic:next']);
+    expect(await preferences(store)).toEqual(['topic:committed', 'topic:next']);
   });
 
   it('pruning idempotency answers never loses one put while it runs', async () => {

@@ -68,8 +68,7 @@ const answer = (k: string, created_at: number): IdempotencyRecord => ({
   body: '{}',
   created_at,
 });
-const pin = (s: StorePort, k: string, note = '') =>
-  s.updateMemory('a', (es) => ({ entries: [...es.filter((e) => e.key !== k), entry(k, note)], result: undefined }));
+const pin = (s: StorePort, k: string, note = '') => s.changeMemory('a', [k], () => ({ put: [entry(k, note)], result: undefined }));
 const keysOf = async (s: StorePort) => (await s.readMemory('a')).map((e) => e.key);
 let said = 0;
 const say = (s: StorePort, text: string) => s.appendThread('a', { kind: 'presence', at: ++said, text, cause: 'test' });
@@ -112,7 +111,7 @@ describe('overlay store', () => {
     await pin(live, 'token:WETH');
     await overlay.updateAccount('a', (a) => ({ ...a, presence: { ...a.presence, name: 'Zed' } }));
     await pin(overlay, 'topic:secret');
-    await overlay.updateMemory('a', (es) => ({ entries: es.filter((e) => e.key !== 'token:WETH'), result: undefined }));
+    await overlay.changeMemory('a', ['token:WETH'], () => ({ remove: ['token:WETH'], result: undefined }));
     await overlay.insertKey(key('key_2'));
     await overlay.putStanding(standing('st_2'));
     await say(overlay, 'only for tests');

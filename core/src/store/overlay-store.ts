@@ -18,7 +18,6 @@
 // keeps the account's last `maxRecords` changes (an older change is forgotten and its
 // record reads live again; the oldest events, intents and answers are dropped), and an
 // account's whole overlay is dropped after `idleMs` without a write. A restart drops all.
-import { isDeepStrictEqual } from 'node:util';
 import type { KeyKind } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { createKeyedLock } from '../concurrency/keyed-lock';
@@ -28,7 +27,7 @@ import type { IntentRecord, MemoryEntry, StoredEvent, ThreadEntry } from './docu
 import { createIntentIndex } from './intent-index';
 import { createOverlayAccounts, type Family, type Records } from './overlay-accounts';
 import { applied, type Changes, changeFrom, copy, overlaid, remember } from './overlay-changes';
-import type { StorePort } from './store-port';
+import type { MemoryPeek, StorePort } from './store-port';
 
 /** The store a key of each kind reads and writes: chosen once, in create-core. */
 export type StoreFor = (kind: KeyKind) => StorePort;
@@ -76,6 +75,20 @@ export function createOverlayStore(live: StorePort, { clock, caps }: { clock: Cl
 
   // Test keys' requests in flight: the overlay lives in one server, so memory is enough.
   const { pruneClaims, ...claimOps } = createClaimTable();
+  /** The named entries as a test key sees them, and the count of every entry it sees. */
+  async function peekOverlaid(accountId: string, keys: readonly string[]): Promise<MemoryPeek> {
+    const changes = changesOf(accountId, 'memory');
+    const changed = [...(changes?.keys() ?? [])];
+    const base = await live.peekMemory(accountId, [...new Set([...keys, ...changed])]);
+    let count = base.count;
+    for (const k of changed) count += Number(applied(base.found.get(k) ?? null, changes?.get(k)) !== null) - Number(base.found.has(k));
+    const found = new Map<string, MemoryEntry>();
+    for (const k of keys) {
+      const e = applied(base.found.get(k) ?? null, changes?.get(k));
+      if (e) found.set(k, e);
+    }
+    return { found, count };
+  }
   const liveStanding = async (accountId: string, id: string) => (await live.listStanding(accountId)).find((r) => r.id === id) ?? null;
 
   const store: StorePort = {
@@ -165,20 +178,23 @@ export function createOverlayStore(live: StorePort, { clock, caps }: { clock: Cl
     async readMemory(accountId) {
       return overlaid(await live.readMemory(accountId), changesOf(accountId, 'memory'), (e) => e.key);
     },
-    updateMemory(accountId, update) {
+    async peekMemory(accountId, keys) {
+      return peekOverlaid(accountId, keys);
+    },
+    changeMemory(accountId, keys, decide) {
       return lock(`memory:${accountId}`, async () => {
-        const base = await live.readMemory(accountId);
-        const current = overlaid(base, changesOf(accountId, 'memory'), (e) => e.key);
-        const { entries, result } = update(structuredClone(current));
-        const byKey = <E extends MemoryEntry>(es: readonly E[]) => new Map(es.map((e) => [e.key, e]));
-        const [baseBy, currentBy, nextBy] = [byKey(base), byKey(current), byKey(entries)];
-        for (const key of new Set([...currentBy.keys(), ...nextBy.keys()])) {
-          const next = nextBy.get(key) ?? null;
-          if (isDeepStrictEqual(currentBy.get(key) ?? null, next)) continue;
-          remember(own(accountId).records.memory, key, changeFrom(baseBy.get(key) ?? null, next), maxRecords);
-        }
+        const current = await peekOverlaid(accountId, keys);
+        const { put = [], remove = [], result } = decide(current);
+        const live_ = await live.peekMemory(accountId, [...put.map((e) => e.key), ...remove]);
+        const mine = own(accountId).records.memory;
+        for (const e of put) remember(mine, e.key, changeFrom(live_.found.get(e.key) ?? null, e), maxRecords);
+        for (const k of remove) remember(mine, k, changeFrom(live_.found.get(k) ?? null, null), maxRecords);
         return result;
       });
+    },
+    async memoryDue() {
+      // The compactor works on live memory only; a test key's entries are the overlay's to drop.
+      return [];
     },
 
     async appendEvent(accountId, event) {
@@ -202,6 +218,16 @@ export function createOverlayStore(live: StorePort, { clock, caps }: { clock: Cl
       const before = o.events.length;
       o.events = o.events.filter((e, i) => i >= before - keepLast && e.at >= olderThan);
       return before - o.events.length;
+    },
+
+    async pruneEventsOlderThan(olderThan) {
+      let dropped = 0;
+      for (const o of active()) {
+        const before = o.events.length;
+        o.events = o.events.filter((e) => e.at >= olderThan);
+        dropped += before - o.events.length;
+      }
+      return dropped;
     },
 
     async getIdempotencyRecord(accountId, key) {
@@ -282,6 +308,10 @@ export function createOverlayStore(live: StorePort, { clock, caps }: { clock: Cl
     async intentsInStates(states) {
       return [...active()].flatMap((o) => o.intents.list(states));
     },
+    async dueHolds(now) {
+      // Only accounts whose overlay is active: bounded by what test keys did in the last day.
+      return [...active()].flatMap((o) => o.intents.list(['held']).filter((r) => (r.expires_at ?? 0) <= now));
+    },
 
     appendThread(accountId, entry) {
       // Numbered after the live thread as it stands, so the entry sorts where it was said.
@@ -314,12 +344,11 @@ export function createOverlayStore(live: StorePort, { clock, caps }: { clock: Cl
       );
     },
     async listStanding(accountId) {
-      if (accountId !== undefined) return overlaid(await live.listStanding(accountId), changesOf(accountId, 'standing'), (r) => r.id);
-      const rows = await live.listStanding();
-      const out = rows.flatMap((r) => applied(r, changesOf(r.account_id, 'standing')?.get(r.id)) ?? []);
-      const known = new Set(rows.map((r) => r.id));
-      for (const o of active()) for (const [id, c] of o.records.standing) if (!known.has(id) && 'whole' in c) out.push(c.whole);
-      return out;
+      return overlaid(await live.listStanding(accountId), changesOf(accountId, 'standing'), (r) => r.id);
+    },
+    async dueStanding() {
+      // A test key's standing intents never fire (standing-service.ts): nothing is due here.
+      return [];
     },
     updateStanding(accountId, id, update) {
       return updateRecord(

@@ -154,8 +154,8 @@ describe('per-account documents', () => {
     await store.insertKey(key('key_a', 'a', 'ha'));
     await store.putLink(link('la', 'a'), 0);
     await store.createWallet(wallet('a'));
-    await store.updateMemory('a', () => ({
-      entries: [{ key: 'topic:x', tier: 'pinned', pinned_by: 'user', weight: 1, note: '', touches: 1, last_seen: 0 }],
+    await store.changeMemory('a', ['topic:x'], () => ({
+      put: [{ key: 'topic:x', tier: 'pinned', pinned_by: 'user', weight: 1, note: '', touches: 1, last_seen: 0 }],
       result: undefined,
     }));
     await store.appendEvent('a', { type: 'memory', data: {}, at: 0 });

@@ -20,6 +20,21 @@ import type {
 
 export type EventBounds = { oldest: number | null; latest: number };
 
+/** What a memory change decides from the entries it named: rows to write, keys to remove, and its answer. */
+export type MemoryChange<T> = { put?: readonly MemoryEntry[]; remove?: readonly string[]; result: T };
+
+/** The named entries of one account that exist, by key, and how many entries the account keeps. */
+export type MemoryPeek = { found: ReadonlyMap<string, MemoryEntry>; count: number };
+
+/** Standing intents that may fire now (see `dueStanding`). */
+export type StandingDue = {
+  now: number;
+  /** The price moved (a new block): every active price trigger is checked. */
+  pricesMoved: boolean;
+  /** Otherwise only price triggers created at or after this time (ms epoch) are. */
+  createdSince: number;
+};
+
 /** An Idempotency-Key whose first request is running: who runs it, for what, until when (ms epoch). */
 export type InFlightClaim = { owner: string; fingerprint: string; expires_at: number };
 
@@ -35,8 +50,14 @@ export interface StorePort {
   listKeys(accountId: string): Promise<KeyRecord[]>;
   updateKey(id: string, update: (key: KeyRecord) => KeyRecord): Promise<KeyRecord>;
 
+  // Memory entries are rows: a change names its keys, and only those rows are read and
+  // written, so its cost never depends on how many entries the account keeps.
   readMemory(accountId: string): Promise<MemoryEntry[]>;
-  updateMemory<T>(accountId: string, update: (entries: MemoryEntry[]) => { entries: MemoryEntry[]; result: T }): Promise<T>;
+  peekMemory(accountId: string, keys: readonly string[]): Promise<MemoryPeek>;
+  /** Runs `decide` under the account's memory lock on the named entries and applies what it answers. */
+  changeMemory<T>(accountId: string, keys: readonly string[], decide: (current: MemoryPeek) => MemoryChange<T>): Promise<T>;
+  /** Across accounts: the entries whose `due_at` is at or before `now` (what the compactor looks at), at most `limit`. */
+  memoryDue(now: number, limit: number): Promise<{ account_id: string; key: string }[]>;
 
   /** Appends with the next per-account id (1, 2, 3…); the id is assigned under the log's lock. */
   appendEvent(accountId: string, event: Omit<StoredEvent, 'id'>): Promise<StoredEvent>;
@@ -44,6 +65,8 @@ export interface StorePort {
   eventBounds(accountId: string): Promise<EventBounds>;
   /** Drops events beyond the newest `keepLast` or older than `olderThan` (ms epoch). */
   pruneEvents(accountId: string, keepLast: number, olderThan: number): Promise<number>;
+  /** Across accounts, set-based: drops events older than `olderThan` (an account may keep its newest). */
+  pruneEventsOlderThan(olderThan: number): Promise<number>;
 
   getIdempotencyRecord(accountId: string, key: string): Promise<IdempotencyRecord | null>;
   putIdempotencyRecord(accountId: string, record: IdempotencyRecord): Promise<void>;
@@ -89,8 +112,10 @@ export interface StorePort {
   /** USD (1e18) of the account's intents executing, signed or done that spent (executed, or
    * last changed while in flight) at or after `since`: what daily_cap is checked against. */
   spentSince(accountId: string, since: number): Promise<bigint>;
-  /** Across accounts, for recovery at start and expiry sweeps. */
+  /** Across accounts, for recovery at start and upkeep; indexed for held, executing and signed. */
   intentsInStates(states: readonly IntentState[]): Promise<IntentRecord[]>;
+  /** Across accounts: held intents whose `expires_at` is at or before `now`. */
+  dueHolds(now: number): Promise<IntentRecord[]>;
 
   /** Appends with the next per-account thread id. */
   appendThread(accountId: string, entry: NewThreadEntry): Promise<ThreadEntry>;
@@ -98,7 +123,12 @@ export interface StorePort {
   readThread(accountId: string, opts: { before?: number; limit: number }): Promise<ThreadEntry[]>;
 
   putStanding(record: StandingRecord): Promise<void>;
-  listStanding(accountId?: string): Promise<StandingRecord[]>;
+  listStanding(accountId: string): Promise<StandingRecord[]>;
+  /**
+   * Across accounts, one indexed query: records with fires pending, and active ones whose
+   * trigger may hold now (daily ones past `next_at`; price ones as `due` says).
+   */
+  dueStanding(due: StandingDue): Promise<StandingRecord[]>;
   updateStanding(accountId: string, id: string, update: (r: StandingRecord) => StandingRecord): Promise<StandingRecord | null>;
 
   /** Stores a new link code and drops codes expired before `now`. */

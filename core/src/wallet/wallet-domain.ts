@@ -138,7 +138,7 @@ export function createWalletDomain(deps: {
         if (outcome === 'settled') settled++;
         else failed++;
       }
-      await confirmations.sweep((await store.listAccounts()).map((a) => a.id));
+      await confirmations.sweep();
       return { settled, failed };
     },
 

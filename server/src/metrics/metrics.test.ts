@@ -56,8 +56,8 @@ describe('GET /metrics', () => {
     // 3 pins and a forget, one event each, every one of them stored by a timed write.
     expect(sample(text, 'presence_events_appended_total', { type: 'memory', mode: 'live' })).toBe(4);
     expect(sample(text, 'presence_store_write_duration_seconds_count', { operation: 'appendEvent', outcome: 'ok' })).toBe(4);
-    // The forget of an unknown key is a write too: its updater finds nothing to drop.
-    expect(sample(text, 'presence_store_write_duration_seconds_count', { operation: 'updateMemory', outcome: 'ok' })).toBe(5);
+    // The forget of an unknown key is a write too: its change finds nothing to drop.
+    expect(sample(text, 'presence_store_write_duration_seconds_count', { operation: 'changeMemory', outcome: 'ok' })).toBe(5);
     expect(sample(text, 'presence_intents_total')).toBeUndefined(); // no chain, no intent
     expect(sample(text, 'presence_standing_fires_total')).toBe(0);
   });

@@ -7,7 +7,14 @@ import type { Keystore } from '../../keystore/keystore';
 import { createClaimTable } from '../claim-table';
 import { type IdempotencyRecord, StoredIdempotencyRecord } from '../documents';
 import type { StorePort } from '../store-port';
+import type { Agenda } from './agenda';
 import { accountLogs, type StoreContext } from './per-account';
+
+const oldestOf = (byKey: ReadonlyMap<string, StoredIdempotencyRecord>): number | null => {
+  let min: number | null = null;
+  for (const r of byKey.values()) if (min === null || r.created_at < min) min = r.created_at;
+  return min;
+};
 
 export type IdempotencyFamily = Pick<
   StorePort,
@@ -21,8 +28,12 @@ export type IdempotencyFamily = Pick<
   close(): Promise<void>;
 };
 
-/** Without a keystore the store refuses to keep answers. `accountIds` lists every account, for pruning. */
-export function openIdempotency(ctx: StoreContext, keystore: Keystore | undefined, accountIds: () => string[]): IdempotencyFamily {
+/**
+ * Without a keystore the store refuses to keep answers. The agenda keeps each account's oldest
+ * answer time ('idempotency'), so pruning opens only accounts with answers old enough; it is
+ * written beside the account's first answer (a crash in between delays pruning until its next).
+ */
+export function openIdempotency(ctx: StoreContext, keystore: Keystore | undefined, agenda: Agenda): IdempotencyFamily {
   const answerContext = (accountId: string, r: { key: string; fingerprint: string }) =>
     `presence-idempotency:${accountId}:${createHash('sha256').update(r.key).update('\0').update(r.fingerprint).digest('hex')}`;
   const needKeystore = () => {
@@ -71,6 +82,8 @@ export function openIdempotency(ctx: StoreContext, keystore: Keystore | undefine
     async putIdempotencyRecord(accountId, record) {
       const log = await idemLog(accountId);
       const stored = sealAnswer(accountId, record);
+      if (!agenda.has('idempotency', accountId))
+        void agenda.set('idempotency', accountId, oldestOf(log.byKey) ?? stored.created_at).catch(() => undefined);
       await log.file.append([stored], () => {
         log.byKey.set(stored.key, stored);
       });
@@ -78,7 +91,7 @@ export function openIdempotency(ctx: StoreContext, keystore: Keystore | undefine
     async pruneIdempotency(olderThan) {
       pruneClaims(olderThan);
       let dropped = 0;
-      for (const accountId of accountIds()) {
+      for (const accountId of agenda.due('idempotency', olderThan)) {
         const log = await idemLog(accountId);
         // Compute, rewrite and swap all happen inside the log's rewrite, which is ordered
         // with its appends: a record put meanwhile is either committed (and kept here) or
@@ -94,6 +107,7 @@ export function openIdempotency(ctx: StoreContext, keystore: Keystore | undefine
             log.byKey = new Map(kept.map((r) => [r.key, r]));
           },
         );
+        await agenda.set('idempotency', accountId, oldestOf(log.byKey));
       }
       return dropped;
     },

@@ -7,9 +7,10 @@
 // intents lock until their line is durable.
 
 import { PresenceError } from '../../errors/presence-error';
-import { IntentRecord } from '../documents';
+import { IntentRecord, type IntentState } from '../documents';
 import { createIntentIndex } from '../intent-index';
 import type { StorePort } from '../store-port';
+import type { Agenda, AgendaTopic } from './agenda';
 import { deepFreeze } from './documents-engine';
 import { accountLogs, type StoreContext } from './per-account';
 
@@ -21,11 +22,21 @@ type IntentMethods =
   | 'transitionIntent'
   | 'listIntents'
   | 'spentSince'
-  | 'intentsInStates';
+  | 'intentsInStates'
+  | 'dueHolds';
 export type IntentsFamily = Pick<StorePort, IntentMethods> & { close(): Promise<void> };
 
-/** `accountIds` lists every account, for the sweeps across them. */
-export function openIntents(ctx: StoreContext, accountIds: () => string[]): IntentsFamily {
+/** The agenda topic that indexes the accounts with intents in a state, if any. */
+const topicOf = (state: IntentState): AgendaTopic | null =>
+  state === 'held' ? 'hold' : state === 'executing' || state === 'signed' ? 'inflight' : null;
+const statesOf: Record<'hold' | 'inflight', readonly IntentState[]> = { hold: ['held'], inflight: ['executing', 'signed'] };
+
+/**
+ * Held and in-flight intents are indexed by the agenda (holds by their earliest expiry), so
+ * the sweeps read only the accounts that have some; `accountIds` lists every account, for
+ * the rare question about other states.
+ */
+export function openIntents(ctx: StoreContext, agenda: Agenda, accountIds: () => string[]): IntentsFamily {
   const { lock } = ctx;
   const intentLog = accountLogs(ctx, 'intents', IntentRecord, async (file) => {
     const log = { file, index: createIntentIndex() };
@@ -33,6 +44,19 @@ export function openIntents(ctx: StoreContext, accountIds: () => string[]): Inte
     return log;
   });
   const listIntents: StorePort['listIntents'] = async (accountId, filter = {}) => (await intentLog(accountId)).index.list(filter.states);
+  /** Tells the agenda of the work a record in this state makes, before the record is written. */
+  const indexed = (r: IntentRecord) => {
+    const topic = topicOf(r.state);
+    if (topic === 'hold') return agenda.lower('hold', r.account_id, r.expires_at ?? 0);
+    if (topic === 'inflight') return agenda.lower('inflight', r.account_id, 0);
+    return undefined;
+  };
+  /** The account's intents in the topic's states; an account with none leaves the topic. */
+  const inTopic = async (topic: 'hold' | 'inflight', accountId: string) => {
+    const found = await listIntents(accountId, { states: statesOf[topic] });
+    if (found.length === 0) await agenda.set(topic, accountId, null);
+    return found;
+  };
 
   return {
     close: intentLog.close,
@@ -40,6 +64,7 @@ export function openIntents(ctx: StoreContext, accountIds: () => string[]): Inte
       const log = await intentLog(intent.account_id);
       await lock(`intents:${intent.account_id}`, async () => {
         if (log.index.byId.has(intent.id)) throw new PresenceError('conflict', `intent ${intent.id} exists`);
+        await indexed(intent);
         // See StorePort.createIntent: an `executing` record's line is synced by its next one.
         await log.file.append([intent], undefined, { sync: intent.state !== 'executing' });
         log.index.put(deepFreeze(structuredClone(intent)));
@@ -60,6 +85,7 @@ export function openIntents(ctx: StoreContext, accountIds: () => string[]): Inte
         const current = log.index.byId.get(id);
         if (!current || !from.includes(current.state)) return null;
         const next = deepFreeze({ ...structuredClone(current), ...structuredClone(patch), state: to });
+        await indexed(next);
         await log.file.append([next]);
         log.index.put(next);
         return next;
@@ -70,8 +96,28 @@ export function openIntents(ctx: StoreContext, accountIds: () => string[]): Inte
       return (await intentLog(accountId)).index.spentSince(since);
     },
     async intentsInStates(states) {
+      const topics = new Set(states.map(topicOf));
+      if (topics.has(null)) {
+        // Not indexed (terminal states): every account is read. No periodic path asks this.
+        const out: IntentRecord[] = [];
+        for (const id of accountIds()) out.push(...(await listIntents(id, { states })));
+        return out;
+      }
       const out: IntentRecord[] = [];
-      for (const id of accountIds()) out.push(...(await listIntents(id, { states })));
+      for (const topic of topics as Set<'hold' | 'inflight'>) {
+        for (const id of agenda.accounts(topic)) out.push(...(await inTopic(topic, id)).filter((r) => states.includes(r.state)));
+      }
+      return out;
+    },
+    async dueHolds(now) {
+      const out: IntentRecord[] = [];
+      for (const id of agenda.due('hold', now)) {
+        const held = await inTopic('hold', id);
+        const due = held.filter((r) => (r.expires_at ?? 0) <= now);
+        out.push(...due);
+        // Nothing due after all (answered, or made later): the entry moves to the next expiry.
+        if (due.length === 0 && held.length > 0) await agenda.set('hold', id, Math.min(...held.map((r) => r.expires_at ?? 0)));
+      }
       return out;
     },
   };

@@ -19,9 +19,11 @@ import type { Keystore } from '../../keystore/keystore';
 import { PRIVATE_DIR } from '../durable-file';
 import type { StorePort } from '../store-port';
 import { openAccounts } from './accounts';
+import { openAgenda } from './agenda';
 import { createDocuments } from './documents-engine';
 import { openEvents } from './events';
 import { openIdempotency } from './idempotency';
+import { indexDueWork } from './index-due-work';
 import { openIntents } from './intents';
 import { openKeys } from './keys';
 import { openLinks } from './links';
@@ -52,26 +54,30 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
   const ctx: StoreContext = { root, fsync, documents: createDocuments({ fsync }), lock: createKeyedLock() };
 
   const { ids: accountIds, ...accounts } = await openAccounts(ctx);
+  const agenda = await openAgenda(root, { fsync });
   // The append-only families hold open files; close() closes them.
-  const events = openEvents(ctx);
-  const idempotency = openIdempotency(ctx, keystore, accountIds);
-  const intents = openIntents(ctx, accountIds);
+  const events = openEvents(ctx, agenda);
+  const idempotency = openIdempotency(ctx, keystore, agenda);
+  const intents = openIntents(ctx, agenda, accountIds);
   const thread = openThread(ctx);
+  const memory = openMemory(ctx, agenda);
+  const standing = openStanding(ctx, agenda);
+  if (!agenda.existed) await indexDueWork(agenda, accountIds(), { events, idempotency, intents, memory, standing });
   return {
     ...accounts,
     ...(await openKeys(ctx)),
-    ...openMemory(ctx),
+    ...memory,
     ...events,
     ...idempotency,
     ...openWallets(ctx),
     ...intents,
     ...thread,
-    ...openStanding(ctx, accountIds),
+    ...standing,
     ...(await openLinks(ctx)),
     async close() {
       await ctx.lock.drain();
       await ctx.documents.settled();
-      await Promise.all([events, idempotency, intents, thread].map((family) => family.close()));
+      await Promise.all([events, idempotency, intents, thread, agenda].map((family) => family.close()));
     },
   };
 }

@@ -12,12 +12,14 @@ import postgres from 'postgres';
 import { z } from 'zod';
 import type { Keystore } from '../../keystore/keystore';
 import { createAppendLog } from '../append-log';
-import { LinkRecord, type StoredEvent, StoredIdempotencyRecord, type ThreadEntry } from '../documents';
+import { LinkRecord, memoryDueAt, type StoredEvent, StoredIdempotencyRecord, type ThreadEntry } from '../documents';
 import { accountFile, readJson } from '../lowdb/files';
 import { createLowdbStore } from '../lowdb/lowdb-store';
 import type { StorePort } from '../store-port';
 import { migrate } from './migrate';
 import { intentColumns } from './postgres-store';
+import { json } from './records';
+import { standingColumns } from './standing-rows';
 
 /** How many records of each family were copied. */
 export type ImportCounts = {
@@ -47,7 +49,6 @@ const TABLES = [
   'links',
 ];
 const PAGE = 5_000;
-const json = (value: unknown) => JSON.stringify(value);
 
 async function allEvents(store: StorePort, accountId: string): Promise<StoredEvent[]> {
   const out: StoredEvent[] = [];
@@ -130,7 +131,10 @@ export async function importLowdb({
         }
         const memory = await lowdb.readMemory(id);
         if (memory.length > 0) {
-          await tx`INSERT INTO memory (account_id, entries) VALUES (${id}, ${json(memory)}::text::json)`;
+          await tx`INSERT INTO memory_entries (account_id, key, due_at, entry)
+            SELECT ${id}::text, m.key, m.due_at, m.entry::json
+            FROM unnest(${memory.map((e) => e.key)}::text[], ${memory.map(memoryDueAt)}::float8[], ${memory.map((e) => json(e))}::text[])
+              AS m(key, due_at, entry)`;
           counts.memory += memory.length;
         }
 
@@ -154,17 +158,22 @@ export async function importLowdb({
         // The counters continue from the embedded store's latest ids (events pruned away included).
         const latestEvent = (await lowdb.eventBounds(id)).latest;
         const latestThread = thread.at(-1)?.id ?? 0;
-        if (latestEvent > 0 || latestThread > 0)
-          await tx`INSERT INTO account_seq (account_id, events, thread) VALUES (${id}, ${latestEvent}, ${latestThread})`;
+        if (latestEvent > 0 || latestThread > 0 || memory.length > 0)
+          await tx`INSERT INTO account_seq (account_id, events, thread, memory)
+            VALUES (${id}, ${latestEvent}, ${latestThread}, ${memory.length})`;
 
         for (const intent of await lowdb.listIntents(id)) {
           const c = intentColumns(intent);
-          await tx`INSERT INTO intents (account_id, id, state, confirm_id, idempotency_key, spent_at, value_usd, doc)
-            VALUES (${id}, ${intent.id}, ${c.state}, ${c.confirm_id}, ${c.idempotency_key}, ${c.spent_at}, ${c.value_usd}, ${json(intent)}::text::json)`;
+          await tx`INSERT INTO intents (account_id, id, state, confirm_id, idempotency_key, spent_at, value_usd, expires_at, doc)
+            VALUES (${id}, ${intent.id}, ${c.state}, ${c.confirm_id}, ${c.idempotency_key}, ${c.spent_at}, ${c.value_usd}, ${c.expires_at},
+              ${json(intent)}::text::json)`;
           counts.intents++;
         }
         for (const standing of await lowdb.listStanding(id)) {
-          await tx`INSERT INTO standing (account_id, id, doc) VALUES (${id}, ${standing.id}, ${json(standing)}::text::json)`;
+          const c = standingColumns(standing);
+          await tx`INSERT INTO standing (account_id, id, active, trigger_kind, next_at, has_pending, created_at, doc)
+            VALUES (${id}, ${standing.id}, ${c.active}, ${c.trigger_kind}, ${c.next_at}, ${c.has_pending}, ${c.created_at},
+              ${json(standing)}::text::json)`;
           counts.standing++;
         }
 

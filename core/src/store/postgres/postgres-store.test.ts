@@ -9,8 +9,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startPostgres, type ThrowawayPostgres } from '../../../../scripts/postgres';
 import { isPresenceError } from '../../errors/presence-error';
 import { createKeystore } from '../../keystore/keystore';
+import { describeDueWorkContract } from '../due-work-contract';
 import { intentRecord } from '../intent-fixture';
-import { describeStoreContract } from '../store-contract';
+import { describeStoreContract, type OpenStoreHarness } from '../store-contract';
 import type { StorePort } from '../store-port';
 import { loadMigrations, migrate, migrationStatus } from './migrate';
 import { createPostgresStore } from './postgres-store';
@@ -25,7 +26,7 @@ afterAll(async () => {
   await pg?.stop();
 });
 
-describeStoreContract('postgres', async (keystore) => {
+const postgresHarness: OpenStoreHarness = async (keystore) => {
   const url = await pg.createDatabase({ template: new URL(pg.url).pathname.slice(1) });
   let store = await createPostgresStore({ url, keystore });
   let peers: StorePort[] = [];
@@ -47,7 +48,9 @@ describeStoreContract('postgres', async (keystore) => {
     },
     close: closeAll,
   };
-});
+};
+describeStoreContract('postgres', postgresHarness);
+describeDueWorkContract('postgres', postgresHarness);
 
 describe('postgres store', () => {
   const keystore = createKeystore(randomBytes(32));

@@ -27,8 +27,6 @@ import {
   IntentRecord,
   KeyRecord,
   LinkRecord,
-  MemoryEntry,
-  StandingRecord,
   StoredEvent,
   StoredIdempotencyRecord,
   ThreadEntry,
@@ -37,9 +35,12 @@ import {
 import { createSealedAnswers } from '../sealed-answers';
 import type { StorePort } from '../store-port';
 import { EVENTS_CHANNEL } from './cluster';
-import { CallerError, toStoreError } from './database-error';
+import { toStoreError } from './database-error';
 import { idempotencyClaims } from './idempotency-claims';
+import { memoryRows } from './memory-rows';
 import { migrate } from './migrate';
+import { callerSays, type Doc, json } from './records';
+import { standingRows } from './standing-rows';
 
 export type PostgresStoreOptions = {
   /** postgres://user:password@host:port/database */
@@ -53,26 +54,9 @@ export type PostgresStoreOptions = {
 };
 
 type Sql = postgres.Sql | postgres.TransactionSql;
-type Doc = { doc: unknown };
 
 const UNIQUE_VIOLATION = '23505';
 const isUniqueViolation = (e: unknown) => e instanceof postgres.PostgresError && e.code === UNIQUE_VIOLATION;
-
-/**
- * A record as sent to a `json` column: the text as JSON.stringify writes it, bound as text and
- * cast in SQL (`${json(x)}::text::json`). Bound as json the driver would encode the string
- * again; bound as an object it goes through jsonb, which refuses "\u0000".
- */
-const json = (value: unknown) => JSON.stringify(value);
-
-/** Runs a caller's updater so that its own failure is told apart from the database's. */
-function callerSays<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (e) {
-    throw new CallerError(e);
-  }
-}
 
 /** The columns an intent is looked up by, taken from the record each time it is written. */
 export const intentColumns = (r: IntentRecord) => ({
@@ -82,6 +66,7 @@ export const intentColumns = (r: IntentRecord) => ({
   // When a spending record spent: executed, or (still in flight) its last change.
   spent_at: r.executed_at ?? r.updated_at,
   value_usd: r.value_usd,
+  expires_at: r.expires_at,
 });
 
 export async function createPostgresStore({ url, keystore, max = 10, migrate: apply = true }: PostgresStoreOptions): Promise<StorePort> {
@@ -95,8 +80,9 @@ export async function createPostgresStore({ url, keystore, max = 10, migrate: ap
 
   const insertIntent = (tx: Sql, r: IntentRecord) => {
     const c = intentColumns(r);
-    return tx`INSERT INTO intents (account_id, id, state, confirm_id, idempotency_key, spent_at, value_usd, doc)
-      VALUES (${r.account_id}, ${r.id}, ${c.state}, ${c.confirm_id}, ${c.idempotency_key}, ${c.spent_at}, ${c.value_usd}, ${json(r)}::text::json)`;
+    return tx`INSERT INTO intents (account_id, id, state, confirm_id, idempotency_key, spent_at, value_usd, expires_at, doc)
+      VALUES (${r.account_id}, ${r.id}, ${c.state}, ${c.confirm_id}, ${c.idempotency_key}, ${c.spent_at}, ${c.value_usd}, ${c.expires_at},
+        ${json(r)}::text::json)`;
   };
 
   const store: StorePort = {
@@ -158,24 +144,7 @@ export async function createPostgresStore({ url, keystore, max = 10, migrate: ap
       });
     },
 
-    async readMemory(accountId) {
-      const [row] = await sql<{ entries: unknown }[]>`SELECT entries FROM memory WHERE account_id = ${accountId}`;
-      return row ? MemoryEntry.array().parse(row.entries) : [];
-    },
-    async updateMemory(accountId, update) {
-      // The result's type is the caller's; begin() would wrap it in its own promise type.
-      let out: { result: ReturnType<typeof update>['result'] } | undefined;
-      await sql.begin(async (tx) => {
-        // Creates the row on the first update and locks it either way, in one round trip (the
-        // no-op DO UPDATE takes the row lock and answers the stored entries).
-        const [row] = await tx<{ entries: unknown }[]>`INSERT INTO memory AS m (account_id, entries) VALUES (${accountId}, '[]')
-          ON CONFLICT (account_id) DO UPDATE SET account_id = m.account_id RETURNING m.entries`;
-        const { entries, result } = callerSays(() => update(MemoryEntry.array().parse(row?.entries)));
-        await tx`UPDATE memory SET entries = ${json(entries)}::text::json WHERE account_id = ${accountId}`;
-        out = { result };
-      });
-      return (out as { result: ReturnType<typeof update>['result'] }).result;
-    },
+    ...memoryRows(sql),
 
     async appendEvent(accountId, event) {
       const [row] = await sql<{ id: string }[]>`
@@ -217,6 +186,17 @@ export async function createPostgresStore({ url, keystore, max = 10, migrate: ap
         WHERE account_id = ${accountId}
           AND id < LEAST((SELECT id FROM fresh), (SELECT max(id) FROM events WHERE account_id = ${accountId}))`;
       return result.count;
+    },
+
+    async pruneEventsOlderThan(olderThan) {
+      // One range scan of events_at, in bounded batches so no statement holds locks for long.
+      // Ids come from account_seq, so deleting an account's every event never restarts them.
+      let dropped = 0;
+      for (;;) {
+        const r = await sql`DELETE FROM events WHERE ctid = ANY(ARRAY(SELECT ctid FROM events WHERE at < ${olderThan} LIMIT 5000))`;
+        dropped += r.count;
+        if (r.count < 5000) return dropped;
+      }
     },
 
     async getIdempotencyRecord(accountId, key) {
@@ -290,7 +270,7 @@ export async function createPostgresStore({ url, keystore, max = 10, migrate: ap
         const c = intentColumns(next);
         const written =
           await sql`UPDATE intents SET state = ${c.state}, confirm_id = ${c.confirm_id}, idempotency_key = ${c.idempotency_key},
-          spent_at = ${c.spent_at}, value_usd = ${c.value_usd}, doc = ${json(next)}::text::json
+          spent_at = ${c.spent_at}, value_usd = ${c.value_usd}, expires_at = ${c.expires_at}, doc = ${json(next)}::text::json
           WHERE account_id = ${accountId} AND id = ${id} AND doc::text = ${row.doc}`;
         if (written.count === 1) return next;
       }
@@ -311,6 +291,10 @@ export async function createPostgresStore({ url, keystore, max = 10, migrate: ap
     },
     async intentsInStates(states) {
       const rows = await sql<Doc[]>`SELECT doc FROM intents WHERE state = ANY(${[...states]}::text[]) ORDER BY seq`;
+      return rows.map((r) => IntentRecord.parse(r.doc));
+    },
+    async dueHolds(now) {
+      const rows = await sql<Doc[]>`SELECT doc FROM intents WHERE state = 'held' AND expires_at <= ${now} ORDER BY expires_at`;
       return rows.map((r) => IntentRecord.parse(r.doc));
     },
 
@@ -335,26 +319,7 @@ export async function createPostgresStore({ url, keystore, max = 10, migrate: ap
       return rows.reverse().map((r) => ThreadEntry.parse({ ...(r.entry as object), id: Number(r.id) }));
     },
 
-    async putStanding(record) {
-      await sql`INSERT INTO standing (account_id, id, doc) VALUES (${record.account_id}, ${record.id}, ${json(record)}::text::json)
-        ON CONFLICT (account_id, id) DO UPDATE SET doc = EXCLUDED.doc`;
-    },
-    async listStanding(accountId) {
-      const rows =
-        accountId === undefined
-          ? await sql<Doc[]>`SELECT doc FROM standing ORDER BY seq`
-          : await sql<Doc[]>`SELECT doc FROM standing WHERE account_id = ${accountId} ORDER BY seq`;
-      return rows.map((r) => StandingRecord.parse(r.doc));
-    },
-    async updateStanding(accountId, id, update) {
-      return sql.begin(async (tx) => {
-        const [row] = await tx<Doc[]>`SELECT doc FROM standing WHERE account_id = ${accountId} AND id = ${id} FOR UPDATE`;
-        if (!row) return null;
-        const next = callerSays(() => update(StandingRecord.parse(row.doc)));
-        await tx`UPDATE standing SET doc = ${json(next)}::text::json WHERE account_id = ${accountId} AND id = ${id}`;
-        return next;
-      });
-    },
+    ...standingRows(sql),
 
     async putLink(link, now) {
       await sql.begin(async (tx) => {

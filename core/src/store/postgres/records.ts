@@ -1,0 +1,22 @@
+// How records cross into PostgreSQL: whole, as `json` text beside the columns queries read
+// (migrations/0001_init.sql says why json and not jsonb), with a caller's updater told apart
+// from the database's failures.
+import { CallerError } from './database-error';
+
+export type Doc = { doc: unknown };
+
+/**
+ * A record as sent to a `json` column: the text as JSON.stringify writes it, bound as text and
+ * cast in SQL (`${json(x)}::text::json`). Bound as json the driver would encode the string
+ * again; bound as an object it goes through jsonb, which refuses "\u0000".
+ */
+export const json = (value: unknown) => JSON.stringify(value);
+
+/** Runs a caller's updater so that its own failure is told apart from the database's. */
+export function callerSays<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    throw new CallerError(e);
+  }
+}
