@@ -83,6 +83,13 @@ describe('per-account documents', () => {
   let store: StorePort;
   const keystore = createKeystore(randomBytes(32));
   const data = (...p: string[]) => path.join(dir, 'data', ...p);
+  /** The account index as the store keeps it: one line per account (accounts.jsonl). */
+  const accountIndex = () => ({
+    accounts: readFileSync(data('accounts.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l)),
+  });
   beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'store-accounts-'));
     store = await createLowdbStore({ dataDir: dir, keystore });
@@ -125,7 +132,7 @@ describe('per-account documents', () => {
   it('the account index keeps only ids, names and creation times; everything else survives a restart', async () => {
     await store.createAccount(account('a', { stable: 'DAI' }));
     await policyPut(store, 'a');
-    expect(JSON.parse(readFileSync(data('accounts.json'), 'utf8'))).toEqual({
+    expect(accountIndex()).toEqual({
       accounts: [{ id: 'a', name: 'a', created_at: new Date(0).toISOString() }],
     });
     await store.insertKey(key('key_a', 'a', 'ha'));
@@ -177,6 +184,13 @@ describe('moving a shared-document data directory to per-account documents', () 
   let dir: string;
   const keystore = createKeystore(randomBytes(32));
   const data = (...p: string[]) => path.join(dir, 'data', ...p);
+  /** The account index as the store keeps it: one line per account (accounts.jsonl). */
+  const accountIndex = () => ({
+    accounts: readFileSync(data('accounts.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l)),
+  });
   const oldAccounts = [
     { ...account('default', { stable: 'DAI', risk: 3 }), policy: { ...policyFixture(), version: 4 } },
     account('acme', { theme: true }),
@@ -200,7 +214,7 @@ describe('moving a shared-document data directory to per-account documents', () 
   const expectMoved = async (store: StorePort) => {
     expect(await store.listAccounts()).toEqual(oldAccounts);
     expect(await store.getAccount('default')).toEqual(oldAccounts[0]);
-    expect(JSON.parse(readFileSync(data('accounts.json'), 'utf8')).accounts).toEqual(
+    expect(accountIndex().accounts).toEqual(
       oldAccounts.map(({ id, name, created_at }) => ({ id, name, created_at })),
     );
     expect(await store.listKeys('default')).toEqual(oldKeys.slice(0, 2));

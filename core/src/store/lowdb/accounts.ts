@@ -1,11 +1,17 @@
-// Accounts. The index (accounts.json: id, name, creation time) is the one document shared by
-// all accounts, written only when an account is created; what an account changes (presence,
-// preferences, policy) is in its own document, data/accounts/<id>.json.
+// Accounts. The index (accounts.jsonl: id, name, creation time) is shared by all accounts: one
+// line appended when an account is created, so creating one costs the same with 10 or 100,000
+// accounts. What an account changes (presence, preferences, policy) is in its own document,
+// data/accounts/<id>.json. An index kept by an earlier version as one document
+// (accounts.json, rewritten whole on every create) becomes the log at the first start.
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { PresenceError } from '../../errors/presence-error';
 import { AccountIndexEntry, AccountRecord } from '../documents';
 import type { StorePort } from '../store-port';
+import { createAppendLog } from '../append-log';
+import { readJson } from './files';
 import { accountDocuments, type StoreContext } from './per-account';
 
 const AccountIndexDoc = z.object({ accounts: z.array(AccountIndexEntry) });
@@ -14,16 +20,31 @@ const AccountDoc = z.object({ account: AccountRecord.nullable() });
 export type AccountsFamily = Pick<StorePort, 'createAccount' | 'getAccount' | 'listAccounts' | 'updateAccount'> & {
   /** Every account's id, in creation order. */
   ids(): string[];
+  close(): Promise<void>;
 };
 
 export async function openAccounts(ctx: StoreContext): Promise<AccountsFamily> {
   const { documents, lock } = ctx;
-  const index = await documents.open(path.join(ctx.root, 'accounts.json'), AccountIndexDoc, { accounts: [] });
+  const log = createAppendLog(path.join(ctx.root, 'accounts.jsonl'), AccountIndexEntry, { fsync: ctx.fsync });
+  const legacy = path.join(ctx.root, 'accounts.json');
+  if (existsSync(legacy)) {
+    // The log first, durably, then the document goes: a crash in between redoes this.
+    const { accounts } = AccountIndexDoc.parse(await readJson(legacy));
+    await log.rewrite(() => accounts);
+    await rm(legacy, { force: true });
+  }
+  const index: AccountIndexEntry[] = [];
+  const known = new Set<string>();
+  for (const a of await log.readAll()) {
+    if (known.has(a.id)) continue;
+    known.add(a.id);
+    index.push(a);
+  }
   const accountDoc = accountDocuments(ctx, 'accounts', AccountDoc, { account: null });
-  const known = new Set(index.db.data.accounts.map((a) => a.id));
 
   return {
-    ids: () => index.db.data.accounts.map((a) => a.id),
+    ids: () => index.map((a) => a.id),
+    close: () => log.close(),
     async createAccount(account) {
       await lock('accounts:create', async () => {
         if (known.has(account.id)) throw new PresenceError('conflict', `account ${account.id} exists`);
@@ -31,8 +52,10 @@ export async function openAccounts(ctx: StoreContext): Promise<AccountsFamily> {
         // document nothing points to, which creating the account again overwrites.
         await documents.mutate(await accountDoc(account.id), () => ({ data: { account }, result: undefined }));
         const { id, name, created_at } = account;
-        await documents.mutate(index, (d) => ({ data: { accounts: [...d.accounts, { id, name, created_at }] }, result: undefined }));
-        known.add(id);
+        await log.append([{ id, name, created_at }], () => {
+          index.push({ id, name, created_at });
+          known.add(id);
+        });
       });
     },
     async getAccount(id) {
@@ -40,7 +63,7 @@ export async function openAccounts(ctx: StoreContext): Promise<AccountsFamily> {
     },
     async listAccounts() {
       const out: AccountRecord[] = [];
-      for (const { id } of index.db.data.accounts) {
+      for (const { id } of index) {
         const a = (await accountDoc(id)).db.data.account;
         if (a) out.push(a);
       }

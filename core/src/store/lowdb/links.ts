@@ -1,36 +1,41 @@
-// Link codes: one document per account (data/links/<account>.json), and a map from code hash
-// to account built at start, since a redeem knows only the code. Making a code drops that
+// Link codes: one document per account (data/links/<account>.json), found by hash through the
+// lookup index (lookups.ts), since a redeem knows only the code. Making a code drops that
 // account's expired ones.
 import { z } from 'zod';
 import { LinkRecord } from '../documents';
 import type { StorePort } from '../store-port';
+import type { Lookups } from './lookups';
 import { accountDocuments, type StoreContext } from './per-account';
 
 const LinksDoc = z.object({ links: z.array(LinkRecord) });
 
 export type LinksFamily = Pick<StorePort, 'putLink' | 'redeemLink' | 'countOutstandingLinks'>;
 
-export async function openLinks(ctx: StoreContext): Promise<LinksFamily> {
+export async function openLinks(ctx: StoreContext, lookups: Lookups): Promise<LinksFamily> {
   const { documents } = ctx;
   const linkDoc = accountDocuments(ctx, 'links', LinksDoc, { links: [] });
-  const accountOf = new Map<string, string>();
-  for (const accountId of linkDoc.stored()) for (const l of (await linkDoc(accountId)).db.data.links) accountOf.set(l.hash, accountId);
+  if (!lookups.existed) {
+    // A data directory from before the lookup index: every code is indexed once.
+    for (const accountId of linkDoc.stored())
+      for (const l of (await linkDoc(accountId)).db.data.links) await lookups.addLink(l.hash, accountId, l.expires_at);
+  }
 
   return {
     async putLink(link, now) {
       let expired: string[] = [];
-      await documents.mutate(await linkDoc(link.account_id), (d) => {
+      const doc = await linkDoc(link.account_id);
+      await lookups.addLink(link.hash, link.account_id, link.expires_at);
+      await documents.mutate(doc, (d) => {
         expired = d.links.filter((l) => l.expires_at <= now).map((l) => l.hash);
         return { data: { links: [...d.links.filter((l) => l.expires_at > now), link] }, result: undefined };
       });
-      for (const hash of expired) if (accountOf.get(hash) === link.account_id) accountOf.delete(hash);
-      accountOf.set(link.hash, link.account_id);
+      lookups.dropLinks(expired.filter((h) => h !== link.hash));
     },
     async countOutstandingLinks(accountId, now) {
       return (await linkDoc(accountId)).db.data.links.filter((l) => l.redeemed_at === null && l.expires_at > now).length;
     },
     async redeemLink(hash, now) {
-      const accountId = accountOf.get(hash);
+      const accountId = lookups.accountOfLink(hash);
       if (accountId === undefined) return null;
       return documents.mutate(await linkDoc(accountId), (d) => {
         const i = d.links.findIndex((l) => l.hash === hash);

@@ -3,10 +3,11 @@
 // <dataDir>/data, one module per record family. lowdb's `data` never leaves this folder.
 //
 // Every account's records live in documents and logs of its own (data/<family>/<account>),
-// so a write costs what that account keeps, never what other accounts keep. The only shared
-// document is the account index (accounts.json: ids, names, creation times), written when an
-// account is created. Keys and link codes are found by hash across accounts through maps
-// built at start from every account's documents, so lookups stay O(1) without a shared file.
+// so a write costs what that account keeps, never what other accounts keep. What is shared is
+// append-only and small per account: the account index (accounts.jsonl), the lookup of keys and
+// link codes by hash (lookups.jsonl) and the agenda of due work (agenda.jsonl). An account's
+// own files stay closed until it is used, so a start and an idle server cost what the active
+// accounts keep, never what every account keeps (DESIGN.md, "Cost follows work").
 //
 // An answered write is on disk: documents are replaced by temp file + fsync + rename +
 // directory fsync, appended lines are fdatasync'ed, both before the write resolves. Both
@@ -27,6 +28,7 @@ import { indexDueWork } from './index-due-work';
 import { openIntents } from './intents';
 import { openKeys } from './keys';
 import { openLinks } from './links';
+import { openLookups } from './lookups';
 import { openMemory } from './memory';
 import { migrateSharedDocuments } from './migrate-shared-documents';
 import type { StoreContext } from './per-account';
@@ -53,8 +55,9 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
   await migrateSharedDocuments(root, { fsync });
   const ctx: StoreContext = { root, fsync, documents: createDocuments({ fsync }), lock: createKeyedLock() };
 
-  const { ids: accountIds, ...accounts } = await openAccounts(ctx);
+  const { ids: accountIds, close: closeAccounts, ...accounts } = await openAccounts(ctx);
   const agenda = await openAgenda(root, { fsync });
+  const lookups = await openLookups(root, { fsync });
   // The append-only families hold open files; close() closes them.
   const events = openEvents(ctx, agenda);
   const idempotency = openIdempotency(ctx, keystore, agenda);
@@ -62,10 +65,13 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
   const thread = openThread(ctx);
   const memory = openMemory(ctx, agenda);
   const standing = openStanding(ctx, agenda);
+  const keys = await openKeys(ctx, lookups);
+  const links = await openLinks(ctx, lookups);
+  if (!lookups.existed) await lookups.markIndexed();
   if (!agenda.existed) await indexDueWork(agenda, accountIds(), { events, idempotency, intents, memory, standing });
   return {
     ...accounts,
-    ...(await openKeys(ctx)),
+    ...keys,
     ...memory,
     ...events,
     ...idempotency,
@@ -73,11 +79,12 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
     ...intents,
     ...thread,
     ...standing,
-    ...(await openLinks(ctx)),
+    ...links,
     async close() {
       await ctx.lock.drain();
       await ctx.documents.settled();
-      await Promise.all([events, idempotency, intents, thread, agenda].map((family) => family.close()));
+      await Promise.all([events, idempotency, intents, thread, agenda, lookups].map((family) => family.close()));
+      await closeAccounts();
     },
   };
 }
