@@ -214,9 +214,7 @@ describe('moving a shared-document data directory to per-account documents', () 
   const expectMoved = async (store: StorePort) => {
     expect(await store.listAccounts()).toEqual(oldAccounts);
     expect(await store.getAccount('default')).toEqual(oldAccounts[0]);
-    expect(accountIndex().accounts).toEqual(
-      oldAccounts.map(({ id, name, created_at }) => ({ id, name, created_at })),
-    );
+    expect(accountIndex().accounts).toEqual(oldAccounts.map(({ id, name, created_at }) => ({ id, name, created_at })));
     expect(await store.listKeys('default')).toEqual(oldKeys.slice(0, 2));
     expect(await store.listKeys('acme')).toEqual(oldKeys.slice(2));
     expect((await store.findKeyBySecretHash('ha1'))?.id).toBe('key_a1');

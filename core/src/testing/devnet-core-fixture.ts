@@ -53,11 +53,16 @@ export type DevnetCore = {
   close(): Promise<void>;
 };
 
-export async function startDevnetCore(clock: ManualClock, prefix = 'core'): Promise<DevnetCore> {
+/** `wrap` lets a test see core's calls to the store (e.g. count them) without changing them. */
+export async function startDevnetCore(
+  clock: ManualClock,
+  prefix = 'core',
+  wrap: (store: StorePort) => StorePort = (s) => s,
+): Promise<DevnetCore> {
   const dir = await mkdtemp(join(tmpdir(), `presence-${prefix}-`));
   const devnet = await startDevnet({ dataDir: dir });
   const keystore = createKeystore(randomBytes(32));
-  const store = await createLowdbStore({ dataDir: dir, fsync: false, keystore });
+  const store = wrap(await createLowdbStore({ dataDir: dir, fsync: false, keystore }));
   const chain = createViemChain({ rpcUrl: devnet.rpcUrl, tokenList: devnet.deployment, timeoutMs: 5_000 });
   const core = createCore({
     store,

@@ -8,9 +8,9 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { PresenceError } from '../../errors/presence-error';
+import { createAppendLog } from '../append-log';
 import { AccountIndexEntry, AccountRecord } from '../documents';
 import type { StorePort } from '../store-port';
-import { createAppendLog } from '../append-log';
 import { readJson } from './files';
 import { accountDocuments, type StoreContext } from './per-account';
 

@@ -19,7 +19,12 @@ export async function openKeys(ctx: StoreContext, lookups: Lookups): Promise<Key
   if (!lookups.existed) {
     // A data directory from before the lookup index: every key is indexed once.
     for (const accountId of keyDoc.stored())
-      for (const k of (await keyDoc(accountId)).db.data.keys) await lookups.addKey(k.id, accountId, k.secrets.map((x) => x.hash));
+      for (const k of (await keyDoc(accountId)).db.data.keys)
+        await lookups.addKey(
+          k.id,
+          accountId,
+          k.secrets.map((x) => x.hash),
+        );
   }
   const getKey = async (id: string): Promise<KeyRecord | null> => {
     const accountId = lookups.accountOfKey(id);
@@ -30,7 +35,11 @@ export async function openKeys(ctx: StoreContext, lookups: Lookups): Promise<Key
   return {
     async insertKey(key) {
       const doc = await keyDoc(key.account_id);
-      await lookups.addKey(key.id, key.account_id, key.secrets.map((s) => s.hash));
+      await lookups.addKey(
+        key.id,
+        key.account_id,
+        key.secrets.map((s) => s.hash),
+      );
       await documents.mutate(doc, (d) => ({ data: { keys: [...d.keys, key] }, result: undefined }));
     },
     getKey,
@@ -50,7 +59,11 @@ export async function openKeys(ctx: StoreContext, lookups: Lookups): Promise<Key
       // New secret hashes are indexed before the document that holds them is written.
       const planned = doc.db.data.keys.find((k) => k.id === id);
       if (!planned) throw new PresenceError('not_found', `no key ${id}`);
-      await lookups.addKey(id, accountId, update(structuredClone(planned)).secrets.map((s) => s.hash));
+      await lookups.addKey(
+        id,
+        accountId,
+        update(structuredClone(planned)).secrets.map((s) => s.hash),
+      );
       return documents.mutate(doc, (d) => {
         const i = d.keys.findIndex((k) => k.id === id);
         if (i < 0) throw new PresenceError('not_found', `no key ${id}`);
