@@ -9,13 +9,14 @@ import { packagesBenchmarks } from './packages.bench';
 import { platformBenchmarks } from './platform.bench';
 import { postgresServerBenchmarks } from './postgres-server.bench';
 import { serveBenchmarks } from './serve.bench';
+import { scaleBenchmarks } from './scale.bench';
 import { printTable, type Row } from './stats';
 import { storeBenchmarks } from './store.bench';
 import { walletBenchmarks } from './wallet.bench';
 
 const rows: Row[] = [];
 const started = performance.now();
-// BENCH_ONLY=auth|pin|fanout|caps|wallet|conversation|neighbour|store|pgserver|cluster-msg|cluster|serve|packages runs one section while working on it.
+// BENCH_ONLY=auth|pin|fanout|caps|wallet|conversation|neighbour|store|pgserver|scale|cluster-msg|cluster|serve|packages runs one section while working on it.
 const only = process.env.BENCH_ONLY;
 if (!only || ['auth', 'pin', 'fanout', 'caps'].includes(only)) await platformBenchmarks(rows, only);
 if (!only || only === 'wallet') await walletBenchmarks(rows);
@@ -23,6 +24,7 @@ if (!only || only === 'conversation') await conversationBenchmarks(rows);
 if (!only || only === 'neighbour') await neighbourBenchmarks(rows);
 if (!only || only === 'store') await storeBenchmarks(rows);
 if (!only || only === 'pgserver') await postgresServerBenchmarks(rows);
+if (!only || only === 'scale') await scaleBenchmarks(rows);
 if (!only || only === 'cluster-msg') await clusterMessagingBenchmarks(rows);
 if (!only || only === 'serve') await serveBenchmarks(rows);
 if (!only || only === 'cluster') await clusterBenchmarks(rows);

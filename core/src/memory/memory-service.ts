@@ -84,12 +84,17 @@ export function createMemoryService({
 
     async pin(accountId: string, mode: KeyKind, key: string, note?: string) {
       const now = clock.now();
-      const { next, changed } = await storeFor(mode).changeMemory(accountId, [key], (current) => {
-        const d = decidePin(current, key, note, now);
-        // A repeated pin is a no-op: nothing written, so nothing to lose or reorder.
-        return d.changed ? { put: [d.next], result: d } : { result: d };
+      const store = storeFor(mode);
+      // The entry and its event commit together (one transaction on PostgreSQL).
+      const { next, changed } = await store.atomically(async () => {
+        const d = await store.changeMemory(accountId, [key], (current) => {
+          const d = decidePin(current, key, note, now);
+          // A repeated pin is a no-op: nothing written, so nothing to lose or reorder.
+          return d.changed ? { put: [d.next], result: d } : { result: d };
+        });
+        if (d.changed) await announce(accountId, mode, key, 'pinned');
+        return d;
       });
-      if (changed) await announce(accountId, mode, key, 'pinned');
       return { key, tier: 'pinned' as const, note: next.note, changed };
     },
 
@@ -104,11 +109,15 @@ export function createMemoryService({
     },
 
     async forget(accountId: string, mode: KeyKind, key: string) {
-      const found = await storeFor(mode).changeMemory(accountId, [key], (current) =>
-        current.found.has(key) ? { remove: [key], result: true } : { result: false },
-      );
+      const store = storeFor(mode);
+      const found = await store.atomically(async () => {
+        const gone = await store.changeMemory(accountId, [key], (current) =>
+          current.found.has(key) ? { remove: [key], result: true } : { result: false },
+        );
+        if (gone) await announce(accountId, mode, key, 'dropped');
+        return gone;
+      });
       if (!found) throw notStored(key);
-      await announce(accountId, mode, key, 'dropped');
       return { key, forgotten: true as const };
     },
 

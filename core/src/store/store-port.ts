@@ -39,6 +39,12 @@ export type StandingDue = {
 export type InFlightClaim = { owner: string; fingerprint: string; expires_at: number };
 
 export interface StorePort {
+  /**
+   * Runs `fn` so that the store operations it makes commit together (PostgreSQL: one
+   * transaction; the embedded store writes each durably as it goes, as always). For writes that
+   * wait on nothing but the store: a pin's entry and its event, not an intent's chain calls.
+   */
+  atomically<T>(fn: () => Promise<T>): Promise<T>;
   createAccount(account: AccountRecord): Promise<void>;
   getAccount(id: string): Promise<AccountRecord | null>;
   listAccounts(): Promise<AccountRecord[]>;

@@ -70,6 +70,8 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
   if (!lookups.existed) await lookups.markIndexed();
   if (!agenda.existed) await indexDueWork(agenda, accountIds(), { events, idempotency, intents, memory, standing });
   return {
+    // Each write is durable when it resolves; there is no transaction to join.
+    atomically: (fn) => fn(),
     ...accounts,
     ...keys,
     ...memory,

@@ -41,6 +41,7 @@ import { memoryRows } from './memory-rows';
 import { migrate } from './migrate';
 import { callerSays, type Doc, json } from './records';
 import { standingRows } from './standing-rows';
+import { createUnitOfWork } from './unit-of-work';
 
 export type PostgresStoreOptions = {
   /** postgres://user:password@host:port/database */
@@ -75,7 +76,9 @@ export async function createPostgresStore({ url, keystore, max = 10, migrate: ap
   } catch (e) {
     throw toStoreError(e, 'migrate');
   }
-  const sql = postgres(url, { max, onnotice: () => undefined, connect_timeout: 10 });
+  const pool = postgres(url, { max, onnotice: () => undefined, connect_timeout: 10 });
+  // Every operation below goes through `sql`: the pool, or the transaction of an open unit of work.
+  const { db: sql, atomically } = createUnitOfWork(pool);
   const answers = createSealedAnswers(keystore);
 
   const insertIntent = (tx: Sql, r: IntentRecord) => {
@@ -86,6 +89,7 @@ export async function createPostgresStore({ url, keystore, max = 10, migrate: ap
   };
 
   const store: StorePort = {
+    atomically,
     async createAccount(account) {
       try {
         await sql`INSERT INTO accounts (id, doc) VALUES (${account.id}, ${json(account)}::text::json)`;
@@ -343,7 +347,7 @@ export async function createPostgresStore({ url, keystore, max = 10, migrate: ap
     },
 
     async close() {
-      await sql.end({ timeout: 5 });
+      await pool.end({ timeout: 5 });
     },
   };
 
