@@ -8,12 +8,12 @@
 // Seeding writes rows and files the way the store writes them (INSERT … SELECT on
 // PostgreSQL; the per-account files and the shared logs on lowdb), so 100,000 accounts take
 // seconds, not the hours of 100,000 requests.
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
 import { startPostgres, type ThrowawayPostgres } from '../../scripts/postgres';
-import { removeDir, tempDir } from '../src/harness';
+import { removeDir, startTestServer, type TestServer, tempDir } from '../src/harness';
 import { type Child, spawnServer } from '../src/process';
 import { fmt, type Row } from './stats';
 
@@ -176,6 +176,92 @@ async function measure(make: () => Promise<Deployment>, accounts: number): Promi
   }
 }
 
+const PIN_CALLERS = 10;
+const PINS = 1_000;
+const READS = 2_000;
+
+/** Committed transactions of the server's database so far (stats reach the view within a second or so). */
+async function commits(url: string): Promise<number> {
+  const sql = postgres(url, { max: 1, onnotice: () => undefined });
+  try {
+    await sleep(1_500);
+    const [row] = await sql<{ n: string }[]>`SELECT xact_commit::text AS n FROM pg_stat_database WHERE datname = current_database()`;
+    return Number(row?.n);
+  } finally {
+    await sql.end();
+  }
+}
+
+/** Pins/s over HTTP, 10 callers on 10 hot keys of one account, with `kept` entries already kept. */
+async function pinsPerSecond(s: TestServer, kept: number): Promise<number> {
+  const pin = async (key: string) => {
+    const res = await fetch(`${s.url}/v1/memory/pin`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${s.live}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ key, note: 'n' }),
+    });
+    if (res.status !== 200) throw new Error(`pin answered ${res.status}: ${await res.text()}`);
+    await res.arrayBuffer();
+  };
+  const have = (await s.core.store.peekMemory('default', [])).count;
+  for (let i = have; i < kept; i++) await pin(`topic:kept${i}`);
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: PIN_CALLERS }, async () => {
+      while (next < PINS) await pin(`topic:hot${next++ % 10}`);
+    }),
+  );
+  return PINS / ((performance.now() - t0) / 1000);
+}
+
+/** Pins/s at 10 and 490 entries, and on PostgreSQL what a pin and an authenticated read commit. */
+async function serverPins(rows: Row[], pg: ThrowawayPostgres) {
+  const figures: Record<string, { few: number; many: number }> = {};
+  for (const name of ['lowdb', 'PostgreSQL']) {
+    const url = name === 'PostgreSQL' ? await pg.createDatabase() : '';
+    const env: Record<string, string> = { PRESENCE_RATE_LIMIT: '100000000/1s' };
+    if (url) Object.assign(env, { PRESENCE_DATABASE_URL: url, PRESENCE_MASTER_KEY: MASTER_KEY });
+    const s = await startTestServer({ env });
+    try {
+      const few = await pinsPerSecond(s, 10);
+      let perPin = Number.NaN;
+      let perRead = Number.NaN;
+      if (url) {
+        const c0 = await commits(url);
+        await pinsPerSecond(s, 10);
+        const c1 = await commits(url);
+        perPin = (c1 - c0) / PINS;
+        for (let i = 0; i < READS; i++) {
+          const res = await fetch(`${s.url}/v1/presence/me`, { headers: { authorization: `Bearer ${s.live}` } });
+          await res.arrayBuffer();
+        }
+        perRead = ((await commits(url)) - c1) / READS;
+      }
+      const many = await pinsPerSecond(s, 490);
+      figures[name] = { few, many };
+      rows.push({
+        benchmark: `scale: pins/s over HTTP, ${PIN_CALLERS} callers, 10 → 490 entries kept, ${name}`,
+        figure: `${fmt(few, 0)} → ${fmt(many, 0)}`,
+        target: '490 within 20% of 10',
+      });
+      if (url) {
+        rows.push({ benchmark: 'scale: commits per pin, PostgreSQL', figure: fmt(perPin, 2), target: '≤ 1' });
+        rows.push({
+          benchmark: 'scale: commits per authenticated read (GET /v1/presence/me), PostgreSQL',
+          figure: fmt(perRead, 2),
+          target: '0',
+        });
+      }
+    } finally {
+      await s.close();
+      removeDir(s.dataDir);
+    }
+  }
+  const ratio = (figures.PostgreSQL?.few ?? Number.NaN) / (figures.lowdb?.few ?? Number.NaN);
+  rows.push({ benchmark: 'scale: pins/s PostgreSQL ÷ lowdb (10 entries kept)', figure: fmt(ratio, 2), target: '≥ 0.8' });
+}
+
 export async function scaleBenchmarks(rows: Row[]) {
   const pg = await startPostgres({ fsync: true });
   try {
@@ -183,6 +269,7 @@ export async function scaleBenchmarks(rows: Row[]) {
       ['lowdb', async () => lowdbDeployment()],
       ['PostgreSQL', () => postgresDeployment(pg)],
     ];
+    await serverPins(rows, pg);
     for (const [name, make] of stores) {
       const one = await measure(make, 1);
       const many = await measure(make, ACCOUNTS);
