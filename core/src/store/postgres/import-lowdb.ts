@@ -39,7 +39,7 @@ const TABLES = [
   'account_seq',
   'accounts',
   'api_keys',
-  'memory',
+  'memory_entries',
   'events',
   'idempotency',
   'wallets',
