@@ -144,6 +144,10 @@ export async function startServer({
     const metrics = createMetrics({ process: true });
     const opened = await openStore(config, keystore);
     const storeInfo = opened.info;
+    const database = opened.database;
+    // The pool ends last (cleanups run in reverse): after the store, the cluster messaging,
+    // the locks and leadership that run on it, so what they still have in flight completes.
+    if (database) cleanups.push(() => database.end({ timeout: 5 }));
     // Core works on timed ports: store writes and chain calls show on /metrics.
     const store = meteredStore(opened.store, metrics);
     if (storeInfo.kind === 'postgres') progress(`store: PostgreSQL, schema version ${storeInfo.schema}`);
@@ -151,14 +155,13 @@ export async function startServer({
     // Several servers may share the database: events, rate limits and key changes travel
     // between them through it (LISTEN/NOTIFY and shared tables); locks, leadership and the
     // shared devnet's record go through it too (cluster-runtime.ts).
-    const messaging =
-      storeInfo.kind === 'postgres' && config.PRESENCE_DATABASE_URL
-        ? await createPostgresCluster({ url: config.PRESENCE_DATABASE_URL, clock }).catch((e: unknown) => {
-            throw databaseFailure(config.PRESENCE_DATABASE_URL as string, e);
-          })
-        : null;
+    const messaging = database
+      ? await createPostgresCluster({ sql: database, clock }).catch((e: unknown) => {
+          throw databaseFailure(config.PRESENCE_DATABASE_URL as string, e);
+        })
+      : null;
     if (messaging) cleanups.push(() => messaging.close());
-    const cluster = await openCluster(config, progress);
+    const cluster = await openCluster(config, database, progress);
     cleanups.push(() => cluster.close());
     // Every series names its server, so a deployment's scrapes add up without clashing.
     metrics.registry.setDefaultLabels({ server: cluster.serverId });

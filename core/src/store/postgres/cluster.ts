@@ -11,9 +11,9 @@
 //   Limits above EXACT_MAX per window (benchmarks, "unlimited" settings) would make that row
 //   large; they use two fixed buckets instead (`rate_buckets`: the current count plus the
 //   previous one weighted by the share of it still inside the window), approximate and O(1).
-import postgres from 'postgres';
 import type { ClusterPort, EventsWakeHandlers, SharedRateLimiter } from '../../cluster/cluster-port';
 import type { RateDecision } from '../../ratelimit/sliding-window';
+import { type DatabaseSource, useDatabase } from './database';
 import { toStoreError } from './database-error';
 
 export const EVENTS_CHANNEL = 'presence_events';
@@ -37,16 +37,16 @@ export function parseEventsNotice(payload: string): { accountId: string; id: num
 }
 
 export async function createPostgresCluster({
-  url,
   clock,
   max = 3,
-}: {
-  url: string;
+  ...source
+}: DatabaseSource & {
   clock: { now(): number };
-  /** Connections for the rate-limit statements (LISTEN takes one more of its own). */
+  /** With a URL: connections for the rate-limit statements (LISTEN takes one more of its own). */
   max?: number;
 }): Promise<PostgresCluster> {
-  const sql = postgres(url, { max, onnotice: () => undefined, connect_timeout: 10 });
+  const pool = useDatabase(source, max);
+  const sql = pool.sql;
   const handlers = new Set<EventsWakeHandlers>();
   const listening = await sql.listen(
     EVENTS_CHANNEL,
@@ -181,7 +181,7 @@ export async function createPostgresCluster({
       handlers.clear();
       // With the database away, unlisten would wait for a connection: give it a moment only.
       await Promise.race([listening.unlisten().catch(() => undefined), new Promise((r) => setTimeout(r, 1_000).unref())]);
-      await sql.end({ timeout: 5 });
+      await pool.end();
     },
   };
 }

@@ -37,16 +37,15 @@ import {
 import { createSealedAnswers } from '../sealed-answers';
 import type { StorePort } from '../store-port';
 import { EVENTS_CHANNEL } from './cluster';
+import { type DatabaseSource, useDatabase } from './database';
 import { CallerError, toStoreError } from './database-error';
 import { idempotencyClaims } from './idempotency-claims';
 import { migrate } from './migrate';
 
-export type PostgresStoreOptions = {
-  /** postgres://user:password@host:port/database */
-  url: string;
+export type PostgresStoreOptions = DatabaseSource & {
   /** Seals stored Idempotency-Key answers at rest; without it the store refuses to keep answers. */
   keystore?: Keystore;
-  /** Connections this process may open (default 10). */
+  /** With a URL: connections this store may open (default 10). */
   max?: number;
   /** Apply pending migrations before opening (the default). */
   migrate?: boolean;
@@ -84,13 +83,19 @@ export const intentColumns = (r: IntentRecord) => ({
   value_usd: r.value_usd,
 });
 
-export async function createPostgresStore({ url, keystore, max = 10, migrate: apply = true }: PostgresStoreOptions): Promise<StorePort> {
+export async function createPostgresStore({
+  keystore,
+  max = 10,
+  migrate: apply = true,
+  ...source
+}: PostgresStoreOptions): Promise<StorePort> {
   try {
-    if (apply) await migrate(url);
+    if (apply) await migrate('sql' in source ? source.sql : source.url);
   } catch (e) {
     throw toStoreError(e, 'migrate');
   }
-  const sql = postgres(url, { max, onnotice: () => undefined, connect_timeout: 10 });
+  const pool = useDatabase(source, max);
+  const sql = pool.sql;
   const answers = createSealedAnswers(keystore);
 
   const insertIntent = (tx: Sql, r: IntentRecord) => {
@@ -378,7 +383,8 @@ export async function createPostgresStore({ url, keystore, max = 10, migrate: ap
     },
 
     async close() {
-      await sql.end({ timeout: 5 });
+      // On the server's pool, the pool's owner ends it (and so drains what is still in flight).
+      await pool.end();
     },
   };
 
