@@ -222,6 +222,10 @@ export async function startServer({
     const created = await core.accounts.bootstrap(keysFile);
 
     const runtime = chain?.runtime;
+    const logging =
+      logger !== undefined ? null : productionLogging(config.PRESENCE_LOG_LEVEL, logFormat, logStream, { server: cluster.serverId });
+    // After the app has closed (cleanups run in reverse): every request line is out before the process exits.
+    if (logging) cleanups.push(() => logging.close());
     const app = await buildApp({
       core,
       store: storeInfo,
@@ -259,9 +263,7 @@ export async function startServer({
             },
           }
         : {}),
-      ...(logger !== undefined
-        ? { logger }
-        : productionLogging(config.PRESENCE_LOG_LEVEL, logFormat, logStream, { server: cluster.serverId })),
+      ...(logging ? logging.options : { logger }),
       heartbeatMs,
       streamRecheckMs: messaging ? STREAM_RECHECK_MS : 0,
     });
