@@ -92,7 +92,7 @@ export function createCore(o: CoreOptions) {
         },
       }
     : log;
-  const keys = createKeyService({ store, clock, limits });
+  const keys = createKeyService({ store, clock, limits, ...(o.cluster ? { changes: o.cluster.keyChanges } : {}) });
   const memory = createMemoryService({ storeFor, clock, events, limits });
   const policies = createPolicyService({ storeFor, clock, tokenList: o.chain?.runtime.tokenList ?? null });
   const wallet: WalletDomain | null = o.chain

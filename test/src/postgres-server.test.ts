@@ -181,4 +181,53 @@ describe('a server on PostgreSQL', () => {
       await s.close();
     }
   });
+
+  it('reads no key from the database per request: commits per keyed request (pg_stat_database)', async () => {
+    const dataDir = tempDir();
+    dirs.push(dataDir);
+    const database = await freshDatabaseEnv();
+    const env = { ...database, PRESENCE_RATE_LIMIT: '1000/60s' };
+    const url = new URL(database.PRESENCE_DATABASE_URL as string);
+    const name = url.pathname.slice(1);
+    const admin = postgres(Object.assign(new URL(url), { pathname: '/postgres' }).href, { max: 1, onnotice: () => undefined });
+    const first = await startTestServer({ dataDir, env });
+    const keys = { live: first.live, test: first.test };
+    await first.close();
+    /**
+     * The database's commits over one run of a server: started, `n` keyed requests, stopped.
+     * A backend reports its counts when it exits at the latest: the count is read once every
+     * connection of the run has gone, so nothing is still unreported (and nothing is timed).
+     */
+    const commitsOver = async (n: number) => {
+      const count = async () => {
+        for (;;) {
+          const [open] = await admin<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = ${name}`;
+          if (open?.n === 0) break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        const [row] = await admin<{ n: string }[]>`SELECT xact_commit AS n FROM pg_stat_database WHERE datname = ${name}`;
+        return Number(row?.n);
+      };
+      const before = await count();
+      const s = await startTestServer({ dataDir, env, keys });
+      // A keyed request to no route: authenticated and counted, and nothing else read.
+      const keyed = () => call(s.url, 'GET', '/v1/nowhere', { key: s.live });
+      for (let i = 0; i < n / 15; i++) {
+        const answers = await Promise.all(Array.from({ length: 15 }, keyed));
+        expect(answers.map((a) => a.status)).toEqual(answers.map(() => 404));
+      }
+      await s.close();
+      return (await count()) - before;
+    };
+    try {
+      const n = 150;
+      // The same run without the requests: what a start, its first key read and a stop cost.
+      const perRequest = ((await commitsOver(n)) - (await commitsOver(15))) / (n - 15);
+      // Was 3: the failure budget's read, the key's read and the key's count. The key now comes
+      // from memory; the two rate-limit statements remain (README, "Connections").
+      expect(perRequest, `${perRequest} commits per keyed request`).toBeLessThanOrEqual(2.1);
+    } finally {
+      await admin.end();
+    }
+  });
 });

@@ -74,6 +74,52 @@ describe('cluster port on PostgreSQL', () => {
     }
   });
 
+  it('a key changed through any store reaches every server as its id; a dropped listener resyncs the keys', async () => {
+    const { url, handles, close } = await twoServers();
+    const store = await createPostgresStore({ url, migrate: false, max: 2 });
+    try {
+      const heard: string[] = [];
+      let resyncs = 0;
+      let onChange: () => void = () => undefined;
+      handles[1]?.keyChanges.subscribe({
+        changed: (id) => {
+          heard.push(id);
+          onChange();
+        },
+        resync: () => {
+          resyncs++;
+          onChange();
+        },
+      });
+      await store.createAccount({ id: 'acct', created_at: '', presence: { name: 'p', model: 'local', preferences: {} } } as never);
+      await store.insertKey({
+        id: 'key_1',
+        account_id: 'acct',
+        kind: 'live',
+        name: 'k',
+        scopes: [],
+        secrets: [],
+        state: 'active',
+        created_at: '',
+        last_used_at: null,
+        revoked_at: null,
+      });
+      const arrived = new Promise<void>((r) => (onChange = r));
+      await store.updateKey('key_1', (k) => ({ ...k, state: 'revoked' }));
+      await arrived;
+      expect(heard).toEqual(['key_1']);
+      const resynced = new Promise<void>((r) => (onChange = r));
+      const admin = postgres(url, { max: 1, onnotice: () => undefined });
+      await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query ILIKE 'listen%' AND pid <> pg_backend_pid()`;
+      await admin.end();
+      await resynced;
+      expect(resyncs).toBeGreaterThan(0);
+    } finally {
+      await store.close();
+      await close();
+    }
+  });
+
   it('an exact window counts both servers: N pass in any mix, the next is refused on either', async () => {
     const { clock, handles, close } = await twoServers();
     try {

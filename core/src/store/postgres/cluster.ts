@@ -5,18 +5,23 @@
 //   stays the truth. The driver re-establishes a lost LISTEN connection by itself and calls
 //   `onlisten` each time it (re)subscribes: wake-ups sent meanwhile are lost, so every open
 //   channel then reads the table again (resync).
+// - Key changes: an update of a key's record NOTIFYs `presence_keys` with its id at commit
+//   (postgres-store.ts updateKey); every server's key cache drops it (keys/key-cache.ts), and
+//   forgets every key when the LISTEN connection was re-established.
 // - Rate limits: per scope and id, the exact sliding log of the embedded limiter (the times of
 //   the requests counted in the last window, at most `limit`), kept in `rate_logs` and
 //   updated in one statement under the row's lock, so every server counts every request.
 //   Limits above EXACT_MAX per window (benchmarks, "unlimited" settings) would make that row
 //   large; they use two fixed buckets instead (`rate_buckets`: the current count plus the
 //   previous one weighted by the share of it still inside the window), approximate and O(1).
-import type { ClusterPort, EventsWakeHandlers, SharedRateLimiter } from '../../cluster/cluster-port';
+import type { ClusterPort, EventsWakeHandlers, KeyChangeHandlers, SharedRateLimiter } from '../../cluster/cluster-port';
 import type { RateDecision } from '../../ratelimit/sliding-window';
 import { type DatabaseSource, useDatabase } from './database';
 import { toStoreError } from './database-error';
 
 export const EVENTS_CHANNEL = 'presence_events';
+/** A key's record changed: the payload is its id. */
+export const KEYS_CHANNEL = 'presence_keys';
 /** Up to this many requests per window a limit is kept exactly (a log of times). */
 export const EXACT_MAX = 1_000;
 
@@ -48,6 +53,17 @@ export async function createPostgresCluster({
   const pool = useDatabase(source, max);
   const sql = pool.sql;
   const handlers = new Set<EventsWakeHandlers>();
+  const keyHandlers = new Set<KeyChangeHandlers>();
+  // On the same LISTEN connection as the events (the driver keeps one for all channels).
+  const listeningKeys = await sql.listen(
+    KEYS_CHANNEL,
+    (keyId) => {
+      for (const h of keyHandlers) h.changed(keyId);
+    },
+    () => {
+      for (const h of keyHandlers) h.resync();
+    },
+  );
   const listening = await sql.listen(
     EVENTS_CHANNEL,
     (payload) => {
@@ -176,9 +192,17 @@ export async function createPostgresCluster({
         return () => handlers.delete(h);
       },
     },
+    keyChanges: {
+      subscribe(h) {
+        keyHandlers.add(h);
+        return () => keyHandlers.delete(h);
+      },
+    },
     rateLimiter,
     async close() {
       handlers.clear();
+      keyHandlers.clear();
+      await Promise.race([listeningKeys.unlisten().catch(() => undefined), new Promise((r) => setTimeout(r, 1_000).unref())]);
       // With the database away, unlisten would wait for a connection: give it a moment only.
       await Promise.race([listening.unlisten().catch(() => undefined), new Promise((r) => setTimeout(r, 1_000).unref())]);
       await pool.end();

@@ -36,7 +36,7 @@ import {
 } from '../documents';
 import { createSealedAnswers } from '../sealed-answers';
 import type { StorePort } from '../store-port';
-import { EVENTS_CHANNEL } from './cluster';
+import { EVENTS_CHANNEL, KEYS_CHANNEL } from './cluster';
 import { type DatabaseSource, useDatabase } from './database';
 import { CallerError, toStoreError } from './database-error';
 import { idempotencyClaims } from './idempotency-claims';
@@ -157,8 +157,9 @@ export async function createPostgresStore({
         const [row] = await tx<Doc[]>`SELECT doc FROM api_keys WHERE id = ${id} FOR UPDATE`;
         if (!row) throw new PresenceError('not_found', `no key ${id}`);
         const next = callerSays(() => update(KeyRecord.parse(row.doc)));
+        // The NOTIFY is sent at commit: every server's key cache drops this key (cluster.ts).
         await tx`UPDATE api_keys SET doc = ${json(next)}::text::json, secret_hashes = ${next.secrets.map((s) => s.hash)}::text[]
-          WHERE id = ${id}`;
+          WHERE id = ${id} RETURNING pg_notify(${KEYS_CHANNEL}, id)`;
         return next;
       });
     },
