@@ -81,6 +81,9 @@ export function createCore(o: CoreOptions) {
   /** A sliding window counted by every server when there is a cluster, else in memory. */
   const rateLimiterFor = (scope: string, opts: { limit: number; windowMs: number }): RateLimiterPort =>
     o.cluster ? o.cluster.rateLimiter(scope, opts) : createRateLimiter({ ...opts, clock });
+  /** A window of failures whose refusals are known without asking the shared store on every request (cluster-port.ts). */
+  const failureBudgetFor = (scope: string, opts: { limit: number; windowMs: number }): RateLimiterPort =>
+    o.cluster ? o.cluster.failureBudget(scope, opts) : createRateLimiter({ ...opts, clock });
   const counted = metrics?.eventAppended;
   const events: typeof log = counted
     ? {
@@ -146,6 +149,7 @@ export function createCore(o: CoreOptions) {
     idempotency,
     rateLimiter,
     rateLimiterFor,
+    failureBudgetFor,
     policies,
     wallet,
     thread,

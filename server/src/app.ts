@@ -161,7 +161,7 @@ export async function buildApp({
     else done();
   });
 
-  registerAuth(app, core, core.rateLimiterFor('auth-failures', limits.authFailures));
+  registerAuth(app, core, core.failureBudgetFor('auth-failures', limits.authFailures));
   registerIdempotency(app, core);
 
   await app.register(swagger, {

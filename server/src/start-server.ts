@@ -156,7 +156,11 @@ export async function startServer({
     // between them through it (LISTEN/NOTIFY and shared tables); locks, leadership and the
     // shared devnet's record go through it too (cluster-runtime.ts).
     const messaging = database
-      ? await createPostgresCluster({ sql: database, clock }).catch((e: unknown) => {
+      ? await createPostgresCluster({
+          sql: database,
+          clock,
+          onError: (err) => console.error('presence: cluster read failed:', err instanceof Error ? err.message : err),
+        }).catch((e: unknown) => {
           throw databaseFailure(config.PRESENCE_DATABASE_URL as string, e);
         })
       : null;

@@ -38,4 +38,10 @@ export type ClusterPort = {
   keyChanges: { subscribe(handlers: KeyChangeHandlers): () => void };
   /** A sliding window named `scope` whose counts are kept where every server sees them. */
   rateLimiter(scope: string, opts: { limit: number; windowMs: number }): SharedRateLimiter;
+  /**
+   * A window of failures (failed authentications per address) counted where every server sees
+   * them, whose `peek` is answered without asking the database: it says only whether the id
+   * is over its budget (and until when); `remaining` is not known there.
+   */
+  failureBudget(scope: string, opts: { limit: number; windowMs: number }): SharedRateLimiter;
 };

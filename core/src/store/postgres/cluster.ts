@@ -8,6 +8,9 @@
 // - Key changes: an update of a key's record NOTIFYs `presence_keys` with its id at commit
 //   (postgres-store.ts updateKey); every server's key cache drops it (keys/key-cache.ts), and
 //   forgets every key when the LISTEN connection was re-established.
+// - Failure budgets (failed authentications per address): counted in the shared window, and
+//   asked about from memory; a full window is announced on `presence_rate_blocks`
+//   (failure-budgets.ts).
 // - Rate limits: per scope and id, the exact sliding log of the embedded limiter (the times of
 //   the requests counted in the last window, at most `limit`), kept in `rate_logs` and
 //   updated in one statement under the row's lock, so every server counts every request.
@@ -18,6 +21,7 @@ import type { ClusterPort, EventsWakeHandlers, KeyChangeHandlers, SharedRateLimi
 import type { RateDecision } from '../../ratelimit/sliding-window';
 import { type DatabaseSource, useDatabase } from './database';
 import { toStoreError } from './database-error';
+import { BLOCKS_CHANNEL, createFailureBudgets } from './failure-budgets';
 
 export const EVENTS_CHANNEL = 'presence_events';
 /** A key's record changed: the payload is its id. */
@@ -44,9 +48,12 @@ export function parseEventsNotice(payload: string): { accountId: string; id: num
 export async function createPostgresCluster({
   clock,
   max = 3,
+  onError = () => undefined,
   ...source
 }: DatabaseSource & {
   clock: { now(): number };
+  /** A background read failed (the standing blocks, after a reconnection). */
+  onError?: (e: unknown) => void;
   /** With a URL: connections for the rate-limit statements (LISTEN takes one more of its own). */
   max?: number;
 }): Promise<PostgresCluster> {
@@ -54,6 +61,12 @@ export async function createPostgresCluster({
   const sql = pool.sql;
   const handlers = new Set<EventsWakeHandlers>();
   const keyHandlers = new Set<KeyChangeHandlers>();
+  const budgets = createFailureBudgets(sql, clock, onError);
+  const listeningBlocks = await sql.listen(
+    BLOCKS_CHANNEL,
+    (payload) => budgets.heard(payload),
+    () => budgets.resync(),
+  );
   // On the same LISTEN connection as the events (the driver keeps one for all channels).
   const listeningKeys = await sql.listen(
     KEYS_CHANNEL,
@@ -145,12 +158,15 @@ export async function createPostgresCluster({
     const decide = (times: number[], now: number, allowed: boolean): RateDecision => {
       const inWindow = times.filter((t) => t > now - windowMs);
       const oldest = inWindow.length > 0 ? Math.min(...inWindow) : null;
-      return {
+      const d = {
         allowed,
         limit,
         remaining: Math.max(0, limit - inWindow.length),
         resetS: oldest === null ? 0 : Math.max(1, Math.ceil((oldest + windowMs - now) / 1000)),
+        // When a slot frees, to the millisecond (a failure budget's block ends then).
+        freesAt: oldest === null ? now : oldest + windowMs,
       };
+      return d;
     };
     return {
       async hit(id) {
@@ -199,10 +215,13 @@ export async function createPostgresCluster({
       },
     },
     rateLimiter,
+    failureBudget: (scope, opts) => budgets.budget(scope, opts, rateLimiter(scope, opts)),
     async close() {
       handlers.clear();
       keyHandlers.clear();
-      await Promise.race([listeningKeys.unlisten().catch(() => undefined), new Promise((r) => setTimeout(r, 1_000).unref())]);
+      for (const l of [listeningKeys, listeningBlocks]) {
+        await Promise.race([l.unlisten().catch(() => undefined), new Promise((r) => setTimeout(r, 1_000).unref())]);
+      }
       // With the database away, unlisten would wait for a connection: give it a moment only.
       await Promise.race([listening.unlisten().catch(() => undefined), new Promise((r) => setTimeout(r, 1_000).unref())]);
       await pool.end();
