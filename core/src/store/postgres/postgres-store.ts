@@ -8,7 +8,7 @@
 // - `transitionIntent` is compare-and-set on the record's stored text;
 // - `redeemLink` is a single compare-and-set UPDATE;
 // - an event append NOTIFYs `presence_events` in its own statement (sent at commit), the
-//   wake-up of every server's live streams (cluster.ts).
+//   wake-up of every server's live streams; a key update `presence_keys` (caches, cluster.ts).
 // Records are kept whole as `json` (see migrations/0001_init.sql for why not jsonb) beside the
 // columns queries need, and validated with the zod schemas of documents.ts on the way out,
 // as the embedded store validates what it loads. Database failures become 503
@@ -83,19 +83,14 @@ export const intentColumns = (r: IntentRecord) => ({
   value_usd: r.value_usd,
 });
 
-export async function createPostgresStore({
-  keystore,
-  max = 10,
-  migrate: apply = true,
-  ...source
-}: PostgresStoreOptions): Promise<StorePort> {
+export async function createPostgresStore(options: PostgresStoreOptions): Promise<StorePort> {
+  const { keystore, max = 10, migrate: apply = true, ...from } = options;
   try {
-    if (apply) await migrate('sql' in source ? source.sql : source.url);
+    if (apply) await migrate('sql' in from ? from.sql : from.url);
   } catch (e) {
     throw toStoreError(e, 'migrate');
   }
-  const pool = useDatabase(source, max);
-  const sql = pool.sql;
+  const { sql, end } = useDatabase(from, max);
   const answers = createSealedAnswers(keystore);
 
   const insertIntent = (tx: Sql, r: IntentRecord) => {
@@ -157,7 +152,6 @@ export async function createPostgresStore({
         const [row] = await tx<Doc[]>`SELECT doc FROM api_keys WHERE id = ${id} FOR UPDATE`;
         if (!row) throw new PresenceError('not_found', `no key ${id}`);
         const next = callerSays(() => update(KeyRecord.parse(row.doc)));
-        // The NOTIFY is sent at commit: every server's key cache drops this key (cluster.ts).
         await tx`UPDATE api_keys SET doc = ${json(next)}::text::json, secret_hashes = ${next.secrets.map((s) => s.hash)}::text[]
           WHERE id = ${id} RETURNING pg_notify(${KEYS_CHANNEL}, id)`;
         return next;
@@ -384,8 +378,7 @@ export async function createPostgresStore({
     },
 
     async close() {
-      // On the server's pool, the pool's owner ends it (and so drains what is still in flight).
-      await pool.end();
+      await end(); // on the server's pool, its owner ends it (and so drains what is in flight)
     },
   };
 
