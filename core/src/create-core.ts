@@ -81,6 +81,9 @@ export function createCore(o: CoreOptions) {
   /** A sliding window counted by every server when there is a cluster, else in memory. */
   const rateLimiterFor = (scope: string, opts: { limit: number; windowMs: number }): RateLimiterPort =>
     o.cluster ? o.cluster.rateLimiter(scope, opts) : createRateLimiter({ ...opts, clock });
+  /** A window of failures whose refusals are known without asking the shared store on every request (cluster-port.ts). */
+  const failureBudgetFor = (scope: string, opts: { limit: number; windowMs: number }): RateLimiterPort =>
+    o.cluster ? o.cluster.failureBudget(scope, opts) : createRateLimiter({ ...opts, clock });
   const counted = metrics?.eventAppended;
   const events: typeof log = counted
     ? {
@@ -92,7 +95,7 @@ export function createCore(o: CoreOptions) {
         },
       }
     : log;
-  const keys = createKeyService({ store, clock, limits });
+  const keys = createKeyService({ store, clock, limits, ...(o.cluster ? { changes: o.cluster.keyChanges } : {}) });
   const memory = createMemoryService({ storeFor, clock, events, limits });
   const policies = createPolicyService({ storeFor, clock, tokenList: o.chain?.runtime.tokenList ?? null });
   const wallet: WalletDomain | null = o.chain
@@ -146,6 +149,7 @@ export function createCore(o: CoreOptions) {
     idempotency,
     rateLimiter,
     rateLimiterFor,
+    failureBudgetFor,
     policies,
     wallet,
     thread,

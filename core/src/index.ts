@@ -7,7 +7,7 @@
 export type { ChainPort, TokenList } from './chain/index';
 export * as chain from './chain/index';
 export { type Clock, createManualClock, iso, type ManualClock, systemClock } from './clock/clock';
-export type { ClusterPort, EventsWake, EventsWakeHandlers, SharedRateLimiter } from './cluster/cluster-port';
+export type { ClusterPort, EventsWake, EventsWakeHandlers, KeyChangeHandlers, SharedRateLimiter } from './cluster/cluster-port';
 export { type ClusterLocks, createLocalLocks } from './concurrency/cluster-locks';
 export type { PreparedTurn, TurnAnswer, TurnSink } from './conversation/conversation';
 export { HISTORY_BUDGET_CHARS, HISTORY_TURNS } from './conversation/history-budget';

@@ -118,9 +118,15 @@ export async function buildApp({
   app.removeContentTypeParser('text/plain');
 
   registerRequestId(app);
-  // Every answer timed by its route's pattern (a 404 has none: `unmatched`), streams until they close.
+  let closing = false;
+  // Every answer timed by its route's pattern (a 404 has none: `unmatched`), streams until they
+  // close. And: Node closes idle keep-alive connections once, when closing starts; one whose
+  // in-flight request finishes later would idle until its keep-alive timeout and hold the
+  // close up. (onResponse runs when the response has finished, as a 'finish' listener would,
+  // without adding one to every response.)
   app.addHook('onResponse', (request, reply, done) => {
     metrics.request(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    if (closing) setImmediate(() => app.server.closeIdleConnections());
     done();
   });
   await registerCors(app, corsOrigins);
@@ -139,7 +145,6 @@ export async function buildApp({
       : () => undefined;
   // Event streams never end by themselves: close them first, so that closing the server
   // waits only for ordinary in-flight requests.
-  let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
     stopRevokeListener();
@@ -150,18 +155,13 @@ export async function buildApp({
   // A request that still reaches a closing server (pipelined, or on a keep-alive connection
   // busy when closing began) is shed before any work: 503 `unavailable`, and Fastify adds
   // `Connection: close`, so the client's retry goes to a server that is staying up.
-  app.addHook('onRequest', async () => {
-    if (closing) throw new PresenceError('unavailable', 'this server is shutting down; retry the request', { retryAfter: 1 });
-  });
-  // Node closes idle keep-alive connections once, when closing starts; one whose in-flight
-  // request finishes later would idle until its keep-alive timeout and hold the close up.
-  app.server.on('request', (_req, res) => {
-    res.once('finish', () => {
-      if (closing) setImmediate(() => app.server.closeIdleConnections());
-    });
+  // (A callback hook: an async one costs every request a promise and a microtask turn.)
+  app.addHook('onRequest', (_request, _reply, done) => {
+    if (closing) done(new PresenceError('unavailable', 'this server is shutting down; retry the request', { retryAfter: 1 }));
+    else done();
   });
 
-  registerAuth(app, core, core.rateLimiterFor('auth-failures', limits.authFailures));
+  registerAuth(app, core, core.failureBudgetFor('auth-failures', limits.authFailures));
   registerIdempotency(app, core);
 
   await app.register(swagger, {

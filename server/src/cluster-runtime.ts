@@ -2,9 +2,18 @@
 // cluster-wide locks (advisory locks), leader election for the background work, and the book
 // where a shared devnet's deployment is recorded. Embedded: this process is the whole
 // cluster, so locks are in memory, it always leads, and the book is a file.
+// On PostgreSQL all of it runs on the server's one pool (open-store.ts): leadership keeps one
+// of its connections reserved, the locks hold at most lockConnections(pool) of them.
 import { hostname } from 'node:os';
 import { type ClusterLocks, createLocalLocks } from '@presence/core';
-import { createPostgresDeploymentBook, createPostgresLocks, type DeploymentBook, startLeadership } from '@presence/core/postgres';
+import {
+  createPostgresDeploymentBook,
+  createPostgresLocks,
+  type Database,
+  type DeploymentBook,
+  lockConnections,
+  startLeadership,
+} from '@presence/core/postgres';
 import type { Config } from './config';
 
 export type ClusterRuntime = {
@@ -25,10 +34,9 @@ export type ClusterRuntime = {
 
 export const defaultServerId = () => `${hostname()}:${process.pid}`;
 
-export async function openCluster(config: Config, log: (line: string) => void): Promise<ClusterRuntime> {
+export async function openCluster(config: Config, sql: Database | null, log: (line: string) => void): Promise<ClusterRuntime> {
   const serverId = config.PRESENCE_SERVER_ID ?? defaultServerId();
-  const url = config.PRESENCE_DATABASE_URL;
-  if (!url) {
+  if (!sql) {
     const locks = createLocalLocks();
     return {
       serverId,
@@ -41,10 +49,10 @@ export async function openCluster(config: Config, log: (line: string) => void): 
       close: () => locks.close(),
     };
   }
-  const locks = createPostgresLocks({ url });
-  const book = createPostgresDeploymentBook({ url });
+  const locks = createPostgresLocks({ sql, max: lockConnections(config.PRESENCE_DATABASE_POOL) });
+  const book = createPostgresDeploymentBook({ sql });
   const leadership = await startLeadership({
-    url,
+    sql,
     serverId,
     onChange: (leader) => log(leader ? `server ${serverId} leads the background work` : `server ${serverId} no longer leads`),
     onError: (e) => log(`leader election: ${(e as Error).message}`),

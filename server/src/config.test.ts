@@ -21,6 +21,7 @@ describe('loadConfig', () => {
       PRESENCE_AUTH_FAIL_LIMIT: { limit: 60, windowMs: 60_000 },
       PRESENCE_MAX_STREAMS_PER_KEY: 20,
       PRESENCE_MAX_STREAMS_PER_ACCOUNT: 100,
+      PRESENCE_DATABASE_POOL: 10,
     });
     expect(c.PRESENCE_DATA_DIR).toMatch(/\.presence$/);
   });
@@ -38,6 +39,8 @@ describe('loadConfig', () => {
     ['PRESENCE_MAX_STREAMS', '-5'],
     ['PRESENCE_MAX_CONNECTIONS', '1e4'],
     ['PRESENCE_LOG_FORMAT', 'text'],
+    ['PRESENCE_DATABASE_POOL', '2'],
+    ['PRESENCE_DATABASE_POOL', 'ten'],
   ])('names %s when its value %j is bad, in one line', (name, value) => {
     try {
       loadConfig({ [name]: value });

@@ -73,6 +73,9 @@ export const ConfigSchema = z.object({
   PRESENCE_DATABASE_URL: z
     .url({ protocol: /^postgres(ql)?$/, error: 'a URL such as postgres://user:password@host:5432/presence' })
     .optional(),
+  // The server's one PostgreSQL pool (plus the LISTEN connection): leadership keeps one of
+  // these connections, the cluster locks hold up to 4, requests share the rest.
+  PRESENCE_DATABASE_POOL: count.pipe(z.number().min(3, 'at least 3 (leadership keeps one, the locks one, requests need one)')).default(10),
   // Names this server among the deployment's (health, logs, metrics); default host:pid.
   PRESENCE_SERVER_ID: z
     .string()

@@ -6,13 +6,16 @@
 //   Authorization never reaches the log (there is nothing to redact);
 // - link codes are one-time credentials that travel in the redeem URL: logged URLs show
 //   where the request went, never which code.
-// Two formats: JSON lines (pino's own, for machines) and, on a terminal, one short readable
-// line per request and per event, rendered from the same serialized JSON, so both carry
-// exactly the same fields.
+// Two formats: JSON lines (pino's own, for machines) and, on a terminal, short readable lines
+// rendered from the same serialized JSON, so both carry exactly the same fields. Either way a
+// request is one line, written when it completes (method, URL, status, time); Fastify's
+// "incoming request" line doubled the log for nothing a completed line lacks. Without a
+// stream of the caller's, lines go to stdout asynchronously (log-destination.ts).
 import { hostname } from 'node:os';
 import { type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
 import { errorSummary } from './http/error-summary';
 import { REQUEST_ID_LOG_LABEL } from './http/request-id';
+import { stdoutDestination } from './log-destination';
 
 /** Where log lines go (pino writes one JSON line per call). */
 export type LogStream = { write(line: string): void };
@@ -97,16 +100,24 @@ export function prettyLines(out: LogStream): LogStream {
   };
 }
 
-/** The Fastify logging options for a format; JSON goes to `stream` (default stdout) as it is. */
+export type ProductionLogging = {
+  options: Pick<FastifyServerOptions, 'logger' | 'logController'>;
+  /** Writes out what is still buffered for stdout; the server's last cleanup. */
+  close(): Promise<void>;
+};
+
+/** The Fastify logging options for a format; JSON goes to `stream` (default: stdout, asynchronously) as it is. */
 export function productionLogging(
   level: string,
   format: LogFormat,
   stream?: LogStream,
   bindings?: Record<string, string>,
-): Pick<FastifyServerOptions, 'logger' | 'logController'> {
-  if (format === 'json') return { logger: productionLogger(level, stream, bindings) };
+): ProductionLogging {
+  const stdout = stream ? null : stdoutDestination();
+  const out: LogStream = stream ?? (stdout as LogStream);
+  const logController = new OneLinePerRequest({ requestIdLogLabel: REQUEST_ID_LOG_LABEL });
   return {
-    logger: productionLogger(level, prettyLines(stream ?? process.stdout), bindings),
-    logController: new OneLinePerRequest({ requestIdLogLabel: REQUEST_ID_LOG_LABEL }),
+    options: { logger: productionLogger(level, format === 'json' ? out : prettyLines(out), bindings), logController },
+    close: async () => stdout?.close(),
   };
 }

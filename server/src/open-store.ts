@@ -2,13 +2,22 @@
 // (pending migrations applied first, under the migration advisory lock), else the embedded
 // store in the data directory. A database that cannot be reached stops the start with one
 // line naming where it was looked for (host, port, database: never the password).
+//
+// On PostgreSQL this opens the server's one pool (PRESENCE_DATABASE_POOL connections): the
+// store, the cluster messaging, the locks, leadership and the deployment book all run on it
+// (see docs/operations.md for the arithmetic against max_connections).
 import { isPresenceError, type Keystore, type StorePort } from '@presence/core';
 import { createLowdbStore } from '@presence/core/lowdb';
-import { createPostgresStore, migrationStatus } from '@presence/core/postgres';
+import { createPostgresStore, type Database, migrationStatus, openDatabase } from '@presence/core/postgres';
 import type { StoreInfo } from '@presence/protocol';
 import type { Config } from './config';
 
-export type OpenedStore = { store: StorePort; info: StoreInfo };
+export type OpenedStore = {
+  store: StorePort;
+  info: StoreInfo;
+  /** The server's pool, on PostgreSQL: ended by the caller, after everything that uses it. */
+  database: Database | null;
+};
 
 /** host:port/database of a database URL, for messages: the credentials stay out. */
 export function databaseLabel(url: string): string {
@@ -23,20 +32,26 @@ export function databaseFailure(url: string, e: unknown): Error {
   return new Error(`could not open the database at ${databaseLabel(url)} (PRESENCE_DATABASE_URL): ${why}`, { cause: e });
 }
 
-export async function openStore(config: Config, keystore: Keystore, { max }: { max?: number } = {}): Promise<OpenedStore> {
+export async function openStore(config: Config, keystore: Keystore): Promise<OpenedStore> {
   const url = config.PRESENCE_DATABASE_URL;
   if (!url) {
     // An answered write is on disk (temp file, rename and directory fsynced).
-    return { store: await createLowdbStore({ dataDir: config.PRESENCE_DATA_DIR, fsync: true, keystore }), info: { kind: 'lowdb' } };
+    return {
+      store: await createLowdbStore({ dataDir: config.PRESENCE_DATA_DIR, fsync: true, keystore }),
+      info: { kind: 'lowdb' },
+      database: null,
+    };
   }
+  const sql = openDatabase(url, { max: config.PRESENCE_DATABASE_POOL });
   try {
-    const store = await createPostgresStore({ url, keystore, ...(max ? { max } : {}) });
-    const { applied } = await migrationStatus(url).catch(async (e: unknown) => {
-      await store.close();
-      throw e;
-    });
-    return { store, info: { kind: 'postgres', schema: Math.max(0, ...applied.map((a) => a.version)) } };
+    // The pool opens its first connection here: a wrong URL, a refusal or bad credentials
+    // stop the start now, in one line, before anything else is tried.
+    await sql`SELECT 1`;
+    const store = await createPostgresStore({ sql, keystore });
+    const { applied } = await migrationStatus(sql);
+    return { store, info: { kind: 'postgres', schema: Math.max(0, ...applied.map((a) => a.version)) }, database: sql };
   } catch (e) {
+    await sql.end({ timeout: 1 }).catch(() => undefined);
     throw databaseFailure(url, e);
   }
 }

@@ -144,6 +144,10 @@ export async function startServer({
     const metrics = createMetrics({ process: true });
     const opened = await openStore(config, keystore);
     const storeInfo = opened.info;
+    const database = opened.database;
+    // The pool ends last (cleanups run in reverse): after the store, the cluster messaging,
+    // the locks and leadership that run on it, so what they still have in flight completes.
+    if (database) cleanups.push(() => database.end({ timeout: 5 }));
     // Core works on timed ports: store writes and chain calls show on /metrics.
     const store = meteredStore(opened.store, metrics);
     if (storeInfo.kind === 'postgres') progress(`store: PostgreSQL, schema version ${storeInfo.schema}`);
@@ -151,14 +155,17 @@ export async function startServer({
     // Several servers may share the database: events, rate limits and key changes travel
     // between them through it (LISTEN/NOTIFY and shared tables); locks, leadership and the
     // shared devnet's record go through it too (cluster-runtime.ts).
-    const messaging =
-      storeInfo.kind === 'postgres' && config.PRESENCE_DATABASE_URL
-        ? await createPostgresCluster({ url: config.PRESENCE_DATABASE_URL, clock }).catch((e: unknown) => {
-            throw databaseFailure(config.PRESENCE_DATABASE_URL as string, e);
-          })
-        : null;
+    const messaging = database
+      ? await createPostgresCluster({
+          sql: database,
+          clock,
+          onError: (err) => console.error('presence: cluster read failed:', err instanceof Error ? err.message : err),
+        }).catch((e: unknown) => {
+          throw databaseFailure(config.PRESENCE_DATABASE_URL as string, e);
+        })
+      : null;
     if (messaging) cleanups.push(() => messaging.close());
-    const cluster = await openCluster(config, progress);
+    const cluster = await openCluster(config, database, progress);
     cleanups.push(() => cluster.close());
     // Every series names its server, so a deployment's scrapes add up without clashing.
     metrics.registry.setDefaultLabels({ server: cluster.serverId });
@@ -219,6 +226,10 @@ export async function startServer({
     const created = await core.accounts.bootstrap(keysFile);
 
     const runtime = chain?.runtime;
+    const logging =
+      logger !== undefined ? null : productionLogging(config.PRESENCE_LOG_LEVEL, logFormat, logStream, { server: cluster.serverId });
+    // After the app has closed (cleanups run in reverse): every request line is out before the process exits.
+    if (logging) cleanups.push(() => logging.close());
     const app = await buildApp({
       core,
       store: storeInfo,
@@ -256,9 +267,7 @@ export async function startServer({
             },
           }
         : {}),
-      ...(logger !== undefined
-        ? { logger }
-        : productionLogging(config.PRESENCE_LOG_LEVEL, logFormat, logStream, { server: cluster.serverId })),
+      ...(logging ? logging.options : { logger }),
       heartbeatMs,
       streamRecheckMs: messaging ? STREAM_RECHECK_MS : 0,
     });

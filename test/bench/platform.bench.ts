@@ -30,7 +30,9 @@ async function cannon(opts: autocannon.Options) {
 
 async function authOverhead(rows: Row[]) {
   const dataDir = tempDir('bench-');
-  const server = await spawnServer({ ...FAST, PRESENCE_DATA_DIR: dataDir });
+  // The server's default logging (info, JSON lines on a pipe: a line per request), read and
+  // dropped by this process as a log collector would read it.
+  const server = await spawnServer({ ...FAST, PRESENCE_LOG_LEVEL: 'info', PRESENCE_DATA_DIR: dataDir }, { discardStdout: true });
   const { live } = JSON.parse(readFileSync(path.join(dataDir, 'bootstrap-keys.json'), 'utf8'));
   const me = await call(server.url, 'GET', '/v1/presence/me', { key: live });
   const bareProc = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'bare-server.ts')], {
@@ -69,15 +71,15 @@ async function authOverhead(rows: Row[]) {
       }) ?? 0;
     const ratios = ourss.map((o, i) => o / (bares[i] as number));
     rows.push({
-      benchmark: 'GET /v1/presence/me (authenticated, metrics on) req/s, median of 3',
+      benchmark: 'GET /v1/presence/me (authenticated, metrics on, default logging) req/s, median of 3',
       figure: fmt(percentile(ourss, 50), 0),
       target: '',
     });
     rows.push({ benchmark: 'bare Fastify, same JSON, req/s, median of 3', figure: fmt(percentile(bares, 50), 0), target: '' });
     rows.push({
-      benchmark: 'ratio authenticated (metrics on) / bare, median (range)',
+      benchmark: 'ratio authenticated (metrics on, default logging) / bare, median (range)',
       figure: `${fmt(percentile(ratios, 50), 2)} (${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)})`,
-      target: '>= 0.5',
+      target: '>= 0.7',
     });
     // /metrics counts every request the server answered: the one before the rounds (`me`), the
     // ones autocannon saw answered, and those still in flight when it stopped each round (it

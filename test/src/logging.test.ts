@@ -1,11 +1,15 @@
 // What reaches the log: a real server with the production logger configuration (only its
 // destination captured) answers a 5xx, a 503, link redeems and keyed requests; no line may
 // hold a stack trace, an API key, the master key or a link code — in JSON lines (for
-// machines) and in the readable lines a terminal gets.
+// machines) and in the readable lines a terminal gets. And, as a process writes them to
+// stdout (asynchronously): one line per request, none lost on a clean shutdown.
 
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { loadConfig, type RunningServer, startServer } from '@presence/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, removeDir, tempDir } from './harness';
+import { spawnServer } from './process';
 import { until } from './wallet-helpers';
 
 describe.each(['json', 'pretty'] as const)('log lines (%s)', (format) => {
@@ -92,5 +96,45 @@ describe.each(['json', 'pretty'] as const)('log lines (%s)', (format) => {
       'GET /v1/presence/me 200 N ms',
       'GET /v1/nowhere 404 N ms',
     ]);
+  });
+});
+
+describe('log lines on stdout (a server process, default logging)', () => {
+  it('are one JSON line per request, and a clean shutdown writes every one', async () => {
+    const dataDir = tempDir();
+    const server = await spawnServer({
+      PRESENCE_DATA_DIR: dataDir,
+      PRESENCE_PORT: '0',
+      PRESENCE_LOG_LEVEL: 'info',
+      PRESENCE_LOG_FORMAT: 'json',
+      PRESENCE_RATE_LIMIT: '1000/60s',
+    });
+    try {
+      const { live } = JSON.parse(readFileSync(path.join(dataDir, 'bootstrap-keys.json'), 'utf8'));
+      const n = 300;
+      // Answered, and SIGTERM right after the last answer: the lines may still be buffered.
+      for (let i = 0; i < n / 30; i++) {
+        const answers = await Promise.all(
+          Array.from({ length: 30 }, (_, j) => call(server.url, 'GET', `/v1/presence/me?n=${i * 30 + j}`, { key: live })),
+        );
+        expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+      }
+      server.proc.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+      const requestLines = server
+        .stdout()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l))
+        .filter((l) => l.req?.url?.startsWith('/v1/presence/me'));
+      expect(requestLines).toHaveLength(n);
+      expect(new Set(requestLines.map((l) => l.req.url)).size).toBe(n);
+      expect(requestLines.every((l) => l.msg === 'request completed' && l.res.statusCode === 200 && typeof l.request_id === 'string')).toBe(
+        true,
+      );
+    } finally {
+      server.proc.kill('SIGKILL');
+      removeDir(dataDir);
+    }
   });
 });

@@ -1,6 +1,7 @@
 // The server on PostgreSQL (PRESENCE_DATABASE_URL): the store it reports on /v1/health, a
 // database lost while serving (503 store_unavailable problem+json and /v1/ready 503, back by
-// itself once the database is), and the start's one-line refusals: no master key, a database nobody answers.
+// itself once the database is), and the start's one-line refusals: no master key, a database nobody answers,
+// one that refuses the role, a pool too small. Its connections: one pool plus the LISTEN one.
 
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -132,5 +133,101 @@ describe('a server on PostgreSQL', () => {
       expect.stringMatching(new RegExp(`^presence: could not start: could not open the database at 127\\.0\\.0\\.1:${port}/presence`)),
     ]);
     expect(nowhere.stderr + nowhere.stdout).not.toContain('pw123');
+
+    // Reached, but the role is refused: the pool cannot open its first connection.
+    const refused = Object.assign(new URL(url as string), { username: 'nobody', password: 'pw456' }).href;
+    const denied = runToExit({ ...base, PRESENCE_DATABASE_URL: refused, PRESENCE_MASTER_KEY: key });
+    expect(denied.code).toBe(1);
+    expect(denied.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^presence: could not start: could not open the database at .*"nobody"/),
+    ]);
+    expect(denied.stderr + denied.stdout).not.toContain('pw456');
+
+    const tiny = runToExit({ ...base, PRESENCE_DATABASE_URL: url, PRESENCE_MASTER_KEY: key, PRESENCE_DATABASE_POOL: '2' });
+    expect(tiny.code).toBe(2);
+    expect(tiny.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^presence: invalid PRESENCE_DATABASE_POOL="2": at least 3/)]);
+  });
+
+  it('opens one pool of PRESENCE_DATABASE_POOL connections, plus the one that LISTENs, however busy it is', async () => {
+    const dataDir = tempDir();
+    dirs.push(dataDir);
+    const database = await freshDatabaseEnv();
+    const s = await startTestServer({ dataDir, env: { ...database, PRESENCE_DATABASE_POOL: '3' } });
+    const url = new URL(database.PRESENCE_DATABASE_URL as string);
+    const admin = postgres(Object.assign(new URL(url), { pathname: '/postgres' }).href, { max: 1, onnotice: () => undefined });
+    try {
+      const open = async () =>
+        Number(
+          (await admin<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = ${url.pathname.slice(1)}`)[0]?.n,
+        );
+      const most: number[] = [await open()];
+      // Reads and writes at once, more of them than the pool has connections.
+      const requests = Array.from({ length: 40 }, (_, i) =>
+        i % 2 === 0
+          ? call(s.url, 'GET', '/v1/presence/me', { key: s.live })
+          : call(s.url, 'POST', '/v1/memory/pin', { key: s.live, body: { key: `topic:p${i}`, note: 'n' } }),
+      );
+      let done = false;
+      const all = Promise.all(requests).finally(() => {
+        done = true;
+      });
+      while (!done) most.push(await open());
+      expect((await all).map((r) => r.status)).toEqual(requests.map(() => 200));
+      most.push(await open());
+      // Before this change a server opened up to six pools here (store, cluster, locks, leadership…).
+      expect(Math.max(...most)).toBeLessThanOrEqual(3 + 1);
+    } finally {
+      await admin.end();
+      await s.close();
+    }
+  });
+
+  it("reads neither its key nor its address's failure budget from the database per request: commits per keyed request (pg_stat_database)", async () => {
+    const dataDir = tempDir();
+    dirs.push(dataDir);
+    const database = await freshDatabaseEnv();
+    const env = { ...database, PRESENCE_RATE_LIMIT: '1000/60s' };
+    const url = new URL(database.PRESENCE_DATABASE_URL as string);
+    const name = url.pathname.slice(1);
+    const admin = postgres(Object.assign(new URL(url), { pathname: '/postgres' }).href, { max: 1, onnotice: () => undefined });
+    const first = await startTestServer({ dataDir, env });
+    const keys = { live: first.live, test: first.test };
+    await first.close();
+    /**
+     * The database's commits over one run of a server: started, `n` keyed requests, stopped.
+     * A backend reports its counts when it exits at the latest: the count is read once every
+     * connection of the run has gone, so nothing is still unreported (and nothing is timed).
+     */
+    const commitsOver = async (n: number) => {
+      const count = async () => {
+        for (;;) {
+          const [open] = await admin<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = ${name}`;
+          if (open?.n === 0) break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        const [row] = await admin<{ n: string }[]>`SELECT xact_commit AS n FROM pg_stat_database WHERE datname = ${name}`;
+        return Number(row?.n);
+      };
+      const before = await count();
+      const s = await startTestServer({ dataDir, env, keys });
+      // A keyed request to no route: authenticated and counted, and nothing else read.
+      const keyed = () => call(s.url, 'GET', '/v1/nowhere', { key: s.live });
+      for (let i = 0; i < n / 15; i++) {
+        const answers = await Promise.all(Array.from({ length: 15 }, keyed));
+        expect(answers.map((a) => a.status)).toEqual(answers.map(() => 404));
+      }
+      await s.close();
+      return (await count()) - before;
+    };
+    try {
+      const n = 150;
+      // The same run without the requests: what a start, its first key read and a stop cost.
+      const perRequest = ((await commitsOver(n)) - (await commitsOver(15))) / (n - 15);
+      // Was 3: the failure budget's read, the key's read and the key's count. The key and the
+      // budget are now answered from memory; the key's rate-limit count remains (README).
+      expect(perRequest, `${perRequest} commits per keyed request`).toBeLessThanOrEqual(1.1);
+    } finally {
+      await admin.end();
+    }
   });
 });

@@ -30,11 +30,14 @@ export async function spawnServer(
     timeoutMs = 30_000,
     cwd,
     command = [process.execPath, '--import', 'tsx', serverMain],
+    discardStdout = false,
   }: {
     timeoutMs?: number;
     cwd?: string;
     /** What to run (default: src/main.ts through tsx, as `npm start` does). */
     command?: [string, ...string[]];
+    /** Read stdout past the ready line without keeping it (a benchmark's request log: megabytes a second). */
+    discardStdout?: boolean;
   } = {},
 ): Promise<Child> {
   // Under PRESENCE_TEST_STORE=postgres, the data directory's own database (see test-database.ts).
@@ -47,8 +50,9 @@ export async function spawnServer(
   });
   let out = '';
   let err = '';
+  let ready = false;
   proc.stdout.on('data', (d) => {
-    out += d;
+    if (!(discardStdout && ready)) out += d;
   });
   proc.stderr.on('data', (d) => {
     err += d;
@@ -64,6 +68,7 @@ export async function spawnServer(
     const onData = () => {
       const m = /Presence listening on (http:\/\/\S+)/.exec(out);
       if (m) {
+        ready = true;
         clearTimeout(t);
         proc.stdout.off('data', onData);
         resolve({ proc, url: m[1] as string, stdout: () => out, stderr: () => err, exited });

@@ -24,8 +24,24 @@ export type SharedRateLimiter = {
   peek(id: string): Promise<RateDecision>;
 };
 
+/** What a server hears about keys changed anywhere: its cache of keys drops them. */
+export type KeyChangeHandlers = {
+  /** This key's record changed (revoked, rotated, used) on some server: read it again. */
+  changed(keyId: string): void;
+  /** Changes may have been missed (the listening connection was re-established): forget every key. */
+  resync(): void;
+};
+
 export type ClusterPort = {
   eventsWake: EventsWake;
+  /** Key changes made on any server (the store announces them as it commits them). */
+  keyChanges: { subscribe(handlers: KeyChangeHandlers): () => void };
   /** A sliding window named `scope` whose counts are kept where every server sees them. */
   rateLimiter(scope: string, opts: { limit: number; windowMs: number }): SharedRateLimiter;
+  /**
+   * A window of failures (failed authentications per address) counted where every server sees
+   * them, whose `peek` is answered without asking the database: it says only whether the id
+   * is over its budget (and until when); `remaining` is not known there.
+   */
+  failureBudget(scope: string, opts: { limit: number; windowMs: number }): SharedRateLimiter;
 };

@@ -7,10 +7,12 @@
 import type { KeyKind, KeySecret, KeyView, Scope } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
+import type { KeyChangeHandlers } from '../cluster/cluster-port';
 import { notFound, PresenceError } from '../errors/presence-error';
 import { type AccountLimits, accountLimits, assertRoom } from '../limits/account-limits';
 import type { KeyRecord } from '../store/documents';
 import type { StorePort } from '../store/store-port';
+import { createKeyCache } from './key-cache';
 import { hashSecret, kindOfSecret, looksLikeSecret, newKeyId, newSecret } from './key-secret';
 
 export type Principal = {
@@ -50,12 +52,21 @@ export function createKeyService({
   store,
   clock,
   limits = accountLimits,
+  changes,
 }: {
   store: StorePort;
   clock: Clock;
   /** `keys` caps the account's keys that are not revoked (default `accountLimits`). */
   limits?: Pick<AccountLimits, 'keys'>;
+  /**
+   * Key changes on every server (PostgreSQL): given, authentication keeps keys in memory and
+   * drops them as they change (key-cache.ts). Embedded, the store is in memory already.
+   */
+  changes?: { subscribe(h: KeyChangeHandlers): () => void };
 }) {
+  const cache = changes ? createKeyCache({ changes, now: () => clock.now() }) : null;
+  const findBySecretHash = (hash: string) =>
+    cache ? cache.find(hash, () => store.findKeyBySecretHash(hash)) : store.findKeyBySecretHash(hash);
   const revokeListeners = new Set<(keyId: string) => void>();
   const rotateListeners = new Set<(retired: SecretRetired) => void>();
   const lastUsedWritten = new Map<string, number>();
@@ -178,6 +189,7 @@ export function createKeyService({
           ],
         };
       });
+      cache?.drop(id);
       for (const r of retired) for (const l of rotateListeners) l(r);
       return { ...view(updated), secret };
     },
@@ -188,6 +200,7 @@ export function createKeyService({
       const k = await ownedKey(by.accountId, id);
       const updated =
         k.state === 'revoked' ? k : await store.updateKey(id, (rec) => ({ ...rec, state: 'revoked', revoked_at: iso(clock.now()) }));
+      cache?.drop(id);
       for (const l of revokeListeners) l(id);
       return view(updated);
     },
@@ -197,7 +210,7 @@ export function createKeyService({
       if (!secret) throw new PresenceError('auth', 'missing Authorization: Bearer <key> header');
       if (!looksLikeSecret(secret)) throw new PresenceError('auth', 'malformed key: expected prs_live_… or prs_test_…');
       const hash = hashSecret(secret);
-      const k = await store.findKeyBySecretHash(hash);
+      const k = await findBySecretHash(hash);
       if (!k) throw new PresenceError('auth', 'unknown key');
       if (k.state === 'revoked') throw new PresenceError('auth', 'this key was revoked');
       const s = k.secrets.find((x) => x.hash === hash);

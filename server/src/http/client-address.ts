@@ -21,6 +21,7 @@ function ipv6Groups(address: string): number[] | null {
 }
 
 export function clientAddress(ip: string): string {
+  if (!ip.includes(':')) return ip; // IPv4 (every request asks: skip the IPv6 parser's big regex)
   const groups = ipv6Groups(ip);
   if (!groups) return ip;
   const isMapped = groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff;

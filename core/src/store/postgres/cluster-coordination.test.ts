@@ -4,10 +4,11 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type ThrowawayPostgres } from '../../../../scripts/postgres';
+import { openDatabase } from './database';
 import { createPostgresDeploymentBook } from './devnet-deployments';
 import { type Leadership, startLeadership } from './leadership';
 import { migrate } from './migrate';
-import { createPostgresLocks } from './postgres-locks';
+import { createPostgresLocks, lockConnections } from './postgres-locks';
 
 let pg: ThrowawayPostgres;
 beforeAll(async () => {
@@ -29,6 +30,25 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs: number)
 }
 
 describe('cluster locks on PostgreSQL', () => {
+  it('on a shared pool, holders of many names never take the connections their work needs', async () => {
+    // The server's situation: one pool for the locks and for the work done under them.
+    const pool = openDatabase(pg.url, { max: 3 });
+    const locks = createPostgresLocks({ sql: pool, max: lockConnections(3) });
+    try {
+      // Eight wallets at once, each holder reading through the same pool while it holds its
+      // lock: with every connection held by a lock transaction this would wait forever.
+      const ran = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          locks.withLock(`nonce:0x${i}`, async () => Number((await pool<{ n: number }[]>`SELECT ${i}::int AS n`)[0]?.n)),
+        ),
+      );
+      expect(ran).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    } finally {
+      await locks.close();
+      await pool.end();
+    }
+  });
+
   it('holders of one name on three servers run one at a time; other names do not wait', async () => {
     const servers = [createPostgresLocks({ url: pg.url }), createPostgresLocks({ url: pg.url }), createPostgresLocks({ url: pg.url })];
     try {

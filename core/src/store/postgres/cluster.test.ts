@@ -6,6 +6,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type ThrowawayPostgres } from '../../../../scripts/postgres';
 import { createManualClock } from '../../clock/clock';
+import type { SharedRateLimiter } from '../../cluster/cluster-port';
 import { createPostgresCluster, EXACT_MAX, type PostgresCluster, parseEventsNotice } from './cluster';
 import { migrate } from './migrate';
 import { createPostgresStore } from './postgres-store';
@@ -70,6 +71,84 @@ describe('cluster port on PostgreSQL', () => {
       expect(resyncs).toBeGreaterThan(before);
     } finally {
       await store.close();
+      await close();
+    }
+  });
+
+  it('a key changed through any store reaches every server as its id; a dropped listener resyncs the keys', async () => {
+    const { url, handles, close } = await twoServers();
+    const store = await createPostgresStore({ url, migrate: false, max: 2 });
+    try {
+      const heard: string[] = [];
+      let resyncs = 0;
+      let onChange: () => void = () => undefined;
+      handles[1]?.keyChanges.subscribe({
+        changed: (id) => {
+          heard.push(id);
+          onChange();
+        },
+        resync: () => {
+          resyncs++;
+          onChange();
+        },
+      });
+      await store.createAccount({ id: 'acct', created_at: '', presence: { name: 'p', model: 'local', preferences: {} } } as never);
+      await store.insertKey({
+        id: 'key_1',
+        account_id: 'acct',
+        kind: 'live',
+        name: 'k',
+        scopes: [],
+        secrets: [],
+        state: 'active',
+        created_at: '',
+        last_used_at: null,
+        revoked_at: null,
+      });
+      const arrived = new Promise<void>((r) => (onChange = r));
+      await store.updateKey('key_1', (k) => ({ ...k, state: 'revoked' }));
+      await arrived;
+      expect(heard).toEqual(['key_1']);
+      const resynced = new Promise<void>((r) => (onChange = r));
+      const admin = postgres(url, { max: 1, onnotice: () => undefined });
+      await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query ILIKE 'listen%' AND pid <> pg_backend_pid()`;
+      await admin.end();
+      await resynced;
+      expect(resyncs).toBeGreaterThan(0);
+    } finally {
+      await store.close();
+      await close();
+    }
+  });
+
+  it('a failure budget counts on every server; a full one is refused everywhere without asking the database', async () => {
+    const { url, clock, handles, close } = await twoServers();
+    const opts = { limit: 2, windowMs: 60_000 };
+    const [p, q] = handles.map((h) => h.failureBudget('auth-failures', opts)) as [SharedRateLimiter, SharedRateLimiter];
+    const until = async (check: () => Promise<boolean>) => {
+      for (let i = 0; i < 200 && !(await check()); i++) await new Promise((r) => setTimeout(r, 10));
+      return check();
+    };
+    try {
+      expect((await p.hit('10.0.0.1')).remaining).toBe(1);
+      clock.advance(1_000);
+      expect((await q.hit('10.0.0.1')).remaining).toBe(0); // counted with p's: the window is full
+      expect((await q.peek('10.0.0.1')).allowed).toBe(false);
+      // p hears of it (NOTIFY), and answers from memory.
+      expect(await until(async () => !(await p.peek('10.0.0.1')).allowed)).toBe(true);
+      expect((await p.peek('10.0.0.2')).allowed).toBe(true);
+      // A server that starts now reads the standing blocks.
+      const late = await createPostgresCluster({ url, clock, max: 2 });
+      try {
+        const r = late.failureBudget('auth-failures', opts);
+        expect(await until(async () => !(await r.peek('10.0.0.1')).allowed)).toBe(true);
+        // Until the first failure leaves the window: then one more attempt is let through.
+        clock.advance(59_000);
+        for (const b of [p, q, r]) expect(await b.peek('10.0.0.1')).toMatchObject({ allowed: true });
+      } finally {
+        await late.close();
+      }
+    } finally {
       await close();
     }
   });

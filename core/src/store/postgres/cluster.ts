@@ -5,18 +5,27 @@
 //   stays the truth. The driver re-establishes a lost LISTEN connection by itself and calls
 //   `onlisten` each time it (re)subscribes: wake-ups sent meanwhile are lost, so every open
 //   channel then reads the table again (resync).
+// - Key changes: an update of a key's record NOTIFYs `presence_keys` with its id at commit
+//   (postgres-store.ts updateKey); every server's key cache drops it (keys/key-cache.ts), and
+//   forgets every key when the LISTEN connection was re-established.
+// - Failure budgets (failed authentications per address): counted in the shared window, and
+//   asked about from memory; a full window is announced on `presence_rate_blocks`
+//   (failure-budgets.ts).
 // - Rate limits: per scope and id, the exact sliding log of the embedded limiter (the times of
 //   the requests counted in the last window, at most `limit`), kept in `rate_logs` and
 //   updated in one statement under the row's lock, so every server counts every request.
 //   Limits above EXACT_MAX per window (benchmarks, "unlimited" settings) would make that row
 //   large; they use two fixed buckets instead (`rate_buckets`: the current count plus the
 //   previous one weighted by the share of it still inside the window), approximate and O(1).
-import postgres from 'postgres';
-import type { ClusterPort, EventsWakeHandlers, SharedRateLimiter } from '../../cluster/cluster-port';
+import type { ClusterPort, EventsWakeHandlers, KeyChangeHandlers, SharedRateLimiter } from '../../cluster/cluster-port';
 import type { RateDecision } from '../../ratelimit/sliding-window';
+import { type DatabaseSource, useDatabase } from './database';
 import { toStoreError } from './database-error';
+import { BLOCKS_CHANNEL, createFailureBudgets } from './failure-budgets';
 
 export const EVENTS_CHANNEL = 'presence_events';
+/** A key's record changed: the payload is its id. */
+export const KEYS_CHANNEL = 'presence_keys';
 /** Up to this many requests per window a limit is kept exactly (a log of times). */
 export const EXACT_MAX = 1_000;
 
@@ -37,17 +46,37 @@ export function parseEventsNotice(payload: string): { accountId: string; id: num
 }
 
 export async function createPostgresCluster({
-  url,
   clock,
   max = 3,
-}: {
-  url: string;
+  onError = () => undefined,
+  ...source
+}: DatabaseSource & {
   clock: { now(): number };
-  /** Connections for the rate-limit statements (LISTEN takes one more of its own). */
+  /** A background read failed (the standing blocks, after a reconnection). */
+  onError?: (e: unknown) => void;
+  /** With a URL: connections for the rate-limit statements (LISTEN takes one more of its own). */
   max?: number;
 }): Promise<PostgresCluster> {
-  const sql = postgres(url, { max, onnotice: () => undefined, connect_timeout: 10 });
+  const pool = useDatabase(source, max);
+  const sql = pool.sql;
   const handlers = new Set<EventsWakeHandlers>();
+  const keyHandlers = new Set<KeyChangeHandlers>();
+  const budgets = createFailureBudgets(sql, clock, onError);
+  const listeningBlocks = await sql.listen(
+    BLOCKS_CHANNEL,
+    (payload) => budgets.heard(payload),
+    () => budgets.resync(),
+  );
+  // On the same LISTEN connection as the events (the driver keeps one for all channels).
+  const listeningKeys = await sql.listen(
+    KEYS_CHANNEL,
+    (keyId) => {
+      for (const h of keyHandlers) h.changed(keyId);
+    },
+    () => {
+      for (const h of keyHandlers) h.resync();
+    },
+  );
   const listening = await sql.listen(
     EVENTS_CHANNEL,
     (payload) => {
@@ -129,12 +158,15 @@ export async function createPostgresCluster({
     const decide = (times: number[], now: number, allowed: boolean): RateDecision => {
       const inWindow = times.filter((t) => t > now - windowMs);
       const oldest = inWindow.length > 0 ? Math.min(...inWindow) : null;
-      return {
+      const d = {
         allowed,
         limit,
         remaining: Math.max(0, limit - inWindow.length),
         resetS: oldest === null ? 0 : Math.max(1, Math.ceil((oldest + windowMs - now) / 1000)),
+        // When a slot frees, to the millisecond (a failure budget's block ends then).
+        freesAt: oldest === null ? now : oldest + windowMs,
       };
+      return d;
     };
     return {
       async hit(id) {
@@ -176,12 +208,23 @@ export async function createPostgresCluster({
         return () => handlers.delete(h);
       },
     },
+    keyChanges: {
+      subscribe(h) {
+        keyHandlers.add(h);
+        return () => keyHandlers.delete(h);
+      },
+    },
     rateLimiter,
+    failureBudget: (scope, opts) => budgets.budget(scope, opts, rateLimiter(scope, opts)),
     async close() {
       handlers.clear();
+      keyHandlers.clear();
+      for (const l of [listeningKeys, listeningBlocks]) {
+        await Promise.race([l.unlisten().catch(() => undefined), new Promise((r) => setTimeout(r, 1_000).unref())]);
+      }
       // With the database away, unlisten would wait for a connection: give it a moment only.
       await Promise.race([listening.unlisten().catch(() => undefined), new Promise((r) => setTimeout(r, 1_000).unref())]);
-      await sql.end({ timeout: 5 });
+      await pool.end();
     },
   };
 }

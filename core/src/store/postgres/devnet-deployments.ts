@@ -1,7 +1,7 @@
 // The shared devnet's deployment book on PostgreSQL (table `devnet_deployments`, migration
 // 0003): read, checked and written in one transaction that holds an advisory lock on the RPC
 // URL, so servers attaching together deploy once and the others wait and reuse the record.
-import postgres from 'postgres';
+import { type DatabaseSource, useDatabase } from './database';
 
 /** The shape @presence/devnet's attachDevnet expects (its DeploymentBook); core does not depend on the devnet. */
 export type DeploymentBook = {
@@ -9,8 +9,9 @@ export type DeploymentBook = {
   exclusive(rpcUrl: string, work: (recorded: unknown) => Promise<unknown | null>): Promise<void>;
 };
 
-export function createPostgresDeploymentBook({ url }: { url: string }): DeploymentBook & { close(): Promise<void> } {
-  const sql = postgres(url, { max: 1, onnotice: () => undefined, connect_timeout: 10 });
+export function createPostgresDeploymentBook(source: DatabaseSource): DeploymentBook & { close(): Promise<void> } {
+  const pool = useDatabase(source, 1);
+  const sql = pool.sql;
   return {
     async exclusive(rpcUrl, work) {
       await sql.begin(async (tx) => {
@@ -22,6 +23,6 @@ export function createPostgresDeploymentBook({ url }: { url: string }): Deployme
           ON CONFLICT (rpc_url) DO UPDATE SET doc = EXCLUDED.doc, deployed_at = now()`;
       });
     },
-    close: () => sql.end({ timeout: 5 }),
+    close: () => pool.end(),
   };
 }

@@ -8,7 +8,7 @@
 // old layout over first); the two families the port cannot list, answers and link codes, are
 // read from their files.
 import path from 'node:path';
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import { z } from 'zod';
 import type { Keystore } from '../../keystore/keystore';
 import { createAppendLog } from '../append-log';
@@ -16,6 +16,7 @@ import { LinkRecord, memoryDueAt, type StoredEvent, StoredIdempotencyRecord, typ
 import { accountFile, readJson } from '../lowdb/files';
 import { createLowdbStore } from '../lowdb/lowdb-store';
 import type { StorePort } from '../store-port';
+import { openDatabase } from './database';
 import { migrate } from './migrate';
 import { intentColumns } from './postgres-store';
 import { json } from './records';
@@ -96,7 +97,7 @@ export async function importLowdb({
   now?: number;
 }): Promise<ImportCounts> {
   await migrate(url);
-  const sql = postgres(url, { max: 1, onnotice: () => undefined, connect_timeout: 10 });
+  const sql = openDatabase(url, { max: 1 });
   const lowdb = await createLowdbStore({ dataDir, keystore });
   const root = path.join(dataDir, 'data');
   const counts: ImportCounts = {

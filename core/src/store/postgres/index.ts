@@ -2,9 +2,10 @@
 // root export so an embedded install never loads the driver.
 
 export { createPostgresCluster, EVENTS_CHANNEL, type PostgresCluster, parseEventsNotice } from './cluster';
+export { type Database, type DatabaseSource, openDatabase } from './database';
 export { createPostgresDeploymentBook, type DeploymentBook } from './devnet-deployments';
 export { type ImportCounts, importLowdb } from './import-lowdb';
 export { type Leadership, type LeadershipOptions, startLeadership } from './leadership';
 export { type AppliedMigration, loadMigrations, type Migration, type MigrationStatus, migrate, migrationStatus } from './migrate';
-export { createPostgresLocks, type PostgresLocksOptions } from './postgres-locks';
+export { createPostgresLocks, lockConnections, type PostgresLocksOptions } from './postgres-locks';
 export { createPostgresStore, type PostgresStoreOptions } from './postgres-store';

@@ -1,6 +1,7 @@
 // Leader election among the servers on one database, for the background work that must run
 // once per deployment (hold expiry, standing intents, recovery, the compactor, retention).
-// The leader holds a session advisory lock on a connection of its own. Followers try to take
+// The leader holds a session advisory lock on a connection reserved from the server's pool
+// for as long as it competes (one of PRESENCE_DATABASE_POOL's). Followers try to take
 // it every `retryMs`: when the leader dies its connection drops, PostgreSQL releases the lock,
 // and the next try wins, so a takeover comes within `retryMs` of the database noticing.
 // `stop()` closes the connection, releasing the lock at once (graceful shutdown hands over).
@@ -10,7 +11,10 @@
 // Two servers can both believe they lead for at most one period (the old leader learns of
 // its loss at its next check), so the work it gates must stay safe when run twice at once —
 // ours is: hold expiry and fires are compare-and-set on locked rows.
-import postgres from 'postgres';
+//
+// A reserved connection that the database ended is not handed back (the pool already counts
+// it closed and reconnects it for other work): the next try reserves a fresh one.
+import { type DatabaseSource, reserveSession, type Session, sessionLost, useDatabase } from './database';
 
 /** Advisory lock key: "leader" in ASCII, distinct from the migration lock's. */
 const LEADER_LOCK = 0x6c6561646572n;
@@ -24,8 +28,7 @@ export type Leadership = {
   stop(): Promise<void>;
 };
 
-export type LeadershipOptions = {
-  url: string;
+export type LeadershipOptions = DatabaseSource & {
   /** Names this server's session (application_name), so servers can count each other. */
   serverId: string;
   retryMs?: number;
@@ -34,16 +37,31 @@ export type LeadershipOptions = {
   onError?: (e: unknown) => void;
 };
 
-export async function startLeadership({ url, serverId, retryMs = 2_000, onChange, onError }: LeadershipOptions): Promise<Leadership> {
-  // One connection that lives as long as this server: the session the lock belongs to.
-  const sql = postgres(url, {
-    max: 1,
-    idle_timeout: 0,
-    max_lifetime: 0,
-    onnotice: () => undefined,
-    connect_timeout: 5,
-    connection: { application_name: `${APPLICATION}${serverId}`.slice(0, 63) },
-  });
+export async function startLeadership({ serverId, retryMs = 2_000, onChange, onError, ...source }: LeadershipOptions): Promise<Leadership> {
+  const pool = useDatabase('sql' in source ? { sql: source.sql } : { url: source.url }, 1);
+  // The session the lock belongs to, named so that servers can count each other (peers()).
+  let session: Session | null = null;
+  const connect = async () => {
+    if (session) return session.sql;
+    const s = await reserveSession(pool.sql);
+    try {
+      await s.sql`SELECT set_config('application_name', ${`${APPLICATION}${serverId}`.slice(0, 63)}, false)`;
+    } catch (e) {
+      s.release(sessionLost(e));
+      throw e;
+    }
+    session = s;
+    return s.sql;
+  };
+  /** Lets the session go: back to the pool, or (lost) to the pool's reconnection. */
+  const drop = async (lost: boolean) => {
+    const s = session;
+    session = null;
+    if (!s) return;
+    // Handed back whole, it must not keep the lock nor this server's name.
+    if (!lost) await s.sql`SELECT pg_advisory_unlock_all(), set_config('application_name', '', false)`.catch(() => (lost = true));
+    s.release(lost);
+  };
   let leader = false;
   let stopped = false;
   const set = (next: boolean) => {
@@ -54,6 +72,7 @@ export async function startLeadership({ url, serverId, retryMs = 2_000, onChange
 
   async function attempt() {
     try {
+      const sql = await connect();
       if (leader) {
         const [row] = await sql`SELECT EXISTS (
           SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid = pg_backend_pid()
@@ -69,6 +88,8 @@ export async function startLeadership({ url, serverId, retryMs = 2_000, onChange
       set(Boolean(row?.won));
     } catch (e) {
       set(false);
+      // A lost session holds no lock any more; the next try reserves another.
+      if (session && sessionLost(e)) await drop(true);
       onError?.(e);
     }
   }
@@ -84,6 +105,7 @@ export async function startLeadership({ url, serverId, retryMs = 2_000, onChange
     isLeader: () => leader && !stopped,
     async peers() {
       // A server killed outright has no session left: PostgreSQL ends it when the socket closes.
+      const sql = await connect();
       const [row] = await sql`SELECT count(*)::int AS n FROM pg_stat_activity
         WHERE datname = current_database() AND application_name LIKE ${`${APPLICATION}%`} AND pid <> pg_backend_pid()`;
       return Number(row?.n ?? 0);
@@ -94,8 +116,9 @@ export async function startLeadership({ url, serverId, retryMs = 2_000, onChange
       clearInterval(timer);
       await running;
       leader = false;
-      // Ending the session releases its advisory locks.
-      await sql.end({ timeout: 2 });
+      // The lock is released as the session goes back (or with it, when it was lost).
+      await drop(false);
+      await pool.end();
     },
   };
 }

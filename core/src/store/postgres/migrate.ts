@@ -3,9 +3,13 @@
 // holds a session advisory lock, so servers starting together apply each migration once
 // (the others wait, then find nothing to do). An applied file that was edited since is
 // refused: a schema must be reachable by replaying the files, not by luck.
+//
+// On the server's pool the run takes one reserved connection (the lock's session) and hands
+// it back with the lock released; given a URL it opens and closes a connection of its own.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import postgres from 'postgres';
+import type postgres from 'postgres';
+import { type Database, openDatabase, reserveSession, sessionLost } from './database';
 
 export type Migration = { version: number; name: string; sql: string; checksum: string };
 export type AppliedMigration = { version: number; name: string; checksum: string; applied_at: Date };
@@ -40,9 +44,18 @@ export function loadMigrations(): Migration[] {
   return out;
 }
 
-const connect = (url: string) => postgres(url, { max: 1, onnotice: () => undefined, connect_timeout: 10 });
+/** The pool `db` names (a URL: one connection, opened for this call and ended after it). */
+async function withDatabase<T>(db: string | Database, work: (sql: Database) => Promise<T>): Promise<T> {
+  if (typeof db !== 'string') return work(db);
+  const sql = openDatabase(db, { max: 1 });
+  try {
+    return await work(sql);
+  } finally {
+    await sql.end();
+  }
+}
 
-async function readApplied(sql: postgres.Sql): Promise<AppliedMigration[]> {
+async function readApplied(sql: postgres.Sql | postgres.ReservedSql): Promise<AppliedMigration[]> {
   const [table] = await sql`SELECT to_regclass('schema_migrations') IS NOT NULL AS present`;
   if (!table?.present) return [];
   const rows = await sql`SELECT version, name, checksum, applied_at FROM schema_migrations ORDER BY version`;
@@ -65,41 +78,51 @@ function compare(known: Migration[], applied: AppliedMigration[]): MigrationStat
 }
 
 /** What is applied and what would be (`presence-server migrate --status`). Changes nothing. */
-export async function migrationStatus(url: string): Promise<MigrationStatus> {
-  const sql = connect(url);
-  try {
-    return compare(loadMigrations(), await readApplied(sql));
-  } finally {
-    await sql.end();
-  }
+export async function migrationStatus(db: string | Database): Promise<MigrationStatus> {
+  return withDatabase(db, async (sql) => compare(loadMigrations(), await readApplied(sql)));
 }
 
 /** Applies the pending migrations; answers the versions this call applied. */
-export async function migrate(url: string): Promise<number[]> {
+export async function migrate(db: string | Database): Promise<number[]> {
   const known = loadMigrations();
-  // One connection: the session lock and every statement share it.
-  const sql = connect(url);
-  try {
-    await sql`SELECT pg_advisory_lock(${MIGRATION_LOCK.toString()}::bigint)`;
-    await sql`CREATE TABLE IF NOT EXISTS schema_migrations (
-      version integer PRIMARY KEY,
-      name text NOT NULL,
-      checksum text NOT NULL,
-      applied_at timestamptz NOT NULL DEFAULT now()
-    )`;
-    const status = compare(known, await readApplied(sql));
-    const applied: number[] = [];
-    for (const { version } of status.pending) {
-      const m = known.find((k) => k.version === version) as Migration;
-      await sql.begin(async (tx) => {
-        await tx.unsafe(m.sql);
-        await tx.unsafe('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [m.version, m.name, m.checksum]);
-      });
-      applied.push(version);
+  return withDatabase(db, async (pool) => {
+    // One session: the lock and every statement share it.
+    const session = await reserveSession(pool);
+    const sql = session.sql;
+    let lost = false;
+    try {
+      await sql`SELECT pg_advisory_lock(${MIGRATION_LOCK.toString()}::bigint)`;
+      await sql`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version integer PRIMARY KEY,
+        name text NOT NULL,
+        checksum text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`;
+      const status = compare(known, await readApplied(sql));
+      const applied: number[] = [];
+      for (const { version } of status.pending) {
+        const m = known.find((k) => k.version === version) as Migration;
+        // A reserved connection has no begin(): the transaction is spelled out.
+        await sql`BEGIN`;
+        try {
+          await sql.unsafe(m.sql);
+          await sql.unsafe('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [m.version, m.name, m.checksum]);
+          await sql`COMMIT`;
+        } catch (e) {
+          await sql`ROLLBACK`.catch(() => undefined);
+          throw e;
+        }
+        applied.push(version);
+      }
+      return applied;
+    } catch (e) {
+      lost = sessionLost(e);
+      throw e;
+    } finally {
+      // The session goes back to the pool: the lock must not go with it. A session that is
+      // gone took the lock with it.
+      if (!lost) await sql`SELECT pg_advisory_unlock_all()`.catch(() => (lost = true));
+      session.release(lost);
     }
-    return applied;
-  } finally {
-    // Ending the session releases the lock even when a migration failed.
-    await sql.end();
-  }
+  });
 }

@@ -10,16 +10,20 @@
 // know the hold is still alive) instead of once each: the nonce lock is every intent's
 // critical section, and these round trips were a third of it.
 //
-// The locks have a small pool of their own: a holder's work uses the store's connections,
-// so transactions waiting here can never starve the holder of one (with one shared pool, ten
-// waiters each holding a connection would deadlock the holder that needs an eleventh).
-import postgres from 'postgres';
+// The locks share the server's pool, but hold at most `max` of its connections at once: a
+// holder's work needs connections of its own from the same pool, and ten waiters each holding
+// one would deadlock the holder that needs an eleventh. Names beyond `max` wait here, in
+// memory, for a lock connection to come free (the pool must be larger than `max`: see
+// lockConnections).
 import type { ClusterLocks } from '../../concurrency/cluster-locks';
+import { type DatabaseSource, useDatabase } from './database';
 import { toStoreError } from './database-error';
 
-export type PostgresLocksOptions = {
-  url: string;
-  /** Lock connections (default 4). */
+/** The pool's connections the locks may hold at once: up to 4, and never all but two of it. */
+export const lockConnections = (pool: number) => Math.max(1, Math.min(4, pool - 2));
+
+export type PostgresLocksOptions = DatabaseSource & {
+  /** Connections the locks may hold at once (default 4). */
   max?: number;
   /** Holders of one name that may run in a row under one hold of the lock (default 8). */
   handoffs?: number;
@@ -27,13 +31,36 @@ export type PostgresLocksOptions = {
 
 type Holder = { work: () => Promise<unknown>; resolve: (value: unknown) => void; reject: (e: unknown) => void };
 
-export function createPostgresLocks({ url, max = 4, handoffs = 8 }: PostgresLocksOptions): ClusterLocks {
-  const sql = postgres(url, { max, onnotice: () => undefined, connect_timeout: 10 });
+export function createPostgresLocks({ max = 4, handoffs = 8, ...source }: PostgresLocksOptions): ClusterLocks {
+  const pool = useDatabase(source, max);
+  const sql = pool.sql;
   const queues = new Map<string, Holder[]>();
   const running = new Set<Promise<void>>();
+  // A counting semaphore over the lock connections: names wait their turn in arrival order.
+  let free = max;
+  const waiting: (() => void)[] = [];
+  const acquire = (): Promise<void> => {
+    if (free === 0) return new Promise<void>((r) => waiting.push(r));
+    free--;
+    return Promise.resolve();
+  };
+  const release = () => {
+    const next = waiting.shift();
+    if (next) next();
+    else free++;
+  };
 
   /** Runs the queued holders of `name`, a run of up to `handoffs` per hold, until none is left. */
   async function serve(name: string, queue: Holder[]) {
+    await acquire();
+    try {
+      await serveHolding(name, queue);
+    } finally {
+      release();
+    }
+  }
+
+  async function serveHolding(name: string, queue: Holder[]) {
     while (queue.length > 0) {
       let locked = false;
       try {
@@ -63,6 +90,7 @@ export function createPostgresLocks({ url, max = 4, handoffs = 8 }: PostgresLock
         if (!locked) queue.shift()?.reject(toStoreError(e, `lock ${name}`));
       }
     }
+    // In the same turn as the last check of the queue: a holder arriving after this starts a new one.
     queues.delete(name);
   }
 
@@ -84,7 +112,7 @@ export function createPostgresLocks({ url, max = 4, handoffs = 8 }: PostgresLock
     },
     async close() {
       while (running.size > 0) await Promise.all(running);
-      await sql.end({ timeout: 5 });
+      await pool.end();
     },
   };
 }

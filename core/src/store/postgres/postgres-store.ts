@@ -8,7 +8,7 @@
 // - `transitionIntent` is compare-and-set on the record's stored text;
 // - `redeemLink` is a single compare-and-set UPDATE;
 // - an event append NOTIFYs `presence_events` in its own statement (sent at commit), the
-//   wake-up of every server's live streams (cluster.ts).
+//   wake-up of every server's live streams; a key update `presence_keys` (caches, cluster.ts).
 // Records are kept whole as `json` (see migrations/0001_init.sql for why not jsonb) beside the
 // columns queries need, and validated with the zod schemas of documents.ts on the way out,
 // as the embedded store validates what it loads. Database failures become 503
@@ -34,7 +34,8 @@ import {
 } from '../documents';
 import { createSealedAnswers } from '../sealed-answers';
 import type { StorePort } from '../store-port';
-import { EVENTS_CHANNEL } from './cluster';
+import { EVENTS_CHANNEL, KEYS_CHANNEL } from './cluster';
+import { type DatabaseSource, useDatabase } from './database';
 import { toStoreError } from './database-error';
 import { idempotencyClaims } from './idempotency-claims';
 import { memoryRows } from './memory-rows';
@@ -43,12 +44,10 @@ import { callerSays, type Doc, json } from './records';
 import { standingRows } from './standing-rows';
 import { createUnitOfWork } from './unit-of-work';
 
-export type PostgresStoreOptions = {
-  /** postgres://user:password@host:port/database */
-  url: string;
+export type PostgresStoreOptions = DatabaseSource & {
   /** Seals stored Idempotency-Key answers at rest; without it the store refuses to keep answers. */
   keystore?: Keystore;
-  /** Connections this process may open (default 10). */
+  /** With a URL: connections this store may open (default 10). */
   max?: number;
   /** Apply pending migrations before opening (the default). */
   migrate?: boolean;
@@ -70,13 +69,14 @@ export const intentColumns = (r: IntentRecord) => ({
   expires_at: r.expires_at,
 });
 
-export async function createPostgresStore({ url, keystore, max = 10, migrate: apply = true }: PostgresStoreOptions): Promise<StorePort> {
+export async function createPostgresStore(options: PostgresStoreOptions): Promise<StorePort> {
+  const { keystore, max = 10, migrate: apply = true, ...from } = options;
   try {
-    if (apply) await migrate(url);
+    if (apply) await migrate('sql' in from ? from.sql : from.url);
   } catch (e) {
     throw toStoreError(e, 'migrate');
   }
-  const pool = postgres(url, { max, onnotice: () => undefined, connect_timeout: 10 });
+  const { sql: pool, end } = useDatabase(from, max);
   // Every operation below goes through `sql`: the pool, or the transaction of an open unit of work.
   const { db: sql, atomically } = createUnitOfWork(pool);
   const answers = createSealedAnswers(keystore);
@@ -143,7 +143,7 @@ export async function createPostgresStore({ url, keystore, max = 10, migrate: ap
         if (!row) throw new PresenceError('not_found', `no key ${id}`);
         const next = callerSays(() => update(KeyRecord.parse(row.doc)));
         await tx`UPDATE api_keys SET doc = ${json(next)}::text::json, secret_hashes = ${next.secrets.map((s) => s.hash)}::text[]
-          WHERE id = ${id}`;
+          WHERE id = ${id} RETURNING pg_notify(${KEYS_CHANNEL}, id)`;
         return next;
       });
     },
@@ -347,7 +347,7 @@ export async function createPostgresStore({ url, keystore, max = 10, migrate: ap
     },
 
     async close() {
-      await pool.end({ timeout: 5 });
+      await end(); // on the server's pool, its owner ends it (and so drains what is in flight)
     },
   };
 

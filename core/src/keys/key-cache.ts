@@ -1,0 +1,93 @@
+// Keys by secret hash, kept in memory so an authenticated request does not read the database
+// for its key (on PostgreSQL that read was a transaction per request). Only found keys are
+// kept, never misses: a key created anywhere is found at its first use.
+//
+// Staleness across servers: every change to a key's record is announced at its commit
+// (PostgreSQL NOTIFY, see store/postgres/postgres-store.ts updateKey) and drops the key here;
+// this server's own changes drop it at once. So a revocation or rotation on another server
+// takes effect here as soon as its notification arrives — the same moment its events reach
+// this server's streams. If the listening connection drops, the driver reconnects it and every
+// key is forgotten (`resync`), since notifications sent meanwhile are lost. Against a
+// connection that dies without the driver noticing, an entry is also read again once it is
+// MAX_AGE_MS old: that bounds the window to about a second even then (the stream re-check's
+// window), at one read per key per second, not per request.
+//
+// A lookup that started before a drop may return after it with the old record: it is used
+// for its own request (it was true when read) but not kept.
+import type { KeyChangeHandlers } from '../cluster/cluster-port';
+import type { KeyRecord } from '../store/documents';
+
+/** Keys kept at most; the least recently stored go first. */
+export const KEY_CACHE_MAX = 10_000;
+/** An entry this old is read again (see the header). */
+export const KEY_CACHE_MAX_AGE_MS = 1_000;
+
+export type KeyCache = {
+  /** The key with this secret hash, from memory or `load` (kept when found). */
+  find(hash: string, load: () => Promise<KeyRecord | null>): Promise<KeyRecord | null>;
+  /** Drop a key this server changed (before its change is answered). */
+  drop(keyId: string): void;
+  /** Stop listening. */
+  close(): void;
+};
+
+export function createKeyCache({
+  changes,
+  now,
+  max = KEY_CACHE_MAX,
+  maxAgeMs = KEY_CACHE_MAX_AGE_MS,
+}: {
+  changes: { subscribe(h: KeyChangeHandlers): () => void };
+  now: () => number;
+  max?: number;
+  maxAgeMs?: number;
+}): KeyCache {
+  const byHash = new Map<string, { key: KeyRecord; at: number }>();
+  const hashesOf = new Map<string, Set<string>>();
+  /** Bumped by every drop: a lookup that saw another value was overtaken by a change. */
+  let generation = 0;
+
+  const forget = (hash: string) => {
+    const e = byHash.get(hash);
+    if (!e) return;
+    byHash.delete(hash);
+    const hs = hashesOf.get(e.key.id);
+    hs?.delete(hash);
+    if (hs?.size === 0) hashesOf.delete(e.key.id);
+  };
+  const drop = (keyId: string) => {
+    generation++;
+    for (const h of hashesOf.get(keyId) ?? []) byHash.delete(h);
+    hashesOf.delete(keyId);
+  };
+  const unsubscribe = changes.subscribe({
+    changed: drop,
+    resync() {
+      generation++;
+      byHash.clear();
+      hashesOf.clear();
+    },
+  });
+
+  return {
+    async find(hash, load) {
+      const hit = byHash.get(hash);
+      if (hit && now() - hit.at < maxAgeMs) return hit.key;
+      const seen = generation;
+      const key = await load();
+      if (hit) forget(hash);
+      if (!key || generation !== seen) return key;
+      if (byHash.size >= max) {
+        const oldest = byHash.keys().next().value;
+        if (oldest !== undefined) forget(oldest);
+      }
+      byHash.set(hash, { key, at: now() });
+      const hs = hashesOf.get(key.id) ?? new Set<string>();
+      hs.add(hash);
+      hashesOf.set(key.id, hs);
+      return key;
+    },
+    drop,
+    close: unsubscribe,
+  };
+}
