@@ -1,12 +1,15 @@
 // Opens the store the configuration names: PostgreSQL when PRESENCE_DATABASE_URL is set
 // (pending migrations applied first, under the migration advisory lock), else the embedded
 // store in the data directory. A database that cannot be reached stops the start with one
-// line naming where it was looked for (host, port, database: never the password).
+// line naming where it was looked for (host, port, database: never the password); a database
+// migrated by a newer Presence, or a data directory already imported into one, is refused.
 import { isPresenceError, type Keystore, type StorePort } from '@presence/core';
 import { createLowdbStore } from '@presence/core/lowdb';
-import { createPostgresStore, migrationStatus } from '@presence/core/postgres';
+import { createPostgresStore, loadMigrations, migrationStatus } from '@presence/core/postgres';
 import type { StoreInfo } from '@presence/protocol';
 import type { Config } from './config';
+import { refuseImported } from './imported-marker';
+import { refuseNewerSchema } from './schema-check';
 
 export type OpenedStore = { store: StorePort; info: StoreInfo };
 
@@ -26,9 +29,18 @@ export function databaseFailure(url: string, e: unknown): Error {
 export async function openStore(config: Config, keystore: Keystore, { max }: { max?: number } = {}): Promise<OpenedStore> {
   const url = config.PRESENCE_DATABASE_URL;
   if (!url) {
+    refuseImported(config.PRESENCE_DATA_DIR);
     // An answered write is on disk (temp file, rename and directory fsynced).
     return { store: await createLowdbStore({ dataDir: config.PRESENCE_DATA_DIR, fsync: true, keystore }), info: { kind: 'lowdb' } };
   }
+  const before = await migrationStatus(url).catch((e: unknown) => {
+    throw databaseFailure(url, e);
+  });
+  refuseNewerSchema(
+    before,
+    loadMigrations().map((m) => m.version),
+    databaseLabel(url),
+  );
   try {
     const store = await createPostgresStore({ url, keystore, ...(max ? { max } : {}) });
     const { applied } = await migrationStatus(url).catch(async (e: unknown) => {

@@ -8,9 +8,10 @@
 // (or a warm cache) and nginx (npm test's pretest installs it); takes a few minutes.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findNginx, NGINX_HINT } from '../../scripts/nginx';
 import { call, removeDir, tempDir } from './harness';
@@ -20,6 +21,8 @@ import { freshDatabaseEnv } from './test-database';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(here, '../..');
 const STAND_IN = path.join(here, 'systemd-stand-in.ts');
+/** tsx's loader by path: the stand-in runs from the recipe's directories, where `--import tsx` would not resolve. */
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 /** The recipe: the first `sh` block after the heading. */
 function recipe(): string {
@@ -52,7 +55,7 @@ async function freePrefix(): Promise<string> {
 describe('docs/operations.md, followed from nothing', () => {
   const root = realpathSync(tempDir('presence-recipe-'));
   const standIn = (args: string[], env: NodeJS.ProcessEnv) =>
-    spawnSync(process.execPath, ['--import', 'tsx', STAND_IN, ...args], { env, encoding: 'utf8', cwd: here });
+    spawnSync(process.execPath, ['--import', TSX, STAND_IN, ...args], { env, encoding: 'utf8', cwd: here });
   let env: NodeJS.ProcessEnv = {};
 
   afterAll(async () => {
@@ -76,7 +79,7 @@ describe('docs/operations.md, followed from nothing', () => {
     for (const p of moved) mkdirSync(path.join(root, p === '/opt/presence' ? '/opt' : p), { recursive: true });
     mkdirSync(path.join(root, 'bin'), { recursive: true });
     for (const tool of ['systemctl', 'journalctl'])
-      writeFileSync(path.join(root, 'bin', tool), `#!/bin/sh\nexec "${process.execPath}" --import tsx "${STAND_IN}" ${tool} "$@"\n`, {
+      writeFileSync(path.join(root, 'bin', tool), `#!/bin/sh\nexec "${process.execPath}" --import "${TSX}" "${STAND_IN}" ${tool} "$@"\n`, {
         mode: 0o755,
       });
     env = {
@@ -97,7 +100,7 @@ nginx() { "${nginx}" -p "${root}/nginx" -c "${root}/etc/nginx/nginx.conf" -g "pi
 git() {
   if [ "$1" = clone ]; then
     command git clone -q --no-checkout "${ROOT}" "$3" && command git -C "$3" checkout -q --detach ${head}
-    "${process.execPath}" --import tsx "${STAND_IN}" rewrite "$3"/deploy/nginx.conf "$3"/deploy/presence.env "$3"/deploy/systemd/*.service
+    "${process.execPath}" --import "${TSX}" "${STAND_IN}" rewrite "$3"/deploy/nginx.conf "$3"/deploy/presence.env "$3"/deploy/systemd/*.service
   else command git "$@"; fi
 }
 mkdir -p "${root}/nginx" "${root}/run" "${root}/log"
