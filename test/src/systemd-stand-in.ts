@@ -65,6 +65,11 @@ function readUnit(name: string): Unit {
 }
 
 const pidFile = (unit: string) => path.join(run, `${unit}.pid`);
+/** The unit's pid, or null. (`nginx -t` leaves an empty pid file; 0 would signal our own process group.) */
+const pidOf = (unit: string): number | null => {
+  const pid = existsSync(pidFile(unit)) ? Number(readFileSync(pidFile(unit), 'utf8').trim()) : Number.NaN;
+  return Number.isInteger(pid) && pid > 0 ? pid : null;
+};
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -82,7 +87,8 @@ function nginxArgs(): string[] {
 }
 
 function start(unit: string) {
-  if (existsSync(pidFile(unit)) && alive(Number(readFileSync(pidFile(unit), 'utf8')))) return;
+  const running = pidOf(unit);
+  if (running !== null && alive(running)) return;
   if (unit === 'nginx') {
     const r = spawnSync(process.env.STAND_IN_NGINX as string, nginxArgs(), { stdio: 'inherit' });
     if (r.status !== 0) fail('nginx did not start');
@@ -99,8 +105,11 @@ function start(unit: string) {
 }
 
 async function stop(unit: string) {
-  if (!existsSync(pidFile(unit))) return;
-  const pid = Number(readFileSync(pidFile(unit), 'utf8'));
+  const pid = pidOf(unit);
+  if (pid === null) {
+    rmSync(pidFile(unit), { force: true });
+    return;
+  }
   if (unit === 'nginx') spawnSync(process.env.STAND_IN_NGINX as string, [...nginxArgs(), '-s', 'quit']);
   else if (alive(pid)) process.kill(pid, 'SIGTERM');
   for (let i = 0; i < 300 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
