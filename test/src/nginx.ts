@@ -46,13 +46,18 @@ export async function runNginx(confFor: (dir: string) => string, port: number): 
   const bin = findNginx();
   if (!bin) throw new Error(`no nginx: ${NGINX_HINT} (npm test's pretest does it: npx tsx scripts/ensure-nginx.ts)`);
   const dir = tempDir('presence-nginx-');
-  mkdirSync(path.join(dir, 'logs'), { recursive: true });
   const conf = path.join(dir, 'nginx.conf');
-  writeFileSync(conf, confFor(dir));
   const globals = `pid ${dir}/nginx.pid; error_log ${dir}/error.log; daemon off;`;
   const args = ['-p', dir, '-c', conf, '-g', globals];
-  const checked = spawnSync(bin, ['-t', ...args], { encoding: 'utf8' });
-  if (checked.status !== 0) throw new Error(`nginx -t refused the configuration:\n${checked.stderr}`);
+  try {
+    mkdirSync(path.join(dir, 'logs'), { recursive: true });
+    writeFileSync(conf, confFor(dir));
+    const checked = spawnSync(bin, ['-t', ...args], { encoding: 'utf8' });
+    if (checked.status !== 0) throw new Error(`nginx -t refused the configuration:\n${checked.stderr}`);
+  } catch (e) {
+    removeDir(dir);
+    throw e;
+  }
   const proc: ChildProcess = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   proc.stderr?.on('data', (d) => {
