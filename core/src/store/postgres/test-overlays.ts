@@ -1,14 +1,25 @@
 // The shared test-key overlays on PostgreSQL (table `test_overlays`, migration 0030): one row
 // per account, read when its version moved, rewritten under the row's lock. Its own small
-// pool, so a slow test-key write never waits behind the live store's connections.
+// pool, so a slow test-key write never waits behind the live store's connections. A row idle
+// longer than the overlay's idle time (24 h) is one no server will read again: writes delete
+// such rows, at most once a minute per server, so the table holds only live overlays.
 import postgres from 'postgres';
 import type { OverlaySnapshot } from '../overlay-accounts';
+import { defaultOverlayCaps } from '../overlay-store';
 import type { OverlayShare } from '../shared-overlay';
 
 const parse = (text: string | null) => (text === null ? null : (JSON.parse(text) as OverlaySnapshot));
 
-export function createPostgresOverlayShare({ url }: { url: string }): OverlayShare {
+const PRUNE_EVERY_MS = 60_000;
+
+export function createPostgresOverlayShare({ url, idleMs = defaultOverlayCaps.idleMs }: { url: string; idleMs?: number }): OverlayShare {
   const sql = postgres(url, { max: 2, onnotice: () => undefined, connect_timeout: 10 });
+  let lastPrune = 0;
+  const prune = async () => {
+    if (Date.now() - lastPrune < PRUNE_EVERY_MS) return;
+    lastPrune = Date.now();
+    await sql`DELETE FROM test_overlays WHERE updated_at < now() - ${idleMs / 1000} * interval '1 second'`;
+  };
   return {
     async read(accountId, version) {
       const [row] = await sql<{ version: string; snapshot: string | null }[]>`
@@ -16,17 +27,19 @@ export function createPostgresOverlayShare({ url }: { url: string }): OverlaySha
       return row ? { version: Number(row.version), snapshot: parse(row.snapshot) } : null;
     },
     async update(accountId, write) {
-      return sql.begin(async (tx) => {
-        await tx`INSERT INTO test_overlays (account_id, version) VALUES (${accountId}, 0) ON CONFLICT (account_id) DO NOTHING`;
-        const [row] = await tx<{ version: string; snapshot: string | null }[]>`
+      return sql
+        .begin(async (tx) => {
+          await tx`INSERT INTO test_overlays (account_id, version) VALUES (${accountId}, 0) ON CONFLICT (account_id) DO NOTHING`;
+          const [row] = await tx<{ version: string; snapshot: string | null }[]>`
           SELECT version, snapshot FROM test_overlays WHERE account_id = ${accountId} FOR UPDATE`;
-        const current = { version: Number(row?.version ?? 0), snapshot: parse(row?.snapshot ?? null) };
-        const { snapshot, result } = await write(current);
-        const version = current.version + 1;
-        await tx`UPDATE test_overlays SET version = ${version}, snapshot = ${snapshot && JSON.stringify(snapshot)}, updated_at = now()
+          const current = { version: Number(row?.version ?? 0), snapshot: parse(row?.snapshot ?? null) };
+          const { snapshot, result } = await write(current);
+          const version = current.version + 1;
+          await tx`UPDATE test_overlays SET version = ${version}, snapshot = ${snapshot && JSON.stringify(snapshot)}, updated_at = now()
           WHERE account_id = ${accountId}`;
-        return { version, result };
-      });
+          return { version, result };
+        })
+        .finally(() => prune().catch(() => undefined));
     },
     close: () => sql.end({ timeout: 5 }),
   };
