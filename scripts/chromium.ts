@@ -7,7 +7,7 @@ import path from 'node:path';
 /** Names Debian (`chromium`) and Ubuntu or older distributions (`chromium-browser`) install it as. */
 export const CHROMIUM_NAMES = ['chromium', 'chromium-browser'] as const;
 
-function isExecutableFile(file: string): boolean {
+export function isExecutableFile(file: string): boolean {
   try {
     if (!statSync(file).isFile()) return false;
     accessSync(file, constants.X_OK);

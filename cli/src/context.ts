@@ -108,12 +108,17 @@ export function createContext(io: CliIo) {
   const json = (cmd: Command): boolean => Boolean(cmd.optsWithGlobals().json);
 
   const layout = io.isTTY ? 'aligned' : 'tsv';
+  /** --headers (a program-level option): keep the header row in TSV; set before each action. */
+  let headers = false;
 
   return {
     io,
     debug,
-    /** A table in this run's layout: aligned on a terminal, TSV when piped. */
-    table: (columns: Column[], rows: string[][]) => renderTable(columns, rows, layout),
+    /** A table in this run's layout: aligned on a terminal, TSV when piped (a header row only with --headers). */
+    table: (columns: Column[], rows: string[][]) => renderTable(columns, rows, layout, { headers }),
+    keepHeaders(keep: boolean) {
+      headers = keep;
+    },
     /** Label/value lines in this run's layout. */
     pairs: (pairs: [string, string][]) => renderPairs(pairs, layout),
     command,

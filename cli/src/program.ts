@@ -22,6 +22,8 @@ export function createProgram(cli: CliContext): Command {
     .description('Talk to your Presence from the shell. Key: PRESENCE_TOKEN or `presence login`; server: PRESENCE_URL.')
     .version(CLI_VERSION)
     .option('--json', 'print JSON for programs instead of tables')
+    .option('--headers', 'keep the header row of tables when stdout is not a terminal (TSV)')
+    .hook('preAction', (_program, action) => cli.keepHeaders(Boolean(action.optsWithGlobals().headers)))
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
     // Set before adding commands: subcommands inherit both, so every parse error comes back
     // to runCli as one CommanderError and is printed in the same one-line form.

@@ -26,15 +26,16 @@ it('renders label/value pairs and short UTC times', () => {
   expect(shortTime(null)).toBe('-');
 });
 
-it('as TSV (stdout not a terminal): one tab between cells, no padding, tabs and newlines in a cell become spaces', () => {
-  const out = renderTable(
-    [{ header: 'KEY' }, { header: 'WEIGHT', align: 'right' }, { header: 'NOTE' }],
-    [
-      ['token:WETH', '1.00', 'main\tpool'],
-      ['pair:WETH-USDC', '0.25', 'two\nlines'],
-    ],
-    'tsv',
+it('as TSV (stdout not a terminal): one tab between cells, no padding, tabs and newlines in a cell become spaces, no header row unless asked', () => {
+  const columns = [{ header: 'KEY' }, { header: 'WEIGHT', align: 'right' as const }, { header: 'NOTE' }];
+  const rows = [
+    ['token:WETH', '1.00', 'main\tpool'],
+    ['pair:WETH-USDC', '0.25', 'two\nlines'],
+  ];
+  // `presence memory list | cut -f1` prints keys, not KEY first.
+  expect(renderTable(columns, rows, 'tsv')).toBe('token:WETH\t1.00\tmain pool\npair:WETH-USDC\t0.25\ttwo lines');
+  expect(renderTable(columns, rows, 'tsv', { headers: true })).toBe(
+    'KEY\tWEIGHT\tNOTE\ntoken:WETH\t1.00\tmain pool\npair:WETH-USDC\t0.25\ttwo lines',
   );
-  expect(out).toBe('KEY\tWEIGHT\tNOTE\ntoken:WETH\t1.00\tmain pool\npair:WETH-USDC\t0.25\ttwo lines');
   expect(renderPairs([['name', 'Ada']], 'tsv')).toBe('name\tAda');
 });

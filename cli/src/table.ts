@@ -1,7 +1,8 @@
 // Aligned plain-text tables for people; programs use --json instead. Column widths come
 // from the widest cell; the last column is not padded so lines carry no trailing spaces.
 // When stdout is not a terminal (a pipe, a file) the same rows come out as TSV, one tab
-// between cells, as `gh` does: `presence memory | cut -f1` works without parsing padding.
+// between cells and no header row, as `gh` does: `presence memory list | cut -f1` prints keys
+// only (`--headers` keeps the header row for a reader that wants it).
 
 export type Column = { header: string; align?: 'left' | 'right' };
 
@@ -31,10 +32,11 @@ function render(rows: string[][], aligns: ('left' | 'right')[], layout: Layout):
     .join('\n');
 }
 
-/** A table with a header row; cells are strings, one array per row. */
-export function renderTable(columns: Column[], rows: string[][], layout: Layout = 'aligned'): string {
+/** A table, with a header row on a terminal (and in TSV only when `headers`); one array of strings per row. */
+export function renderTable(columns: Column[], rows: string[][], layout: Layout = 'aligned', { headers = false } = {}): string {
   const aligns = columns.map((c) => c.align ?? 'left');
-  return render([columns.map((c) => c.header), ...rows], aligns, layout);
+  const head = layout === 'aligned' || headers ? [columns.map((c) => c.header)] : [];
+  return render([...head, ...rows], aligns, layout);
 }
 
 /** Label/value lines, as for a single record (`presence me`). */

@@ -257,9 +257,12 @@ describe('presence CLI', () => {
     const again = await runPresence(['memory', 'pin', 'pair:WETH-USDC', '--note', 'watch depth', '--json'], e);
     expect(JSON.parse(again.stdout)).toEqual({ key: 'pair:WETH-USDC', tier: 'pinned', note: 'watch depth', changed: false });
 
+    // Piped: TSV rows only, so `cut -f1` prints keys; --headers keeps the header row.
     const list = await runPresence(['memory', 'list'], e);
-    const [header, ...rows] = list.stdout.trimEnd().split('\n');
+    expect(list.stdout).not.toMatch(/^KEY\t/);
+    const [header, ...rows] = (await runPresence(['memory', 'list', '--headers'], e)).stdout.trimEnd().split('\n');
     expect(header).toMatch(/^KEY\s+TIER\s+WEIGHT\s+DAYS LEFT\s+NOTE$/);
+    expect(rows).toEqual(list.stdout.trimEnd().split('\n'));
     expect(rows.find((r) => r.startsWith('pair:WETH-USDC'))).toMatch(/^pair:WETH-USDC\s+pinned\s+\d\.\d\d\s+-\s+watch depth$/);
     const listJson = await runPresence(['memory', 'list', '--json'], e);
     expect(JSON.parse(listJson.stdout).pinned).toContainEqual(expect.objectContaining({ key: 'pair:WETH-USDC', note: 'watch depth' }));
@@ -287,7 +290,7 @@ describe('presence CLI', () => {
     expect(created.stdout).toMatch(/^scopes\s+talk, memory:read$/m);
     expect(created.stdout).toContain('shown once');
 
-    const list = await runPresence(['keys', 'list'], e);
+    const list = await runPresence(['--headers', 'keys', 'list'], e);
     const [header, ...rows] = list.stdout.trimEnd().split('\n');
     expect(header).toMatch(/^ID\s+NAME\s+KIND\s+SCOPES\s+LAST4\s+STATE\s+CREATED\s+LAST USED$/);
     expect(rows.find((r) => r.startsWith(id!))).toMatch(

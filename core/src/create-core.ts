@@ -24,7 +24,8 @@ import { createPolicyService } from './policy/policy-service';
 import { createPresenceService } from './presence/presence-service';
 import { createRateLimiter, type RateLimiterPort } from './ratelimit/sliding-window';
 import { createStandingService } from './standing/standing-service';
-import { createOverlayStore, type OverlayCaps, type StoreFor } from './store/overlay-store';
+import { createOverlayStore, type OverlayCaps, overlayAccountsFor, type StoreFor } from './store/overlay-store';
+import { type OverlayShare, shareOverlay } from './store/shared-overlay';
 import type { StorePort } from './store/store-port';
 import { createThread } from './thread/thread';
 import { type ChainRuntime, createWalletDomain, type WalletDomain } from './wallet/wallet-domain';
@@ -38,6 +39,8 @@ export type CoreOptions = {
   sseHighWaterMark?: number;
   /** Caps of the test keys' overlay (defaults: `defaultOverlayCaps`). */
   overlayCaps?: Partial<OverlayCaps>;
+  /** Where servers sharing a database share the test keys' overlay (PostgreSQL); absent, it stays in this process. */
+  overlayShare?: OverlayShare;
   /** The chain the wallets live on; without it wallet routes answer chain_unavailable. */
   chain?: { runtime: ChainRuntime; keystore: Keystore };
   /** The master key's keystore, for secrets kept outside the wallet (link codes are hashed under a subkey); defaults to the chain's. */
@@ -65,7 +68,9 @@ const linkCodeKey = (keystore: Keystore | undefined) => keystore?.subkey(LINK_CO
 
 export function createCore(o: CoreOptions) {
   const { store, clock } = o;
-  const overlay = createOverlayStore(store, { clock, ...(o.overlayCaps ? { caps: o.overlayCaps } : {}) });
+  const accounts = overlayAccountsFor(clock, o.overlayCaps);
+  const own = createOverlayStore(store, { clock, accounts, ...(o.overlayCaps ? { caps: o.overlayCaps } : {}) });
+  const overlay = o.overlayShare ? shareOverlay(own, accounts, o.overlayShare) : own;
   const stores = { live: store, test: overlay } as const;
   const storeFor: StoreFor = (kind) => stores[kind];
   const { metrics } = o;

@@ -4,6 +4,7 @@
 //   presence-server migrate [--status]     applies (or lists) the database's schema migrations
 //   presence-server import-lowdb DATA_DIR  copies an embedded install into an empty database
 //   presence-server devnet [--port N]      runs a devnet anvil for many servers to share
+//   presence-server backup DIR / restore DIR  copies an embedded install (while it runs) / back
 // With PRESENCE_DATABASE_URL the commands work on the database, beside running servers (every
 // write is a transaction there); without it on the data directory, which one process owns.
 
@@ -13,11 +14,14 @@ import { createCore, createKeystore, isPresenceError, makeTreePrivate, type Stor
 import { createLowdbStore } from '@presence/core/lowdb';
 import { createPostgresStore, importLowdb, type MigrationStatus, migrate, migrationStatus } from '@presence/core/postgres';
 import { Command } from 'commander';
+import { backupDataDir, restoreDataDir } from './backup';
 import { type Config, ConfigError, invocationDir, loadConfig, loadDatabaseUrl } from './config';
 import { lockHolder, takeDataDirLock } from './data-dir-lock';
 import { runDevnet } from './devnet-command';
+import { markImported, refuseImported } from './imported-marker';
 import { databaseFailure, databaseLabel } from './open-store';
 import { serve } from './serve';
+import { REFUSED_EXIT_CODE, StartRefused } from './start-refused';
 
 const program = new Command('presence-server').description('Presence server and operator commands');
 
@@ -44,6 +48,7 @@ program
       return createAccount(store, config, name, `in the database at ${databaseLabel(url)}`);
     }
     const dataDir = config.PRESENCE_DATA_DIR;
+    refuseImported(dataDir);
     const holder = lockHolder(dataDir);
     if (holder !== null) {
       fail(
@@ -100,7 +105,9 @@ program
 program
   .command('import-lowdb')
   .argument('<data_dir>', 'the embedded install to copy (its PRESENCE_DATA_DIR)')
-  .description('copy an embedded install into the empty database at PRESENCE_DATABASE_URL (the install is left as it was)')
+  .description(
+    'copy an embedded install into the empty database at PRESENCE_DATABASE_URL (its records are left as they were; it is marked imported)',
+  )
   .action(async (dir: string) => {
     const config = loadConfig();
     const url = config.PRESENCE_DATABASE_URL;
@@ -125,11 +132,15 @@ program
           ? databaseFailure(url, e)
           : e;
       });
+      markImported(dataDir, databaseLabel(url));
       process.stdout.write(
         `copied ${dataDir} into ${databaseLabel(url)}:\n${Object.entries(counts)
           .map(([family, n]) => `  ${family.padEnd(12)} ${n}\n`)
-          .join('')}start servers with this PRESENCE_DATABASE_URL and PRESENCE_MASTER_KEY; ${dataDir} is left as it was\n`,
+          .join(
+            '',
+          )}start servers with this PRESENCE_DATABASE_URL and PRESENCE_MASTER_KEY; ${dataDir}'s records are left as they were, and it is marked imported (a start on it without PRESENCE_DATABASE_URL is refused)\n`,
       );
+      if (existsSync(path.join(dataDir, 'devnet'))) process.stdout.write(`${DEVNET_NOTE(dataDir)}\n`);
     } finally {
       unlock();
     }
@@ -152,6 +163,39 @@ program
     process.exit(code);
   });
 
+/** Said at import when the install ran the embedded devnet: balances live on a chain, and records are what moved. */
+const DEVNET_NOTE = (dataDir: string) =>
+  `devnet balances: this install's chain (its balances and market) stays in ${path.join(dataDir, 'devnet')}; a server that keeps PRESENCE_DATA_DIR=${dataDir} and the embedded devnet goes on with it, but on a shared devnet (PRESENCE_RPC_URL) the chain is new and these wallets' devnet balances start over. A real network is unaffected: its balances are on the network, reached with the same keys.`;
+
+program
+  .command('backup')
+  .argument('<dir>', 'a new or empty directory for the copy')
+  .description(
+    'copy the embedded install at PRESENCE_DATA_DIR into DIR, consistently, also while its server runs (paused for the copy); with PRESENCE_DATABASE_URL use pg_dump instead',
+  )
+  .action((dir: string) => {
+    const config = loadConfig();
+    if (config.PRESENCE_DATABASE_URL) {
+      fail('PRESENCE_DATABASE_URL is set: the records are in PostgreSQL; back them up with pg_dump (docs/operations.md, "Backups")', 2);
+    }
+    const dest = path.resolve(invocationDir(process.env), dir);
+    const { files, paused } = backupDataDir(config.PRESENCE_DATA_DIR, dest);
+    process.stdout.write(
+      `backed up ${config.PRESENCE_DATA_DIR} to ${dest} (${files} files${paused === null ? '' : `; server pid ${paused} paused for the copy`})\n`,
+    );
+  });
+
+program
+  .command('restore')
+  .argument('<dir>', 'a directory `presence-server backup` wrote')
+  .description('copy a backup into PRESENCE_DATA_DIR, which must be empty or absent, with no server running on it')
+  .action((dir: string) => {
+    const config = loadConfig();
+    const from = path.resolve(invocationDir(process.env), dir);
+    const files = restoreDataDir(from, config.PRESENCE_DATA_DIR);
+    process.stdout.write(`restored ${from} into ${config.PRESENCE_DATA_DIR} (${files} files); start the server on it\n`);
+  });
+
 function fail(message: string, code: number): never {
   process.stderr.write(`error: ${message}\n`);
   process.exit(code);
@@ -159,6 +203,7 @@ function fail(message: string, code: number): never {
 
 program.parseAsync().catch((e: unknown) => {
   if (e instanceof ConfigError) fail(e.message, 2);
+  if (e instanceof StartRefused) fail(e.message, REFUSED_EXIT_CODE);
   if (isPresenceError(e)) fail(`${e.type} — ${e.detail}`, 1);
   fail((e as Error).message, 1);
 });

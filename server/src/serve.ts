@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { BOOTSTRAP_KEYS_FILE } from './bootstrap-keys';
 import { ConfigError, loadConfig } from './config';
+import { REFUSED_EXIT_CODE, StartRefused } from './start-refused';
 import { type RunningServer, startServer } from './start-server';
 
 let server: RunningServer | null = null;
@@ -53,6 +54,10 @@ export async function serve(): Promise<void> {
     if (e instanceof ConfigError) {
       process.stderr.write(`presence: ${e.message}\n`);
       process.exit(2);
+    }
+    if (e instanceof StartRefused) {
+      process.stderr.write(`presence: ${e.message}\n`);
+      process.exit(REFUSED_EXIT_CODE);
     }
     const hint =
       (e as NodeJS.ErrnoException).code === 'EADDRINUSE' ? ' (is another server running? set PRESENCE_PORT to use another port)' : '';

@@ -13,7 +13,7 @@ import {
   systemClock,
 } from '@presence/core';
 import { createAiPlanner } from '@presence/core/ai';
-import { createPostgresCluster } from '@presence/core/postgres';
+import { createPostgresCluster, createPostgresOverlayShare } from '@presence/core/postgres';
 import { createViemChain } from '@presence/core/viem';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from './app';
@@ -165,6 +165,9 @@ export async function startServer({
         })
       : null;
     if (messaging) cleanups.push(() => messaging.close());
+    // Test keys' overlay, shared through the database so any server answers a test key's reads.
+    const overlayShare = database ? createPostgresOverlayShare({ sql: database }) : null;
+    if (overlayShare) cleanups.push(() => overlayShare.close());
     const cluster = await openCluster(config, database, progress);
     cleanups.push(() => cluster.close());
     // Every series names its server, so a deployment's scrapes add up without clashing.
@@ -190,6 +193,7 @@ export async function startServer({
       locks: cluster.locks,
       chainName: () => config.PRESENCE_CHAIN,
       ...(messaging ? { cluster: messaging } : {}),
+      ...(overlayShare ? { overlayShare } : {}),
       onBackgroundError: (err) => console.error('presence: background store read failed:', err instanceof Error ? err.message : err),
       metrics: metrics.core,
       ...(chain ? { chain: { runtime: chain.runtime, keystore } } : {}),

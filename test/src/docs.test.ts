@@ -1,7 +1,8 @@
 // The documentation against the code, so neither drifts silently: docs/api.md has a section
 // for every endpoint of the OpenAPI document the server serves (and none for an endpoint it
-// lacks), and no Markdown file in the repository links outside it or to a file that is not
-// there — a clone must stand alone.
+// lacks); no Markdown file in the repository links outside it, to a file that is not there or
+// to a heading that is not there — a clone must stand alone; every environment variable the
+// code reads is in docs/configuration.md's tables; and the README stays a front page.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,11 +13,13 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const API_DOC = path.join(ROOT, 'docs/api.md');
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
 /** Folders that are installed, generated or kept data, not the repository's own text. */
-const SKIP_DIRS = new Set(['node_modules', '.git', '.turbo', 'build', 'dist', '.plasmo', 'test-artifacts', '.presence', '.presence-bots']);
+const SKIP_DIRS = new Set(['node_modules', '.git', '.turbo', 'build', 'dist', '.plasmo', 'test-artifacts']);
+/** Data directories (`.presence`, `.presence-1`, `.presence-bots`, …), git-ignored as `.presence*\/`. */
+const isDataDir = (name: string) => name.startsWith('.presence');
 
 function markdownFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    if (e.isDirectory()) return SKIP_DIRS.has(e.name) ? [] : markdownFiles(path.join(dir, e.name));
+    if (e.isDirectory()) return SKIP_DIRS.has(e.name) || isDataDir(e.name) ? [] : markdownFiles(path.join(dir, e.name));
     return e.name.endsWith('.md') ? [path.join(dir, e.name)] : [];
   });
 }
@@ -123,3 +126,92 @@ describe('Markdown links', () => {
     expect(outside).toEqual([]);
   });
 });
+
+/** The packages' own code and the repository's scripts: what ships or runs for an operator. */
+const CODE_DIRS = ['protocol', 'core', 'devnet', 'server', 'client', 'cli', 'bots', 'extension', 'scripts'];
+/** Variables of the process itself that the code reads but nobody configures for Presence. */
+const NOT_OURS = new Set(['PATH', 'HOME', 'INIT_CWD']);
+
+function codeFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) return SKIP_DIRS.has(e.name) || e.name === 'test' ? [] : codeFiles(full);
+    return /\.(ts|tsx|mjs|js)$/.test(e.name) && !/\.test\.tsx?$/.test(e.name) ? [full] : [];
+  });
+}
+
+/**
+ * Every variable the code reads: `env.NAME`, `env['NAME']`, a name handed to a reader with the
+ * environment (`httpUrl(env, 'PRESENCE_URL', …)`), and the keys of the server's config schema.
+ */
+function variablesRead(): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const file of CODE_DIRS.flatMap((d) => codeFiles(path.join(ROOT, d)))) {
+    const text = readFileSync(file, 'utf8');
+    const names = [
+      ...text.matchAll(/\benv(?:\.|\[\s*['"])([A-Z][A-Z0-9_]*)\b/g),
+      ...text.matchAll(/\(\s*env\s*,\s*['"]([A-Z][A-Z0-9_]*)['"]/g),
+      ...(file.endsWith(path.join('server', 'src', 'config.ts')) ? text.matchAll(/^\s+(PRESENCE_[A-Z0-9_]+):/gm) : []),
+    ].map((m) => m[1] as string);
+    for (const name of names) if (!NOT_OURS.has(name) && !found.has(name)) found.set(name, path.relative(ROOT, file));
+  }
+  return found;
+}
+
+describe('docs/configuration.md', () => {
+  const doc = readFileSync(path.join(ROOT, 'docs/configuration.md'), 'utf8');
+  /** The first cell of every table row: `` `NAME` `` or `` `A`, `B` ``. */
+  const documented = new Set(
+    [...doc.matchAll(/^\|\s*([^|]+?)\s*\|/gm)].flatMap((m) => [...(m[1] as string).matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((n) => n[1])),
+  );
+
+  it('has a row for every environment variable the code reads', () => {
+    const read = variablesRead();
+    // The reader found the variables of each program, so an empty scan cannot pass.
+    for (const name of [
+      'PRESENCE_PORT',
+      'PRESENCE_METRICS_TOKEN',
+      'TELEGRAM_BOT_TOKEN',
+      'DISCORD_API_ROOT',
+      'PRESENCE_TOKEN',
+      'XDG_CONFIG_HOME',
+    ]) {
+      expect(read.has(name), name).toBe(true);
+    }
+    const missing = [...read].filter(([name]) => !documented.has(name)).map(([name, file]) => `${name} (read in ${file})`);
+    expect(missing).toEqual([]);
+  });
+});
+
+describe('README.md', () => {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+
+  it('stays a front page: at most 15 KB', () => {
+    expect(Buffer.byteLength(readme)).toBeLessThanOrEqual(15 * 1024);
+  });
+
+  it('maps every document in docs/', () => {
+    const docs = readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md'));
+    const linked = new Set(linkTargets(readme).map((t) => t.split('#')[0]));
+    expect(docs.filter((f) => !linked.has(`docs/${f}`))).toEqual([]);
+  });
+
+  it('names no bullet twice within a section of any document (a bold title such as **Limits** said twice)', () => {
+    const twice = files().flatMap((file) => {
+      const seen = new Set<string>();
+      return proseLines(readFileSync(file, 'utf8')).flatMap((line) => {
+        if (/^#{1,6}\s/.test(line)) seen.clear();
+        const title = /^\s*- \*\*([^*]+?)[.:]?\*\*/.exec(line)?.[1];
+        if (title === undefined) return [];
+        if (seen.has(title)) return [`${path.relative(ROOT, file)}: ${title}`];
+        seen.add(title);
+        return [];
+      });
+    });
+    expect(twice).toEqual([]);
+  });
+});
+
+function files(): string[] {
+  return markdownFiles(ROOT);
+}

@@ -84,6 +84,9 @@ describe('a fresh clone works as the README says', () => {
     expect(install.status, install.stderr).toBe(0);
     // No engine warnings: every dependency supports the Node versions we claim.
     expect(install.stderr).not.toContain('EBADENGINE');
+    // The install leaves the clone as it was: the lockfile is complete (no platform's optional
+    // packages to add) and every data directory a start or the recipe makes is ignored.
+    expect(run('git', ['status', '--porcelain'], clone).stdout).toBe('');
 
     // A bad setting: our one line; with --silent, nothing of npm's after it.
     const bad = run('npm', ['start', '--silent'], clone, cleanEnv({ PRESENCE_PORT: 'eighty' }));
@@ -126,6 +129,7 @@ describe('a fresh clone works as the README says', () => {
     const dataDir = path.join(clone, '.presence');
     expect(out).toContain(`${ready} (data in ${dataDir})`);
     expect(existsSync(path.join(clone, 'server', '.presence'))).toBe(false);
+    expect(run('git', ['status', '--porcelain'], clone).stdout, 'the data directory is ignored').toBe('');
 
     const readme = readFileSync(path.join(clone, 'README.md'), 'utf8');
     const key = readmeLine(readme, 'KEY=$(');

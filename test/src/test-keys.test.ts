@@ -1,8 +1,10 @@
-// Test keys over HTTP: their writes land in the account's in-memory overlay, so a test key
-// reads what test keys wrote on top of the real data, while live keys never see it and a
-// restart forgets it.
+// Test keys over HTTP: their writes land in the account's overlay, so a test key reads what
+// test keys wrote on top of the real data, while live keys never see it. On the embedded store
+// the overlay is the server's memory and a restart forgets it; on PostgreSQL it is the
+// deployment's, shared by its servers (cluster-test-keys.test.ts), so a restart keeps it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, removeDir, startTestServer, type TestServer } from './harness';
+import { onPostgres } from './test-database';
 
 describe('test keys see their own writes; live keys and restarts never do', () => {
   let s: TestServer;
@@ -45,10 +47,17 @@ describe('test keys see their own writes; live keys and restarts never do', () =
     expect(await standing(s.test)).toEqual([]);
   });
 
-  it('a restart forgets all of it', async () => {
+  it.skipIf(onPostgres())('a restart forgets all of it (the embedded store)', async () => {
     s = await s.restart();
     expect(await pinned(s.test)).toEqual(['token:WETH']);
     expect((await call(s.url, 'GET', '/v1/presence/me', { key: s.test })).json.name).toBe('Presence');
     expect(await thread(s.test)).toEqual([]);
+  });
+
+  it.runIf(onPostgres())('a restart keeps it on PostgreSQL, where the overlay is shared by the servers', async () => {
+    s = await s.restart();
+    expect(await pinned(s.test)).toEqual(['token:WETH', 'topic:rehearsal']);
+    expect((await call(s.url, 'GET', '/v1/presence/me', { key: s.test })).json.name).toBe('Tess');
+    expect(await pinned(s.live)).toEqual(['token:WETH']);
   });
 });

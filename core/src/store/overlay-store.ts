@@ -25,7 +25,7 @@ import { PresenceError } from '../errors/presence-error';
 import { createClaimTable } from './claim-table';
 import type { IntentRecord, MemoryEntry, StoredEvent, ThreadEntry } from './documents';
 import { createIntentIndex } from './intent-index';
-import { createOverlayAccounts, type Family, type Records } from './overlay-accounts';
+import { createOverlayAccounts, type Family, type OverlayAccounts, type Records } from './overlay-accounts';
 import { applied, type Changes, changeFrom, copy, overlaid, remember } from './overlay-changes';
 import type { MemoryPeek, StorePort } from './store-port';
 
@@ -42,13 +42,18 @@ export type OverlayCaps = {
 /** A day: as long as a hold may wait (confirm_timeout_s ≤ 86,400) and an answer is replayed. */
 export const defaultOverlayCaps: OverlayCaps = { maxRecords: 200, idleMs: 24 * 3600_000 };
 
-export function createOverlayStore(live: StorePort, { clock, caps }: { clock: Clock; caps?: Partial<OverlayCaps> }): StorePort {
-  const { maxRecords, idleMs } = { ...defaultOverlayCaps, ...caps };
-  /** Event ids outlive an expired overlay: a test stream still open must never see an id twice. */
-  const eventIds = new Map<string, number>();
+/** The accounts' overlays a store works on: its own, or one a sharing wrapper also reaches (shared-overlay.ts). */
+export const overlayAccountsFor = (clock: Clock, caps?: Partial<OverlayCaps>) =>
+  createOverlayAccounts({ clock, idleMs: { ...defaultOverlayCaps, ...caps }.idleMs });
+
+export function createOverlayStore(
+  live: StorePort,
+  { clock, caps, accounts = overlayAccountsFor(clock, caps) }: { clock: Clock; caps?: Partial<OverlayCaps>; accounts?: OverlayAccounts },
+): StorePort {
+  const { maxRecords } = { ...defaultOverlayCaps, ...caps };
   const lock = createKeyedLock();
 
-  const { peek, own, active, clear } = createOverlayAccounts({ clock, idleMs });
+  const { peek, own, active, clear, nextEventId, latestEventId } = accounts;
 
   const changesOf = <F extends Family>(accountId: string, family: F): Changes<Records[F]> | undefined =>
     peek(accountId)?.records[family] as Changes<Records[F]> | undefined;
@@ -92,8 +97,7 @@ export function createOverlayStore(live: StorePort, { clock, caps }: { clock: Cl
   const liveStanding = async (accountId: string, id: string) => (await live.listStanding(accountId)).find((r) => r.id === id) ?? null;
 
   const store: StorePort = {
-    // What a test key writes stays in this process's memory: nothing to commit together.
-    atomically: (fn) => fn(),
+    atomically: (fn) => fn(), // a test key's writes stay in memory: nothing to commit together
     async createAccount(account) {
       await updateRecord(
         account.id,
@@ -201,8 +205,7 @@ export function createOverlayStore(live: StorePort, { clock, caps }: { clock: Cl
 
     async appendEvent(accountId, event) {
       const o = own(accountId);
-      const id = (eventIds.get(accountId) ?? 0) + 1;
-      eventIds.set(accountId, id);
+      const id = nextEventId(accountId);
       const stored = copy({ id, ...event } as StoredEvent);
       o.events.push(stored);
       if (o.events.length > maxRecords) o.events.splice(0, o.events.length - maxRecords);
@@ -212,7 +215,7 @@ export function createOverlayStore(live: StorePort, { clock, caps }: { clock: Cl
       return (peek(accountId)?.events ?? []).filter((e) => e.id > afterId).slice(0, limit);
     },
     async eventBounds(accountId) {
-      return { oldest: peek(accountId)?.events[0]?.id ?? null, latest: eventIds.get(accountId) ?? 0 };
+      return { oldest: peek(accountId)?.events[0]?.id ?? null, latest: latestEventId(accountId) };
     },
     async pruneEvents(accountId, keepLast, olderThan) {
       const o = peek(accountId);

@@ -53,6 +53,9 @@ async function buildExtension(): Promise<void> {
   // Plasmo exits 1 on a build error. (It also checks the registry for a newer plasmo in the
   // background and logs an ERROR line when that fails, e.g. offline: harmless, so not matched.)
   if (code !== 0) throw new Error(`plasmo build failed (${code}):\n${out}`);
+  // htmlnano warns once per page when its SVG minifier has no svgo; the root package.json turns
+  // that minifier off (the pages hold no inline SVG), so the build says nothing about it.
+  if (/install "svgo"/.test(out)) throw new Error(`plasmo build warned about svgo:\n${out}`);
   // Guard against Parcel silently leaving a module out (see src/vendor/zod.ts): in the
   // bundle an excluded dependency is written as "specifier":!1.
   for (const file of listJs(BUILD)) {

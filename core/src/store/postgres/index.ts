@@ -9,3 +9,4 @@ export { type Leadership, type LeadershipOptions, startLeadership } from './lead
 export { type AppliedMigration, loadMigrations, type Migration, type MigrationStatus, migrate, migrationStatus } from './migrate';
 export { createPostgresLocks, lockConnections, type PostgresLocksOptions } from './postgres-locks';
 export { createPostgresStore, type PostgresStoreOptions } from './postgres-store';
+export { createPostgresOverlayShare } from './test-overlays';

@@ -1,0 +1,86 @@
+// The deployment's balancer, for real: Debian's nginx running deploy/nginx.conf (the file an
+// operator installs; only its ports and log directory moved) in front of three servers on one
+// PostgreSQL database. Requests spread over the servers, an events stream comes through as it
+// is written (the file turns buffering off; the servers also send X-Accel-Buffering: no), /metrics is not served, and when one server is killed (kill -9) every request
+// through nginx still succeeds — reads and writes — and a stream resumed through it replays.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Cluster, startCluster } from './cluster';
+import { call, openStream } from './harness';
+import { freePort, NGINX_CONF, type Nginx, nginxConfFor, runNginx } from './nginx';
+import { freshDatabaseEnv } from './test-database';
+
+let c: Cluster;
+let nginx: Nginx;
+
+beforeAll(async () => {
+  c = await startCluster({ database: (await freshDatabaseEnv()) as never, servers: 3 });
+  const port = await freePort();
+  const upstreams = c.servers.map((s) => new URL(s.url).host);
+  nginx = await runNginx((dir) => nginxConfFor(readFileSync(NGINX_CONF, 'utf8'), upstreams, port, dir), port);
+}, 180_000);
+
+afterAll(async () => {
+  await nginx?.stop();
+  await c?.stop();
+}, 60_000);
+
+const serverId = async (base: string) => (await call(base, 'GET', '/v1/health')).json?.server?.id as string | undefined;
+
+describe('deploy/nginx.conf in front of three servers', () => {
+  it('spreads requests over every server, with no sticky sessions', async () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 9; i++) seen.add((await serverId(nginx.url)) ?? 'none');
+    expect([...seen].sort()).toEqual(c.servers.map((s) => s.id).sort());
+  });
+
+  it('does not serve /metrics, which each server still serves on its own port', async () => {
+    expect((await call(nginx.url, 'GET', '/metrics')).status).toBe(404);
+    expect((await call(c.servers[0]?.url as string, 'GET', '/metrics')).status).toBe(200);
+  });
+
+  it('passes an events stream through as it is written: a write through nginx arrives on the open stream', async () => {
+    const stream = openStream(nginx.url, '/v1/events', c.live);
+    try {
+      await stream.until(() => stream.status === 200 && stream.cursors.length > 0);
+      const pin = await call(nginx.url, 'POST', '/v1/memory/pin', { key: c.live, body: { key: 'pair:WETH-USDC', note: 'through nginx' } });
+      expect(pin.status, pin.text).toBe(200);
+      await stream.until(() => stream.frames.some((f) => f.event === 'memory' && f.data.key === 'pair:WETH-USDC'));
+      expect(stream.ended).toBe(false);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('keeps answering through the kill of one server: reads, writes, and a resumed stream', async () => {
+    const victim = c.servers[1];
+    if (!victim) throw new Error('no second server');
+    await victim.kill();
+    const statuses: number[] = [];
+    const ids = new Set<string>();
+    for (let i = 0; i < 9; i++) {
+      const h = await call(nginx.url, 'GET', '/v1/health');
+      statuses.push(h.status);
+      ids.add(h.json?.server?.id);
+      const pin = await call(nginx.url, 'POST', '/v1/memory/pin', { key: c.live, body: { key: `topic:after-kill-${i}` } });
+      statuses.push(pin.status);
+    }
+    expect(
+      statuses.every((s) => s === 200),
+      JSON.stringify(statuses),
+    ).toBe(true);
+    expect(ids.has(victim.id)).toBe(false);
+    // Every write is there, read back through nginx, and a stream resumed from 0 replays them.
+    const memory = await call(nginx.url, 'GET', '/v1/memory', { key: c.live });
+    const keys = [...memory.json.pinned, ...memory.json.fading].map((m: { key: string }) => m.key);
+    for (let i = 0; i < 9; i++) expect(keys).toContain(`topic:after-kill-${i}`);
+    const replay = openStream(nginx.url, '/v1/events?last_event_id=0', c.live);
+    try {
+      await replay.until(
+        () => replay.frames.filter((f) => f.event === 'memory' && String(f.data.key).startsWith('topic:after-kill-')).length === 9,
+      );
+    } finally {
+      replay.close();
+    }
+  });
+});

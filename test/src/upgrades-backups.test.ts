@@ -1,0 +1,169 @@
+// Upgrades and backups (docs/operations.md): a server refuses a database migrated by a newer
+// Presence, in one line, before touching it; a data directory imported into PostgreSQL is
+// refused by a later start (and `accounts create`) without the database URL; and
+// `presence-server backup` copies an embedded install while its server takes a burst of
+// writes, and `restore` brings that copy back into a data directory a server starts on.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadMigrations } from '@presence/core/postgres';
+import postgres from 'postgres';
+import { afterAll, describe, expect, it } from 'vitest';
+import { call, openStream, removeDir, startTestServer, tempDir } from './harness';
+import { childEnv, serverCli, serverMain, spawnServer } from './process';
+import { freshDatabaseEnv } from './test-database';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) removeDir(d);
+});
+const dir = () => {
+  const d = tempDir();
+  dirs.push(d);
+  return d;
+};
+
+const cli = (args: string[], env: Record<string, string | undefined>) =>
+  spawnSync(process.execPath, [serverCli, ...args], { env: childEnv(env), encoding: 'utf8', timeout: 60_000 });
+/** `npm start` with `env`, to its exit: the refusals below happen before it would listen. */
+const start = (env: Record<string, string | undefined>) =>
+  spawnSync(process.execPath, ['--import', 'tsx', serverMain], {
+    env: childEnv({ PRESENCE_PORT: '0', PRESENCE_DATABASE_URL: undefined, PRESENCE_MASTER_KEY: undefined, ...env }),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+
+describe('upgrades', () => {
+  it('a server refuses, in one line and before migrating anything, a database whose schema is newer than it knows', async () => {
+    const database = await freshDatabaseEnv();
+    const sql = postgres(database.PRESENCE_DATABASE_URL as string, { max: 1, onnotice: () => undefined });
+    try {
+      await sql`INSERT INTO schema_migrations (version, name, checksum) VALUES (9999, 'from_a_newer_release', 'x')`;
+      const before = await sql`SELECT version FROM schema_migrations ORDER BY version`;
+      const r = start({ ...database, PRESENCE_DATA_DIR: dir() });
+      const known = Math.max(...loadMigrations().map((m) => m.version));
+      expect([r.status, r.stderr]).toEqual([
+        3,
+        expect.stringMatching(
+          new RegExp(
+            `^presence: the database at 127\\.0\\.0\\.1:\\d+/\\w+ has schema version 9999, newer than this server knows \\(${known}\\): it was migrated by a newer Presence; run that release, or restore the backup taken before the upgrade\\n$`,
+          ),
+        ),
+      ]);
+      expect(await sql`SELECT version FROM schema_migrations ORDER BY version`).toEqual(before);
+    } finally {
+      await sql.end();
+    }
+  }, 90_000);
+});
+
+describe('a data directory imported into PostgreSQL', () => {
+  it('is marked at import (and told devnet balances start over); a start or accounts create on it without the database URL is refused in one line', async () => {
+    const dataDir = dir();
+    const lowdb = await startTestServer({ dataDir });
+    await lowdb.close();
+    // As an install that ran the embedded devnet has (the chain's state lives there).
+    mkdirSync(path.join(dataDir, 'devnet'), { recursive: true });
+    const database = await freshDatabaseEnv({ empty: true });
+    const masterKey = readFileSync(path.join(dataDir, 'master.key'), 'utf8').trim();
+    const imported = cli(['import-lowdb', dataDir], { ...database, PRESENCE_MASTER_KEY: masterKey });
+    expect([imported.status, imported.stderr]).toEqual([0, '']);
+    expect(imported.stdout).toMatch(
+      /on a shared devnet \(PRESENCE_RPC_URL\) the chain is new and these wallets' devnet balances start over/,
+    );
+    expect(imported.stdout).toMatch(/A real network is unaffected/);
+    expect(existsSync(path.join(dataDir, 'imported.json'))).toBe(true);
+
+    const refused = start({ PRESENCE_DATA_DIR: dataDir });
+    const line = new RegExp(
+      `^presence: ${dataDir} was copied into the database at 127\\.0\\.0\\.1:\\d+/\\w+ by import-lowdb \\(\\d{4}-[^)]+\\): set that PRESENCE_DATABASE_URL, or remove ${dataDir}/imported\\.json to serve this directory's older copy\\n$`,
+    );
+    expect([refused.status, refused.stderr]).toEqual([3, expect.stringMatching(line)]);
+    const create = cli(['accounts', 'create', 'late'], { PRESENCE_DATA_DIR: dataDir, PRESENCE_DATABASE_URL: undefined });
+    expect(create.status).toBe(3);
+    expect(create.stderr).toMatch(/^error: .* was copied into the database at .* by import-lowdb/);
+    // With the database's URL the same directory serves (it keeps only the lock and keys there).
+    const onDatabase = await startTestServer({ dataDir, env: { ...database, PRESENCE_MASTER_KEY: masterKey }, keys: lowdb });
+    expect((await call(onDatabase.url, 'GET', '/v1/presence/me', { key: lowdb.live })).status).toBe(200);
+    await onDatabase.close();
+  }, 120_000);
+});
+
+describe('presence-server backup and restore (embedded store)', () => {
+  it('copies the install while its server takes writes, none of which fails; the restored copy starts and holds every write answered before the backup', async () => {
+    const dataDir = dir();
+    const server = await spawnServer({ PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: '0', PRESENCE_HOST: '127.0.0.1' }, { timeoutMs: 90_000 });
+    const live = /^ {2}live {2}(\S+)$/m.exec(server.stdout())?.[1] as string;
+    const test = /^ {2}test {2}(\S+)$/m.exec(server.stdout())?.[1] as string;
+    const dest = path.join(dir(), 'backup');
+    const total = 120;
+    const answered: string[] = [];
+    const statuses: number[] = [];
+    let answeredBefore: string[] | null = null;
+    let backup: Promise<{ code: number | null; out: string }> | null = null;
+    try {
+      let next = 0;
+      const writer = async () => {
+        while (next < total) {
+          const key = `topic:w-${next++}`;
+          const r = await call(server.url, 'POST', '/v1/memory/pin', { key: live, body: { key, note: 'under backup' } });
+          statuses.push(r.status);
+          if (r.status === 200) answered.push(key);
+          if (answered.length === 40 && !backup) {
+            answeredBefore = [...answered];
+            backup = new Promise((resolve) => {
+              const p = spawn(process.execPath, [serverCli, 'backup', dest], { env: childEnv({ PRESENCE_DATA_DIR: dataDir }) });
+              let out = '';
+              p.stdout.on('data', (d) => {
+                out += d;
+              });
+              p.stderr.on('data', (d) => {
+                out += d;
+              });
+              p.on('exit', (code) => resolve({ code, out }));
+            });
+          }
+        }
+      };
+      await Promise.all([writer(), writer(), writer(), writer()]);
+      const done = await (backup as unknown as Promise<{ code: number | null; out: string }>);
+      expect(done.code, done.out).toBe(0);
+      expect(done.out).toMatch(new RegExp(`^backed up ${dataDir} to ${dest} \\(\\d+ files; server pid \\d+ paused for the copy\\)\\n$`));
+      expect(
+        statuses.every((s) => s === 200),
+        JSON.stringify(statuses),
+      ).toBe(true);
+      expect(existsSync(path.join(dest, 'server.pid'))).toBe(false);
+    } finally {
+      server.proc.kill('SIGTERM');
+      await server.exited;
+    }
+
+    const restored = path.join(dir(), 'restored');
+    const r = cli(['restore', dest], { PRESENCE_DATA_DIR: restored });
+    expect([r.status, r.stderr]).toEqual([0, '']);
+    expect(cli(['restore', dest], { PRESENCE_DATA_DIR: restored }).status).toBe(3); // not into a data directory in use
+    const back = await startTestServer({ dataDir: restored, keys: { live, test } });
+    try {
+      const memory = await call(back.url, 'GET', '/v1/memory', { key: live });
+      expect(memory.status).toBe(200);
+      const kept = [...memory.json.pinned, ...memory.json.fading].map((m: { key: string }) => m.key);
+      // Everything answered before the backup began is in it; nothing in it was never sent.
+      expect(kept).toEqual(expect.arrayContaining(answeredBefore ?? ['(no backup)']));
+      const attempted = Array.from({ length: total }, (_, i) => `topic:w-${i}`);
+      expect(kept.filter((k: string) => !attempted.includes(k))).toEqual([]);
+      // The events log came whole: ids from 1 with no gap, each a pin that was sent.
+      const stream = openStream(back.url, '/v1/events?last_event_id=0', live);
+      try {
+        await stream.until(() => stream.frames.filter((f) => f.event === 'memory').length >= (answeredBefore?.length ?? 1));
+        const ids = stream.frames.filter((f) => f.id).map((f) => Number(f.id));
+        expect(ids).toEqual(ids.map((_, i) => (ids[0] as number) + i));
+        expect(stream.frames.filter((f) => f.event === 'memory' && !attempted.includes(f.data.key))).toEqual([]);
+      } finally {
+        stream.close();
+      }
+    } finally {
+      await back.close();
+    }
+  }, 240_000);
+});
