@@ -9,6 +9,7 @@ import { registerAuth } from './http/auth';
 import { clientErrorHandler, MAX_HEADER_SIZE } from './http/client-error';
 import { registerCors } from './http/cors';
 import { registerIdempotency } from './http/idempotency';
+import { registerJsonBody } from './http/json-body';
 import { createOpenapiTransform } from './http/openapi';
 import { errorHandler, MAX_PARAM_LENGTH } from './http/problem';
 import { createReadiness } from './http/readiness';
@@ -116,6 +117,7 @@ export async function buildApp({
   );
   // JSON only: a text/plain body is a 415, not a string that fails validation.
   app.removeContentTypeParser('text/plain');
+  registerJsonBody(app);
 
   registerRequestId(app);
   // Every answer timed by its route's pattern (a 404 has none: `unmatched`), streams until they close.

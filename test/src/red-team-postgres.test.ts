@@ -1,0 +1,6 @@
+// The red-team cases (red-team.test.ts) once more, with the server on PostgreSQL.
+process.env.PRESENCE_TEST_STORE = 'postgres';
+
+export {}; // a module: the suite is imported with top-level await, after the variable is set
+
+await import('./red-team.test');
