@@ -113,7 +113,8 @@ export async function buildApp({
   app.setSerializerCompiler(createSerializerCompiler({ validate: validateResponses }));
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((req, reply) =>
-    errorHandler(new PresenceError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`), req, reply),
+    // Never the URL: it may carry a credential (a link code sent to the wrong path).
+    errorHandler(new PresenceError('not_found', `no such route for ${req.method} (the routes are listed in the OpenAPI document)`), req, reply),
   );
   // JSON only: a text/plain body is a 415, not a string that fails validation.
   app.removeContentTypeParser('text/plain');
