@@ -5,6 +5,7 @@ import { type Core, PresenceError } from '@presence/core';
 import type { StoreInfo } from '@presence/protocol';
 import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { capConnectionsPerAddress } from './http/address-connections';
 import { registerAuth } from './http/auth';
 import { clientErrorHandler, MAX_HEADER_SIZE } from './http/client-error';
 import { registerCors } from './http/cors';
@@ -18,6 +19,8 @@ import { createSerializerCompiler } from './http/serializer';
 import { createStreamCaps, type StreamCapLimits } from './http/stream-caps';
 import { startStreamRecheck } from './http/stream-recheck';
 import { createStreamRegistry } from './http/stream-registry';
+import { type TrustedProxy, trustedPeer, trustProxyOption } from './http/trusted-proxies';
+import { answerUnservedMethods } from './http/unserved-methods';
 import type { RouteDeps } from './http/types';
 import { createMetrics, type Metrics } from './metrics/metrics';
 import { chainRoutes } from './routes/chain';
@@ -35,6 +38,10 @@ import { walletRoutes } from './routes/wallet';
 
 export const VERSION = '0.1.0';
 export const BODY_LIMIT = 64 * 1024;
+/** Node's default; a shorter request timeout shortens it too. */
+const HEADERS_TIMEOUT_MS = 60_000;
+/** A quarter of the timeout, within 100 ms and 15 s: a slow request is cut at most 25% late. */
+const checkingInterval = (timeoutMs: number) => Math.min(15_000, Math.max(100, Math.floor(timeoutMs / 4)));
 
 /** Every bound on what clients can hold open or try (config: PRESENCE_MAX_* and PRESENCE_AUTH_FAIL_LIMIT). */
 export type Limits = {
@@ -43,6 +50,10 @@ export type Limits = {
   authFailures: { limit: number; windowMs: number };
   /** Open connections; past it Node drops new ones, so sockets never take the store's descriptors. */
   maxConnections: number;
+  /** Open connections per client address (trusted proxies not counted); past it, 429 and closed. */
+  connectionsPerAddress: number;
+  /** How long a request's headers and body may take to arrive; past it, 408 and closed. */
+  requestTimeoutMs: number;
 };
 
 export type AppOptions = {
@@ -70,6 +81,8 @@ export type AppOptions = {
   metricsToken?: string | null;
   /** Origins that get CORS headers (PRESENCE_CORS_ORIGINS); none: no CORS. */
   corsOrigins?: readonly string[];
+  /** Balancers whose X-Forwarded-For is believed (PRESENCE_TRUSTED_PROXIES); none: it is ignored. */
+  trustedProxies?: readonly TrustedProxy[];
 };
 
 export async function buildApp({
@@ -87,6 +100,7 @@ export async function buildApp({
   metrics = createMetrics(),
   metricsToken = null,
   corsOrigins = [],
+  trustedProxies = [],
 }: AppOptions) {
   const app = Fastify({
     logger,
@@ -101,7 +115,11 @@ export async function buildApp({
     forceCloseConnections: 'idle',
     // Fastify's own 503 while closing is a bare JSON body; ours (the hook below) is a problem.
     return503OnClosing: false,
-    http: { maxHeaderSize: MAX_HEADER_SIZE },
+    // Node cuts a request whose headers and body have not all arrived in time (a 408 from
+    // clientErrorHandler); it looks for them this often.
+    requestTimeout: limits.requestTimeoutMs,
+    http: { maxHeaderSize: MAX_HEADER_SIZE, connectionsCheckingInterval: checkingInterval(limits.requestTimeoutMs) },
+    trustProxy: trustProxyOption(trustedProxies),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // The router's own refusals (a malformed %-escape, an overlong path segment) and the
     // parser's (oversized headers, a header timeout, not HTTP) are problems like any other.
@@ -109,6 +127,9 @@ export async function buildApp({
     clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
   app.server.maxConnections = limits.maxConnections;
+  app.server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, limits.requestTimeoutMs);
+  capConnectionsPerAddress(app.server, limits.connectionsPerAddress, trustedPeer(trustedProxies));
+  answerUnservedMethods(app.server);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(createSerializerCompiler({ validate: validateResponses }));
   app.setErrorHandler(errorHandler);

@@ -234,7 +234,10 @@ export async function startServer({
         },
         authFailures: config.PRESENCE_AUTH_FAIL_LIMIT,
         maxConnections: config.PRESENCE_MAX_CONNECTIONS,
+        connectionsPerAddress: config.PRESENCE_MAX_CONNECTIONS_PER_ADDRESS,
+        requestTimeoutMs: config.PRESENCE_REQUEST_TIMEOUT,
       },
+      trustedProxies: config.PRESENCE_TRUSTED_PROXIES,
       ...(runtime
         ? {
             // Health is what readiness probes poll: a stalled RPC must not hold it for the

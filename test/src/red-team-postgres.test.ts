@@ -4,3 +4,4 @@ process.env.PRESENCE_TEST_STORE = 'postgres';
 export {}; // a module: the suite is imported with top-level await, after the variable is set
 
 await import('./red-team.test');
+await import('./red-team-connections.test');

@@ -29,9 +29,9 @@ export function registerJsonBody(app: FastifyInstance) {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (nestedDeeperThan(body as string, MAX_JSON_DEPTH)) {
+    if (nestedDeeperThan(String(body), MAX_JSON_DEPTH)) {
       return done(new PresenceError('invalid_request', `body is nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
     }
-    parse(request, body, done);
+    parse(request, body as string, done);
   });
 }
