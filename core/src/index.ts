@@ -20,6 +20,15 @@ export { looksLikeSecret } from './keys/key-secret';
 export type { Principal } from './keys/key-service';
 export { requireScope, type ScopeRequirement } from './keys/scopes';
 export { createKeystore, type Keystore, loadOrCreateMasterKey } from './keystore/keystore';
+export {
+  fileMasterKeyCheck,
+  type MasterKeyCheck,
+  type MasterKeyCheckPort,
+  MasterKeyMismatch,
+  masterKeyCheckValue,
+  masterKeyMismatch,
+  verifyMasterKey,
+} from './keystore/master-key-check';
 export { type AccountLimits, accountLimits, limitNames } from './limits/account-limits';
 export { createRateLimiter, parseRateLimit, type RateDecision, type RateLimiter, type RateLimiterPort } from './ratelimit/sliding-window';
 export { toStandingView } from './standing/standing-view';

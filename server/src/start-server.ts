@@ -21,6 +21,7 @@ import { startBackgroundWork } from './background-work';
 import { bootstrapKeysFile } from './bootstrap-keys';
 import { type ClusterRuntime, openCluster } from './cluster-runtime';
 import type { Config } from './config';
+import { checkMasterKey } from './master-key';
 import { takeDataDirLock } from './data-dir-lock';
 import { type DevnetPackage, loadDevnet } from './load-devnet';
 import { type LogFormat, type LogStream, productionLogging } from './logger';
@@ -144,10 +145,11 @@ export async function startServer({
     const metrics = createMetrics({ process: true });
     const opened = await openStore(config, keystore);
     const storeInfo = opened.info;
+    cleanups.push(() => opened.store.close());
+    await checkMasterKey(config, keystore, opened.store);
     // Core works on timed ports: store writes and chain calls show on /metrics.
     const store = meteredStore(opened.store, metrics);
     if (storeInfo.kind === 'postgres') progress(`store: PostgreSQL, schema version ${storeInfo.schema}`);
-    cleanups.push(() => store.close());
     // Several servers may share the database: events, rate limits and key changes travel
     // between them through it (LISTEN/NOTIFY and shared tables); locks, leadership and the
     // shared devnet's record go through it too (cluster-runtime.ts).

@@ -6,3 +6,4 @@ export {}; // a module: the suite is imported with top-level await, after the va
 await import('./red-team.test');
 await import('./red-team-connections.test');
 await import('./red-team-addresses.test');
+await import('./red-team-master-key.test');
