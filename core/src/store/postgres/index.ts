@@ -7,5 +7,6 @@ export { type ImportCounts, importLowdb } from './import-lowdb';
 export { type Leadership, type LeadershipOptions, startLeadership } from './leadership';
 export { type AppliedMigration, loadMigrations, type Migration, type MigrationStatus, migrate, migrationStatus } from './migrate';
 export { postgresMasterKeyCheck } from './master-key-check';
+export { resealPostgres } from './reseal';
 export { createPostgresLocks, type PostgresLocksOptions } from './postgres-locks';
 export { createPostgresStore, type PostgresStoreOptions } from './postgres-store';
