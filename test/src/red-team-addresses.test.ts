@@ -85,7 +85,7 @@ describe('4. client addresses behind a proxy', () => {
   });
 
   it('from a peer that is not trusted (or with no proxy configured), forwarding headers are ignored', async () => {
-    for (const env of [{}, { PRESENCE_TRUSTED_PROXIES: '127.0.0.9' }]) {
+    for (const env of [{}, { PRESENCE_TRUSTED_PROXIES: '127.0.0.9' }] as Record<string, string>[]) {
       const s = await start({ ...env, PRESENCE_AUTH_FAIL_LIMIT: '3/60s' });
       // A client rotating its own X-Forwarded-For and Forwarded does not get a fresh budget each time.
       for (let i = 0; i < 4; i++)
