@@ -15,6 +15,7 @@ export type { Planner, PlannerContext, PlannerIO, ToolDef } from './conversation
 export { type Core, type CoreOptions, createCore } from './create-core';
 export { isPresenceError, PresenceError, type Problem } from './errors/presence-error';
 export type { FeedEvent, FeedItem, Subscription } from './events/events-log';
+export { redactEventData } from './thread/scope-redaction';
 export { checkIdempotencyKey, fingerprintRequest, type IdempotencyClaim, type StoredAnswer } from './idempotency/idempotency';
 export { looksLikeSecret } from './keys/key-secret';
 export type { Principal } from './keys/key-service';

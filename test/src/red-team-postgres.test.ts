@@ -7,3 +7,4 @@ await import('./red-team.test');
 await import('./red-team-connections.test');
 await import('./red-team-addresses.test');
 await import('./red-team-master-key.test');
+await import('./red-team-scopes.test');

@@ -165,8 +165,17 @@ export const ThreadEntry = z.discriminatedUnion('kind', [
     confirm_id: z.string().nullable(),
     /** The turn's Idempotency-Key, so a retry that outran the stored answer finds the turn. */
     idempotency_key: z.string().nullable().optional(),
+    /** The scopes the reply drew on (thread/scope-redaction.ts); absent in entries written before. */
+    scopes: z.array(z.string()).optional(),
   }),
-  z.object({ kind: z.literal('presence'), id: z.number().int(), at: z.number(), text: z.string(), cause: z.string() }),
+  z.object({
+    kind: z.literal('presence'),
+    id: z.number().int(),
+    at: z.number(),
+    text: z.string(),
+    cause: z.string(),
+    scopes: z.array(z.string()).optional(),
+  }),
 ]);
 export type ThreadEntry = z.infer<typeof ThreadEntry>;
 export type NewThreadEntry = ThreadEntry extends infer E ? (E extends ThreadEntry ? Omit<E, 'id'> : never) : never;
