@@ -57,7 +57,7 @@ export function harvest(pool: Pool, text: string) {
     pool.set(kind, list);
   };
   for (const [kind, re] of POOLED) for (const m of text.matchAll(re)) add(kind, m[0]);
-  for (const m of text.matchAll(/"code":"([A-Z2-9]{8})"/g)) add('code', m[1] as string);
+  for (const m of text.matchAll(/"code":"([A-Z2-9]{20})"/g)) add('code', m[1] as string);
 }
 const poolKind = (schema: Schema, name: string) =>
   name === 'code'

@@ -1,5 +1,7 @@
 // Red-team cases about client addresses, replayed (not timed) against a real server;
 // red-team-postgres.test.ts runs them again on PostgreSQL.
+// 3. nobody closes linking for everyone: wrong codes from many addresses leave a valid code
+//    redeemable from a clean one (codes are long enough that no server-wide budget is needed).
 // 4. behind a proxy, one client does not lock out all: with PRESENCE_TRUSTED_PROXIES the
 //    per-address limits count the address the proxy forwards; without it (or from a peer that
 //    is not trusted) forwarding headers are ignored.
@@ -100,5 +102,23 @@ describe('4. client addresses behind a proxy', () => {
       });
       expect(locked.status).toBe(429);
     }
+  });
+});
+
+describe('3. link guessing', () => {
+  it('200 wrong codes from 200 addresses, then more from fresh ones: a valid code still redeems from a clean address', async () => {
+    const s = await start();
+    const body = { surface: 'telegram', user_id: '7', name: 'ada' };
+    const wrong = 'A'.repeat(20);
+    for (let i = 0; i < 200; i++) {
+      const r = await send(s, `127.0.${1 + Math.floor(i / 250)}.${(i % 250) + 2}`, 'POST', `/v1/links/${wrong}/redeem`, {}, body);
+      expect(r.status).toBe(404);
+    }
+    for (let i = 0; i < 20; i++) await send(s, `127.0.3.${i + 2}`, 'POST', `/v1/links/${wrong}/redeem`, {}, body);
+    const made = await send(s, '127.0.0.1', 'POST', '/v1/links', { authorization: `Bearer ${s.live}` }, {});
+    expect(made.status).toBe(201);
+    expect(made.json.code).toMatch(/^[A-HJ-NP-Z2-9]{20}$/);
+    const redeemed = await send(s, '127.0.4.2', 'POST', `/v1/links/${made.json.code}/redeem`, {}, body);
+    expect([redeemed.status, redeemed.json.name]).toEqual([200, 'telegram:ada']);
   });
 });

@@ -230,7 +230,7 @@ export type StandingRecord = z.infer<typeof StandingRecord>;
 export const LinkRecord = z.object({
   /**
    * HMAC-SHA-256 of the code under a subkey of the master key: the code is a bearer secret
-   * until redeemed, and only 40 bits, so a plain hash could be reversed from a copy of the file.
+   * until redeemed, so a copy of the file must not be enough to test guesses against.
    */
   hash: z.string(),
   account_id: z.string(),
