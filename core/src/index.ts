@@ -15,7 +15,6 @@ export type { Planner, PlannerContext, PlannerIO, ToolDef } from './conversation
 export { type Core, type CoreOptions, createCore } from './create-core';
 export { isPresenceError, PresenceError, type Problem } from './errors/presence-error';
 export type { FeedEvent, FeedItem, Subscription } from './events/events-log';
-export { redactEventData } from './thread/scope-redaction';
 export { checkIdempotencyKey, fingerprintRequest, type IdempotencyClaim, type StoredAnswer } from './idempotency/idempotency';
 export { looksLikeSecret } from './keys/key-secret';
 export type { Principal } from './keys/key-service';
@@ -36,4 +35,5 @@ export { createRateLimiter, parseRateLimit, type RateDecision, type RateLimiter,
 export { toStandingView } from './standing/standing-view';
 export { makeTreePrivate } from './store/private-tree';
 export type { StorePort } from './store/store-port';
+export { redactEventData } from './thread/scope-redaction';
 export type { ChainRuntime, WalletDomain } from './wallet/wallet-domain';

@@ -20,8 +20,8 @@ import { createStreamCaps, type StreamCapLimits } from './http/stream-caps';
 import { startStreamRecheck } from './http/stream-recheck';
 import { createStreamRegistry } from './http/stream-registry';
 import { type TrustedProxy, trustedPeer, trustProxyOption } from './http/trusted-proxies';
-import { answerUnservedMethods } from './http/unserved-methods';
 import type { RouteDeps } from './http/types';
+import { answerUnservedMethods } from './http/unserved-methods';
 import { createMetrics, type Metrics } from './metrics/metrics';
 import { chainRoutes } from './routes/chain';
 import { confirmRoutes } from './routes/confirm';
@@ -135,7 +135,11 @@ export async function buildApp({
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((req, reply) =>
     // Never the URL: it may carry a credential (a link code sent to the wrong path).
-    errorHandler(new PresenceError('not_found', `no such route for ${req.method} (the routes are listed in the OpenAPI document)`), req, reply),
+    errorHandler(
+      new PresenceError('not_found', `no such route for ${req.method} (the routes are listed in the OpenAPI document)`),
+      req,
+      reply,
+    ),
   );
   // JSON only: a text/plain body is a 415, not a string that fails validation.
   app.removeContentTypeParser('text/plain');

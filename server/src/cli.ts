@@ -17,8 +17,8 @@ import { Command } from 'commander';
 import { type Config, ConfigError, invocationDir, loadConfig, loadDatabaseUrl } from './config';
 import { lockHolder, takeDataDirLock } from './data-dir-lock';
 import { runDevnet } from './devnet-command';
-import { databaseFailure, databaseLabel } from './open-store';
 import { rotateMasterKeyCommand } from './master-key-rotation';
+import { databaseFailure, databaseLabel } from './open-store';
 import { serve } from './serve';
 
 const program = new Command('presence-server').description('Presence server and operator commands');

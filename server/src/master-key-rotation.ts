@@ -27,11 +27,14 @@ const HEX_KEY = /^[0-9a-fA-F]{64}$/;
 export async function rotateMasterKeyCommand(config: Config, env: NodeJS.ProcessEnv): Promise<string> {
   const next = env.PRESENCE_NEW_MASTER_KEY;
   if (!next || !HEX_KEY.test(next))
-    throw new ConfigError('invalid PRESENCE_NEW_MASTER_KEY (value not shown: it is a secret): 64 hex characters (32 bytes), e.g. from `openssl rand -hex 32`');
+    throw new ConfigError(
+      'invalid PRESENCE_NEW_MASTER_KEY (value not shown: it is a secret): 64 hex characters (32 bytes), e.g. from `openssl rand -hex 32`',
+    );
   const url = config.PRESENCE_DATABASE_URL;
   const keyFile = path.join(config.PRESENCE_DATA_DIR, 'master.key');
   const fromFile = !config.PRESENCE_MASTER_KEY;
-  if (fromFile && !existsSync(keyFile)) throw new ConfigError(`invalid PRESENCE_MASTER_KEY: unset, and there is no ${keyFile}: nothing is sealed yet`);
+  if (fromFile && !existsSync(keyFile))
+    throw new ConfigError(`invalid PRESENCE_MASTER_KEY: unset, and there is no ${keyFile}: nothing is sealed yet`);
   const current = config.PRESENCE_MASTER_KEY ?? loadOrCreateMasterKey({ dataDir: config.PRESENCE_DATA_DIR }).toString('hex');
   const from = createKeystore(Buffer.from(current, 'hex'));
   const to = createKeystore(Buffer.from(next, 'hex'));
@@ -63,6 +66,7 @@ export async function rotateMasterKeyCommand(config: Config, env: NodeJS.Process
 
 function lockDataDir(dataDir: string) {
   const holder = lockHolder(dataDir);
-  if (holder !== null) throw new ConfigError(`a Presence server (pid ${holder}) is running on ${dataDir}; stop it first, then run this again`);
+  if (holder !== null)
+    throw new ConfigError(`a Presence server (pid ${holder}) is running on ${dataDir}; stop it first, then run this again`);
   return takeDataDirLock(dataDir);
 }

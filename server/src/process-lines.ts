@@ -12,5 +12,6 @@ const INFO = 30;
 
 export function processLine(format: LogFormat): ProcessLine {
   if (format === 'pretty') return (msg) => `presence: ${msg}\n`;
-  return (msg, fields = {}) => `${JSON.stringify({ level: INFO, time: Date.now(), pid: process.pid, hostname: hostname(), ...fields, msg })}\n`;
+  return (msg, fields = {}) =>
+    `${JSON.stringify({ level: INFO, time: Date.now(), pid: process.pid, hostname: hostname(), ...fields, msg })}\n`;
 }

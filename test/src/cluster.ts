@@ -178,7 +178,10 @@ export async function startCluster({ database, servers: count = 3, env: extra = 
     // The first alone: it creates the bootstrap account and deploys the market; then the rest together.
     const first = await addServer();
     // Not a terminal: the keys are in the file only.
-    const { live, test } = JSON.parse(readFileSync(path.join(first.dataDir, 'bootstrap-keys.json'), 'utf8')) as { live: string; test: string };
+    const { live, test } = JSON.parse(readFileSync(path.join(first.dataDir, 'bootstrap-keys.json'), 'utf8')) as {
+      live: string;
+      test: string;
+    };
     const servers = [first, ...(await Promise.all(Array.from({ length: count - 1 }, () => addServer())))];
     const sql = postgres(database.PRESENCE_DATABASE_URL, { max: 2, onnotice: () => undefined });
     const cliDir = () => {

@@ -190,7 +190,11 @@ describe('API fuzz', () => {
         const length = Number(/content-length: (\d+)/.exec(head)?.[1] ?? -1);
         const body = text.slice(at + 4);
         if (length < 0 || body.length < length) return null;
-        return { status: Number(text.slice(9, 12)), contentType: /content-type: ([^\r]*)/.exec(head)?.[1] ?? '', text: body.slice(0, length) };
+        return {
+          status: Number(text.slice(9, 12)),
+          contentType: /content-type: ([^\r]*)/.exec(head)?.[1] ?? '',
+          text: body.slice(0, length),
+        };
       };
       socket.setEncoding('utf8');
       socket.on('data', (d: string) => {
@@ -236,7 +240,9 @@ describe('API fuzz', () => {
           const auth = c.keyed ? `Authorization: Bearer ${secrets.admin}\r\n` : '';
           const length = c.chunked ? 'Transfer-Encoding: chunked\r\n' : `Content-Length: ${c.declared}\r\n`;
           const sent = c.chunked ? `${Buffer.byteLength(c.sent).toString(16)}\r\n${c.sent}\r\n` : c.sent;
-          return raw(`${method} ${path} HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\n${length}\r\n${sent}`, { waitForClose: true });
+          return raw(`${method} ${path} HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\n${length}\r\n${sent}`, {
+            waitForClose: true,
+          });
         }),
       );
       for (const a of answers) {

@@ -42,7 +42,11 @@ describe('server process', () => {
     child.proc.kill('SIGTERM');
     const code = await child.exited;
     expect(code, child.stderr()).toBe(0);
-    const lines = child.stdout().trim().split('\n').map((l) => JSON.parse(l));
+    const lines = child
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ msg: expect.stringMatching(/^Presence listening on /), url: child.url }),
@@ -158,7 +162,10 @@ describe('server process', () => {
     const dataDir = tempDir();
     // script(1) gives the server a terminal for its stdout.
     const command = `${process.execPath} --import tsx ${serverMain}`;
-    const child = await spawnServer({ PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: '0' }, { command: ['/usr/bin/script', '-qefc', command, '/dev/null'] });
+    const child = await spawnServer(
+      { PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: '0' },
+      { command: ['/usr/bin/script', '-qefc', command, '/dev/null'] },
+    );
     const saved = JSON.parse(readFileSync(path.join(dataDir, 'bootstrap-keys.json'), 'utf8'));
     await until(() => child.stdout().includes(saved.test), 5_000, 'the keys');
     expect(child.stdout()).toContain(`live  ${saved.live}`);

@@ -56,7 +56,8 @@ describe('7. presence-server rotate-master-key', () => {
     try {
       const first = await startTestServer({ dataDir, env: { PRESENCE_MASTER_KEY: a } });
       const keys = { live: first.live, test: first.test };
-      const pin = () => call(first.url, 'POST', '/v1/memory/pin', { key: keys.live, body: { key: 'topic:rotation' }, idempotencyKey: 'rot-1' });
+      const pin = () =>
+        call(first.url, 'POST', '/v1/memory/pin', { key: keys.live, body: { key: 'topic:rotation' }, idempotencyKey: 'rot-1' });
       const answered = await pin();
       expect(answered.status).toBe(200);
       await first.close();
@@ -64,7 +65,13 @@ describe('7. presence-server rotate-master-key', () => {
       const pk = `0x${randomBytes(32).toString('hex')}` as const;
       const address = privateKeyToAccount(pk).address;
       const store = await openStoreOf(dataDir, ksA);
-      await store.createWallet({ account_id: 'default', address, key: ksA.seal('default', address, pk), created_at: new Date().toISOString(), funded: false });
+      await store.createWallet({
+        account_id: 'default',
+        address,
+        key: ksA.seal('default', address, pk),
+        created_at: new Date().toISOString(),
+        funded: false,
+      });
       await store.close();
 
       // A rotation that dies after the wallets: neither key starts a server meanwhile.
@@ -100,7 +107,11 @@ describe('7. presence-server rotate-master-key', () => {
 
       await expect(startTestServer({ dataDir, keys, env: { PRESENCE_MASTER_KEY: a } })).rejects.toThrow(/not the key/);
       const rotated = await startTestServer({ dataDir, keys, env: { PRESENCE_MASTER_KEY: b } });
-      const replayed = await call(rotated.url, 'POST', '/v1/memory/pin', { key: keys.live, body: { key: 'topic:rotation' }, idempotencyKey: 'rot-1' });
+      const replayed = await call(rotated.url, 'POST', '/v1/memory/pin', {
+        key: keys.live,
+        body: { key: 'topic:rotation' },
+        idempotencyKey: 'rot-1',
+      });
       expect([replayed.status, replayed.headers.get('idempotent-replayed'), replayed.text]).toEqual([200, 'true', answered.text]);
       await rotated.close();
       const reopened = await openStoreOf(dataDir, ksB);

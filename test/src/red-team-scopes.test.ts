@@ -27,13 +27,19 @@ describe('6. the thread keeps to scopes', () => {
     const created = await say('every day at 09:00 tell me my balance');
     const id = /\((st_\w+)\)/.exec(created.json.reply)?.[1] as string;
 
-    const talk = (await call(s.url, 'POST', '/v1/keys', { key: s.live, body: { name: 'talk-only', scopes: ['talk'] } })).json.secret as string;
+    const talk = (await call(s.url, 'POST', '/v1/keys', { key: s.live, body: { name: 'talk-only', scopes: ['talk'] } })).json
+      .secret as string;
     const page = await call(s.url, 'GET', '/v1/messages', { key: talk });
     expect(page.status).toBe(200);
     expect(page.text).not.toContain(note);
     expect(page.text).not.toContain(wallet.json.total_usd);
     const replies = page.json.messages.filter((m: { role: string }) => m.role === 'presence').map((m: { text: string }) => m.text);
-    expect(replies).toEqual(expect.arrayContaining([expect.stringMatching(/redacted: this drew on .*wallet:read/), expect.stringMatching(/redacted: this drew on memory:read,/)]));
+    expect(replies).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/redacted: this drew on .*wallet:read/),
+        expect.stringMatching(/redacted: this drew on memory:read,/),
+      ]),
+    );
     // The user's own words stay.
     expect(page.json.messages.map((m: { text: string }) => m.text)).toContain('what do I hold');
 

@@ -39,7 +39,11 @@ describe('1. deep JSON', () => {
 
   it('deep objects and deep strings inside a shallow body are told apart', async () => {
     const objects = `${'{"a":'.repeat(1000)}1${'}'.repeat(1000)}`;
-    const r = await call(s.url, 'POST', '/v1/memory/pin', { key: s.live, rawBody: objects, headers: { 'content-type': 'application/json' } });
+    const r = await call(s.url, 'POST', '/v1/memory/pin', {
+      key: s.live,
+      rawBody: objects,
+      headers: { 'content-type': 'application/json' },
+    });
     expect([r.status, r.json?.type]).toEqual([400, 'invalid_request']);
     expect(r.json.detail).toMatch(/nested/);
     // Brackets inside a string are text, not nesting.

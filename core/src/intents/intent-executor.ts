@@ -22,8 +22,8 @@ import { createKeyedLock } from '../concurrency/keyed-lock';
 import { PresenceError } from '../errors/presence-error';
 import type { IntentRecord, PlannedTx } from '../store/documents';
 import type { StorePort } from '../store/store-port';
-import type { NonceAllocator } from '../wallet/signers/nonce-allocator';
 import { type ApprovalLedger, createApprovalLedger } from '../wallet/signers/approvals';
+import type { NonceAllocator } from '../wallet/signers/nonce-allocator';
 import type { Wallets } from '../wallet/signers/wallets';
 
 export type IntentStore = Pick<

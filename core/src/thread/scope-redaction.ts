@@ -26,8 +26,7 @@ export function drawnScopes(used: readonly UsedCall[], sawPinned: boolean): Scop
 export const lackedScopes = (drawn: readonly string[] | undefined, held: readonly Scope[]): string[] =>
   (drawn ?? []).filter((s) => !held.includes(s as Scope));
 
-export const redactedText = (lacked: readonly string[]) =>
-  `[redacted: this drew on ${lacked.join(' and ')}, which this key does not hold]`;
+export const redactedText = (lacked: readonly string[]) => `[redacted: this drew on ${lacked.join(' and ')}, which this key does not hold]`;
 
 /** The entry as a key holding `held` may read it. */
 export function redactEntry(entry: ThreadEntry, held: readonly Scope[]): ThreadEntry {

@@ -7,8 +7,8 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { PresenceError } from '@presence/core';
-import { writeRawProblem } from './client-error';
 import { clientAddress } from './client-address';
+import { writeRawProblem } from './client-error';
 
 export function capConnectionsPerAddress(server: Server, perAddress: number, exempt: (peer: string | undefined) => boolean) {
   const open = new Map<string, number>();

@@ -15,7 +15,8 @@ export const MAX_HEADER_SIZE = 16 * 1024;
 function problemFor(code: string | undefined, id: string): Problem {
   if (code === 'HPE_HEADER_OVERFLOW')
     return problem('headers_too_large', `request headers are larger than ${MAX_HEADER_SIZE / 1024} KiB in all`, id);
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return problem('request_timeout', 'the request (its headers and body) did not arrive in time', id);
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return problem('request_timeout', 'the request (its headers and body) did not arrive in time', id);
   return problem('invalid_request', 'the request is not well-formed HTTP/1.1', id);
 }
 

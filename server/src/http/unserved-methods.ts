@@ -3,8 +3,8 @@
 // method_not_allowed as problem+json, and the connection closes. (A protocol upgrade, such as
 // WebSocket, is an ordinary request while nobody listens for upgrades: it is answered as one.)
 import type { IncomingMessage, Server } from 'node:http';
-import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { writeRawProblem } from './client-error';
 import { problem } from './problem';
 

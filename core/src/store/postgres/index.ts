@@ -5,8 +5,8 @@ export { createPostgresCluster, EVENTS_CHANNEL, type PostgresCluster, parseEvent
 export { createPostgresDeploymentBook, type DeploymentBook } from './devnet-deployments';
 export { type ImportCounts, importLowdb } from './import-lowdb';
 export { type Leadership, type LeadershipOptions, startLeadership } from './leadership';
-export { type AppliedMigration, loadMigrations, type Migration, type MigrationStatus, migrate, migrationStatus } from './migrate';
 export { postgresMasterKeyCheck } from './master-key-check';
-export { resealPostgres } from './reseal';
+export { type AppliedMigration, loadMigrations, type Migration, type MigrationStatus, migrate, migrationStatus } from './migrate';
 export { createPostgresLocks, type PostgresLocksOptions } from './postgres-locks';
 export { createPostgresStore, type PostgresStoreOptions } from './postgres-store';
+export { resealPostgres } from './reseal';
