@@ -19,7 +19,7 @@ export { checkIdempotencyKey, fingerprintRequest, type IdempotencyClaim, type St
 export { looksLikeSecret } from './keys/key-secret';
 export type { Principal } from './keys/key-service';
 export { requireScope, type ScopeRequirement } from './keys/scopes';
-export { createKeystore, type Keystore, loadOrCreateMasterKey, writeMasterKeyFile } from './keystore/keystore';
+export { createKeystore, type Keystore, loadOrCreateMasterKey } from './keystore/keystore';
 export {
   fileMasterKeyCheck,
   type MasterKeyCheck,
@@ -28,8 +28,9 @@ export {
   masterKeyCheckValue,
   masterKeyMismatch,
   verifyMasterKey,
-} from './keystore/master-key-check';
-export { type ResealCounts, type Resealer, type RotationResult, rotateMasterKey } from './keystore/rotate-master-key';
+  writeMasterKeyFile,
+} from './store/master-key-check';
+export { type ResealCounts, type Resealer, type RotationResult, rotateMasterKey } from './store/rotate-master-key';
 export { type AccountLimits, accountLimits, limitNames } from './limits/account-limits';
 export { createRateLimiter, parseRateLimit, type RateDecision, type RateLimiter, type RateLimiterPort } from './ratelimit/sliding-window';
 export { toStandingView } from './standing/standing-view';

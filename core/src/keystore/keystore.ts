@@ -7,7 +7,6 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from '../store/durable-file';
 
 export type SealedKey = { iv: string; tag: string; data: string };
 
@@ -23,11 +22,6 @@ export function loadOrCreateMasterKey({ configured, dataDir }: { configured?: st
   const key = randomBytes(32);
   writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
   return key;
-}
-
-/** Replaces the generated key file (rotate-master-key): atomically and durably, 0600. */
-export async function writeMasterKeyFile(file: string, hex: string): Promise<void> {
-  await writeFileAtomic(file, `${hex}\n`);
 }
 
 export type Keystore = ReturnType<typeof createKeystore>;

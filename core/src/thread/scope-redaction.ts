@@ -5,22 +5,9 @@
 // said before"). So each thread entry and `message` event records the scopes its content drew
 // on, and whoever lacks one gets the text replaced by a line naming the scope. Entries written
 // before this was recorded carry no scopes and are shown as they are.
+// (What a turn drew on is the conversation's to say: conversation/drawn-scopes.ts.)
 import type { Scope } from '@presence/protocol';
-import { TOOL_SCOPES } from '../conversation/tool-scopes';
-import type { ThreadEntry, UsedCall } from '../store/documents';
-
-/** Scopes every key that reads the thread holds: drawing on them needs no redaction. */
-const ALWAYS: readonly Scope[] = ['talk'];
-
-/** The scopes a turn's reply drew on: what its tools read or did, and pinned memory if the planner was shown it. */
-export function drawnScopes(used: readonly UsedCall[], sawPinned: boolean): Scope[] {
-  const out = new Set<Scope>(sawPinned ? ['memory:read'] : []);
-  for (const u of used) {
-    const gate = (TOOL_SCOPES as Record<string, { needs: readonly { scopes: readonly Scope[] }[] }>)[u.tool];
-    for (const s of gate?.needs[0]?.scopes ?? []) out.add(s);
-  }
-  return [...out].filter((s) => !ALWAYS.includes(s)).sort();
-}
+import type { ThreadEntry } from '../store/documents';
 
 /** The recorded scopes a key lacks (none for content that recorded none). */
 export const lackedScopes = (drawn: readonly string[] | undefined, held: readonly Scope[]): string[] =>

@@ -1,10 +1,10 @@
-// Re-seals the embedded store's secrets for a master key rotation (keystore/rotate-master-key.ts):
+// Re-seals the embedded store's secrets for a master key rotation (store/rotate-master-key.ts):
 // each wallet document and each account's answer log is rewritten atomically, only when one
 // of its records changes. The data directory must be locked by the caller (no server running).
 import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { ResealCounts, Resealer } from '../../keystore/rotate-master-key';
+import type { ResealCounts, Resealer } from '../rotate-master-key';
 import { type StoredIdempotencyRecord, WalletRecord } from '../documents';
 import { writeFileAtomic } from '../durable-file';
 import { documentIds } from './files';

@@ -1,8 +1,8 @@
 // The master key's check value in the database (table master_key_check, one row): see
-// keystore/master-key-check.ts. A short-lived connection of its own, used at start and by
+// store/master-key-check.ts. A short-lived connection of its own, used at start and by
 // rotate-master-key; servers starting together agree through INSERT … ON CONFLICT DO NOTHING.
 import postgres from 'postgres';
-import type { MasterKeyCheck, MasterKeyCheckPort } from '../../keystore/master-key-check';
+import type { MasterKeyCheck, MasterKeyCheckPort } from '../master-key-check';
 
 type Row = { check_value: string; rotating_to: string | null };
 const toCheck = (r: Row): MasterKeyCheck => ({ check: r.check_value, ...(r.rotating_to ? { rotating_to: r.rotating_to } : {}) });

@@ -1,8 +1,8 @@
-// Re-seals the database's secrets for a master key rotation (keystore/rotate-master-key.ts):
+// Re-seals the database's secrets for a master key rotation (store/rotate-master-key.ts):
 // one UPDATE per changed record, each its own transaction. Every server on the database must
 // be stopped first: one still running would seal new answers under the old key.
 import postgres from 'postgres';
-import type { ResealCounts, Resealer } from '../../keystore/rotate-master-key';
+import type { ResealCounts, Resealer } from '../rotate-master-key';
 import { type StoredIdempotencyRecord, WalletRecord } from '../documents';
 
 const BATCH = 500;

@@ -5,7 +5,7 @@
 // whose transaction is not mined yet — already covers what the swap behind it spends, the
 // step is dropped from the plan. (Across servers the pending approval of another server is
 // seen once mined; at worst one more approval, of the same bounded amount, is sent.)
-import { type Address, decodeFunctionData, erc20Abi, type Hex } from 'viem';
+import type { Address } from 'viem';
 import type { ChainPort } from '../../chain/chain-port';
 import type { PlannedTx } from '../../store/documents';
 
@@ -17,9 +17,10 @@ export type ApprovalLedger = ReturnType<typeof createApprovalLedger>;
 export function createApprovalLedger(chain: ChainPort) {
   /** Approvals signed here and not yet seen mined: owner:token:spender → amount and nonce. */
   const signed = new Map<string, { amount: bigint; nonce: number }>();
+  // approve(address spender, uint256 amount): the selector, then one 32-byte word each.
   const parse = (owner: Address, approve: PlannedTx) => {
-    const { args } = decodeFunctionData({ abi: erc20Abi, data: approve.data as Hex });
-    const [spender, amount] = args as [Address, bigint];
+    const spender = `0x${approve.data.slice(34, 74)}` as Address;
+    const amount = BigInt(`0x${approve.data.slice(74, 138)}`);
     const token = approve.to as Address;
     return { token, spender, amount, key: `${owner}:${token}:${spender}`.toLowerCase() };
   };

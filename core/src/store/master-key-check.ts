@@ -6,8 +6,8 @@
 // both keys' values, and a server refuses to start with either until the rotation finishes.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../store/durable-file';
-import type { Keystore } from './keystore';
+import type { Keystore } from '../keystore/keystore';
+import { writeFileAtomic } from './durable-file';
 
 export type MasterKeyCheck = { check: string; rotating_to?: string };
 
@@ -70,4 +70,9 @@ export function fileMasterKeyCheck(dataDir: string): MasterKeyCheckPort {
       return value;
     },
   };
+}
+
+/** Replaces the generated key file (rotate-master-key): atomically and durably, 0600. */
+export async function writeMasterKeyFile(file: string, hex: string): Promise<void> {
+  await writeFileAtomic(file, `${hex}\n`);
 }

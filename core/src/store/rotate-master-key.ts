@@ -5,10 +5,10 @@
 // B" until the last record is done, so no server starts with either key meanwhile.
 // Link codes are MACed under a subkey of the master key and cannot be re-hashed (only their
 // hashes are kept): codes outstanding at the rotation stop redeeming; make new ones.
-import type { StoredIdempotencyRecord, WalletRecord } from '../store/documents';
-import { createSealedAnswers } from '../store/sealed-answers';
-import type { Keystore } from './keystore';
+import type { Keystore } from '../keystore/keystore';
+import type { StoredIdempotencyRecord, WalletRecord } from './documents';
 import { type MasterKeyCheckPort, MasterKeyMismatch, masterKeyCheckValue } from './master-key-check';
+import { createSealedAnswers } from './sealed-answers';
 
 export type ResealCounts = { wallets: number; answers: number };
 
