@@ -20,6 +20,9 @@ export { looksLikeSecret } from './keys/key-secret';
 export type { Principal } from './keys/key-service';
 export { requireScope, type ScopeRequirement } from './keys/scopes';
 export { createKeystore, type Keystore, loadOrCreateMasterKey } from './keystore/keystore';
+export { type AccountLimits, accountLimits, limitNames } from './limits/account-limits';
+export { createRateLimiter, parseRateLimit, type RateDecision, type RateLimiter, type RateLimiterPort } from './ratelimit/sliding-window';
+export { toStandingView } from './standing/standing-view';
 export {
   fileMasterKeyCheck,
   type MasterKeyCheck,
@@ -30,11 +33,8 @@ export {
   verifyMasterKey,
   writeMasterKeyFile,
 } from './store/master-key-check';
-export { type ResealCounts, type Resealer, type RotationResult, rotateMasterKey } from './store/rotate-master-key';
-export { type AccountLimits, accountLimits, limitNames } from './limits/account-limits';
-export { createRateLimiter, parseRateLimit, type RateDecision, type RateLimiter, type RateLimiterPort } from './ratelimit/sliding-window';
-export { toStandingView } from './standing/standing-view';
 export { makeTreePrivate } from './store/private-tree';
+export { type ResealCounts, type Resealer, type RotationResult, rotateMasterKey } from './store/rotate-master-key';
 export type { StorePort } from './store/store-port';
 export { redactEventData } from './thread/scope-redaction';
 export type { ChainRuntime, WalletDomain } from './wallet/wallet-domain';

@@ -4,9 +4,9 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { ResealCounts, Resealer } from '../rotate-master-key';
 import { type StoredIdempotencyRecord, WalletRecord } from '../documents';
 import { writeFileAtomic } from '../durable-file';
+import type { ResealCounts, Resealer } from '../rotate-master-key';
 import { documentIds } from './files';
 
 export async function resealLowdb(dataDir: string, reseal: Resealer): Promise<ResealCounts> {

@@ -2,8 +2,8 @@
 // one UPDATE per changed record, each its own transaction. Every server on the database must
 // be stopped first: one still running would seal new answers under the old key.
 import postgres from 'postgres';
-import type { ResealCounts, Resealer } from '../rotate-master-key';
 import { type StoredIdempotencyRecord, WalletRecord } from '../documents';
+import type { ResealCounts, Resealer } from '../rotate-master-key';
 
 const BATCH = 500;
 
