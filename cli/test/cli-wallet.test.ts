@@ -201,12 +201,16 @@ describe('presence chat, standing, link', () => {
     expect(again.code).toBe(7);
 
     const link = await runPresence(['link', '--scopes', 'talk'], env());
-    expect(link.stdout).toMatch(/^code\s+[A-Z0-9]{8}$/m);
+    expect(link.stdout).toMatch(/^code\s+[A-Z0-9]{20}$/m);
     expect(link.stdout).toMatch(/^scopes\s+talk$/m);
     const linkJson = await runPresence(['link', '--scopes', 'talk,wallet:read', '--ttl', '120', '--json'], env());
     expect(linkJson.code).toBe(0);
     const made = JSON.parse(linkJson.stdout);
-    expect(made).toEqual({ code: expect.stringMatching(/^[A-Z0-9]{8}$/), expires_at: expect.any(String), scopes: ['talk', 'wallet:read'] });
+    expect(made).toEqual({
+      code: expect.stringMatching(/^[A-Z0-9]{20}$/),
+      expires_at: expect.any(String),
+      scopes: ['talk', 'wallet:read'],
+    });
     const ttl = Date.parse(made.expires_at) - Date.now();
     expect(ttl).toBeGreaterThan(100_000);
     expect(ttl).toBeLessThanOrEqual(120_000);

@@ -15,7 +15,7 @@ export type { Planner, PlannerContext, PlannerIO, ToolDef } from './conversation
 export { type Core, type CoreOptions, createCore } from './create-core';
 export { isPresenceError, PresenceError, type Problem } from './errors/presence-error';
 export type { FeedEvent, FeedItem, Subscription } from './events/events-log';
-export { fingerprintRequest, type IdempotencyClaim, type StoredAnswer } from './idempotency/idempotency';
+export { checkIdempotencyKey, fingerprintRequest, type IdempotencyClaim, type StoredAnswer } from './idempotency/idempotency';
 export { looksLikeSecret } from './keys/key-secret';
 export type { Principal } from './keys/key-service';
 export { requireScope, type ScopeRequirement } from './keys/scopes';
@@ -23,6 +23,18 @@ export { createKeystore, type Keystore, loadOrCreateMasterKey } from './keystore
 export { type AccountLimits, accountLimits, limitNames } from './limits/account-limits';
 export { createRateLimiter, parseRateLimit, type RateDecision, type RateLimiter, type RateLimiterPort } from './ratelimit/sliding-window';
 export { toStandingView } from './standing/standing-view';
+export {
+  fileMasterKeyCheck,
+  type MasterKeyCheck,
+  type MasterKeyCheckPort,
+  MasterKeyMismatch,
+  masterKeyCheckValue,
+  masterKeyMismatch,
+  verifyMasterKey,
+  writeMasterKeyFile,
+} from './store/master-key-check';
 export { makeTreePrivate } from './store/private-tree';
+export { type ResealCounts, type Resealer, type RotationResult, rotateMasterKey } from './store/rotate-master-key';
 export type { StorePort } from './store/store-port';
+export { redactEventData } from './thread/scope-redaction';
 export type { ChainRuntime, WalletDomain } from './wallet/wallet-domain';

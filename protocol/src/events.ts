@@ -15,7 +15,13 @@ export const eventScope: Record<EventType, Scope> = {
 };
 
 export const MemoryEventData = z.object({ key: z.string(), tier: z.enum(['pinned', 'fading', 'dropped']), at: z.string() });
-export const MessageEventData = z.object({ text: z.string(), cause: z.string(), at: z.string() });
+export const MessageEventData = z.object({
+  text: z.string(),
+  cause: z.string(),
+  at: z.string(),
+  /** The scopes the text drew on; a stream whose key lacks one gets the text redacted, naming them. */
+  scopes: z.array(z.string()).optional(),
+});
 export const TxEventData = z.object({
   hash: z.string(),
   block: z.number().int(),

@@ -5,10 +5,12 @@ import { type Core, PresenceError } from '@presence/core';
 import type { StoreInfo } from '@presence/protocol';
 import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { capConnectionsPerAddress } from './http/address-connections';
 import { registerAuth } from './http/auth';
 import { clientErrorHandler, MAX_HEADER_SIZE } from './http/client-error';
 import { registerCors } from './http/cors';
 import { registerIdempotency } from './http/idempotency';
+import { registerJsonBody } from './http/json-body';
 import { createOpenapiTransform } from './http/openapi';
 import { errorHandler, MAX_PARAM_LENGTH } from './http/problem';
 import { createReadiness } from './http/readiness';
@@ -17,7 +19,9 @@ import { createSerializerCompiler } from './http/serializer';
 import { createStreamCaps, type StreamCapLimits } from './http/stream-caps';
 import { startStreamRecheck } from './http/stream-recheck';
 import { createStreamRegistry } from './http/stream-registry';
+import { type TrustedProxy, trustedPeer, trustProxyOption } from './http/trusted-proxies';
 import type { RouteDeps } from './http/types';
+import { answerUnservedMethods } from './http/unserved-methods';
 import { createMetrics, type Metrics } from './metrics/metrics';
 import { chainRoutes } from './routes/chain';
 import { confirmRoutes } from './routes/confirm';
@@ -34,6 +38,10 @@ import { walletRoutes } from './routes/wallet';
 
 export const VERSION = '0.1.0';
 export const BODY_LIMIT = 64 * 1024;
+/** Node's default; a shorter request timeout shortens it too. */
+const HEADERS_TIMEOUT_MS = 60_000;
+/** A quarter of the timeout, within 100 ms and 15 s: a slow request is cut at most 25% late. */
+const checkingInterval = (timeoutMs: number) => Math.min(15_000, Math.max(100, Math.floor(timeoutMs / 4)));
 
 /** Every bound on what clients can hold open or try (config: PRESENCE_MAX_* and PRESENCE_AUTH_FAIL_LIMIT). */
 export type Limits = {
@@ -42,6 +50,10 @@ export type Limits = {
   authFailures: { limit: number; windowMs: number };
   /** Open connections; past it Node drops new ones, so sockets never take the store's descriptors. */
   maxConnections: number;
+  /** Open connections per client address (trusted proxies not counted); past it, 429 and closed. */
+  connectionsPerAddress: number;
+  /** How long a request's headers and body may take to arrive; past it, 408 and closed. */
+  requestTimeoutMs: number;
 };
 
 export type AppOptions = {
@@ -69,6 +81,8 @@ export type AppOptions = {
   metricsToken?: string | null;
   /** Origins that get CORS headers (PRESENCE_CORS_ORIGINS); none: no CORS. */
   corsOrigins?: readonly string[];
+  /** Balancers whose X-Forwarded-For is believed (PRESENCE_TRUSTED_PROXIES); none: it is ignored. */
+  trustedProxies?: readonly TrustedProxy[];
 };
 
 export async function buildApp({
@@ -86,6 +100,7 @@ export async function buildApp({
   metrics = createMetrics(),
   metricsToken = null,
   corsOrigins = [],
+  trustedProxies = [],
 }: AppOptions) {
   const app = Fastify({
     logger,
@@ -100,7 +115,11 @@ export async function buildApp({
     forceCloseConnections: 'idle',
     // Fastify's own 503 while closing is a bare JSON body; ours (the hook below) is a problem.
     return503OnClosing: false,
-    http: { maxHeaderSize: MAX_HEADER_SIZE },
+    // Node cuts a request whose headers and body have not all arrived in time (a 408 from
+    // clientErrorHandler); it looks for them this often.
+    requestTimeout: limits.requestTimeoutMs,
+    http: { maxHeaderSize: MAX_HEADER_SIZE, connectionsCheckingInterval: checkingInterval(limits.requestTimeoutMs) },
+    trustProxy: trustProxyOption(trustedProxies),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // The router's own refusals (a malformed %-escape, an overlong path segment) and the
     // parser's (oversized headers, a header timeout, not HTTP) are problems like any other.
@@ -108,14 +127,23 @@ export async function buildApp({
     clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
   app.server.maxConnections = limits.maxConnections;
+  app.server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, limits.requestTimeoutMs);
+  capConnectionsPerAddress(app.server, limits.connectionsPerAddress, trustedPeer(trustedProxies));
+  answerUnservedMethods(app.server);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(createSerializerCompiler({ validate: validateResponses }));
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((req, reply) =>
-    errorHandler(new PresenceError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`), req, reply),
+    // Never the URL: it may carry a credential (a link code sent to the wrong path).
+    errorHandler(
+      new PresenceError('not_found', `no such route for ${req.method} (the routes are listed in the OpenAPI document)`),
+      req,
+      reply,
+    ),
   );
   // JSON only: a text/plain body is a 415, not a string that fails validation.
   app.removeContentTypeParser('text/plain');
+  registerJsonBody(app);
 
   registerRequestId(app);
   let closing = false;

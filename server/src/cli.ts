@@ -5,6 +5,7 @@
 //   presence-server import-lowdb DATA_DIR  copies an embedded install into an empty database
 //   presence-server devnet [--port N]      runs a devnet anvil for many servers to share
 //   presence-server backup DIR / restore DIR  copies an embedded install (while it runs) / back
+//   presence-server rotate-master-key      re-seals the secrets under PRESENCE_NEW_MASTER_KEY (master-key-rotation.ts)
 // With PRESENCE_DATABASE_URL the commands work on the database, beside running servers (every
 // write is a transaction there); without it on the data directory, which one process owns.
 
@@ -19,6 +20,7 @@ import { type Config, ConfigError, invocationDir, loadConfig, loadDatabaseUrl } 
 import { lockHolder, takeDataDirLock } from './data-dir-lock';
 import { runDevnet } from './devnet-command';
 import { markImported, refuseImported } from './imported-marker';
+import { rotateMasterKeyCommand } from './master-key-rotation';
 import { databaseFailure, databaseLabel } from './open-store';
 import { serve } from './serve';
 import { REFUSED_EXIT_CODE, StartRefused } from './start-refused';
@@ -144,6 +146,16 @@ program
     } finally {
       unlock();
     }
+  });
+
+program
+  .command('rotate-master-key')
+  .description(
+    're-seal every wallet key and stored answer from PRESENCE_MASTER_KEY (or the data directory’s master.key) to PRESENCE_NEW_MASTER_KEY; stop every server first. Safe to run again after a crash midway',
+  )
+  .action(async () => {
+    const line = await rotateMasterKeyCommand(loadConfig(), process.env);
+    process.stdout.write(`${line}\n`);
   });
 
 program

@@ -41,6 +41,11 @@ describe('loadConfig', () => {
     ['PRESENCE_LOG_FORMAT', 'text'],
     ['PRESENCE_DATABASE_POOL', '2'],
     ['PRESENCE_DATABASE_POOL', 'ten'],
+    ['PRESENCE_REQUEST_TIMEOUT', '30'],
+    ['PRESENCE_REQUEST_TIMEOUT', '0s'],
+    ['PRESENCE_MAX_CONNECTIONS_PER_ADDRESS', '5000'],
+    ['PRESENCE_TRUSTED_PROXIES', '10.0.0.0/33'],
+    ['PRESENCE_TRUSTED_PROXIES', 'proxy.example'],
   ])('names %s when its value %j is bad, in one line', (name, value) => {
     try {
       loadConfig({ [name]: value });
@@ -60,6 +65,24 @@ describe('loadConfig', () => {
     });
     expect(() => loadConfig({ PRESENCE_MAX_CONNECTIONS: '5000' }, 4096)).toThrow(ConfigError);
     expect(() => loadConfig({ PRESENCE_MAX_CONNECTIONS: '5000' }, 4096)).toThrow(/^invalid PRESENCE_MAX_CONNECTIONS=5000: .*ulimit -n/);
+  });
+
+  it('reads the request timeout, the per-address connection cap and the trusted proxies', () => {
+    expect(loadConfig({}, 20_000)).toMatchObject({
+      PRESENCE_REQUEST_TIMEOUT: 30_000,
+      PRESENCE_MAX_CONNECTIONS_PER_ADDRESS: 100,
+      PRESENCE_TRUSTED_PROXIES: [],
+    });
+    const c = loadConfig(
+      { PRESENCE_REQUEST_TIMEOUT: '500ms', PRESENCE_MAX_CONNECTIONS_PER_ADDRESS: '8', PRESENCE_TRUSTED_PROXIES: '10.0.0.5, fd00::/8' },
+      20_000,
+    );
+    expect(c.PRESENCE_REQUEST_TIMEOUT).toBe(500);
+    expect(c.PRESENCE_MAX_CONNECTIONS_PER_ADDRESS).toBe(8);
+    expect(c.PRESENCE_TRUSTED_PROXIES).toEqual([
+      { address: '10.0.0.5', prefix: 32, family: 'ipv4' },
+      { address: 'fd00::', prefix: 8, family: 'ipv6' },
+    ]);
   });
 
   it.each(['', ' 80', '0x50', '1e3', '80.0', '-1', '+80', '65536', '123456'])(

@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { accountLimits, chain, parseRateLimit } from '@presence/core';
 import { z } from 'zod';
-import { readOpenFileLimit, resolveConnectionLimits } from './connection-limits';
+import { readOpenFileLimit, resolveConnectionLimits, STREAM_HEADROOM } from './connection-limits';
+import { parseTrustedProxies } from './http/trusted-proxies';
 
 const url = z.url({ protocol: /^https?$/ });
 const rateLimit = (fallback: string) =>
@@ -26,6 +27,29 @@ const count = z
   .regex(/^\d{1,7}$/, 'a whole number, digits only')
   .transform(Number)
   .pipe(z.number().min(1, 'at least 1'));
+
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000 } as const;
+/** A duration such as 500ms, 30s or 2m, as milliseconds (1 ms to 1 h). */
+const duration = z
+  .string()
+  .regex(/^\d{1,7}(ms|s|m)$/, 'a duration such as 30s, 500ms or 2m')
+  .transform((s) => {
+    const [, n, unit] = /^(\d+)(ms|s|m)$/.exec(s) as unknown as [string, string, keyof typeof UNIT_MS];
+    return Number(n) * UNIT_MS[unit];
+  })
+  .pipe(z.number().min(1, 'at least 1ms').max(3_600_000, 'at most 60m'));
+
+const trustedProxies = z
+  .string()
+  .default('')
+  .transform((s, ctx) => {
+    try {
+      return parseTrustedProxies(s);
+    } catch (e) {
+      ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      return z.NEVER;
+    }
+  });
 
 /** A browser origin as browsers send it: scheme, host, optional port; no path, no trailing slash. */
 const ORIGIN = /^(https?:\/\/[a-z0-9.-]+(:\d{1,5})?|https?:\/\/\[[0-9a-f:.]+\](:\d{1,5})?|(chrome|moz)-extension:\/\/[a-z0-9-]+)$/;
@@ -93,6 +117,12 @@ export const ConfigSchema = z.object({
   // Resolved against the open-file limit in loadConfig (see connection-limits.ts).
   PRESENCE_MAX_STREAMS: count.optional(),
   PRESENCE_MAX_CONNECTIONS: count.optional(),
+  // One address's share of the connections (trusted proxies are not counted); checked against PRESENCE_MAX_CONNECTIONS in loadConfig.
+  PRESENCE_MAX_CONNECTIONS_PER_ADDRESS: count.default(100),
+  // How long a request (headers and body) may take to arrive; past it, 408 and the connection closes.
+  PRESENCE_REQUEST_TIMEOUT: duration.default(30_000),
+  // Balancers whose X-Forwarded-For names the client (addresses and CIDRs); none: the header is ignored.
+  PRESENCE_TRUSTED_PROXIES: trustedProxies,
   PRESENCE_LLM_BASE_URL: url.optional(),
   PRESENCE_LLM_API_KEY: z.string().min(1).optional(),
   PRESENCE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -193,6 +223,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, openFiles = rea
     limits = resolveConnectionLimits({ connections: r.data.PRESENCE_MAX_CONNECTIONS, streams: r.data.PRESENCE_MAX_STREAMS }, openFiles);
   } catch (e) {
     throw new ConfigError((e as Error).message);
+  }
+  if (r.data.PRESENCE_MAX_CONNECTIONS_PER_ADDRESS > limits.connections - STREAM_HEADROOM) {
+    throw new ConfigError(
+      `invalid PRESENCE_MAX_CONNECTIONS_PER_ADDRESS=${r.data.PRESENCE_MAX_CONNECTIONS_PER_ADDRESS}: it must leave ${STREAM_HEADROOM} of the ${limits.connections} connections (PRESENCE_MAX_CONNECTIONS) to other addresses`,
+    );
   }
   return {
     ...r.data,

@@ -5,7 +5,7 @@
 // - request lines carry method, redacted URL, host and peer address only, never headers, so
 //   Authorization never reaches the log (there is nothing to redact);
 // - link codes are one-time credentials that travel in the redeem URL: logged URLs show
-//   where the request went, never which code.
+//   where the request went, never which code (anything after /links/ is cut).
 // Two formats: JSON lines (pino's own, for machines) and, on a terminal, short readable lines
 // rendered from the same serialized JSON, so both carry exactly the same fields. Either way a
 // request is one line, written when it completes (method, URL, status, time); Fastify's
@@ -22,10 +22,21 @@ export type LogStream = { write(line: string): void };
 
 export type LogFormat = 'pretty' | 'json';
 
-const REDEEM_CODE = /(\/links\/)[^/?#]*(\/redeem)/gi;
+/** `/links/` in any case, as the router would read it (escapes decoded, so %2F is a slash too). */
+const UNDER_LINKS = /\/links\//i;
+const ESCAPE = /%([0-9a-f]{2})/gi;
 
-/** A URL fit for a log line: the code in /v1/links/{code}/redeem is replaced. */
-export const redactUrl = (url: string) => url.replace(REDEEM_CODE, '$1[redacted]$2');
+/**
+ * A URL fit for a log line. Whatever comes after `/links/` may be a link code (the redeem
+ * route's, or one sent to a path that does not exist: `/v1/links/CODE`, `/v1/links/CODE%2Fredeem`),
+ * so all of it, query included, is replaced. Escapes are decoded first, byte by byte and
+ * tolerating malformed ones, so `/v1/link%73/CODE` is caught as the router would route it.
+ */
+export function redactUrl(url: string): string {
+  const plain = url.includes('%') ? url.replace(ESCAPE, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))) : url;
+  const at = UNDER_LINKS.exec(plain);
+  return at ? `${plain.slice(0, at.index)}/links/[redacted]` : url;
+}
 
 export function productionLogger(
   level: string,

@@ -1,18 +1,27 @@
 // Running a server as a process, for `npm start` (src/main.ts, through tsx) and `presence-server
 // serve` (the built dist/, plain Node): read the environment, start the server, print the ready
 // line (and, once, the bootstrap keys), stop cleanly on SIGINT/SIGTERM.
+// The bootstrap keys are printed only to a terminal: a service manager's journal (stdout not a
+// terminal) would keep the admin key for anyone who reads the logs. Elsewhere a line names the
+// file they were saved to (0600), and in the JSON format every stdout line is JSON.
 import path from 'node:path';
 import { BOOTSTRAP_KEYS_FILE } from './bootstrap-keys';
 import { ConfigError, loadConfig } from './config';
+import type { LogFormat } from './logger';
+import { type ProcessLine, processLine } from './process-lines';
 import { REFUSED_EXIT_CODE, StartRefused } from './start-refused';
 import { type RunningServer, startServer } from './start-server';
 
 let server: RunningServer | null = null;
 let stopping = false;
+// Until the configuration names the format: what the terminal decides.
+const defaultFormat = (): LogFormat => (process.stdout.isTTY ? 'pretty' : 'json');
+let line: ProcessLine = processLine(defaultFormat());
+const say = (msg: string) => process.stdout.write(line(msg));
 function stop(signal: string) {
   if (stopping) return;
   stopping = true;
-  process.stdout.write(`presence: ${signal}, shutting down\n`);
+  say(`${signal}, shutting down`);
   if (!server) return; // still starting: main() shuts down as soon as the start finishes
   const force = setTimeout(() => process.exit(1), 10_000);
   force.unref();
@@ -41,14 +50,12 @@ export async function serve(): Promise<void> {
     }
     throw e;
   }
+  // Readable lines for someone watching a terminal, JSON lines for whatever collects them.
+  const logFormat = config.PRESENCE_LOG_FORMAT ?? defaultFormat();
+  line = processLine(logFormat);
   let started: RunningServer;
   try {
-    started = await startServer({
-      config,
-      // Readable lines for someone watching a terminal, JSON lines for whatever collects them.
-      logFormat: config.PRESENCE_LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
-      progress: (line) => process.stdout.write(`presence: ${line}\n`),
-    });
+    started = await startServer({ config, logFormat, progress: (line) => say(line) });
   } catch (e) {
     // A setting only the start can judge (PRESENCE_CHAIN=devnet without @presence/devnet): one line, like loadConfig's.
     if (e instanceof ConfigError) {
@@ -69,14 +76,22 @@ export async function serve(): Promise<void> {
     stopping = false;
     return stop('stop requested during start');
   }
-  // One write, so whoever waits for the ready line reads the keys with it. The keys are printed
-  // once, by the first start that listens; never written to the log.
+  // One write, so whoever waits for the ready line reads what follows it with it.
   const keys = started.bootstrap;
-  process.stdout.write(
-    `Presence listening on ${started.url} (data in ${config.PRESENCE_DATA_DIR})\n` +
-      (keys
-        ? `\nCreated account "${keys.account}". Its keys are shown once, here, and saved to ${path.join(config.PRESENCE_DATA_DIR, BOOTSTRAP_KEYS_FILE)} (mode 0600):\n` +
-          `  live  ${keys.live}\n  test  ${keys.test}\n\n`
-        : ''),
-  );
+  const keysFile = path.join(config.PRESENCE_DATA_DIR, BOOTSTRAP_KEYS_FILE);
+  const ready = line(`Presence listening on ${started.url} (data in ${config.PRESENCE_DATA_DIR})`, { url: started.url });
+  const created = `created account "${keys?.account}"`;
+  if (!keys) process.stdout.write(ready);
+  else if (!process.stdout.isTTY) {
+    const fields = { account: keys.account, keys_file: keysFile };
+    process.stdout.write(ready + line(`${created}: its keys are saved to ${keysFile} (mode 0600), and shown only on a terminal`, fields));
+  } else if (logFormat === 'json') {
+    const fields = { account: keys.account, keys_file: keysFile, live: keys.live, test: keys.test };
+    process.stdout.write(ready + line(`${created}: its keys are shown once, here, and saved to ${keysFile} (mode 0600)`, fields));
+  } else {
+    process.stdout.write(
+      `${ready}\nCreated account "${keys.account}". Its keys are shown once, here, and saved to ${keysFile} (mode 0600):\n` +
+        `  live  ${keys.live}\n  test  ${keys.test}\n\n`,
+    );
+  }
 }

@@ -24,6 +24,7 @@ import type { Config } from './config';
 import { takeDataDirLock } from './data-dir-lock';
 import { type DevnetPackage, loadDevnet } from './load-devnet';
 import { type LogFormat, type LogStream, productionLogging } from './logger';
+import { checkMasterKey } from './master-key';
 import { meteredChain, meteredStore } from './metrics/metered-ports';
 import { createMetrics } from './metrics/metrics';
 import { databaseFailure, openStore } from './open-store';
@@ -148,10 +149,11 @@ export async function startServer({
     // The pool ends last (cleanups run in reverse): after the store, the cluster messaging,
     // the locks and leadership that run on it, so what they still have in flight completes.
     if (database) cleanups.push(() => database.end({ timeout: 5 }));
+    cleanups.push(() => opened.store.close());
+    await checkMasterKey(config, keystore, opened.store);
     // Core works on timed ports: store writes and chain calls show on /metrics.
     const store = meteredStore(opened.store, metrics);
     if (storeInfo.kind === 'postgres') progress(`store: PostgreSQL, schema version ${storeInfo.schema}`);
-    cleanups.push(() => store.close());
     // Several servers may share the database: events, rate limits and key changes travel
     // between them through it (LISTEN/NOTIFY and shared tables); locks, leadership and the
     // shared devnet's record go through it too (cluster-runtime.ts).
@@ -249,7 +251,10 @@ export async function startServer({
         },
         authFailures: config.PRESENCE_AUTH_FAIL_LIMIT,
         maxConnections: config.PRESENCE_MAX_CONNECTIONS,
+        connectionsPerAddress: config.PRESENCE_MAX_CONNECTIONS_PER_ADDRESS,
+        requestTimeoutMs: config.PRESENCE_REQUEST_TIMEOUT,
       },
+      trustedProxies: config.PRESENCE_TRUSTED_PROXIES,
       ...(runtime
         ? {
             // Health is what readiness probes poll: a stalled RPC must not hold it for the

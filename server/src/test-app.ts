@@ -25,6 +25,8 @@ export const testLimits: Limits = {
   streams: { perKey: 20, perAccount: 100, total: 1000 },
   authFailures: { limit: 60, windowMs: 60_000 },
   maxConnections: 100,
+  connectionsPerAddress: 100,
+  requestTimeoutMs: 30_000,
 };
 
 export async function startTestApp(

@@ -4,7 +4,7 @@
 // everything it started. The database is the caller's (a test's freshDatabaseEnv(), the
 // bench's own cluster), so this module needs no test runner.
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -177,9 +177,11 @@ export async function startCluster({ database, servers: count = 3, env: extra = 
     };
     // The first alone: it creates the bootstrap account and deploys the market; then the rest together.
     const first = await addServer();
-    const live = /^ {2}live {2}(\S+)$/m.exec(first.stdout())?.[1];
-    const test = /^ {2}test {2}(\S+)$/m.exec(first.stdout())?.[1];
-    if (!live || !test) throw new Error(`the first server printed no bootstrap keys:\n${first.stdout()}`);
+    // Not a terminal: the keys are in the file only.
+    const { live, test } = JSON.parse(readFileSync(path.join(first.dataDir, 'bootstrap-keys.json'), 'utf8')) as {
+      live: string;
+      test: string;
+    };
     const servers = [first, ...(await Promise.all(Array.from({ length: count - 1 }, () => addServer())))];
     const sql = postgres(database.PRESENCE_DATABASE_URL, { max: 2, onnotice: () => undefined });
     const cliDir = () => {

@@ -57,7 +57,7 @@ export function harvest(pool: Pool, text: string) {
     pool.set(kind, list);
   };
   for (const [kind, re] of POOLED) for (const m of text.matchAll(re)) add(kind, m[0]);
-  for (const m of text.matchAll(/"code":"([A-Z2-9]{8})"/g)) add('code', m[1] as string);
+  for (const m of text.matchAll(/"code":"([A-Z2-9]{20})"/g)) add('code', m[1] as string);
 }
 const poolKind = (schema: Schema, name: string) =>
   name === 'code'
@@ -141,10 +141,33 @@ function valid(schema: Schema, name = ''): fc.Arbitrary<unknown> {
 const value = (schema: Schema, name = ''): fc.Arbitrary<unknown> =>
   fc.oneof({ weight: 20, arbitrary: valid(schema, name) }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) });
 
-/** A body: JSON of the schema's shape, any JSON, none, not JSON, or over the 64 KiB limit. */
+/** JSON nested `depth` deep, arrays and objects mixed (the server's bound is 32). */
+const deepJson = fc
+  .tuple(fc.integer({ min: 20, max: 6000 }), fc.array(fc.boolean(), { minLength: 1, maxLength: 8 }))
+  .map(([depth, kinds]) => {
+    let open = '';
+    let close = '';
+    for (let i = 0; i < depth; i++) {
+      const object = kinds[i % kinds.length];
+      open += object ? '{"a":' : '[';
+      close = (object ? '}' : ']') + close;
+    }
+    return `${open}1${close}`;
+  });
+
+/** JSON one level deep and very wide: thousands of members or elements (up to about 60 KB). */
+const wideJson = fc.oneof(
+  fc.integer({ min: 100, max: 7000 }).map((n) => `{${Array.from({ length: n }, (_, i) => `"k${i}":${i}`).join(',')}}`),
+  fc.integer({ min: 100, max: 25_000 }).map((n) => `[${Array(n).fill('0').join(',')}]`),
+  fc.integer({ min: 100, max: 5000 }).map((n) => `{"text":"x",${Array.from({ length: n }, (_, i) => `"x${i}":[]`).join(',')}}`),
+);
+
+/** A body: JSON of the schema's shape, any JSON, none, not JSON, deep or wide JSON, or over the 64 KiB limit. */
 function body(schema: Schema | undefined): fc.Arbitrary<string | undefined> {
   const shaped = schema ? value(schema).map((v) => JSON.stringify(v)) : fc.constant(undefined);
   return fc.oneof(
+    { weight: 1, arbitrary: deepJson },
+    { weight: 1, arbitrary: wideJson },
     { weight: 40, arbitrary: shaped },
     { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)) },
     { weight: 2, arbitrary: fc.constantFrom(undefined, '', '{', '{"a":', 'null', '[]', '"x"', '{"__proto__":{"x":1}}') },
@@ -263,3 +286,23 @@ export function requestsFor(doc: OpenApi): fc.Arbitrary<(pool: Pool) => FuzzRequ
   );
   return fc.oneof(...ops);
 }
+
+/** Methods no route serves (and CONNECT, which Node hands to nobody); some Node's parser does not know at all. */
+export const unknownMethods = fc.oneof(
+  fc.constantFrom('CONNECT', 'TRACE', 'PROPFIND', 'MKCOL', 'LOCK', 'SEARCH', 'PURGE', 'REPORT', 'BREW', 'QUERY', 'M-SEARCH'),
+  fc.stringMatching(/^[A-Z]{3,12}$/),
+);
+
+/** A write that stops partway: the request line and headers of `path`, then some of a body that never finishes. */
+export const slowBodies = (paths: readonly string[]) =>
+  fc
+    .record({
+      path: fc.constantFrom(...paths),
+      method: fc.constantFrom('POST', 'PUT', 'PATCH'),
+      declared: fc.integer({ min: 2, max: 60_000 }),
+      keyed: fc.boolean(),
+      chunked: fc.boolean(),
+    })
+    .chain((r) =>
+      fc.string({ maxLength: Math.min(200, r.declared - 1) }).map((sent) => ({ ...r, sent: `{${sent}`.slice(0, r.declared - 1) })),
+    );

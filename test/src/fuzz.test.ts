@@ -5,12 +5,16 @@
 // turn never ends in a 5xx `error`.
 // FUZZ_SEED replays a run (the seed is printed); FUZZ_RUNS sets the number of cases (2,000);
 // FUZZ_STATS=1 prints, per operation, the cases, mean time and statuses seen.
+// Two more properties go below HTTP clients, on raw sockets: methods no route serves (CONNECT
+// included) get an HTTP answer, and bodies that never finish are cut off by the request
+// timeout (real time: Node's timer, not a clock the test can drive; 1 s here).
 import { randomInt } from 'node:crypto';
+import net from 'node:net';
 import { problemCatalogue } from '@presence/protocol';
 import fc from 'fast-check';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FuzzRequest, harvest, type OpenApi, type Pool, requestsFor, type Who } from './fuzz-requests';
+import { type FuzzRequest, harvest, type OpenApi, type Pool, requestsFor, slowBodies, unknownMethods, type Who } from './fuzz-requests';
 import { call, removeDir, startTestServer, type TestServer } from './harness';
 
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : randomInt(2 ** 31 - 1);
@@ -47,7 +51,7 @@ describe('API fuzz', () => {
     s = await startTestServer({
       chain: true,
       // Limits are tested elsewhere; here they would only turn most cases into 429s.
-      env: { PRESENCE_RATE_LIMIT: '100000000/60s', PRESENCE_AUTH_FAIL_LIMIT: '100000000/60s' },
+      env: { PRESENCE_RATE_LIMIT: '100000000/60s', PRESENCE_AUTH_FAIL_LIMIT: '100000000/60s', PRESENCE_REQUEST_TIMEOUT: '1s' },
     });
     doc = (await call(s.url, 'GET', '/v1/openapi.json')).json;
     secrets.admin = s.live;
@@ -173,6 +177,85 @@ describe('API fuzz', () => {
     }
     expect(out.numRuns).toBe(RUNS);
   }, 300_000);
+
+  /** Writes `bytes` on a fresh connection; the first answer on it, once the server has closed it (or the answer is complete). */
+  function raw(bytes: string, { waitForClose }: { waitForClose: boolean }): Promise<Answer & { closed: boolean }> {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(Number(new URL(s.url).port), '127.0.0.1', () => socket.write(bytes));
+      let text = '';
+      const answer = () => {
+        const at = text.indexOf('\r\n\r\n');
+        if (at < 0) return null;
+        const head = text.slice(0, at).toLowerCase();
+        const length = Number(/content-length: (\d+)/.exec(head)?.[1] ?? -1);
+        const body = text.slice(at + 4);
+        if (length < 0 || body.length < length) return null;
+        return {
+          status: Number(text.slice(9, 12)),
+          contentType: /content-type: ([^\r]*)/.exec(head)?.[1] ?? '',
+          text: body.slice(0, length),
+        };
+      };
+      socket.setEncoding('utf8');
+      socket.on('data', (d: string) => {
+        text += d;
+        const a = answer();
+        if (a && !waitForClose) {
+          socket.destroy();
+          resolve({ ...a, closed: false });
+        }
+      });
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        const a = answer();
+        if (a) resolve({ ...a, closed: true });
+        else reject(new Error(`no HTTP answer before the connection closed: ${JSON.stringify(text.slice(0, 200))}`));
+      });
+      socket.setTimeout(REQUEST_TIMEOUT_MS, () => socket.destroy());
+    });
+  }
+
+  it('answers methods no route serves (CONNECT included) over HTTP: never a closed socket, never a 5xx', async () => {
+    const paths = ['/v1/health', '/v1/presence/me', '/v1/links/ABCDEFGH/redeem', '/nowhere', '*'];
+    const property = fc.asyncProperty(unknownMethods, fc.constantFrom(...paths), fc.boolean(), async (method, path, keyed) => {
+      const target = method === 'CONNECT' ? 'example.com:443' : path;
+      const auth = keyed ? `Authorization: Bearer ${secrets.admin}\r\n` : '';
+      const a = await raw(`${method} ${target} HTTP/1.1\r\nHost: x\r\n${auth}Connection: close\r\n\r\n`, { waitForClose: false });
+      check({ method: 'GET', template: path, path: '/-', query: '', who: 'none', garbageAuth: '', headers: {}, body: undefined }, a);
+    });
+    await fc.assert(property, { seed: SEED, numRuns: 200 });
+  }, 120_000);
+
+  it('cuts off bodies that never finish, many at once: a 4xx problem+json, then the connection closes', async () => {
+    const writes = Object.entries(doc.paths).flatMap(([template, ops]) =>
+      Object.keys(ops)
+        .filter((m) => ['post', 'put', 'patch'].includes(m))
+        .map((m) => `${m.toUpperCase()} ${template.replace(/\{[^}]+\}/g, 'x1')}`),
+    );
+    const property = fc.asyncProperty(fc.array(slowBodies(writes), { minLength: 5, maxLength: 20 }), async (cases) => {
+      await ensureKeys();
+      const answers = await Promise.all(
+        cases.map((c) => {
+          const [method, path] = c.path.split(' ') as [string, string];
+          const auth = c.keyed ? `Authorization: Bearer ${secrets.admin}\r\n` : '';
+          const length = c.chunked ? 'Transfer-Encoding: chunked\r\n' : `Content-Length: ${c.declared}\r\n`;
+          const sent = c.chunked ? `${Buffer.byteLength(c.sent).toString(16)}\r\n${c.sent}\r\n` : c.sent;
+          return raw(`${method} ${path} HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\n${length}\r\n${sent}`, {
+            waitForClose: true,
+          });
+        }),
+      );
+      for (const a of answers) {
+        expect(a.closed).toBe(true);
+        expect(a.status).toBeGreaterThanOrEqual(400);
+        expect(a.status).toBeLessThan(500);
+        expect(a.contentType).toMatch(/^application\/problem\+json/);
+        expect(JSON.parse(a.text).type in problemCatalogue).toBe(true);
+      }
+    });
+    await fc.assert(property, { seed: SEED, numRuns: 4 });
+    expect((await call(s.url, 'GET', '/v1/health')).status).toBe(200);
+  }, 120_000);
 });
 
 function describeRequest(r: FuzzRequest): string {

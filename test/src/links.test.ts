@@ -23,7 +23,7 @@ describe('links', () => {
   it('a code redeems once into a live key named <surface>:<name> with the link scopes', async () => {
     const made = await call(s.url, 'POST', '/v1/links', { key: s.live, body: {} });
     expect(made.status).toBe(201);
-    expect(made.json.code).toMatch(/^[A-Z2-9]{8}$/);
+    expect(made.json.code).toMatch(/^[A-Z2-9]{20}$/);
     expect(Date.parse(made.json.expires_at) - clock.now()).toBe(600_000);
     const r = await redeem(made.json.code.toLowerCase());
     expect(r.status).toBe(200);

@@ -67,7 +67,7 @@ describe.each(['json', 'pretty'] as const)('log lines (%s)', (format) => {
     // The lines are there (so the checks below mean something): the failure, and redacted URLs.
     expect(log).toContain('unhandled error');
     expect(log).toContain('the presence document could not be read');
-    expect(log).toContain('/v1/links/[redacted]/redeem');
+    expect(log).toContain('/v1/links/[redacted]');
     // Fastify's own listen line is for machines; a terminal gets the ready line from `npm start`.
     if (format === 'json') expect(log).toContain('Server listening at');
     else expect(log).not.toContain('Server listening at');
@@ -81,6 +81,33 @@ describe.each(['json', 'pretty'] as const)('log lines (%s)', (format) => {
       expect(line).not.toMatch(/prs_(live|test)_/);
       expect(line.toLowerCase()).not.toContain('authorization');
     }
+  });
+
+  it('holds no link code in any URL under /v1/links/, whatever its shape, and no 404 detail echoes a URL', async () => {
+    lines.length = 0;
+    const link = await call(s.url, 'POST', '/v1/links', { key: live, body: {} });
+    const code = link.json.code as string;
+    const shapes = [
+      ['POST', `/v1/links/${code}`],
+      ['POST', `/v1/links/${code}/`],
+      ['POST', `/v1/links/${code}%2Fredeem`],
+      ['POST', `/v1/links%2F${code}/redeem`],
+      ['POST', `//v1//links//${code}/redeem`],
+      ['GET', `/v1/links/${code}/redeem`],
+      ['POST', `/V1/LINKS/${code}/REDEEM`],
+      ['POST', `/v1/link%73/${code}/redeem`],
+      ['POST', `/v1/links/x/redeem?code=${code}`],
+    ] as const;
+    for (const [method, url] of shapes) {
+      const r = await call(s.url, method, url, method === 'GET' ? {} : { body: {} });
+      expect(r.status).toBeGreaterThanOrEqual(400);
+      expect(r.text).not.toContain(code);
+      if (r.json?.type === 'not_found') expect(r.json.detail).not.toContain('/');
+    }
+    expect((await call(s.url, 'GET', '/v1/health?marker=2')).status).toBe(200);
+    await until(() => lines.join('').includes('/v1/health?marker=2'), 5_000, 'the marker request line');
+    expect(lines.join('')).toContain('/v1/links/[redacted]');
+    for (const line of lines) expect(line.toUpperCase()).not.toContain(code.toUpperCase());
   });
 
   it(format === 'json' ? 'is JSON, one object a line' : 'is one short readable line per request', async () => {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { call, removeDir, startTestServer, tempDir } from './harness';
 import { childEnv, serverCli, serverMain, spawnServer } from './process';
+import { until } from './wallet-helpers';
 
 const occurrences = (text: string, part: string) => text.split(part).length - 1;
 
@@ -29,16 +30,31 @@ describe('server process', () => {
     }
   });
 
-  it('prints the ready line and the bootstrap keys once, saves them 0600, and stops on SIGTERM', async () => {
+  it('not on a terminal: every stdout line is JSON, the keys are saved 0600 and only their file is named; stops on SIGTERM', async () => {
     const dataDir = tempDir();
-    const child = await spawnServer({ PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: '0' });
-    const saved = JSON.parse(readFileSync(path.join(dataDir, 'bootstrap-keys.json'), 'utf8'));
-    expect(statSync(path.join(dataDir, 'bootstrap-keys.json')).mode & 0o777).toBe(0o600);
-    expect(child.stdout()).toContain(saved.live);
+    const child = await spawnServer({ PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: '0', PRESENCE_LOG_LEVEL: 'info' });
+    const file = path.join(dataDir, 'bootstrap-keys.json');
+    const saved = JSON.parse(readFileSync(file, 'utf8'));
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(child.stdout()).not.toContain(saved.live);
+    expect(child.stdout()).not.toMatch(/prs_(live|test)_/);
     expect((await call(child.url, 'GET', '/v1/presence/me', { key: saved.live })).status).toBe(200);
     child.proc.kill('SIGTERM');
     const code = await child.exited;
     expect(code, child.stderr()).toBe(0);
+    const lines = child
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ msg: expect.stringMatching(/^Presence listening on /), url: child.url }),
+        expect.objectContaining({ account: saved.account, keys_file: file }),
+        expect.objectContaining({ msg: 'SIGTERM, shutting down' }),
+        expect.objectContaining({ msg: 'request completed' }),
+      ]),
+    );
     const again = await spawnServer({ PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: '0' });
     expect(again.stdout()).not.toContain(saved.live);
     again.proc.kill('SIGINT');
@@ -142,7 +158,23 @@ describe('server process', () => {
     }
   });
 
-  it('a first start that cannot listen keeps its keys for the first start that does, which prints them once', async () => {
+  it.skipIf(!existsSync('/usr/bin/script'))('on a terminal, the first start prints the keys once', async () => {
+    const dataDir = tempDir();
+    // script(1) gives the server a terminal for its stdout.
+    const command = `${process.execPath} --import tsx ${serverMain}`;
+    const child = await spawnServer(
+      { PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: '0' },
+      { command: ['/usr/bin/script', '-qefc', command, '/dev/null'] },
+    );
+    const saved = JSON.parse(readFileSync(path.join(dataDir, 'bootstrap-keys.json'), 'utf8'));
+    await until(() => child.stdout().includes(saved.test), 5_000, 'the keys');
+    expect(child.stdout()).toContain(`live  ${saved.live}`);
+    process.kill(Number(readFileSync(path.join(dataDir, 'server.pid'), 'utf8')), 'SIGTERM');
+    expect(await child.exited).toBe(0);
+    removeDir(dataDir);
+  });
+
+  it('a first start that cannot listen keeps its keys for the first start that does, which names their file once', async () => {
     const dataDir = tempDir();
     const taken = createServer();
     await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
@@ -161,7 +193,9 @@ describe('server process', () => {
 
       const next = await spawnServer({ PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: port });
       const seen = shown + next.stdout();
-      expect([occurrences(seen, saved.live), occurrences(seen, saved.test)]).toEqual([1, 1]);
+      // Not a terminal: the keys themselves are never printed, their file is named once.
+      expect([occurrences(seen, saved.live), occurrences(seen, saved.test)]).toEqual([0, 0]);
+      expect(occurrences(seen, '"keys_file"')).toBe(1);
       expect((await call(next.url, 'GET', '/v1/presence/me', { key: saved.live })).status).toBe(200);
       next.proc.kill('SIGTERM');
       expect(await next.exited).toBe(0);
@@ -230,7 +264,7 @@ describe('server process', () => {
       // Another account existing first does not stop the first start's `default` and its keys.
       const saved = JSON.parse(readFileSync(path.join(dataDir, 'bootstrap-keys.json'), 'utf8'));
       expect(saved.account).toBe('default');
-      expect(child.stdout()).toContain(saved.live);
+      expect(child.stdout()).toContain(path.join(dataDir, 'bootstrap-keys.json'));
       const def = await call(child.url, 'GET', '/v1/keys', { key: saved.live });
       expect(def.json.keys.map((k: { name: string }) => k.name)).toEqual(['admin', 'test']); // default's, not acme's
       const busy = spawnSync(process.execPath, [serverCli, 'accounts', 'create', 'later'], { env, encoding: 'utf8' });

@@ -124,8 +124,8 @@ it('with @presence/devnet installed from its tarball, `presence-server serve` ru
   );
   running.push(child);
   console.log(`serve: installed presence-server serve ready (devnet freshly deployed) in ${Date.now() - started} ms`);
-  expect(child.stdout()).toContain('presence: devnet ready (freshly deployed)');
-  const live = /live {2}(prs_live_\S+)/.exec(child.stdout())?.[1];
+  expect(child.stdout()).toContain('devnet ready (freshly deployed)');
+  const live = JSON.parse(readFileSync(path.join(dataDir, 'bootstrap-keys.json'), 'utf8')).live as string;
   const me = await fetch(`${child.url}/v1/presence/me`, { headers: { authorization: `Bearer ${live}` } });
   expect(me.status).toBe(200);
   expect(await me.json()).toMatchObject({ mode: 'live' });
@@ -136,7 +136,7 @@ it('with @presence/devnet installed from its tarball, `presence-server serve` ru
   expect(argv.slice(1)).toEqual([served(), 'serve']);
   expect(environ(pid).filter((v) => v.startsWith('NODE_OPTIONS='))).toEqual([]);
   expect(await stop(child)).toBe(0);
-  expect(child.stdout()).toContain('presence: SIGTERM, shutting down');
+  expect(child.stdout()).toContain('SIGTERM, shutting down');
 });
 
 it("the repository's `presence-server serve` runs the built dist/ with plain Node, the same config and ready line as npm start", async () => {
@@ -169,7 +169,7 @@ it("the repository's `presence-server serve` runs the built dist/ with plain Nod
   expect([bad.status, bad.stderr.trim()]).toEqual([2, 'presence: invalid PRESENCE_PORT="eighty": a port number: digits only, 0-65535']);
   // SIGTERM to the bin reaches the server, which shuts down cleanly.
   expect(await stop(child)).toBe(0);
-  expect(child.stdout()).toContain('presence: SIGTERM, shutting down');
+  expect(child.stdout()).toContain('SIGTERM, shutting down');
   expect(existsSync(path.join(dataDir, 'server.pid'))).toBe(false);
 });
 

@@ -218,6 +218,25 @@ describe('wallet intents on the devnet', () => {
     expect(wethAfter - wethBefore).toBe(amounts.reduce((x, y) => x + y, 0n));
   });
 
+  it('14 concurrent first swaps of a fresh wallet send one router approval, bounded by the daily cap', async () => {
+    const who = await newAccount(s, 'approvals');
+    await putPolicy(s, who.key, { ...OPEN_POLICY, daily_cap: '500 USD' });
+    const port = portOf(s);
+    const usdc = tokenOf(s, 'USDC');
+    const router = port.tokenList.dex.router as Hex;
+    const first = await port.nonceOf(who.address, 'pending');
+    const answers = await Promise.all(
+      Array.from({ length: 14 }, () => call(s.url, 'POST', '/v1/wallet/intent', { key: who.key, body: { do: 'swap 5 USDC for WETH' } })),
+    );
+    for (const a of answers) expect([a.status, a.json.status], a.text).toEqual([200, 'done']);
+    // 14 swaps and a single approval.
+    expect(await minedFrom(s, who.address)).toBe(first + 15);
+    // Never unlimited: what 500 USD of USDC is (with 10% headroom), less the 70 USDC the swaps spent.
+    const allowance = await port.allowance(usdc.address as Hex, who.address, router);
+    expect(allowance).toBeGreaterThan(0n);
+    expect(allowance).toBeLessThanOrEqual(units('550', 6) - units('70', 6));
+  });
+
   describe('test keys', () => {
     it('an intent returns simulated: true with the hash of an unsent transaction; the chain and live streams see nothing', async () => {
       const address = (await call(s.url, 'GET', '/v1/wallet', { key: s.live })).json.address as Hex;

@@ -251,11 +251,29 @@ function conversationWhosePlannerThrows(error: Error) {
 }
 
 describe('the history a planner sees', () => {
+  it('keeps to the turn key’s scopes: a reply that drew on pinned memory reaches a talk-only key’s planner and thread page redacted', async () => {
+    await core.memory.pin('acct', 'live', 'topic:vault', 'the vault code is 0451');
+    await useModel('local');
+    const answered = await say(principal(), 'what do you remember');
+    expect(JSON.stringify(answered.answer)).toContain('0451');
+    await useModel('stub:recording');
+    const talk = principal(['talk']);
+    await say(talk, 'repeat what you said before');
+    const seenByTalk = recording.seen.at(-1)?.history ?? [];
+    expect(JSON.stringify(seenByTalk)).not.toContain('0451');
+    expect(seenByTalk.at(-1)?.reply).toMatch(/redacted: this drew on memory:read/);
+    const page = await conversation.list(talk, undefined, 50);
+    expect(JSON.stringify(page)).not.toContain('0451');
+    // A key holding memory:read sees it all.
+    await say(principal(['talk', 'memory:read']), 'and again');
+    expect(JSON.stringify(recording.seen.at(-1)?.history)).toContain('0451');
+  });
+
   it(`is the last ${HISTORY_TURNS} turns, oldest first, without the presence's own speech`, async () => {
     await useModel('stub:recording');
     const n = HISTORY_TURNS + 2;
     for (let i = 0; i < n; i++) await say(principal(), `turn ${i}`);
-    await core.thread.say('acct', 'live', 'WETH is below your line.', 'standing:st_x');
+    await core.thread.say('acct', 'live', 'WETH is below your line.', 'standing:st_x', ['wallet:read']);
     await say(principal(), 'now');
     const last = recording.seen.at(-1);
     expect(last?.history).toEqual(

@@ -27,6 +27,7 @@ import type { ThreadEntry } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
 import type { Thread } from '../thread/thread';
 import type { WalletDomain } from '../wallet/wallet-domain';
+import { drawnScopes } from './drawn-scopes';
 import { boundHistory, HISTORY_LOOKBACK_ENTRIES } from './history-budget';
 import { chunkReply } from './local-planner';
 import { mentionedKeys } from './mentions';
@@ -78,7 +79,7 @@ export function createConversation(deps: {
     const account = await storeFor(p.kind).getAccount(p.accountId);
     if (!account) throw new PresenceError('not_found', 'this key’s account no longer exists');
     const history = boundHistory(
-      (await thread.history(p.accountId, p.kind, HISTORY_LOOKBACK_ENTRIES)).flatMap((e) =>
+      (await thread.history(p.accountId, p.kind, HISTORY_LOOKBACK_ENTRIES, p.scopes)).flatMap((e) =>
         e.kind === 'turn' ? [{ user: e.user, reply: e.reply }] : [],
       ),
     );
@@ -139,6 +140,7 @@ export function createConversation(deps: {
       tx: effects.tx,
       confirm_id: effects.confirm_id,
       idempotency_key: input.idempotencyKey,
+      scopes: drawnScopes(effects.used, ctx.pinned.length > 0),
     });
     for (const apply of effects.deferred) await apply();
     await memory.touch(p.accountId, p.kind, touched);
@@ -204,7 +206,7 @@ export function createConversation(deps: {
     /** One turn under the account's turn lock (no Idempotency-Key claim: see `begin`). */
     send,
     /** A test key sees the live thread with its own turns merged in. */
-    list: (p: Principal, before: number | undefined, limit: number) => thread.page(p.accountId, p.kind, before, limit),
+    list: (p: Principal, before: number | undefined, limit: number) => thread.page(p.accountId, p.kind, before, limit, p.scopes),
   };
 }
 

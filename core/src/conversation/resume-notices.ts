@@ -22,6 +22,7 @@ export function resumeText(r: Resolution): string {
 export function createResumeNotices({ confirmations, thread }: { confirmations: Confirmations; thread: Thread }) {
   return confirmations.onResolved(async (r) => {
     if (r.record.source !== 'message' && r.record.source !== 'standing') return;
-    await thread.say(r.record.account_id, r.mode, resumeText(r), `resume:${r.record.confirm_id}`);
+    // It names the held action and its amounts: what confirm events show, to wallet:read.
+    await thread.say(r.record.account_id, r.mode, resumeText(r), `resume:${r.record.confirm_id}`, ['wallet:read']);
   });
 }

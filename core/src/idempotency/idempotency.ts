@@ -54,6 +54,13 @@ export function isFinalAnswer(answer: StoredAnswer): boolean {
   }
 }
 
+/** Throws 400 invalid_request for a key that is not 1-255 printable ASCII characters without spaces. */
+export function checkIdempotencyKey(key: string) {
+  if (!IDEMPOTENCY_KEY_SHAPE.test(key)) {
+    throw new PresenceError('invalid_request', 'Idempotency-Key must be 1-255 printable ASCII characters without spaces');
+  }
+}
+
 export function fingerprintRequest(method: string, path: string, body: string): string {
   return createHash('sha256').update(method).update('\0').update(path).update('\0').update(body).digest('hex');
 }
@@ -87,9 +94,7 @@ export function createIdempotency({
     new PresenceError('idempotency_mismatch', `Idempotency-Key ${key} was already used for a different request; use a new key`);
 
   async function claim(accountId: string, mode: KeyKind, key: string, fingerprint: string): Promise<IdempotencyClaim> {
-    if (!IDEMPOTENCY_KEY_SHAPE.test(key)) {
-      throw new PresenceError('invalid_request', 'Idempotency-Key must be 1-255 printable ASCII characters without spaces');
-    }
+    checkIdempotencyKey(key);
     const slot = `${mode}:${accountId}:${key}`;
     for (;;) {
       const running = inFlight.get(slot);

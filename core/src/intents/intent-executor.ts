@@ -22,6 +22,7 @@ import { createKeyedLock } from '../concurrency/keyed-lock';
 import { PresenceError } from '../errors/presence-error';
 import type { IntentRecord, PlannedTx } from '../store/documents';
 import type { StorePort } from '../store/store-port';
+import { type ApprovalLedger, createApprovalLedger } from '../wallet/signers/approvals';
 import type { NonceAllocator } from '../wallet/signers/nonce-allocator';
 import type { Wallets } from '../wallet/signers/wallets';
 
@@ -40,6 +41,13 @@ const RECEIPT_TIMEOUT_MS = 60_000;
 /** Another drive (on another server) signed this step or ended the intent first. */
 class Superseded extends Error {}
 
+/** An approval step found unneeded at signing time (approvals.ts): the record without it. */
+class StepDropped extends Error {
+  constructor(readonly record: IntentRecord) {
+    super('step dropped');
+  }
+}
+
 export type IntentExecutor = ReturnType<typeof createIntentExecutor>;
 
 export function createIntentExecutor({
@@ -47,11 +55,14 @@ export function createIntentExecutor({
   wallets,
   nonces,
   clock,
+  approvals = createApprovalLedger(chain),
 }: {
   chain: ChainPort;
   wallets: Wallets;
   nonces: NonceAllocator;
   clock: Clock;
+  /** Approvals signed and not yet mined (default: this executor's own). */
+  approvals?: ApprovalLedger;
 }) {
   const lock = createKeyedLock();
   const driving = new Set<string>();
@@ -146,10 +157,22 @@ export function createIntentExecutor({
             throw new Superseded();
           }
         };
+        const approval = step.label === 'approve';
         r = await nonces.withNonce(
           address,
           async (nonce) => {
+            // Once per token and spender: an approval another intent already sent is not sent again.
+            if (approval && (await approvals.covered(address, step, current.steps[i + 1]))) {
+              const steps = current.steps.filter((_, j) => j !== i);
+              const next = await store.transitionIntent(current.account_id, current.id, ['executing', 'signed'], current.state, {
+                steps,
+                updated_at: clock.now(),
+              });
+              if (!next) throw new PresenceError('conflict', `intent ${current.id} changed state while signing`);
+              throw new StepDropped(next);
+            }
             const signed = await chain.signPrepared(key, await prepared, nonce);
+            if (approval) approvals.signed(address, step, nonce);
             const next = await store.transitionIntent(current.account_id, current.id, ['executing', 'signed'], 'signed', {
               txs: [...current.txs, { hash: signed.hash, raw: signed.raw, nonce, label: step.label }],
               updated_at: clock.now(),
@@ -161,6 +184,11 @@ export function createIntentExecutor({
           unchanged,
         );
       } catch (e) {
+        if (e instanceof StepDropped) {
+          r = e.record;
+          i--;
+          continue;
+        }
         if (e instanceof Superseded) return driveLocked(store, intent, opts, settle);
         // Reverted while estimating, or refused by the node: this step cannot land.
         if (e instanceof ChainRevertedError || e instanceof TransactionRejectedError) throw await fail(e.message);

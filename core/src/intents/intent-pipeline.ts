@@ -92,7 +92,14 @@ export function createIntentPipeline(deps: {
     // alongside would predate the funding, so the plan would see an empty wallet.
     const owner = await wallets.address(accountId);
     const [snapshot, policy] = await Promise.all([market.snapshot(), policies.get(accountId, mode)]);
-    const plan = await planIntent(parsed, { chain, tokenList, snapshot, owner, slippageBps: policy.max_slippage_bps });
+    const plan = await planIntent(parsed, {
+      chain,
+      tokenList,
+      snapshot,
+      owner,
+      slippageBps: policy.max_slippage_bps,
+      approvalCapUsd: capInUsd(policy.daily_cap, tokenList, snapshot),
+    });
     if (marks) marks.quoted = performance.now();
     if (kind) plan.action = kind;
     // Deny rules may name a token by symbol or by address: the gate gets both.

@@ -31,10 +31,18 @@ export type PlanContext = {
   snapshot: MarketSnapshot;
   owner: Address;
   slippageBps: number;
+  /**
+   * What the spend policy lets through in a day, in USD (1e18): a router approval is for that
+   * much of the token (plus APPROVAL_HEADROOM_BPS for price moves), or the swap's own amount if
+   * more — never unlimited, and enough that the day's other swaps need no approval of their own.
+   */
+  approvalCapUsd?: bigint;
 };
 
 const ETH = { symbol: 'ETH', decimals: 18 } as const;
 const MAX_UINT = 2n ** 256n - 1n;
+/** Headroom on the approval cap for the token's price moving during the day (10%). */
+const APPROVAL_HEADROOM_BPS = 1_000n;
 /** Gas for a swap sent right behind its approval, which estimateGas cannot simulate yet. */
 const SWAP_AFTER_APPROVE_GAS = 350_000n;
 
@@ -178,7 +186,13 @@ export async function planIntent(parsed: ParsedIntent, ctx: PlanContext): Promis
         nativeOut: into.native,
       });
       if (allowance < amount) {
-        steps.push({ ...chain.buildApprove(from.token.address, list.dex.router, MAX_UINT), label: 'approve' });
+        const price = snapshot.prices.priceOf(from.token);
+        const cap =
+          ctx.approvalCapUsd && price
+            ? (ctx.approvalCapUsd * (10_000n + APPROVAL_HEADROOM_BPS) * 10n ** BigInt(from.token.decimals)) / (price * 10_000n)
+            : 0n;
+        const approve = cap > amount ? cap : amount;
+        steps.push({ ...chain.buildApprove(from.token.address, list.dex.router, approve), label: 'approve' });
         steps.push({ ...swap, gas: SWAP_AFTER_APPROVE_GAS, label: 'swap' });
       } else steps.push({ ...swap, label: 'swap' });
       const text = formatAmount(amount, unit(from));

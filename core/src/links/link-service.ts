@@ -1,10 +1,9 @@
 // Linking a chat or browser surface without pasting a secret into it: an admin makes a
 // short one-time code; the surface redeems it for a key of its own, named
 // "<surface>:<name>". Codes are stored only as keyed hashes (HMAC-SHA-256 under a subkey of
-// the master key: a code has 40 bits, so a plain hash would fall to brute force from a copy of
-// the file), expire, work once, and are compared in constant time. Redeem attempts pass the
-// redeem guard (per address, and a server-wide budget of failures: see redeem-guard.ts)
-// before a code is looked at.
+// the master key: a copy of the file alone must not let anyone test guesses), expire, work
+// once, and are compared in constant time. Redeem attempts pass the redeem guard (per address:
+// see redeem-guard.ts) before a code is looked at.
 // Redeeming also answers where the account's events stand, so the surface's first
 // subscription can replay from there: a stream without Last-Event-ID starts live, and would
 // miss what happens between redeeming and subscribing.
@@ -21,9 +20,10 @@ import type { StorePort } from '../store/store-port';
 import { createRedeemGuard, defaultRedeemLimits, type RedeemAttempt, type RedeemLimits } from './redeem-guard';
 import { createSharedRedeemGuard } from './shared-redeem-guard';
 
-/** No 0/O or 1/I: codes are read and typed by people. 32 symbols × 8 = 40 bits. */
+/** No 0/O or 1/I: codes are read and typed by people. 32 symbols × 20 = 100 bits (redeem-guard.ts says why). */
 const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
-export const LINK_CODE = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/;
+export const LINK_CODE = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{20}$/;
+const CODE_LENGTH = 20;
 export const DEFAULT_LINK_SCOPES: Scope[] = ['talk', 'memory:read', 'memory:write', 'wallet:read', 'wallet:act'];
 
 /** HKDF `info` of the link-code MAC key: a label no other use of the master key shares. */
@@ -65,7 +65,8 @@ export function createLinkService({
     : createRedeemGuard({ clock, ...(redeemLimits ? { limits: redeemLimits } : {}) });
 
   async function redeemCode(code: string, who: { surface: string; user_id: string; name: string }) {
-    const normal = code.trim().toUpperCase();
+    // Typed by people: spaces and hyphens between groups are not part of it.
+    const normal = code.replace(/[\s-]/g, '').toUpperCase();
     const gone = () => notFound('this link code is unknown, used or expired; ask for a new one');
     if (!LINK_CODE.test(normal)) throw gone();
     const digest = hashCode(normal);
@@ -100,7 +101,7 @@ export function createLinkService({
       // Counted, then stored: codes made at once at the cap may pass it by the few in flight.
       assertRoom('links', await store.countOutstandingLinks(accountId, now), limits.links);
       let code = '';
-      for (let i = 0; i < 8; i++) code += ALPHABET[randomInt(ALPHABET.length)];
+      for (let i = 0; i < CODE_LENGTH; i++) code += ALPHABET[randomInt(ALPHABET.length)];
       const expires = now + ttlS * 1000;
       await store.putLink(
         {

@@ -255,7 +255,8 @@ export function createStandingService({
       const fixed = say;
       await store.updateStanding(accountId, id, (x) => ({ ...x, pending: x.pending.map((p) => (p.n === n ? { ...p, say: fixed } : p)) }));
     }
-    await thread.sayOnce(accountId, say.text, `standing:${id}`, say);
+    // Every standing intent watches a price or the wallet, or acts: its words are wallet:read's to see.
+    await thread.sayOnce(accountId, say.text, `standing:${id}`, say, ['wallet:read']);
     await store.updateStanding(accountId, id, (x) => ({ ...x, pending: x.pending.filter((p) => p.n !== n) }));
   }
 

@@ -174,8 +174,17 @@ export const ThreadEntry = z.discriminatedUnion('kind', [
     confirm_id: z.string().nullable(),
     /** The turn's Idempotency-Key, so a retry that outran the stored answer finds the turn. */
     idempotency_key: z.string().nullable().optional(),
+    /** The scopes the reply drew on (thread/scope-redaction.ts); absent in entries written before. */
+    scopes: z.array(z.string()).optional(),
   }),
-  z.object({ kind: z.literal('presence'), id: z.number().int(), at: z.number(), text: z.string(), cause: z.string() }),
+  z.object({
+    kind: z.literal('presence'),
+    id: z.number().int(),
+    at: z.number(),
+    text: z.string(),
+    cause: z.string(),
+    scopes: z.array(z.string()).optional(),
+  }),
 ]);
 export type ThreadEntry = z.infer<typeof ThreadEntry>;
 export type NewThreadEntry = ThreadEntry extends infer E ? (E extends ThreadEntry ? Omit<E, 'id'> : never) : never;
@@ -230,7 +239,7 @@ export type StandingRecord = z.infer<typeof StandingRecord>;
 export const LinkRecord = z.object({
   /**
    * HMAC-SHA-256 of the code under a subkey of the master key: the code is a bearer secret
-   * until redeemed, and only 40 bits, so a plain hash could be reversed from a copy of the file.
+   * until redeemed, so a copy of the file must not be enough to test guesses against.
    */
   hash: z.string(),
   account_id: z.string(),

@@ -1,12 +1,13 @@
 // The conversation thread: turns (question and answer stored as one entry) and the
 // presence's unprompted speech, which is also announced as a `message` event.
-import type { KeyKind } from '@presence/protocol';
+import type { KeyKind, Scope } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import type { EventsLog } from '../events/events-log';
 import type { ThreadEntry } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
 import type { StorePort } from '../store/store-port';
+import { redactEntry } from './scope-redaction';
 
 export type ThreadMessage = {
   id: string;
@@ -60,10 +61,10 @@ export function createThread({
   clock: Clock;
 }) {
   return {
-    /** The presence speaks unprompted: kept in the thread and sent as an event. */
-    async say(accountId: string, mode: KeyKind, text: string, cause: string) {
-      await storeFor(mode).appendThread(accountId, { kind: 'presence', at: clock.now(), text, cause });
-      await events.emit(accountId, mode, 'message', { text, cause });
+    /** The presence speaks unprompted: kept in the thread and sent as an event; `scopes`: what the words drew on. */
+    async say(accountId: string, mode: KeyKind, text: string, cause: string, scopes: readonly Scope[]) {
+      await storeFor(mode).appendThread(accountId, { kind: 'presence', at: clock.now(), text, cause, scopes: [...scopes] });
+      await events.emit(accountId, mode, 'message', { text, cause, scopes: [...scopes] });
     },
     /** Where the thread and the live events log end now; see `sayOnce`. */
     async marks(accountId: string): Promise<SpeechMarks> {
@@ -76,7 +77,7 @@ export function createThread({
      * same cause past those ids are this very message, spoken before a crash. The thread
      * entry and the event are each looked for, so a crash between them is completed too.
      */
-    async sayOnce(accountId: string, text: string, cause: string, marks: SpeechMarks) {
+    async sayOnce(accountId: string, text: string, cause: string, marks: SpeechMarks, scopes: readonly Scope[]) {
       const same = (e: { text?: unknown; cause?: unknown }) => e.text === text && e.cause === cause;
       let inThread = false;
       for (let before: number | undefined; !inThread; ) {
@@ -86,7 +87,7 @@ export function createThread({
         if (!first || first.id <= marks.thread_after + 1) break;
         before = first.id;
       }
-      if (!inThread) await store.appendThread(accountId, { kind: 'presence', at: clock.now(), text, cause });
+      if (!inThread) await store.appendThread(accountId, { kind: 'presence', at: clock.now(), text, cause, scopes: [...scopes] });
       for (let after = marks.event_after; ; ) {
         const page = await store.eventsAfter(accountId, after, SCAN_PAGE);
         if (page.some((e) => e.type === 'message' && same(e.data))) return;
@@ -94,14 +95,19 @@ export function createThread({
         if (!last || page.length < SCAN_PAGE) break;
         after = last.id;
       }
-      await events.emit(accountId, 'live', 'message', { text, cause });
+      await events.emit(accountId, 'live', 'message', { text, cause, scopes: [...scopes] });
     },
-    async page(accountId: string, mode: KeyKind, before: number | undefined, limit: number) {
-      const entries = await storeFor(mode).readThread(accountId, { ...(before !== undefined ? { before } : {}), limit });
+    /** A page of the thread as a key holding `held` may read it. */
+    async page(accountId: string, mode: KeyKind, before: number | undefined, limit: number, held: readonly Scope[]) {
+      const entries = (await storeFor(mode).readThread(accountId, { ...(before !== undefined ? { before } : {}), limit })).map((e) =>
+        redactEntry(e, held),
+      );
       const first = entries[0];
       const older = first ? (await storeFor(mode).readThread(accountId, { before: first.id, limit: 1 })).length > 0 : false;
       return { messages: toMessages(entries), next_before: older && first ? String(first.id) : null };
     },
-    history: (accountId: string, mode: KeyKind, turns: number) => storeFor(mode).readThread(accountId, { limit: turns }),
+    /** The recent entries, as a key holding `held` may read them (what a planner is given for its turn). */
+    history: async (accountId: string, mode: KeyKind, turns: number, held: readonly Scope[]) =>
+      (await storeFor(mode).readThread(accountId, { limit: turns })).map((e) => redactEntry(e, held)),
   };
 }

@@ -5,8 +5,8 @@
 // stream should start (a key typed in has none: the worker then replays from 0).
 import { createPresenceClient, type PresenceView } from '@presence/client';
 
-/** A link code is 8 characters from A-Z and 2-9 (no 0, 1, O or I). */
-const CODE = /^[A-HJ-NP-Z2-9]{8}$/;
+/** A link code is 20 characters from A-Z and 2-9 (no 0, 1, O or I). */
+const CODE = /^[A-HJ-NP-Z2-9]{20}$/;
 const KEY = /^prs_(live|test)_[0-9A-Za-z]{32,}$/;
 
 export type Credential = { kind: 'code'; code: string } | { kind: 'key'; key: string };
@@ -22,7 +22,7 @@ export function parseCredential(input: string): Credential {
   }
   const code = text.replace(/[\s-]/g, '').toUpperCase();
   if (CODE.test(code)) return { kind: 'code', code };
-  throw new LinkInputError('Enter a link code (8 letters and digits, e.g. from `presence link`) or a key (prs_live_… or prs_test_…).');
+  throw new LinkInputError('Enter a link code (20 letters and digits, e.g. from `presence link`) or a key (prs_live_… or prs_test_…).');
 }
 
 /** An input the user can fix before anything is sent. */

@@ -150,7 +150,7 @@ export function OptionsPage() {
           value={credential}
           autoComplete="off"
           spellCheck={false}
-          placeholder={linked ? 'Linked — leave empty to keep the current key' : 'e.g. K7QM2XRP'}
+          placeholder={linked ? 'Linked — leave empty to keep the current key' : 'e.g. K7QM2-XRPK7-QM2XR-PK7QM'}
           aria-describedby={keyHint}
           onChange={(e) => setCredential(e.target.value)}
         />

@@ -6,7 +6,7 @@ import { LinkInputError, normaliseServerUrl, originPattern, parseCredential } fr
 
 describe('parseCredential', () => {
   it('reads a link code typed loosely, and a key', () => {
-    expect(parseCredential(' k7qm-2xrp ')).toEqual({ kind: 'code', code: 'K7QM2XRP' });
+    expect(parseCredential(' k7qm2-xrpk7-qm2xr-pk7qm ')).toEqual({ kind: 'code', code: 'K7QM2XRPK7QM2XRPK7QM' });
     const key = `prs_test_${'a1B2'.repeat(8)}`;
     expect(parseCredential(key)).toEqual({ kind: 'key', key });
   });

@@ -100,7 +100,7 @@ describe('options page', () => {
   });
 
   it('rejects malformed input before asking for anything', async () => {
-    await fillAndSave('ftp://example.com', 'ABCDEFGH');
+    await fillAndSave('ftp://example.com', 'ABCDEFGHJKLMNPQRSTUV');
     await waitFor(() => expect(statusText()).toMatch(/must start with http/));
     const user = userEvent.setup();
     const url = screen.getByTestId('options-url');
@@ -110,13 +110,13 @@ describe('options page', () => {
     await user.clear(key);
     await user.type(key, 'hello');
     await user.click(screen.getByTestId('options-save'));
-    await waitFor(() => expect(statusText()).toMatch(/Enter a link code \(8 letters and digits/));
+    await waitFor(() => expect(statusText()).toMatch(/Enter a link code \(20 letters and digits/));
     expect(fakeChrome().state.permissionRequests).toEqual([]);
     expect(stored()?.key ?? null).toBeNull();
   });
 
   it('explains an unreachable server and a refused permission', async () => {
-    await fillAndSave('http://127.0.0.1:9', 'ABCDEFGH');
+    await fillAndSave('http://127.0.0.1:9', 'ABCDEFGHJKLMNPQRSTUV');
     await waitFor(() => expect(statusText()).toMatch(/Could not reach the server/), { timeout: 20_000 });
 
     fakeChrome().state.permissionAnswer = 'deny';
@@ -159,7 +159,7 @@ describe('options page', () => {
     render(<OptionsPage />);
     await user.click(await screen.findByTestId('options-make-code'));
     const code = (await screen.findByTestId('options-code')).textContent ?? '';
-    expect(code).toMatch(/^[A-HJ-NP-Z2-9]{8}$/);
+    expect(code).toMatch(/^[A-HJ-NP-Z2-9]{20}$/);
     expect(screen.getByTestId('options-code-status').textContent).toMatch(
       /works once, until .*; scopes talk, memory:read, memory:write, wallet:read, wallet:act\.$/,
     );

@@ -1,6 +1,6 @@
 // Idempotency-Key for every write: claim before the handler runs, record the exact bytes
 // sent, replay them (with Idempotent-Replayed: true) for a later duplicate.
-import { type Core, fingerprintRequest, type StoredAnswer } from '@presence/core';
+import { type Core, checkIdempotencyKey, fingerprintRequest, type StoredAnswer } from '@presence/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -77,9 +77,18 @@ export function registerIdempotency(app: FastifyInstance, core: Core) {
     }, RELEASE_AFTER_ABORT_MS).unref();
   };
 
+  // The key's syntax is checked as the request arrives, before its body is read: a bad key
+  // is refused at once, whatever (and however slowly) the body would have been.
+  const checkKey = async (request: FastifyRequest) => {
+    const key = request.headers['idempotency-key'];
+    if (key !== undefined) checkIdempotencyKey(String(key));
+  };
+
   app.addHook('onRoute', (route) => {
     const methods = [route.method].flat();
-    if (!methods.some((m) => WRITES.has(m)) || route.config?.ownIdempotency || route.config?.scope === undefined) return;
+    if (!methods.some((m) => WRITES.has(m)) || route.config?.scope === undefined) return;
+    route.onRequest = [...asList(route.onRequest as Hook | Hook[] | undefined), checkKey] as typeof route.onRequest;
+    if (route.config?.ownIdempotency) return;
     route.preValidation = [...asList(route.preValidation as Hook | Hook[] | undefined), claim] as typeof route.preValidation;
     route.onSend = [...asList(route.onSend as Hook | Hook[] | undefined), record] as typeof route.onSend;
     route.onResponse = [...asList(route.onResponse as Hook | Hook[] | undefined), release] as typeof route.onResponse;

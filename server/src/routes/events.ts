@@ -2,7 +2,7 @@
 // Last-Event-ID (header or ?last_event_id=), then live; each type only for keys holding its
 // scope; closes when the key is revoked or its rotation grace ends. Each open stream takes a
 // slot under the stream caps (per key, per account, server-wide) until it closes.
-import { PresenceError } from '@presence/core';
+import { PresenceError, redactEventData } from '@presence/core';
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { problem } from '../http/problem';
@@ -74,7 +74,11 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
                 ? await sse.send({ event: 'gap', data: { oldest_id: item.oldest_id } })
                 : item.kind === 'cursor'
                   ? await sse.cursor(item.id)
-                  : await sse.send({ id: item.event.id, event: item.event.type, data: item.event.data });
+                  : await sse.send({
+                      id: item.event.id,
+                      event: item.event.type,
+                      data: redactEventData(item.event.type, item.event.data, p.scopes),
+                    });
             if (!ok) break;
           }
         } catch (err) {

@@ -1,5 +1,5 @@
-// One wallet per account, created on first use. On the devnet a new wallet is funded and
-// pre-approves the router for every listed token, so swaps need no approval round trip.
+// One wallet per account, created on first use. On the devnet a new wallet is funded.
+// (Router approvals are sent by the first swap that needs one: signers/approvals.ts.)
 
 import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';

@@ -1,0 +1,38 @@
+// JSON bodies: Fastify's own parser (prototype poisoning refused), behind a bound on nesting.
+// A body of 10 KB of `[` parses, but every later walk over it (validation, the idempotency
+// fingerprint, logging) recurses once per level and overflows the stack: a 500 from any body.
+// The bound is checked on the text before it is parsed, so no deep value ever exists.
+import { PresenceError } from '@presence/core';
+import type { FastifyInstance } from 'fastify';
+
+/** No request schema comes near it (the deepest, a spend policy, is 4 levels). */
+export const MAX_JSON_DEPTH = 32;
+
+/** Whether JSON text opens more than `max` arrays or objects inside each other (brackets in strings are text). */
+export function nestedDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+export function registerJsonBody(app: FastifyInstance) {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (nestedDeeperThan(String(body), MAX_JSON_DEPTH)) {
+      return done(new PresenceError('invalid_request', `body is nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+    }
+    parse(request, body as string, done);
+  });
+}

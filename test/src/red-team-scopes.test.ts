@@ -1,0 +1,60 @@
+// Red-team case 6, replayed against a real server on the devnet (red-team-postgres.test.ts runs
+// it on PostgreSQL): the thread keeps to scopes. A talk-only key of the account reads, through
+// GET /v1/messages, the replies made for a fuller key only redacted (naming the scope), and a
+// `wallet:read` standing intent's message reaches its events stream redacted too.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createManualClock, openStream, removeDir, startTestServer, type TestServer } from './harness';
+
+const clock = createManualClock(Date.parse('2026-06-01T08:59:00Z'));
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer({ chain: true, clock });
+});
+afterAll(async () => {
+  await s?.close();
+  if (s) removeDir(s.dataDir);
+});
+
+describe('6. the thread keeps to scopes', () => {
+  it('replies and standing messages that drew on wallet:read or memory:read reach a talk-only key redacted', async () => {
+    const say = (text: string) => call(s.url, 'POST', '/v1/messages', { key: s.live, body: { text } });
+    const note = 'the-vault-code-is-0451';
+    expect((await call(s.url, 'POST', '/v1/memory/pin', { key: s.live, body: { key: 'topic:vault', note } })).status).toBe(200);
+    const held = await say('what do I hold');
+    const wallet = await call(s.url, 'GET', '/v1/wallet', { key: s.live });
+    expect(held.json.reply).toContain(wallet.json.total_usd);
+    expect((await say('what do you remember')).json.reply).toContain(note);
+    const created = await say('every day at 09:00 tell me my balance');
+    const id = /\((st_\w+)\)/.exec(created.json.reply)?.[1] as string;
+
+    const talk = (await call(s.url, 'POST', '/v1/keys', { key: s.live, body: { name: 'talk-only', scopes: ['talk'] } })).json
+      .secret as string;
+    const page = await call(s.url, 'GET', '/v1/messages', { key: talk });
+    expect(page.status).toBe(200);
+    expect(page.text).not.toContain(note);
+    expect(page.text).not.toContain(wallet.json.total_usd);
+    const replies = page.json.messages.filter((m: { role: string }) => m.role === 'presence').map((m: { text: string }) => m.text);
+    expect(replies).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/redacted: this drew on .*wallet:read/),
+        expect.stringMatching(/redacted: this drew on memory:read,/),
+      ]),
+    );
+    // The user's own words stay.
+    expect(page.json.messages.map((m: { text: string }) => m.text)).toContain('what do I hold');
+
+    const talkStream = openStream(s.url, '/v1/events', talk);
+    const fullStream = openStream(s.url, '/v1/events', s.live);
+    await talkStream.until(() => talkStream.status === 200 && talkStream.cursors.length === 1);
+    await fullStream.until(() => fullStream.status === 200 && fullStream.cursors.length === 1);
+    clock.set(Date.parse('2026-06-01T09:00:00Z'));
+    expect(await s.core.standing.tick()).toBe(1);
+    const fired = (frames: typeof talkStream.frames) => frames.find((f) => f.event === 'message' && f.data.cause === `standing:${id}`);
+    await fullStream.until(() => fired(fullStream.frames) !== undefined);
+    await talkStream.until(() => fired(talkStream.frames) !== undefined);
+    expect(fired(fullStream.frames)?.data.text).toContain('USD');
+    expect(fired(talkStream.frames)?.data.text).toMatch(/^\[redacted: this drew on wallet:read/);
+    await talkStream.close();
+    await fullStream.close();
+  });
+});
