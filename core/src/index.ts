@@ -25,4 +25,9 @@ export { createRateLimiter, parseRateLimit, type RateDecision, type RateLimiter,
 export { toStandingView } from './standing/standing-view';
 export { makeTreePrivate } from './store/private-tree';
 export type { StorePort } from './store/store-port';
+export type { FeedEntry, SurfaceLinkRecord, SurfaceRecord } from './store/surface-records';
+export type { SurfaceStorePort } from './store/surface-store-port';
+export { type SurfaceFrame, type SurfaceSubscription, subscribeSurfaceFeed } from './surfaces/surface-feed';
+export type { SurfacePrincipal, SurfaceService } from './surfaces/surface-service';
+export { looksLikeSurfaceToken } from './surfaces/surface-token';
 export type { ChainRuntime, WalletDomain } from './wallet/wallet-domain';

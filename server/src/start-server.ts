@@ -27,6 +27,7 @@ import { type LogFormat, type LogStream, productionLogging } from './logger';
 import { meteredChain, meteredStore } from './metrics/metered-ports';
 import { createMetrics } from './metrics/metrics';
 import { databaseFailure, openStore } from './open-store';
+import { openSurfaceStore } from './open-surfaces';
 
 export type RunningServer = {
   url: string;
@@ -148,6 +149,8 @@ export async function startServer({
     const store = meteredStore(opened.store, metrics);
     if (storeInfo.kind === 'postgres') progress(`store: PostgreSQL, schema version ${storeInfo.schema}`);
     cleanups.push(() => store.close());
+    const surfaces = await openSurfaceStore(config, opened.store);
+    cleanups.push(() => surfaces.close());
     // Several servers may share the database: events, rate limits and key changes travel
     // between them through it (LISTEN/NOTIFY and shared tables); locks, leadership and the
     // shared devnet's record go through it too (cluster-runtime.ts).
@@ -180,6 +183,7 @@ export async function startServer({
         memory: config.PRESENCE_MAX_MEMORY_PER_ACCOUNT,
       },
       keystore,
+      surfaces,
       locks: cluster.locks,
       chainName: () => config.PRESENCE_CHAIN,
       ...(messaging ? { cluster: messaging } : {}),

@@ -1,3 +1,4 @@
 // The embedded store (lowdb JSON documents and append-only logs under the data directory), for
 // the `@presence/core/lowdb` subpath.
 export { createLowdbStore, type LowdbStoreOptions } from './lowdb-store';
+export { createLowdbSurfaceStore, type LowdbSurfaceStoreOptions } from './surfaces';

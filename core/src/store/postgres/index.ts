@@ -8,3 +8,4 @@ export { type Leadership, type LeadershipOptions, startLeadership } from './lead
 export { type AppliedMigration, loadMigrations, type Migration, type MigrationStatus, migrate, migrationStatus } from './migrate';
 export { createPostgresLocks, type PostgresLocksOptions } from './postgres-locks';
 export { createPostgresStore, type PostgresStoreOptions } from './postgres-store';
+export { createPostgresSurfaceStore } from './surfaces';
