@@ -181,6 +181,12 @@ export async function buildApp({
             description:
               'prs_live_… or prs_test_…; or a surface token prs_surface_… on /v1/surface routes, to redeem link codes, or with Presence-Acting-For: key_… naming a key it linked',
           },
+          surfaceToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              "prs_surface_… (presence-server surfaces create): a surface's own routes, redeeming link codes, and with Presence-Acting-For any keyed route",
+          },
           ...(metricsToken ? { metricsToken: { type: 'http', scheme: 'bearer', description: 'PRESENCE_METRICS_TOKEN' } } : {}),
         },
       },

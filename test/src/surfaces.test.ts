@@ -160,3 +160,30 @@ describe('GET /v1/surface/events', () => {
     expect((await call(s.url, 'GET', '/v1/surface', { key: made.token })).status).toBe(401);
   });
 });
+
+describe('@presence/client with a surface token', () => {
+  it('redeems without a secret, acts with as(keyId), and reads the surface stream typed', async () => {
+    const { createPresenceClient, isApiError } = await import('@presence/client');
+    const made = await surfaces().create('bot-sdk');
+    const bot = createPresenceClient({ baseUrl: s.url, token: made.token, retries: 0 });
+    const link = await bot.surface.redeem(await linkCode(s.live), { surface: 'telegram', user_id: 'gus', name: 'gus' });
+    expect(link).toMatchObject({ account: 'default', surface: made.surface.id, surface_user: 'gus' });
+    expect((await bot.surface.get()).links).toBe(1);
+    const gus = bot.as(link.key_id);
+    expect((await gus.presence.me()).name).toBeTypeOf('string');
+    const refused = await bot.presence.me().catch((e: unknown) => e);
+    expect(isApiError(refused) && refused.status).toBe(403);
+
+    const sub = bot.surface.events.subscribe({ lastEventId: 0 });
+    await gus.memory.pin({ key: 'token:WETH' });
+    for await (const item of sub) {
+      if (item.type !== 'event') continue;
+      expect(item.account).toBe('default');
+      expect(item.key_ids).toEqual([link.key_id]);
+      expect(item.event.type).toBe('memory');
+      if (item.event.type === 'memory') expect(item.event.data.key).toBe('token:WETH');
+      break;
+    }
+    sub.close();
+  });
+});
