@@ -156,6 +156,8 @@ export function createCore(o: CoreOptions) {
       store,
       surfaces: o.surfaces,
       clock,
+      keys,
+      events,
       links,
       rateLimiterFor,
       ...(o.onBackgroundError ? { onError: o.onBackgroundError } : {}),

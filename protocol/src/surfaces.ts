@@ -28,6 +28,12 @@ export const SurfaceRedeemResult = RedeemResult.omit({ key: true }).extend({
 });
 export type SurfaceRedeemResult = z.infer<typeof SurfaceRedeemResult>;
 
+/** POST /v1/surface/adopt: a key linked before surface tokens, moved over to the surface. */
+export const AdoptRequest = z.object({
+  key: z.string().min(1).max(200).describe("The key's secret (prs_live_…), which the surface may forget afterwards"),
+  surface_user: z.string().min(1).max(128),
+});
+
 export const SurfaceEventsQuery = z.object({
   last_event_id: z.coerce.number().int().min(0).optional(),
   partition: z.coerce.number().int().min(0).max(255).optional(),

@@ -95,6 +95,30 @@ describe('surface tokens', () => {
   });
 });
 
+describe('POST /v1/surface/adopt', () => {
+  it('moves a key redeemed the old way over to the surface; another surface cannot take it', async () => {
+    const old = await call(s.url, 'POST', `/v1/links/${await linkCode(s.live)}/redeem`, {
+      body: { surface: 'telegram', user_id: 'hal', name: 'hal' },
+    });
+    expect(old.json.key).toMatch(/^prs_live_/);
+    const before = await call(s.url, 'GET', '/v1/presence/me', { headers: acting(tokenA, old.json.key_id) });
+    expect(before.status).toBe(403);
+    const adopted = await call(s.url, 'POST', '/v1/surface/adopt', { key: tokenA, body: { key: old.json.key, surface_user: 'hal' } });
+    expect(adopted.status).toBe(200);
+    expect(adopted.json).toMatchObject({ key_id: old.json.key_id, surface: surfaceA, surface_user: 'hal' });
+    expect(adopted.json).not.toHaveProperty('key');
+    expect((await call(s.url, 'GET', '/v1/presence/me', { headers: acting(tokenA, old.json.key_id) })).status).toBe(200);
+    // Again: the same answer; by another surface: 409.
+    expect((await call(s.url, 'POST', '/v1/surface/adopt', { key: tokenA, body: { key: old.json.key, surface_user: 'hal' } })).status).toBe(
+      200,
+    );
+    const taken = await call(s.url, 'POST', '/v1/surface/adopt', { key: tokenB, body: { key: old.json.key, surface_user: 'hal' } });
+    expect([taken.status, taken.json.type]).toEqual([409, 'conflict']);
+    const bad = await call(s.url, 'POST', '/v1/surface/adopt', { key: tokenA, body: { key: 'prs_live_nope', surface_user: 'hal' } });
+    expect([bad.status, bad.json.type]).toEqual([401, 'auth']);
+  });
+});
+
 describe('GET /v1/surface/events', () => {
   it("multiplexes linked accounts in per-account order, by the linked keys' scopes, and resumes from one cursor", async () => {
     const t = (await surfaces().create('bot-stream')).token;

@@ -54,6 +54,9 @@ export const surfaceResource = (http: Http) => ({
   /** Redeems a link code for this surface: answers the linked key's id and no secret. */
   redeem: (code: string, params: RedeemLinkParameters, options?: RequestOptions): Promise<SurfaceRedeemReturnType> =>
     http.json(SurfaceRedeemResult, { method: 'POST', path: `/v1/links/${encodeURIComponent(code)}/redeem`, body: params }, options),
+  /** Moves a key this bot holds the secret of (linked before surface tokens) over to the surface; forget the secret afterwards. */
+  adopt: (params: { key: string; surface_user: string }, options?: RequestOptions): Promise<SurfaceRedeemReturnType> =>
+    http.json(SurfaceRedeemResult, { method: 'POST', path: '/v1/surface/adopt', body: params }, options),
   events: {
     /** `for await (const e of client.surface.events.subscribe({ lastEventId }))`: every linked user's events, one cursor. */
     subscribe: ({ partition, ...options }: SurfaceSubscribeOptions = {}): SurfaceSubscription =>

@@ -7,7 +7,8 @@
 import type { Scope, SurfaceRedeemResult, SurfaceView } from '@presence/protocol';
 import { type Clock, iso } from '../clock/clock';
 import { PresenceError } from '../errors/presence-error';
-import type { Principal } from '../keys/key-service';
+import type { EventsLog } from '../events/events-log';
+import type { KeyService, Principal } from '../keys/key-service';
 import type { LinkService, RedeemWho } from '../links/link-service';
 import type { RateLimiterPort } from '../ratelimit/sliding-window';
 import type { StorePort } from '../store/store-port';
@@ -35,6 +36,8 @@ export function createSurfaceService({
   store,
   surfaces,
   clock,
+  keys,
+  events,
   links,
   rateLimiterFor,
   redeemLimits,
@@ -43,6 +46,8 @@ export function createSurfaceService({
   store: Pick<StorePort, 'getKey'>;
   surfaces: SurfaceStorePort;
   clock: Clock;
+  keys: Pick<KeyService, 'authenticate'>;
+  events: Pick<EventsLog, 'bounds'>;
   links: LinkService;
   rateLimiterFor: (scope: string, opts: { limit: number; windowMs: number }) => RateLimiterPort;
   redeemLimits?: SurfaceRedeemLimits;
@@ -130,6 +135,41 @@ export function createSurfaceService({
       });
       const { key: _secretless, ...rest } = made;
       return { result: { ...rest, surface: by.surfaceId }, rate: attempt.rate };
+    },
+
+    /**
+     * Moves a key a surface holds the secret of (linked before surface tokens) over to the
+     * surface: linked through it from now on, so the surface can drop the secret and act for
+     * it by id. Again for a key already linked here answers the same; a key linked through
+     * another surface is 409.
+     */
+    async adopt(by: SurfacePrincipal, secret: string, surfaceUser: string): Promise<SurfaceRedeemResult> {
+      const p = await keys.authenticate(secret);
+      if (p.kind !== 'live') throw new PresenceError('invalid_request', 'only a live key can be linked through a surface');
+      const k = await store.getKey(p.keyId);
+      if (!k) throw new PresenceError('auth', 'unknown key');
+      let link = await surfaces.getSurfaceLink(p.keyId);
+      if (link && link.surface_id !== by.surfaceId) throw new PresenceError('conflict', `key ${p.keyId} is linked through another surface`);
+      const { latest } = await events.bounds(p.accountId, 'live');
+      link ??= await surfaces.insertSurfaceLink({
+        key_id: p.keyId,
+        surface_id: by.surfaceId,
+        account_id: p.accountId,
+        surface_user: surfaceUser,
+        created_at: clock.now(),
+        from_event: latest,
+        from_seq: 0,
+        revoked_at: null,
+      });
+      return {
+        account: p.accountId,
+        key_id: p.keyId,
+        name: k.name,
+        scopes: [...k.scopes],
+        surface_user: link.surface_user,
+        last_event_id: latest,
+        surface: by.surfaceId,
+      };
     },
 
     /**

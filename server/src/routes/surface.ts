@@ -46,6 +46,25 @@ export const surfaceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { cor
     },
   );
 
+  app.post(
+    '/v1/surface/adopt',
+    {
+      config: { surface: true },
+      schema: {
+        operationId: 'adoptKey',
+        openapi: {
+          answers: { 200: 'The key, now linked through this surface: act for it by id from now on' },
+          problems: ['conflict'],
+        },
+        summary: 'Move a key linked before surface tokens over to this surface (surface token only)',
+        tags: ['surfaces'],
+        body: schemas.AdoptRequest,
+        response: { 200: schemas.SurfaceRedeemResult },
+      },
+    },
+    async (req) => surfacesOf(core).adopt(req.surface as SurfacePrincipal, req.body.key, req.body.surface_user),
+  );
+
   app.get(
     '/v1/surface/events',
     {
