@@ -15,11 +15,23 @@ describe('loadBotsConfig', () => {
       dataDir: path.resolve('/srv/presence/.presence-bots'),
       telegram: { token: 't0k3n', apiRoot: 'https://api.telegram.org' },
       discord: null,
+      surfaceToken: null,
     });
     const d = loadBotsConfig({ DISCORD_BOT_TOKEN: 'd', DISCORD_API_ROOT: 'http://127.0.0.1:9/api/', PRESENCE_URL: 'http://10.0.0.1:8787' });
     expect(d.discord).toEqual({ token: 'd', apiRoot: 'http://127.0.0.1:9/api' });
     expect(d.telegram).toBeNull();
     expect(d.presenceUrl).toBe('http://10.0.0.1:8787');
+  });
+
+  it('takes a surface token (PRESENCE_SURFACE_TOKEN), and refuses one of the wrong shape without quoting it', () => {
+    const token = `prs_surface_${'a'.repeat(40)}`;
+    expect(loadBotsConfig({ TELEGRAM_BOT_TOKEN: 't', PRESENCE_SURFACE_TOKEN: token }).surfaceToken).toBe(token);
+    expect(() => loadBotsConfig({ TELEGRAM_BOT_TOKEN: 't', PRESENCE_SURFACE_TOKEN: 'prs_live_oops' })).toThrow(/PRESENCE_SURFACE_TOKEN/);
+    try {
+      loadBotsConfig({ TELEGRAM_BOT_TOKEN: 't', PRESENCE_SURFACE_TOKEN: 'prs_live_oops' });
+    } catch (e) {
+      expect(String(e)).not.toContain('oops');
+    }
   });
 
   it('rejects an address that is not http(s)', () => {

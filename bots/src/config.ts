@@ -9,6 +9,8 @@ export type BotsConfig = {
   dataDir: string;
   telegram: { token: string; apiRoot: string } | null;
   discord: { token: string; apiRoot: string } | null;
+  /** PRESENCE_SURFACE_TOKEN: link and act through the bot's surface token, one events stream per process. */
+  surfaceToken: string | null;
 };
 
 export class BotsConfigError extends Error {}
@@ -36,8 +38,12 @@ export function loadBotsConfig(env: NodeJS.ProcessEnv = process.env): BotsConfig
   if (!telegramToken && !discordToken) {
     throw new BotsConfigError('no bot to run: set TELEGRAM_BOT_TOKEN and/or DISCORD_BOT_TOKEN (see bots/README.md)');
   }
+  const surfaceToken = env.PRESENCE_SURFACE_TOKEN?.trim() || null;
+  if (surfaceToken !== null && !/^prs_surface_[0-9A-Za-z]{32,128}$/.test(surfaceToken))
+    throw new BotsConfigError('invalid PRESENCE_SURFACE_TOKEN: expected prs_surface_… (made by `presence-server surfaces create NAME`)');
   return {
     presenceUrl: httpUrl(env, 'PRESENCE_URL', DEFAULT_PRESENCE_URL),
+    surfaceToken,
     // Relative to where the command was typed: `npm run bots` at the root runs in bots/, but npm keeps INIT_CWD.
     dataDir: path.resolve(env.INIT_CWD || process.cwd(), env.PRESENCE_BOTS_DATA_DIR?.trim() || DEFAULT_DATA_DIR),
     telegram: telegramToken ? { token: telegramToken, apiRoot: httpUrl(env, 'TELEGRAM_API_ROOT', TELEGRAM_API_ROOT) } : null,
