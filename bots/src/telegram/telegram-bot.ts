@@ -16,6 +16,7 @@ import { COMMANDS, GROUP_HINT, TEXT_ONLY } from '../surface/render';
 import { createSurface, type SurfaceOptions } from '../surface/surface';
 import { createCallLimit } from './call-limit';
 import { retryAfter } from './retry-after';
+import { createSendPace } from './send-pace';
 
 export const TELEGRAM_API_ROOT = 'https://api.telegram.org';
 export const TELEGRAM_MAX_LENGTH = 4096;
@@ -56,6 +57,7 @@ export function createTelegramBot(o: TelegramBotOptions) {
   const bot = new Bot(o.token, { client: { apiRoot, timeoutSeconds: pollTimeoutS + 15 } });
   const callLimit = createCallLimit();
   bot.api.config.use(
+    createSendPace().transformer, // innermost: every attempt, retries included, takes a slot
     retryAfter({ onWait: (method, seconds) => o.log('warn', 'Telegram asked us to slow down', { method, retry_after: seconds }) }),
     callLimit.transformer, // outermost, so it also cuts retryAfter's waits
   );
