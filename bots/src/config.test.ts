@@ -16,6 +16,7 @@ describe('loadBotsConfig', () => {
       telegram: { token: 't0k3n', apiRoot: 'https://api.telegram.org' },
       discord: null,
       surfaceToken: null,
+      databaseUrl: null,
     });
     const d = loadBotsConfig({ DISCORD_BOT_TOKEN: 'd', DISCORD_API_ROOT: 'http://127.0.0.1:9/api/', PRESENCE_URL: 'http://10.0.0.1:8787' });
     expect(d.discord).toEqual({ token: 'd', apiRoot: 'http://127.0.0.1:9/api' });
@@ -32,6 +33,15 @@ describe('loadBotsConfig', () => {
     } catch (e) {
       expect(String(e)).not.toContain('oops');
     }
+  });
+
+  it("keeps the bots' table in PostgreSQL only with a surface token", () => {
+    const token = `prs_surface_${'a'.repeat(40)}`;
+    const url = 'postgres://bots@127.0.0.1:5432/bots';
+    expect(loadBotsConfig({ TELEGRAM_BOT_TOKEN: 't', PRESENCE_SURFACE_TOKEN: token, PRESENCE_BOTS_DATABASE_URL: url }).databaseUrl).toBe(
+      url,
+    );
+    expect(() => loadBotsConfig({ TELEGRAM_BOT_TOKEN: 't', PRESENCE_BOTS_DATABASE_URL: url })).toThrow(/needs PRESENCE_SURFACE_TOKEN/);
   });
 
   it('rejects an address that is not http(s)', () => {

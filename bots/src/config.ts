@@ -11,6 +11,8 @@ export type BotsConfig = {
   discord: { token: string; apiRoot: string } | null;
   /** PRESENCE_SURFACE_TOKEN: link and act through the bot's surface token, one events stream per process. */
   surfaceToken: string | null;
+  /** PRESENCE_BOTS_DATABASE_URL: the bots' table in PostgreSQL, shared by several bot processes. */
+  databaseUrl: string | null;
 };
 
 export class BotsConfigError extends Error {}
@@ -41,9 +43,18 @@ export function loadBotsConfig(env: NodeJS.ProcessEnv = process.env): BotsConfig
   const surfaceToken = env.PRESENCE_SURFACE_TOKEN?.trim() || null;
   if (surfaceToken !== null && !/^prs_surface_[0-9A-Za-z]{32,128}$/.test(surfaceToken))
     throw new BotsConfigError('invalid PRESENCE_SURFACE_TOKEN: expected prs_surface_… (made by `presence-server surfaces create NAME`)');
+  const databaseUrl = env.PRESENCE_BOTS_DATABASE_URL?.trim() || null;
+  if (databaseUrl !== null) {
+    if (!/^postgres(ql)?:\/\//.test(databaseUrl)) throw new BotsConfigError('invalid PRESENCE_BOTS_DATABASE_URL: expected postgres://…');
+    if (surfaceToken === null)
+      throw new BotsConfigError(
+        'PRESENCE_BOTS_DATABASE_URL needs PRESENCE_SURFACE_TOKEN: the shared table keeps no user keys (see bots/README.md)',
+      );
+  }
   return {
     presenceUrl: httpUrl(env, 'PRESENCE_URL', DEFAULT_PRESENCE_URL),
     surfaceToken,
+    databaseUrl,
     // Relative to where the command was typed: `npm run bots` at the root runs in bots/, but npm keeps INIT_CWD.
     dataDir: path.resolve(env.INIT_CWD || process.cwd(), env.PRESENCE_BOTS_DATA_DIR?.trim() || DEFAULT_DATA_DIR),
     telegram: telegramToken ? { token: telegramToken, apiRoot: httpUrl(env, 'TELEGRAM_API_ROOT', TELEGRAM_API_ROOT) } : null,

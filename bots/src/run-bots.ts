@@ -5,7 +5,9 @@ import { createPresenceClient } from '@presence/client';
 import type { BotsConfig } from './config';
 import { createDiscordBot, type DiscordBotOptions } from './discord/discord-bot';
 import type { Logger } from './log';
+import { importFileTable } from './surface/import-file-table';
 import { openLinkStore } from './surface/link-store';
+import { openPgLinkStore } from './surface/pg-link-store';
 import type { SurfaceOptions } from './surface/surface';
 import { createSurfaceStream } from './surface/surface-stream';
 import { createTelegramBot } from './telegram/telegram-bot';
@@ -17,20 +19,26 @@ export type RunningBots = {
 };
 
 /** Options for both bots beyond the config (tests shorten intervals and retries). */
-export type BotsTuning = Partial<Pick<SurfaceOptions, 'editIntervalMs' | 'client' | 'events' | 'now'>> & { pollTimeoutS?: number };
+export type BotsTuning = Partial<Pick<SurfaceOptions, 'editIntervalMs' | 'client' | 'events' | 'now'>> & {
+  pollTimeoutS?: number;
+  /** With the bots' table in PostgreSQL: how often a standby asks for the surface stream's lead. */
+  leadRetryMs?: number;
+};
 
 export async function runBots(
-  config: Pick<BotsConfig, 'presenceUrl' | 'dataDir' | 'telegram' | 'discord'> & Partial<Pick<BotsConfig, 'surfaceToken'>>,
+  config: Pick<BotsConfig, 'presenceUrl' | 'dataDir' | 'telegram' | 'discord'> & Partial<Pick<BotsConfig, 'surfaceToken' | 'databaseUrl'>>,
   log: Logger,
   tuning: BotsTuning = {},
   signal?: AbortSignal,
 ): Promise<RunningBots> {
   for (const t of [config.telegram?.token, config.discord?.token, config.surfaceToken]) if (t) log.addSecret(t);
-  const store = await openLinkStore(config.dataDir, { log });
   // One surface stream for the whole process, whichever platforms it runs.
   const surfaceClient = config.surfaceToken
     ? createPresenceClient({ ...tuning.client, baseUrl: config.presenceUrl, token: config.surfaceToken })
     : null;
+  const shared = config.databaseUrl ? await openPgLinkStore(config.databaseUrl, { log }) : null;
+  if (shared && surfaceClient) await importFileTable({ dataDir: config.dataDir, into: shared, client: surfaceClient, log });
+  const store = shared ?? (await openLinkStore(config.dataDir, { log }));
   const surfaceStream = surfaceClient
     ? createSurfaceStream({
         client: surfaceClient,
@@ -38,6 +46,7 @@ export async function runBots(
         log,
         ...(tuning.events?.reconnect ? { reconnect: tuning.events.reconnect } : {}),
         ...(tuning.events?.restartMs !== undefined ? { restartMs: tuning.events.restartMs } : {}),
+        ...(shared ? { lead: shared.leadStream, ...(tuning.leadRetryMs ? { leadRetryMs: tuning.leadRetryMs } : {}) } : {}),
       })
     : null;
   const common = {

@@ -33,6 +33,13 @@ export function createSurfaceStream(o: {
   log: Log;
   reconnect?: { baseDelayMs?: number; maxDelayMs?: number };
   restartMs?: number;
+  /**
+   * Several processes of one bot (PRESENCE_BOTS_DATABASE_URL): only the one holding the lead
+   * reads the stream; the others try again every `leadRetryMs` and take over where the cursor
+   * and each user's last event id stand.
+   */
+  lead?: () => Promise<(() => Promise<void>) | null>;
+  leadRetryMs?: number;
 }) {
   const { store, log } = o;
   const handlers = new Map<SurfaceName, SurfaceHandlers>();
@@ -99,8 +106,30 @@ export function createSurfaceStream(o: {
     });
   }
 
+  /** Reads the stream while this process leads (always, with one process). */
   async function run(stop: AbortController) {
     const { signal } = stop;
+    if (!o.lead) return consume(signal);
+    while (!signal.aborted) {
+      const release = await o.lead().catch((e: unknown) => {
+        log('warn', "could not ask for the surface stream's lead", { error: String(e) });
+        return null;
+      });
+      if (!release) {
+        await sleep(o.leadRetryMs ?? 2_000, signal);
+        continue;
+      }
+      log('info', 'this process now reads the surface stream');
+      try {
+        await consume(signal);
+      } finally {
+        await Promise.allSettled([...queues.values()]);
+        await release();
+      }
+    }
+  }
+
+  async function consume(signal: AbortSignal) {
     while (!signal.aborted) {
       const cursor = store.surfaceCursor();
       const sub = o.client.surface.events.subscribe({
