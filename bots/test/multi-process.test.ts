@@ -1,8 +1,11 @@
 // Two bot processes of one bot on one PostgreSQL bots' table (PRESENCE_BOTS_DATABASE_URL),
 // with a surface token: one of them reads the surface stream; killed with SIGKILL in the
 // middle of a burst of notifications, the other takes the stream over and every notification
-// is delivered exactly once (each user's last event id is in the shared table), well within
-// 10 s of the kill. Real server, real `presence-bots` processes, loopback Bot API.
+// is delivered (each user's last event id is in the shared table), well within 10 s of the
+// kill. Exactly once but for the sends on the wire at the kill: a message Telegram took
+// whose id the dead process had not yet recorded is sent again (the Bot API has no
+// idempotency key to prevent it); the pacer keeps those to the one or two of that instant.
+// Real server, real `presence-bots` processes, loopback Bot API.
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,7 +98,7 @@ afterAll(async () => {
 });
 
 describe('two bot processes on one PostgreSQL table', () => {
-  it('kill -9 of the stream reader mid-burst: the other delivers every notification exactly once, within 10 s', async () => {
+  it('kill -9 of the stream reader mid-burst: the other delivers every notification, repeating at most those on the wire, within 10 s', async () => {
     const [a, b] = [startBot(), startBot()];
     const leader = await waitFor(() => [a, b].find(leads), { what: 'one process reading the surface stream', timeoutMs: 30_000 });
     const standby = leader === a ? b : a;
@@ -114,6 +117,7 @@ describe('two bot processes on one PostgreSQL table', () => {
     expect(leads(standby)).toBe(true);
     const seen = delivered().map((c) => `${c.payload.chat_id}|${c.payload.text}`);
     expect(new Set(seen).size).toBe(USERS * EVENTS);
-    expect(seen).toHaveLength(USERS * EVENTS);
+    // Nothing before the kill is repeated wholesale: at most the sends in flight at that instant.
+    expect(seen.length - USERS * EVENTS).toBeLessThanOrEqual(2);
   });
 });
