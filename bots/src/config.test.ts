@@ -13,7 +13,7 @@ describe('loadBotsConfig', () => {
     expect(c).toEqual({
       presenceUrl: 'http://127.0.0.1:8787',
       dataDir: path.resolve('/srv/presence/.presence-bots'),
-      telegram: { token: 't0k3n', apiRoot: 'https://api.telegram.org' },
+      telegram: { token: 't0k3n', apiRoot: 'https://api.telegram.org', webhook: null },
       discord: null,
       surfaceToken: null,
       databaseUrl: null,
@@ -42,6 +42,19 @@ describe('loadBotsConfig', () => {
       url,
     );
     expect(() => loadBotsConfig({ TELEGRAM_BOT_TOKEN: 't', PRESENCE_BOTS_DATABASE_URL: url })).toThrow(/needs PRESENCE_SURFACE_TOKEN/);
+  });
+
+  it('serves a Telegram webhook with a URL and a secret together, on PRESENCE_BOTS_PORT', () => {
+    const env = { TELEGRAM_BOT_TOKEN: 't', TELEGRAM_WEBHOOK_URL: 'https://bots.example/tg', TELEGRAM_WEBHOOK_SECRET: 's'.repeat(32) };
+    expect(loadBotsConfig(env).telegram?.webhook).toEqual({
+      url: 'https://bots.example/tg',
+      secret: 's'.repeat(32),
+      port: 8788,
+      host: '127.0.0.1',
+    });
+    expect(loadBotsConfig({ ...env, PRESENCE_BOTS_PORT: '9000' }).telegram?.webhook?.port).toBe(9000);
+    expect(() => loadBotsConfig({ ...env, TELEGRAM_WEBHOOK_SECRET: '' })).toThrow(/go together/);
+    expect(() => loadBotsConfig({ ...env, TELEGRAM_WEBHOOK_SECRET: 'short' })).toThrow(/TELEGRAM_WEBHOOK_SECRET/);
   });
 
   it('rejects an address that is not http(s)', () => {

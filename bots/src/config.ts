@@ -7,7 +7,7 @@ import { TELEGRAM_API_ROOT } from './telegram/telegram-bot';
 export type BotsConfig = {
   presenceUrl: string;
   dataDir: string;
-  telegram: { token: string; apiRoot: string } | null;
+  telegram: { token: string; apiRoot: string; webhook?: TelegramWebhook | null } | null;
   discord: { token: string; apiRoot: string } | null;
   /** PRESENCE_SURFACE_TOKEN: link and act through the bot's surface token, one events stream per process. */
   surfaceToken: string | null;
@@ -16,6 +16,26 @@ export type BotsConfig = {
 };
 
 export class BotsConfigError extends Error {}
+
+/** TELEGRAM_WEBHOOK_URL + TELEGRAM_WEBHOOK_SECRET, served on PRESENCE_BOTS_HOST:PRESENCE_BOTS_PORT. */
+export type TelegramWebhook = { url: string; secret: string; port: number; host: string };
+export const DEFAULT_BOTS_PORT = 8788;
+
+function telegramWebhook(env: NodeJS.ProcessEnv): TelegramWebhook | null {
+  const url = env.TELEGRAM_WEBHOOK_URL?.trim() ?? '';
+  const secret = env.TELEGRAM_WEBHOOK_SECRET?.trim() ?? '';
+  if (!url && !secret) return null;
+  if (!url || !secret) throw new BotsConfigError('TELEGRAM_WEBHOOK_URL and TELEGRAM_WEBHOOK_SECRET go together (see bots/README.md)');
+  // Telegram's own rule for secret_token: 1–256 of A–Z, a–z, 0–9, _ and -.
+  if (!/^[A-Za-z0-9_-]{16,256}$/.test(secret))
+    throw new BotsConfigError('invalid TELEGRAM_WEBHOOK_SECRET: 16 to 256 letters, digits, "_" or "-"');
+  const webhookUrl = httpUrl(env, 'TELEGRAM_WEBHOOK_URL', url);
+  const portText = env.PRESENCE_BOTS_PORT?.trim() || String(DEFAULT_BOTS_PORT);
+  const port = Number(portText);
+  if (!/^\d{1,5}$/.test(portText) || port > 65_535)
+    throw new BotsConfigError(`invalid PRESENCE_BOTS_PORT=${JSON.stringify(portText)}: expected a port number`);
+  return { url: webhookUrl, secret, port, host: env.PRESENCE_BOTS_HOST?.trim() || '127.0.0.1' };
+}
 
 export const DEFAULT_PRESENCE_URL = 'http://127.0.0.1:8787';
 export const DEFAULT_DATA_DIR = './.presence-bots';
@@ -57,7 +77,9 @@ export function loadBotsConfig(env: NodeJS.ProcessEnv = process.env): BotsConfig
     databaseUrl,
     // Relative to where the command was typed: `npm run bots` at the root runs in bots/, but npm keeps INIT_CWD.
     dataDir: path.resolve(env.INIT_CWD || process.cwd(), env.PRESENCE_BOTS_DATA_DIR?.trim() || DEFAULT_DATA_DIR),
-    telegram: telegramToken ? { token: telegramToken, apiRoot: httpUrl(env, 'TELEGRAM_API_ROOT', TELEGRAM_API_ROOT) } : null,
+    telegram: telegramToken
+      ? { token: telegramToken, apiRoot: httpUrl(env, 'TELEGRAM_API_ROOT', TELEGRAM_API_ROOT), webhook: telegramWebhook(env) }
+      : null,
     discord: discordToken ? { token: discordToken, apiRoot: httpUrl(env, 'DISCORD_API_ROOT', DISCORD_API_ROOT) } : null,
   };
 }

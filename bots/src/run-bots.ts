@@ -58,7 +58,12 @@ export async function runBots(
     ...(surfaceClient && surfaceStream ? { surfaceToken: { client: surfaceClient, stream: surfaceStream } } : {}),
   } satisfies Omit<DiscordBotOptions, 'token'>;
   const telegram = config.telegram
-    ? createTelegramBot({ ...common, token: config.telegram.token, apiRoot: config.telegram.apiRoot })
+    ? createTelegramBot({
+        ...common,
+        token: config.telegram.token,
+        apiRoot: config.telegram.apiRoot,
+        ...(config.telegram.webhook ? { webhook: config.telegram.webhook } : {}),
+      })
     : null;
   const discord = config.discord ? createDiscordBot({ ...common, token: config.discord.token, apiRoot: config.discord.apiRoot }) : null;
   const stop = async () => {

@@ -18,6 +18,7 @@ import { waitFor } from './helpers/wait';
 const TOKEN = '123456789:AAF-loopback-telegram-token-xyz';
 const bin = path.resolve(import.meta.dirname, '../bin/presence-bots.js');
 const USERS = 30;
+const WEBHOOK_SECRET = 'loopback-webhook-secret-0123456789';
 const EVENTS = 4;
 
 let presence: Presence;
@@ -42,6 +43,10 @@ function startBot() {
       PRESENCE_SURFACE_TOKEN: surfaceToken,
       PRESENCE_BOTS_DATABASE_URL: databaseUrl,
       PRESENCE_LOG_FORMAT: 'json',
+      // Behind a balancer: updates come by webhook, to whichever process the balancer picks.
+      TELEGRAM_WEBHOOK_URL: 'https://bots.example/telegram-hook',
+      TELEGRAM_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      PRESENCE_BOTS_PORT: '0',
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -52,6 +57,17 @@ function startBot() {
   return bot;
 }
 const leads = (b: { err: string[] }) => b.err.join('').includes('this process now reads the surface stream');
+/** Where a process serves its webhook (PRESENCE_BOTS_PORT=0: the port it was given). */
+const hookOf = (b: { err: string[] }) => /"listening":"(http:\/\/[^"]+)"/.exec(b.err.join(''))?.[1];
+let nextUpdate = 900_000;
+/** Telegram delivering one update to a process's webhook. */
+const deliver = (url: string, update: Record<string, unknown>, secret = WEBHOOK_SECRET) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': secret },
+    body: JSON.stringify(update),
+  });
+let pair: { child: ChildProcess; err: string[] }[] = [];
 
 beforeAll(async () => {
   presence = await startPresence();
@@ -98,8 +114,63 @@ afterAll(async () => {
 });
 
 describe('two bot processes on one PostgreSQL table', () => {
+  it('webhooks: the secret is checked, an update Telegram sends twice (to both) is handled once, a card works on the other process', async () => {
+    pair = [startBot(), startBot()];
+    const hooks = await waitFor(() => pair.every(hookOf) && pair.map((b) => hookOf(b) as string), {
+      what: 'both webhooks',
+      timeoutMs: 30_000,
+    });
+    expect(tg.webhooks.at(-1)).toEqual({ url: 'https://bots.example/telegram-hook', secret: WEBHOOK_SECRET });
+    const leader = await waitFor(() => pair.find(leads), { what: 'the stream reader', timeoutMs: 30_000 });
+    const other = pair.find((b) => b !== leader) as (typeof pair)[number];
+
+    expect((await deliver(hooks[0] as string, { update_id: nextUpdate++ }, 'wrong-secret-wrong-secret-wrong')).status).toBe(401);
+
+    const vera = { id: 4001, is_bot: false, first_name: 'Vera', username: 'vera' };
+    const { code } = await presence.admin.links.create();
+    const messageId = tg.say(vera, `/link ${code}`);
+    const linkUpdate = {
+      update_id: nextUpdate++,
+      message: {
+        message_id: messageId,
+        date: Math.floor(Date.now() / 1000),
+        chat: { id: vera.id, type: 'private' },
+        from: vera,
+        text: `/link ${code}`,
+      },
+    };
+    const answers = await Promise.all(hooks.map((h) => deliver(h, linkUpdate)));
+    expect(answers.map((r) => r.status)).toEqual([200, 200]);
+    await waitFor(() => tg.botMessages(vera.id).some((m) => m.text.startsWith('Linked to the account default')), { what: 'vera linked' });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(tg.botMessages(vera.id).filter((m) => m.text.startsWith('Linked') || m.text.startsWith('That code'))).toHaveLength(1);
+
+    // A hold's card is sent by the stream reader; the press reaches the other process.
+    const hold = await presence.admin.wallet.intent({ do: 'swap 21 USDC for WETH' });
+    if (hold.status !== 'needs_confirm') throw new Error('expected a hold');
+    const card = await waitFor(
+      () => tg.botMessages(vera.id).find((m) => m.reply_markup?.inline_keyboard.flat()[0]?.callback_data === `cf:${hold.confirm_id}:a`),
+      { what: "vera's card", timeoutMs: 20_000 },
+    );
+    const press = {
+      update_id: nextUpdate++,
+      callback_query: {
+        id: 'cb-vera',
+        from: vera,
+        chat_instance: 'ci',
+        message: { message_id: card.message_id, date: Math.floor(Date.now() / 1000), chat: card.chat, from: tg.bot, text: card.text },
+        data: `cf:${hold.confirm_id}:a`,
+      },
+    };
+    expect((await deliver(hookOf(other) as string, press)).status).toBe(200);
+    await waitFor(() => card.text.startsWith('✅ Approved and executed'), {
+      what: 'the card executed by the other process',
+      timeoutMs: 20_000,
+    });
+  });
+
   it('kill -9 of the stream reader mid-burst: the other delivers every notification, repeating at most those on the wire, within 10 s', async () => {
-    const [a, b] = [startBot(), startBot()];
+    const [a, b] = pair.length === 2 ? (pair as [(typeof pair)[number], (typeof pair)[number]]) : [startBot(), startBot()];
     const leader = await waitFor(() => [a, b].find(leads), { what: 'one process reading the surface stream', timeoutMs: 30_000 });
     const standby = leader === a ? b : a;
     expect(leads(standby)).toBe(false);

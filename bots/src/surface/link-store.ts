@@ -156,6 +156,7 @@ export async function openLinkStore(dir: string, { now = Date.now, log }: { now?
     }
   }
 
+  const claimed = new Set<string>();
   /** Owner (`<surface>:<user id>`) by key id: the surface stream names keys. */
   const byKeyId = new Map<string, string>();
   for (const [owner, l] of Object.entries(doc.links)) byKeyId.set(l.key_id, owner);
@@ -231,6 +232,15 @@ export async function openLinkStore(dir: string, { now = Date.now, log }: { now?
       if (!card) return;
       Object.assign(card, patch, { updated_at: now() });
       await save();
+    },
+
+    /** One process owns the file table: an update id is claimed in memory (the last 10,000 kept). */
+    async claimUpdate(platform: string, updateId: number): Promise<boolean> {
+      const id = `${platform}:${updateId}`;
+      if (claimed.has(id)) return false;
+      claimed.add(id);
+      if (claimed.size > 10_000) claimed.delete(claimed.values().next().value as string);
+      return true;
     },
 
     async close() {

@@ -17,6 +17,7 @@ import { createSurface, type SurfaceOptions } from '../surface/surface';
 import { createCallLimit } from './call-limit';
 import { retryAfter } from './retry-after';
 import { createSendPace } from './send-pace';
+import { createWebhookServer } from './webhook';
 
 export const TELEGRAM_API_ROOT = 'https://api.telegram.org';
 export const TELEGRAM_MAX_LENGTH = 4096;
@@ -30,6 +31,8 @@ export type TelegramBotOptions = Omit<SurfaceOptions, 'port'> & {
   apiRoot?: string;
   /** Long-poll timeout in seconds (default 30). */
   pollTimeoutS?: number;
+  /** Updates by webhook instead of long polling (several processes behind a balancer). */
+  webhook?: { url: string; secret: string; port: number; host: string } | null;
 };
 
 const keyboard = (buttons: readonly ChatButton[]): InlineKeyboardMarkup => ({
@@ -139,6 +142,17 @@ export function createTelegramBot(o: TelegramBotOptions) {
 
   bot.catch((err) => o.log('error', 'a Telegram update failed', { update: err.ctx.update.update_id, error: String(err.error) }));
 
+  const webhook = o.webhook
+    ? createWebhookServer({
+        path: new URL(o.webhook.url).pathname,
+        secret: o.webhook.secret,
+        port: o.webhook.port,
+        host: o.webhook.host,
+        claim: (id) => o.store.claimUpdate('telegram', id),
+        handle: (update) => bot.handleUpdate(update),
+        log: o.log,
+      })
+    : null;
   let polling: Promise<void> | null = null;
   let polled = false; // updates may have been taken: a stop confirms them
   let stopping = false;
@@ -172,6 +186,12 @@ export function createTelegramBot(o: TelegramBotOptions) {
         });
         limit.throwIfAborted();
         surface.start();
+        if (webhook && o.webhook) {
+          const local = await webhook.listen();
+          await bot.api.setWebhook(o.webhook.url, { secret_token: o.webhook.secret, allowed_updates: ['message', 'callback_query'] });
+          o.log('info', 'Telegram bot serving its webhook', { username: bot.botInfo.username, listening: local });
+          return;
+        }
         await abortable(
           new Promise<void>((resolve, reject) => {
             polling = bot.start({
@@ -204,6 +224,8 @@ export function createTelegramBot(o: TelegramBotOptions) {
      */
     async stop() {
       stopping = true;
+      // The webhook stays set: the other processes behind the balancer keep serving it.
+      await webhook?.close();
       if (bot.isRunning()) {
         // bot.stop() is what ends grammY's set-up too; before the first poll there is nothing to confirm.
         callLimit.set(polled ? AbortSignal.timeout(STOP_LIMIT_MS) : AbortSignal.abort());
