@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type ThrowawayPostgres } from '../../scripts/postgres';
 import { openPgLinkStore } from '../src/surface/pg-link-store';
 import { type Presence, removeDir, startPresence, tempDir } from './helpers/presence';
-import { startTelegramApi, type TelegramApi } from './helpers/telegram-api';
+import { startTelegramApi, type TelegramApi, type TgUser } from './helpers/telegram-api';
 import { waitFor } from './helpers/wait';
 
 const TOKEN = '123456789:AAF-loopback-telegram-token-xyz';
@@ -126,7 +126,7 @@ describe('two bot processes on one PostgreSQL table', () => {
 
     expect((await deliver(hooks[0] as string, { update_id: nextUpdate++ }, 'wrong-secret-wrong-secret-wrong')).status).toBe(401);
 
-    const vera = { id: 4001, is_bot: false, first_name: 'Vera', username: 'vera' };
+    const vera: TgUser = { id: 4001, is_bot: false, first_name: 'Vera', username: 'vera' };
     const { code } = await presence.admin.links.create();
     const messageId = tg.say(vera, `/link ${code}`);
     const linkUpdate = {
