@@ -19,7 +19,7 @@ describe('loadBotsConfig', () => {
       databaseUrl: null,
     });
     const d = loadBotsConfig({ DISCORD_BOT_TOKEN: 'd', DISCORD_API_ROOT: 'http://127.0.0.1:9/api/', PRESENCE_URL: 'http://10.0.0.1:8787' });
-    expect(d.discord).toEqual({ token: 'd', apiRoot: 'http://127.0.0.1:9/api' });
+    expect(d.discord).toEqual({ token: 'd', apiRoot: 'http://127.0.0.1:9/api', shards: null });
     expect(d.telegram).toBeNull();
     expect(d.presenceUrl).toBe('http://10.0.0.1:8787');
   });
@@ -55,6 +55,14 @@ describe('loadBotsConfig', () => {
     expect(loadBotsConfig({ ...env, PRESENCE_BOTS_PORT: '9000' }).telegram?.webhook?.port).toBe(9000);
     expect(() => loadBotsConfig({ ...env, TELEGRAM_WEBHOOK_SECRET: '' })).toThrow(/go together/);
     expect(() => loadBotsConfig({ ...env, TELEGRAM_WEBHOOK_SECRET: 'short' })).toThrow(/TELEGRAM_WEBHOOK_SECRET/);
+  });
+
+  it('splits the Discord gateway with DISCORD_SHARDS and DISCORD_SHARD_IDS', () => {
+    const shards = (env: Record<string, string>) => loadBotsConfig({ DISCORD_BOT_TOKEN: 'd', ...env }).discord?.shards;
+    expect(shards({ DISCORD_SHARDS: 'auto' })).toEqual({ count: 'auto', ids: null });
+    expect(shards({ DISCORD_SHARDS: '4', DISCORD_SHARD_IDS: '0, 2' })).toEqual({ count: 4, ids: [0, 2] });
+    expect(() => shards({ DISCORD_SHARDS: '2', DISCORD_SHARD_IDS: '2' })).toThrow(/DISCORD_SHARD_IDS/);
+    expect(() => shards({ DISCORD_SHARDS: 'many' })).toThrow(/DISCORD_SHARDS/);
   });
 
   it('rejects an address that is not http(s)', () => {

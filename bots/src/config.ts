@@ -8,7 +8,7 @@ export type BotsConfig = {
   presenceUrl: string;
   dataDir: string;
   telegram: { token: string; apiRoot: string; webhook?: TelegramWebhook | null } | null;
-  discord: { token: string; apiRoot: string } | null;
+  discord: { token: string; apiRoot: string; shards?: DiscordShards | null } | null;
   /** PRESENCE_SURFACE_TOKEN: link and act through the bot's surface token, one events stream per process. */
   surfaceToken: string | null;
   /** PRESENCE_BOTS_DATABASE_URL: the bots' table in PostgreSQL, shared by several bot processes. */
@@ -20,6 +20,21 @@ export class BotsConfigError extends Error {}
 /** TELEGRAM_WEBHOOK_URL + TELEGRAM_WEBHOOK_SECRET, served on PRESENCE_BOTS_HOST:PRESENCE_BOTS_PORT. */
 export type TelegramWebhook = { url: string; secret: string; port: number; host: string };
 export const DEFAULT_BOTS_PORT = 8788;
+
+/** DISCORD_SHARDS (`auto` or the total) and DISCORD_SHARD_IDS (this process's, e.g. `0,1`). */
+export type DiscordShards = { count: number | 'auto'; ids: number[] | null };
+
+function discordShards(env: NodeJS.ProcessEnv): DiscordShards | null {
+  const count = env.DISCORD_SHARDS?.trim() ?? '';
+  const ids = env.DISCORD_SHARD_IDS?.trim() ?? '';
+  if (!count && !ids) return null;
+  if (count !== 'auto' && !/^[1-9]\d{0,4}$/.test(count))
+    throw new BotsConfigError(`invalid DISCORD_SHARDS=${JSON.stringify(count)}: expected auto or the number of shards`);
+  const list = ids ? ids.split(',').map((x) => x.trim()) : null;
+  if (list && (count === 'auto' || list.some((x) => !/^\d{1,5}$/.test(x) || Number(x) >= Number(count))))
+    throw new BotsConfigError('invalid DISCORD_SHARD_IDS: expected ids below DISCORD_SHARDS (a number), e.g. 0,1');
+  return { count: count === 'auto' ? 'auto' : Number(count), ids: list ? list.map(Number) : null };
+}
 
 function telegramWebhook(env: NodeJS.ProcessEnv): TelegramWebhook | null {
   const url = env.TELEGRAM_WEBHOOK_URL?.trim() ?? '';
@@ -80,6 +95,8 @@ export function loadBotsConfig(env: NodeJS.ProcessEnv = process.env): BotsConfig
     telegram: telegramToken
       ? { token: telegramToken, apiRoot: httpUrl(env, 'TELEGRAM_API_ROOT', TELEGRAM_API_ROOT), webhook: telegramWebhook(env) }
       : null,
-    discord: discordToken ? { token: discordToken, apiRoot: httpUrl(env, 'DISCORD_API_ROOT', DISCORD_API_ROOT) } : null,
+    discord: discordToken
+      ? { token: discordToken, apiRoot: httpUrl(env, 'DISCORD_API_ROOT', DISCORD_API_ROOT), shards: discordShards(env) }
+      : null,
   };
 }

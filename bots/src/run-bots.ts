@@ -65,7 +65,14 @@ export async function runBots(
         ...(config.telegram.webhook ? { webhook: config.telegram.webhook } : {}),
       })
     : null;
-  const discord = config.discord ? createDiscordBot({ ...common, token: config.discord.token, apiRoot: config.discord.apiRoot }) : null;
+  const discord = config.discord
+    ? createDiscordBot({
+        ...common,
+        token: config.discord.token,
+        apiRoot: config.discord.apiRoot,
+        ...(config.discord.shards ? { shards: config.discord.shards } : {}),
+      })
+    : null;
   const stop = async () => {
     await Promise.allSettled([telegram?.stop(), discord?.stop(), surfaceStream?.stop()]);
     await store.close();
