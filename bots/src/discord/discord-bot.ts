@@ -21,11 +21,11 @@ import {
   SlashCommandBuilder,
   type User,
 } from 'discord.js';
+import type { DiscordShards } from '../config';
 import { abortable } from '../surface/abortable';
 import type { ChatButton, ChatPort, ChatUser } from '../surface/chat-port';
 import { COMMANDS, GROUP_HINT } from '../surface/render';
 import { splitMessage } from '../surface/split';
-import type { DiscordShards } from '../config';
 import { createSurface, type SurfaceOptions } from '../surface/surface';
 
 export const DISCORD_API_ROOT = 'https://discord.com/api';

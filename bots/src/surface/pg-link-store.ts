@@ -22,6 +22,7 @@ const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS bots_links (owner text PRIMARY KEY, key_id text NOT NULL, doc jsonb NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS bots_cards (id text PRIMARY KEY, owner text NOT NULL, updated_at double precision NOT NULL, doc jsonb NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS bots_state (name text PRIMARY KEY, value bigint NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS bots_pace (key text PRIMARY KEY, next_at double precision NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS bots_updates (platform text NOT NULL, update_id bigint NOT NULL, claimed_at double precision NOT NULL, PRIMARY KEY (platform, update_id))`,
 ];
 
@@ -32,6 +33,8 @@ export type PgLinkStore = LinkStore & {
   leadStream(): Promise<(() => Promise<void>) | null>;
   /** Claims a platform update id for this process; false when another process (or a retry) had it. */
   claimUpdate(platform: string, updateId: number): Promise<boolean>;
+  /** The next send slot of `key` (spaced `gapMs`) across every process of the bot; answers its time. */
+  paceSlot(key: string, gapMs: number, now: number): Promise<number>;
 };
 
 export async function openPgLinkStore(url: string, { now = Date.now, log }: { now?: () => number; log?: Log } = {}): Promise<PgLinkStore> {
@@ -187,6 +190,14 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
         ON CONFLICT DO NOTHING`;
       if (updateId % 1000 === 0) void sql`DELETE FROM bots_updates WHERE claimed_at < ${now() - 24 * 3_600_000}`.catch(() => undefined);
       return r.count === 1;
+    },
+
+    async paceSlot(key, gapMs, t) {
+      // One statement under the row's lock: concurrent senders anywhere get distinct slots.
+      const [row] = await sql<{ at: number }[]>`INSERT INTO bots_pace AS p (key, next_at) VALUES (${key}, ${t + gapMs})
+        ON CONFLICT (key) DO UPDATE SET next_at = GREATEST(p.next_at, ${t}) + ${gapMs} RETURNING next_at - ${gapMs} AS at`;
+      if (Math.random() < 0.001) void sql`DELETE FROM bots_pace WHERE next_at < ${t - 60_000}`.catch(() => undefined);
+      return Number(row?.at ?? t);
     },
 
     async close() {

@@ -3,7 +3,8 @@
 // takes the next free slot of the bot (1/30 s apart); a new message also waits for its chat's
 // next slot (1 s apart). A burst is thus paced and delivered in order per chat, never dropped;
 // retry-after stays behind it for whatever Telegram still refuses. Slots are kept in this
-// process: several processes of one bot share the rate only approximately (see bots/README.md).
+// process, or, given `shared` (the bots' table in PostgreSQL), where every process of the bot
+// takes them: the limits then hold across processes.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Transformer } from 'grammy';
 
@@ -14,6 +15,8 @@ export type SendPaceOptions = {
   perChatMs?: number;
   now?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
+  /** Takes the next slot of `key` (spaced `gapMs`) where every process sees it; answers the slot's time (ms epoch). */
+  shared?: (key: string, gapMs: number, now: number) => Promise<number>;
 };
 
 /** Calls that put something into a chat (answerCallbackQuery, getUpdates and the like are not limited). */
@@ -24,6 +27,7 @@ export function createSendPace({
   perChatMs = 1000,
   now = Date.now,
   sleep = (ms, signal) => delay(ms, undefined, signal ? { signal } : {}),
+  shared,
 }: SendPaceOptions = {}) {
   const gap = 1000 / perSecond;
   let nextBot = 0;
@@ -55,10 +59,12 @@ export function createSendPace({
       // grammY types its signal with a polyfill's AbortSignal; at run time it is the platform's.
       const s = signal as AbortSignal | undefined;
       if (method === 'sendMessage' && chat !== undefined) {
-        const wait = chatSlot(String(chat));
+        const t = now();
+        const wait = shared ? (await shared(`chat:${chat}`, perChatMs, t)) - t : chatSlot(String(chat));
         if (wait > 0) await sleep(wait, s);
       }
-      const wait = botSlot();
+      const t = now();
+      const wait = shared ? (await shared('bot', gap, t)) - t : botSlot();
       if (wait > 0) await sleep(wait, s);
     }
     return prev(method, payload, signal);

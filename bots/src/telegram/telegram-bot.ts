@@ -12,6 +12,7 @@ import type { InlineKeyboardMarkup, Message, User } from 'grammy/types';
 import { abortable, anySignal } from '../surface/abortable';
 import type { ChatButton, ChatPort, ChatUser } from '../surface/chat-port';
 import { parseCommand } from '../surface/commands';
+import type { PgLinkStore } from '../surface/pg-link-store';
 import { COMMANDS, GROUP_HINT, TEXT_ONLY } from '../surface/render';
 import { createSurface, type SurfaceOptions } from '../surface/surface';
 import { createCallLimit } from './call-limit';
@@ -60,7 +61,8 @@ export function createTelegramBot(o: TelegramBotOptions) {
   const bot = new Bot(o.token, { client: { apiRoot, timeoutSeconds: pollTimeoutS + 15 } });
   const callLimit = createCallLimit();
   bot.api.config.use(
-    createSendPace().transformer, // innermost: every attempt, retries included, takes a slot
+    // Innermost: every attempt, retries included, takes a slot; shared by every process when the table is.
+    createSendPace('paceSlot' in o.store ? { shared: (o.store as PgLinkStore).paceSlot } : {}).transformer,
     retryAfter({ onWait: (method, seconds) => o.log('warn', 'Telegram asked us to slow down', { method, retry_after: seconds }) }),
     callLimit.transformer, // outermost, so it also cuts retryAfter's waits
   );
