@@ -89,6 +89,7 @@ describe('the OpenAPI document', () => {
       'POST /v1/links/{code}/redeem': [{}, { surfaceToken: [] }],
       'GET /v1/surface': [{ surfaceToken: [] }],
       'GET /v1/surface/events': [{ surfaceToken: [] }],
+      'POST /v1/surface/adopt': [{ surfaceToken: [] }],
     });
     // The rest inherit the document's `security: [{ bearer: [] }]`, and name Presence-Acting-For.
     const me = op('get', '/v1/presence/me') as { parameters?: { in: string; name: string }[] };
