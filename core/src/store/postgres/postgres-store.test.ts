@@ -84,7 +84,7 @@ describe('postgres store', () => {
 
     it('servers starting together apply each migration exactly once', async () => {
       const runs = await Promise.all(Array.from({ length: 4 }, () => migrate(url)));
-      expect(runs.flat().sort()).toEqual(loadMigrations().map((m) => m.version));
+      expect(runs.flat().sort((a, b) => a - b)).toEqual(loadMigrations().map((m) => m.version));
       const stores = await Promise.all(Array.from({ length: 3 }, () => createPostgresStore({ url, keystore, max: 2 })));
       await Promise.all(stores.map((s) => s.close()));
       expect((await migrationStatus(url)).applied).toHaveLength(loadMigrations().length);
