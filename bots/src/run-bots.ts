@@ -1,11 +1,15 @@
 // Starts the configured bots over one shared link table; `stop()` ends them in order. A start
 // that fails, or that `signal` cuts short, stops whatever it had started before it rejects.
 
+import { createPresenceClient } from '@presence/client';
 import type { BotsConfig } from './config';
 import { createDiscordBot, type DiscordBotOptions } from './discord/discord-bot';
 import type { Logger } from './log';
+import { importFileTable } from './surface/import-file-table';
 import { openLinkStore } from './surface/link-store';
+import { openPgLinkStore } from './surface/pg-link-store';
 import type { SurfaceOptions } from './surface/surface';
+import { createSurfaceStream } from './surface/surface-stream';
 import { createTelegramBot } from './telegram/telegram-bot';
 
 export type RunningBots = {
@@ -15,27 +19,69 @@ export type RunningBots = {
 };
 
 /** Options for both bots beyond the config (tests shorten intervals and retries). */
-export type BotsTuning = Partial<Pick<SurfaceOptions, 'editIntervalMs' | 'client' | 'events' | 'now'>> & { pollTimeoutS?: number };
+export type BotsTuning = Partial<Pick<SurfaceOptions, 'editIntervalMs' | 'client' | 'events' | 'now'>> & {
+  pollTimeoutS?: number;
+  /** With the bots' table in PostgreSQL: how often a standby asks for the surface stream's lead. */
+  leadRetryMs?: number;
+};
 
-export async function runBots(config: BotsConfig, log: Logger, tuning: BotsTuning = {}, signal?: AbortSignal): Promise<RunningBots> {
-  for (const t of [config.telegram?.token, config.discord?.token]) if (t) log.addSecret(t);
-  const store = await openLinkStore(config.dataDir, { log });
-  const common = { ...tuning, store, presenceUrl: config.presenceUrl, log, onSecret: log.addSecret } satisfies Omit<
-    DiscordBotOptions,
-    'token'
-  >;
-  const telegram = config.telegram
-    ? createTelegramBot({ ...common, token: config.telegram.token, apiRoot: config.telegram.apiRoot })
+export async function runBots(
+  config: Pick<BotsConfig, 'presenceUrl' | 'dataDir' | 'telegram' | 'discord'> & Partial<Pick<BotsConfig, 'surfaceToken' | 'databaseUrl'>>,
+  log: Logger,
+  tuning: BotsTuning = {},
+  signal?: AbortSignal,
+): Promise<RunningBots> {
+  for (const t of [config.telegram?.token, config.discord?.token, config.surfaceToken]) if (t) log.addSecret(t);
+  // One surface stream for the whole process, whichever platforms it runs.
+  const surfaceClient = config.surfaceToken
+    ? createPresenceClient({ ...tuning.client, baseUrl: config.presenceUrl, token: config.surfaceToken })
     : null;
-  const discord = config.discord ? createDiscordBot({ ...common, token: config.discord.token, apiRoot: config.discord.apiRoot }) : null;
+  const shared = config.databaseUrl ? await openPgLinkStore(config.databaseUrl, { log }) : null;
+  if (shared && surfaceClient) await importFileTable({ dataDir: config.dataDir, into: shared, client: surfaceClient, log });
+  const store = shared ?? (await openLinkStore(config.dataDir, { log }));
+  const surfaceStream = surfaceClient
+    ? createSurfaceStream({
+        client: surfaceClient,
+        store,
+        log,
+        ...(tuning.events?.reconnect ? { reconnect: tuning.events.reconnect } : {}),
+        ...(tuning.events?.restartMs !== undefined ? { restartMs: tuning.events.restartMs } : {}),
+        ...(shared ? { lead: shared.leadStream, ...(tuning.leadRetryMs ? { leadRetryMs: tuning.leadRetryMs } : {}) } : {}),
+      })
+    : null;
+  const common = {
+    ...tuning,
+    store,
+    presenceUrl: config.presenceUrl,
+    log,
+    onSecret: log.addSecret,
+    ...(surfaceClient && surfaceStream ? { surfaceToken: { client: surfaceClient, stream: surfaceStream } } : {}),
+  } satisfies Omit<DiscordBotOptions, 'token'>;
+  const telegram = config.telegram
+    ? createTelegramBot({
+        ...common,
+        token: config.telegram.token,
+        apiRoot: config.telegram.apiRoot,
+        ...(config.telegram.webhook ? { webhook: config.telegram.webhook } : {}),
+      })
+    : null;
+  const discord = config.discord
+    ? createDiscordBot({
+        ...common,
+        token: config.discord.token,
+        apiRoot: config.discord.apiRoot,
+        ...(config.discord.shards ? { shards: config.discord.shards } : {}),
+      })
+    : null;
   const stop = async () => {
-    await Promise.allSettled([telegram?.stop(), discord?.stop()]);
+    await Promise.allSettled([telegram?.stop(), discord?.stop(), surfaceStream?.stop()]);
     await store.close();
   };
   try {
     await telegram?.start(signal);
     await discord?.start(signal);
     signal?.throwIfAborted();
+    surfaceStream?.start();
   } catch (e) {
     await stop();
     throw e;

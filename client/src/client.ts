@@ -12,6 +12,7 @@ import { messagesResource } from './resources/messages';
 import { metaResource } from './resources/meta';
 import { presenceResource } from './resources/presence';
 import { standingResource } from './resources/standing';
+import { surfaceResource } from './resources/surface';
 import { walletResource } from './resources/wallet';
 import { abortableSleep, defaultRetryPolicy, type RetryPolicy } from './retry';
 import { DEFAULT_MAX_EVENT_SIZE } from './sse';
@@ -21,8 +22,14 @@ export const DEFAULT_BASE_URL = 'http://127.0.0.1:8787';
 export type PresenceClientOptions = {
   /** Server address, e.g. http://127.0.0.1:8787 (a trailing /v1 is accepted). */
   baseUrl?: string;
-  /** prs_live_… or prs_test_…; omit for public endpoints only. */
+  /** prs_live_… or prs_test_…, or a surface token prs_surface_…; omit for public endpoints only. */
   token?: string;
+  /**
+   * With a surface token: the linked key (key_…) every request runs as, sent as
+   * Presence-Acting-For (as Stripe-Account names a connected account). `client.as(keyId)`
+   * makes such a client from a surface's.
+   */
+  actingFor?: string;
   fetch?: typeof fetch;
   /** Extra attempts on 429, 5xx, 409 idempotency_in_progress and network errors (default 2), or the whole policy. */
   retries?: number | Partial<RetryPolicy>;
@@ -39,7 +46,7 @@ export type PresenceClientOptions = {
   maxEventSize?: number;
 };
 
-export function createPresenceClient(options: PresenceClientOptions = {}) {
+export function createPresenceClient(options: PresenceClientOptions = {}): PresenceClient {
   const retry: RetryPolicy =
     typeof options.retries === 'number'
       ? { ...defaultRetryPolicy, retries: options.retries }
@@ -47,6 +54,7 @@ export function createPresenceClient(options: PresenceClientOptions = {}) {
   const http = createHttp({
     baseUrl: options.baseUrl ?? DEFAULT_BASE_URL,
     token: options.token,
+    actingFor: options.actingFor,
     // Bound, because a browser's fetch throws "Illegal invocation" when called as a method of another object.
     fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     retry,
@@ -69,7 +77,26 @@ export function createPresenceClient(options: PresenceClientOptions = {}) {
     confirm: confirmResource(http),
     standing: standingResource(http),
     links: linksResource(http),
+    /** The surface token's own routes: who it is, redeeming codes without a secret, its one events stream. */
+    surface: surfaceResource(http),
+    /** A client acting for the linked key `keyId` with this client's surface token (same options otherwise). */
+    as: (keyId: string): PresenceClient => createPresenceClient({ ...options, actingFor: keyId }),
   };
 }
 
-export type PresenceClient = ReturnType<typeof createPresenceClient>;
+export type PresenceClient = {
+  baseUrl: string;
+  meta: ReturnType<typeof metaResource>;
+  presence: ReturnType<typeof presenceResource>;
+  keys: ReturnType<typeof keysResource>;
+  memory: ReturnType<typeof memoryResource>;
+  events: ReturnType<typeof eventsResource>;
+  messages: ReturnType<typeof messagesResource>;
+  wallet: ReturnType<typeof walletResource>;
+  chain: ReturnType<typeof chainResource>;
+  confirm: ReturnType<typeof confirmResource>;
+  standing: ReturnType<typeof standingResource>;
+  links: ReturnType<typeof linksResource>;
+  surface: ReturnType<typeof surfaceResource>;
+  as(keyId: string): PresenceClient;
+};

@@ -84,7 +84,26 @@ export type EventsSubscription = AsyncIterable<EventsItem> & {
 
 const DEFAULT_IDLE_MS = 45_000;
 
+/** Which stream a resumable subscription reads, and how it types one event (GET /v1/events or the surface's). */
+export type StreamShape<T> = {
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  typed(id: number, event: string, raw: string): T | UnrecognizedEvent;
+};
+
+const accountEvents: StreamShape<PresenceEvent> = { path: '/v1/events', typed: typedEvent };
+
 export function subscribeEvents(http: Http, options: SubscribeOptions = {}): EventsSubscription {
+  return subscribeStream(http, options, accountEvents);
+}
+
+/** The resumable loop behind every events stream: reconnects with Last-Event-ID, each id once, in order. */
+export function subscribeStream<T>(
+  http: Http,
+  options: SubscribeOptions,
+  shape: StreamShape<T>,
+): AsyncIterable<T | GapEvent | UnrecognizedEvent> & { readonly lastEventId: number | undefined; close(): void } {
+  type Item = T | GapEvent | UnrecognizedEvent;
   let lastEventId = options.lastEventId;
   const stop = new AbortController();
   const onCallerAbort = () => stop.abort(options.signal?.reason);
@@ -94,7 +113,7 @@ export function subscribeEvents(http: Http, options: SubscribeOptions = {}): Eve
   const backoff = { baseDelayMs: options.reconnect?.baseDelayMs ?? 500, maxDelayMs: options.reconnect?.maxDelayMs ?? 30_000 };
   const maxAttempts = options.reconnect?.maxAttempts ?? Number.POSITIVE_INFINITY;
 
-  async function* run(): AsyncGenerator<EventsItem, void, undefined> {
+  async function* run(): AsyncGenerator<Item, void, undefined> {
     let failures = 0;
     let serverRetryMs = 0;
     try {
@@ -105,7 +124,8 @@ export function subscribeEvents(http: Http, options: SubscribeOptions = {}): Eve
             http,
             {
               method: 'GET',
-              path: '/v1/events',
+              path: shape.path,
+              ...(shape.query ? { query: shape.query } : {}),
               ...(lastEventId !== undefined ? { headers: { 'last-event-id': String(lastEventId) } } : {}),
             },
             {
@@ -142,11 +162,11 @@ export function subscribeEvents(http: Http, options: SubscribeOptions = {}): Eve
                 const id = eventId(item.id);
                 if (lastEventId !== undefined && id <= lastEventId) continue; // a duplicate after a reconnect
                 lastEventId = id;
-                yield typedEvent(id, item.event, item.data);
+                yield shape.typed(id, item.event, item.data);
               }
             }
           }
-          error = new PresenceNetworkError('interrupted', 'GET /v1/events: the server ended the stream');
+          error = new PresenceNetworkError('interrupted', `GET ${shape.path}: the server ended the stream`);
         } catch (e) {
           if (signal.aborted) return;
           if (!isRetryable(e)) throw e;
@@ -168,7 +188,7 @@ export function subscribeEvents(http: Http, options: SubscribeOptions = {}): Eve
     }
   }
 
-  let iterator: AsyncGenerator<EventsItem, void, undefined> | undefined;
+  let iterator: AsyncGenerator<Item, void, undefined> | undefined;
   return {
     [Symbol.asyncIterator]() {
       // One stream per subscription: a second loop continues the same one.
@@ -192,7 +212,7 @@ function eventId(raw: string): number {
 const isEventType = (name: string): name is EventType => Object.hasOwn(eventDataSchemas, name);
 
 /** The data as JSON, or the raw text when it is not JSON (kept for the caller to log). */
-function readData(raw: string): { ok: boolean; value: unknown } {
+export function readData(raw: string): { ok: boolean; value: unknown } {
   try {
     return { ok: true, value: JSON.parse(raw) };
   } catch {
@@ -200,13 +220,22 @@ function readData(raw: string): { ok: boolean; value: unknown } {
   }
 }
 
-function unrecognized(id: number | undefined, event: string, data: { ok: boolean; value: unknown }, why?: string): UnrecognizedEvent {
+export function unrecognized(
+  id: number | undefined,
+  event: string,
+  data: { ok: boolean; value: unknown },
+  why?: string,
+): UnrecognizedEvent {
   const reason = !data.ok ? 'the data is not JSON' : (why ?? 'unknown event type');
   return { type: 'unrecognized', id, event, data: data.value, reason };
 }
 
-function typedEvent(id: number, event: string, raw: string): PresenceEvent | UnrecognizedEvent {
-  const data = readData(raw);
+export function typedEvent(id: number, event: string, raw: string): PresenceEvent | UnrecognizedEvent {
+  return typedData(id, event, readData(raw));
+}
+
+/** An event from its type name and already-read data. */
+export function typedData(id: number, event: string, data: { ok: boolean; value: unknown }): PresenceEvent | UnrecognizedEvent {
   if (!isEventType(event)) return unrecognized(id, event, data, `event type ${JSON.stringify(event)} is newer than this SDK`);
   if (!data.ok) return unrecognized(id, event, data);
   const parsed = eventDataSchemas[event].safeParse(data.value);

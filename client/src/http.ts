@@ -51,6 +51,8 @@ export type ResponseInfo = {
 export type HttpConfig = {
   baseUrl: string;
   token: string | undefined;
+  /** With a surface token: the linked key every request runs as (Presence-Acting-For). */
+  actingFor?: string | undefined;
   fetch: typeof fetch;
   retry: RetryPolicy;
   timeoutMs: number;
@@ -133,6 +135,7 @@ export function createHttp(config: HttpConfig) {
 
     const headers: Record<string, string> = { accept: req.accept ?? 'application/json', ...req.headers };
     if (config.token) headers.authorization = `Bearer ${config.token}`;
+    if (config.actingFor) headers['presence-acting-for'] = config.actingFor;
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
     let body: string | undefined;
     if (req.body !== undefined) {

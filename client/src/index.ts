@@ -35,6 +35,15 @@ export type { MessageResult, MessageStreamEvent, SendMessageParameters, ThreadPa
 export type { HealthReturnType } from './resources/meta';
 export type { GetMeReturnType as PresenceView, UpdateMeParameters } from './resources/presence';
 export type { StandingList, StandingView } from './resources/standing';
+export type {
+  LinkRevokedEvent,
+  SurfaceAccountEvent,
+  SurfaceEventsItem,
+  SurfaceRedeemReturnType,
+  SurfaceStatusReturnType,
+  SurfaceSubscribeOptions,
+  SurfaceSubscription,
+} from './resources/surface';
 export type { IntentResult, PolicyDocument, PolicyView, WalletView } from './resources/wallet';
 export type { RetryPolicy } from './retry';
 export type { SseRequestOptions } from './sse-request';

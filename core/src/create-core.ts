@@ -27,6 +27,8 @@ import { createStandingService } from './standing/standing-service';
 import { createOverlayStore, type OverlayCaps, overlayAccountsFor, type StoreFor } from './store/overlay-store';
 import { type OverlayShare, shareOverlay } from './store/shared-overlay';
 import type { StorePort } from './store/store-port';
+import type { SurfaceStorePort } from './store/surface-store-port';
+import { createSurfaceService, type SurfaceService } from './surfaces/surface-service';
 import { createThread } from './thread/thread';
 import { type ChainRuntime, createWalletDomain, type WalletDomain } from './wallet/wallet-domain';
 
@@ -60,9 +62,14 @@ export type CoreOptions = {
   accountLimits?: Partial<AccountLimits>;
   /** Told what is worth counting (events, intent outcomes, standing fires); the server's is prom-client. */
   metrics?: CoreMetrics;
+  /** Surface tokens, their links and the surface feed; absent, there are no surfaces (`core.surfaces` is null). */
+  surfaces?: SurfaceStorePort;
 };
 
 export type Core = ReturnType<typeof createCore>;
+
+/** The events-channel notice a sequencing sends (store/postgres/surfaces.ts): not an account. */
+const SURFACE_FEED_NOTICE = 'surface-feed';
 
 const linkCodeKey = (keystore: Keystore | undefined) => keystore?.subkey(LINK_CODE_KEY_INFO) ?? null;
 
@@ -90,16 +97,21 @@ export function createCore(o: CoreOptions) {
   const failureBudgetFor = (scope: string, opts: { limit: number; windowMs: number }): RateLimiterPort =>
     o.cluster ? o.cluster.failureBudget(scope, opts) : createRateLimiter({ ...opts, clock });
   const counted = metrics?.eventAppended;
-  const events: typeof log = counted
-    ? {
-        ...log,
-        emit: async (accountId, mode, type, data) => {
-          const e = await log.emit(accountId, mode, type, data);
-          counted(type, mode);
-          return e;
-        },
-      }
-    : log;
+  // Set once the surface service exists (it needs the key and link services made below).
+  let surfaces: SurfaceService | null = null;
+  const events: typeof log =
+    counted || o.surfaces
+      ? {
+          ...log,
+          emit: async (accountId, mode, type, data) => {
+            const e = await log.emit(accountId, mode, type, data);
+            counted?.(type, mode);
+            // A linked account's live event takes its place in the surface feed.
+            if (mode === 'live') surfaces?.sequence(accountId);
+            return e;
+          },
+        }
+      : log;
   const keys = createKeyService({ store, clock, limits, ...(o.cluster ? { changes: o.cluster.keyChanges } : {}) });
   const memory = createMemoryService({ storeFor, clock, events, limits });
   const policies = createPolicyService({ storeFor, clock, tokenList: o.chain?.runtime.tokenList ?? null });
@@ -138,6 +150,36 @@ export function createCore(o: CoreOptions) {
     idempotency,
   });
   if (wallet) createResumeNotices({ confirmations: wallet.confirmations, thread });
+  const links = createLinkService({
+    store,
+    clock,
+    keys,
+    events,
+    codeKey: linkCodeKey(o.keystore ?? o.chain?.keystore),
+    rateLimiterFor: o.cluster ? rateLimiterFor : undefined,
+    limits,
+  });
+  if (o.surfaces) {
+    const service = createSurfaceService({
+      store,
+      surfaces: o.surfaces,
+      clock,
+      keys,
+      events,
+      links,
+      rateLimiterFor,
+      ...(o.onBackgroundError ? { onError: o.onBackgroundError } : {}),
+    });
+    surfaces = service;
+    keys.onRevoke((keyId) => void service.keyRevoked(keyId));
+    // Another server sequenced entries (its notice rides the events channel), or notices were missed.
+    o.cluster?.eventsWake.subscribe({
+      wake: (accountId) => {
+        if (accountId === SURFACE_FEED_NOTICE) service.poke();
+      },
+      resync: () => service.poke(),
+    });
+  }
   const localRateLimiter = o.cluster ? null : createRateLimiter({ ...o.rateLimit, clock });
   const rateLimiter: RateLimiterPort = localRateLimiter ?? rateLimiterFor('key', o.rateLimit);
   return {
@@ -160,15 +202,9 @@ export function createCore(o: CoreOptions) {
     thread,
     standing,
     conversation,
-    links: createLinkService({
-      store,
-      clock,
-      keys,
-      events,
-      codeKey: linkCodeKey(o.keystore ?? o.chain?.keystore),
-      rateLimiterFor: o.cluster ? rateLimiterFor : undefined,
-      limits,
-    }),
+    links,
+    /** Surface tokens, acting for linked keys and the surface feed; null without a surfaces store. */
+    surfaces: surfaces as SurfaceService | null,
     /**
      * The short beat (about every second): holds past their time are dropped promptly (so
      * surfaces retire their buttons on time) and standing intents see new blocks and the clock.
@@ -190,6 +226,7 @@ export function createCore(o: CoreOptions) {
         await wallet.resumeStranded();
       }
       await events.pruneStale();
+      await surfaces?.maintain();
       await idempotency.prune();
       localRateLimiter?.sweep();
     },

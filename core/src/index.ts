@@ -36,5 +36,10 @@ export {
 export { makeTreePrivate } from './store/private-tree';
 export { type ResealCounts, type Resealer, type RotationResult, rotateMasterKey } from './store/rotate-master-key';
 export type { StorePort } from './store/store-port';
+export type { FeedEntry, SurfaceLinkRecord, SurfaceRecord } from './store/surface-records';
+export type { SurfaceStorePort } from './store/surface-store-port';
+export { type SurfaceFrame, type SurfaceSubscription, subscribeSurfaceFeed } from './surfaces/surface-feed';
+export type { SurfacePrincipal, SurfaceService } from './surfaces/surface-service';
+export { looksLikeSurfaceToken } from './surfaces/surface-token';
 export { redactEventData } from './thread/scope-redaction';
 export type { ChainRuntime, WalletDomain } from './wallet/wallet-domain';

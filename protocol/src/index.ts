@@ -12,4 +12,5 @@ export * from './policy';
 export * from './presence';
 export * from './problem-catalogue';
 export * from './problem-status';
+export * from './surfaces';
 export * from './wallet';

@@ -34,6 +34,7 @@ import { metaRoutes } from './routes/meta';
 import { metricsRoutes } from './routes/metrics';
 import { presenceRoutes } from './routes/presence';
 import { standingRoutes } from './routes/standing';
+import { surfaceRoutes } from './routes/surface';
 import { walletRoutes } from './routes/wallet';
 
 export const VERSION = '0.1.0';
@@ -202,7 +203,18 @@ export async function buildApp({
       },
       components: {
         securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: 'prs_live_… or prs_test_…' },
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'prs_live_… or prs_test_…; or a surface token prs_surface_… on /v1/surface routes, to redeem link codes, or with Presence-Acting-For: key_… naming a key it linked',
+          },
+          surfaceToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              "prs_surface_… (presence-server surfaces create): a surface's own routes, redeeming link codes, and with Presence-Acting-For any keyed route",
+          },
           ...(metricsToken ? { metricsToken: { type: 'http', scheme: 'bearer', description: 'PRESENCE_METRICS_TOKEN' } } : {}),
         },
       },
@@ -246,6 +258,7 @@ export async function buildApp({
     messagesRoutes,
     standingRoutes,
     linksRoutes,
+    surfaceRoutes,
   ]) {
     await app.register(routes, deps);
   }

@@ -6,6 +6,7 @@
 //   presence-server devnet [--port N]      runs a devnet anvil for many servers to share
 //   presence-server backup DIR / restore DIR  copies an embedded install (while it runs) / back
 //   presence-server rotate-master-key      re-seals the secrets under PRESENCE_NEW_MASTER_KEY (master-key-rotation.ts)
+//   presence-server surfaces create NAME   makes a surface token for a bot (shown once); list, revoke ID|NAME
 // With PRESENCE_DATABASE_URL the commands work on the database, beside running servers (every
 // write is a transaction there); without it on the data directory, which one process owns.
 
@@ -22,6 +23,7 @@ import { runDevnet } from './devnet-command';
 import { markImported, refuseImported } from './imported-marker';
 import { rotateMasterKeyCommand } from './master-key-rotation';
 import { databaseFailure, databaseLabel } from './open-store';
+import { openSurfaceStore } from './open-surfaces';
 import { serve } from './serve';
 import { REFUSED_EXIT_CODE, StartRefused } from './start-refused';
 
@@ -66,6 +68,96 @@ program
     } finally {
       unlock();
     }
+  });
+
+/**
+ * Runs `work` on a core over the configured store: the database beside running servers, or the
+ * data directory (which one process owns: refused while a server runs on it).
+ */
+async function withOperatorCore<T>(work: (core: ReturnType<typeof createCore>, where: string) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const url = config.PRESENCE_DATABASE_URL;
+  if (url) {
+    const store = await createPostgresStore({ url, max: 2 }).catch((e: unknown) => {
+      throw databaseFailure(url, e);
+    });
+    const surfaces = await openSurfaceStore(config, store);
+    try {
+      return await work(
+        createCore({ store, surfaces, clock: systemClock, rateLimit: config.PRESENCE_RATE_LIMIT }),
+        `in the database at ${databaseLabel(url)}`,
+      );
+    } finally {
+      await surfaces.close();
+      await store.close();
+    }
+  }
+  const dataDir = config.PRESENCE_DATA_DIR;
+  const holder = lockHolder(dataDir);
+  if (holder !== null) {
+    fail(
+      `a Presence server (pid ${holder}) is running on ${dataDir}; stop it first (Ctrl-C in its terminal, or kill ${holder}), then run this again`,
+      3,
+    );
+  }
+  const unlock = takeDataDirLock(dataDir);
+  try {
+    if (existsSync(dataDir)) makeTreePrivate(dataDir);
+    const store = await createLowdbStore({ dataDir });
+    const surfaces = await openSurfaceStore(config, store);
+    try {
+      return await work(createCore({ store, surfaces, clock: systemClock, rateLimit: config.PRESENCE_RATE_LIMIT }), `data in ${dataDir}`);
+    } finally {
+      await surfaces.close();
+      await store.close();
+    }
+  } finally {
+    unlock();
+  }
+}
+
+const surfacesCommand = program
+  .command('surfaces')
+  .description('manage surface tokens (one per bot: it redeems link codes and acts for the keys it linked)');
+
+surfacesCommand
+  .command('create')
+  .argument('<name>', 'surface name: lowercase letters, digits, "-" or "_" (e.g. telegram-main)')
+  .description('make a surface token and print it (shown once): give it to the bot as PRESENCE_SURFACE_TOKEN')
+  .action(async (name: string) => {
+    await withOperatorCore(async (core, where) => {
+      const { surface, token } = await (core.surfaces as NonNullable<typeof core.surfaces>).create(name);
+      process.stdout.write(
+        `surface ${surface.id} ${surface.name} (${where})\nsurface token ${token}\n(shown once; set it as PRESENCE_SURFACE_TOKEN)\n`,
+      );
+    });
+  });
+
+surfacesCommand
+  .command('list')
+  .description('list surface tokens: id, name, last four characters, live links, state')
+  .action(async () => {
+    await withOperatorCore(async (core) => {
+      const all = await (core.surfaces as NonNullable<typeof core.surfaces>).list();
+      if (all.length === 0) process.stdout.write('no surface tokens\n');
+      for (const s of all)
+        process.stdout.write(
+          `${s.id}  ${s.name.padEnd(20)}  …${s.last4}  ${String(s.links).padStart(6)} links  ${s.revoked_at ? `revoked ${s.revoked_at}` : `live since ${s.created_at}`}\n`,
+        );
+    });
+  });
+
+surfacesCommand
+  .command('revoke')
+  .argument('<surface>', 'its id (srf_…) or the name of a live surface')
+  .description(
+    'revoke a surface token at once: its streams close and its requests are 401 (the keys it linked stay, unusable by any other token)',
+  )
+  .action(async (which: string) => {
+    await withOperatorCore(async (core) => {
+      const s = await (core.surfaces as NonNullable<typeof core.surfaces>).revoke(which);
+      process.stdout.write(`revoked surface ${s.id} ${s.name}\n`);
+    });
   });
 
 async function createAccount(store: StorePort, config: Config, name: string, where: string) {

@@ -28,6 +28,7 @@ import { checkMasterKey } from './master-key';
 import { meteredChain, meteredStore } from './metrics/metered-ports';
 import { createMetrics } from './metrics/metrics';
 import { databaseFailure, openStore } from './open-store';
+import { openSurfaceStore } from './open-surfaces';
 
 export type RunningServer = {
   url: string;
@@ -154,6 +155,8 @@ export async function startServer({
     // Core works on timed ports: store writes and chain calls show on /metrics.
     const store = meteredStore(opened.store, metrics);
     if (storeInfo.kind === 'postgres') progress(`store: PostgreSQL, schema version ${storeInfo.schema}`);
+    const surfaces = await openSurfaceStore(config, opened.store, opened.database);
+    cleanups.push(() => surfaces.close());
     // Several servers may share the database: events, rate limits and key changes travel
     // between them through it (LISTEN/NOTIFY and shared tables); locks, leadership and the
     // shared devnet's record go through it too (cluster-runtime.ts).
@@ -192,6 +195,7 @@ export async function startServer({
         memory: config.PRESENCE_MAX_MEMORY_PER_ACCOUNT,
       },
       keystore,
+      surfaces,
       locks: cluster.locks,
       chainName: () => config.PRESENCE_CHAIN,
       ...(messaging ? { cluster: messaging } : {}),

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type CoreOptions, createCore, createKeystore, createManualClock } from '@presence/core';
-import { createLowdbStore } from '@presence/core/lowdb';
+import { createLowdbStore, createLowdbSurfaceStore } from '@presence/core/lowdb';
 import { type App, type AppOptions, buildApp, type Limits } from './app';
 import { meteredStore } from './metrics/metered-ports';
 import { createMetrics, type Metrics } from './metrics/metrics';
@@ -42,11 +42,13 @@ export async function startTestApp(
   const keystore = createKeystore(randomBytes(32));
   const metrics = createMetrics();
   const store = meteredStore(await createLowdbStore({ dataDir, keystore }), metrics);
+  const surfaces = await createLowdbSurfaceStore({ dataDir, events: store });
   const clock = createManualClock();
   const core = createCore({
     store,
     clock,
     keystore,
+    surfaces,
     rateLimit: options.rateLimit ?? { limit: 120, windowMs: 60_000 },
     metrics: metrics.core,
     ...(options.chain ? { chain: options.chain } : {}),
@@ -63,6 +65,7 @@ export async function startTestApp(
     test: keys.test,
     async close() {
       await app.close();
+      await surfaces.close();
       await store.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

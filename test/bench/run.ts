@@ -12,11 +12,12 @@ import { scaleBenchmarks } from './scale.bench';
 import { serveBenchmarks } from './serve.bench';
 import { printTable, type Row } from './stats';
 import { storeBenchmarks } from './store.bench';
+import { surfacesBenchmarks } from './surfaces.bench';
 import { walletBenchmarks } from './wallet.bench';
 
 const rows: Row[] = [];
 const started = performance.now();
-// BENCH_ONLY=auth|pin|fanout|caps|wallet|conversation|neighbour|store|pgserver|scale|cluster-msg|cluster|serve|packages runs one section while working on it.
+// BENCH_ONLY=auth|pin|fanout|caps|wallet|conversation|neighbour|store|pgserver|scale|cluster-msg|cluster|serve|packages|surfaces runs one section while working on it.
 const only = process.env.BENCH_ONLY;
 if (!only || ['auth', 'pin', 'fanout', 'caps'].includes(only)) await platformBenchmarks(rows, only);
 if (!only || only === 'wallet') await walletBenchmarks(rows);
@@ -29,6 +30,7 @@ if (!only || only === 'cluster-msg') await clusterMessagingBenchmarks(rows);
 if (!only || only === 'serve') await serveBenchmarks(rows);
 if (!only || only === 'cluster') await clusterBenchmarks(rows);
 if (!only || only === 'packages') await packagesBenchmarks(rows);
+if (!only || only === 'surfaces') await surfacesBenchmarks(rows);
 printTable(rows);
 process.stdout.write(
   `\n(${((performance.now() - started) / 1000).toFixed(0)} s on ${process.version}, ${process.platform}/${process.arch})\n`,

@@ -21,6 +21,7 @@ import {
   SlashCommandBuilder,
   type User,
 } from 'discord.js';
+import type { DiscordShards } from '../config';
 import { abortable } from '../surface/abortable';
 import type { ChatButton, ChatPort, ChatUser } from '../surface/chat-port';
 import { COMMANDS, GROUP_HINT } from '../surface/render';
@@ -34,6 +35,8 @@ export type DiscordBotOptions = Omit<SurfaceOptions, 'port'> & {
   token: string;
   /** REST root without the version, e.g. https://discord.com/api. */
   apiRoot?: string;
+  /** The gateway split across processes (DISCORD_SHARDS / DISCORD_SHARD_IDS); absent: one shard. */
+  shards?: DiscordShards | null;
 };
 
 const rows = (buttons: readonly ChatButton[] | undefined): APIActionRowComponent<APIButtonComponent>[] =>
@@ -66,6 +69,13 @@ export function createDiscordBot(o: DiscordBotOptions) {
     intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages],
     partials: [Partials.Channel],
     rest: { api: o.apiRoot ?? DISCORD_API_ROOT },
+    // Sharded (DISCORD_SHARDS / DISCORD_SHARD_IDS): this process connects only its shards;
+    // Discord routes each server's events, and DMs (shard 0), to the shard that owns them.
+    ...(o.shards
+      ? o.shards.count === 'auto'
+        ? { shards: 'auto' as const }
+        : { shardCount: o.shards.count, shards: o.shards.ids ?? [...Array(o.shards.count).keys()] }
+      : {}),
   });
   let accepting = false;
 

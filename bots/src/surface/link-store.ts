@@ -1,5 +1,6 @@
 // The bots' own state in PRESENCE_BOTS_DATA_DIR: who is linked (with their key sealed by
-// the secret box), each user's last events id, and the confirmation cards on screen. One
+// the secret box, or, linked through the bot's surface token, the key id only), each user's
+// last events id, the surface stream's cursor, and the confirmation cards on screen. One
 // JSON document, rewritten atomically (0600) after each change; writes are serialised and
 // coalesced. One process owns a data directory at a time (a pid file, like the server's).
 // The directory is private (0700, files 0600), made so at open even when it was not.
@@ -19,8 +20,11 @@ export type LinkRecord = {
   key_id: string;
   key_name: string;
   scopes: string[];
-  /** The key, sealed; read it with `keyOf`. */
-  sealed_key: string;
+  /**
+   * The key, sealed; read it with `keyOf`. Absent when the link was made (or moved over)
+   * through the bot's surface token: the bot then acts for `key_id` and keeps no secret.
+   */
+  sealed_key?: string;
   /** Where unprompted messages go: the user's private chat, once known. */
   home_chat: string | null;
   linked_at: string;
@@ -44,7 +48,13 @@ export type CardRecord = {
   updated_at: number;
 };
 
-type Document = { version: 1; links: Record<string, LinkRecord>; cards: Record<string, CardRecord> };
+type Document = {
+  version: 1;
+  links: Record<string, LinkRecord>;
+  cards: Record<string, CardRecord>;
+  /** Where the surface stream (GET /v1/surface/events) resumes. */
+  surface_cursor?: number;
+};
 
 export const LINKS_FILE = 'links.json';
 export const KEY_FILE = 'links.key';
@@ -92,7 +102,12 @@ function readDocument(file: string): Document {
   const doc = JSON.parse(text) as Partial<Document>;
   if (doc.version !== 1 || typeof doc.links !== 'object' || doc.links === null)
     throw new Error(`${file} is not a presence-bots link table`);
-  return { version: 1, links: doc.links, cards: doc.cards ?? {} };
+  return {
+    version: 1,
+    links: doc.links,
+    cards: doc.cards ?? {},
+    ...(typeof doc.surface_cursor === 'number' ? { surface_cursor: doc.surface_cursor } : {}),
+  };
 }
 
 export type LinkStore = Awaited<ReturnType<typeof openLinkStore>>;
@@ -141,18 +156,42 @@ export async function openLinkStore(dir: string, { now = Date.now, log }: { now?
     }
   }
 
+  const claimed = new Set<string>();
+  /** Owner (`<surface>:<user id>`) by key id: the surface stream names keys. */
+  const byKeyId = new Map<string, string>();
+  for (const [owner, l] of Object.entries(doc.links)) byKeyId.set(l.key_id, owner);
+
   return {
     dir,
     get: (key: string): LinkRecord | undefined => doc.links[key],
+    ownerOfKey: (keyId: string): string | undefined => byKeyId.get(keyId),
     list: (surface?: SurfaceName): LinkRecord[] => Object.values(doc.links).filter((l) => !surface || l.surface === surface),
     /** The user's Presence key, opened from its sealed form. */
     keyOf(key: string): string {
       const link = doc.links[key];
       if (!link) throw new Error(`${key} is not linked`);
+      if (link.sealed_key === undefined) throw new Error(`${key} is linked through the surface token: no key is kept`);
       return box.open(link.sealed_key, key);
     },
-    async link(key: string, record: Omit<LinkRecord, 'sealed_key'>, secret: string) {
-      doc.links[key] = { ...record, sealed_key: box.seal(secret, key) };
+    /** `secret` null: linked through the surface token, the key id is all that is kept. */
+    async link(key: string, record: Omit<LinkRecord, 'sealed_key'>, secret: string | null) {
+      const prior = doc.links[key];
+      if (prior) byKeyId.delete(prior.key_id);
+      doc.links[key] = secret === null ? { ...record } : { ...record, sealed_key: box.seal(secret, key) };
+      byKeyId.set(record.key_id, key);
+      await save();
+    },
+    /** The key was moved over to the surface token: its secret is forgotten. */
+    async dropSecret(key: string) {
+      const link = doc.links[key];
+      if (!link || link.sealed_key === undefined) return;
+      delete link.sealed_key;
+      await save();
+    },
+    surfaceCursor: (): number | undefined => doc.surface_cursor,
+    async setSurfaceCursor(id: number) {
+      if (doc.surface_cursor !== undefined && doc.surface_cursor >= id) return;
+      doc.surface_cursor = id;
       await save();
     },
     /** Forgets the user, their key and their cards. */
@@ -160,6 +199,7 @@ export async function openLinkStore(dir: string, { now = Date.now, log }: { now?
       const link = doc.links[key];
       if (!link) return undefined;
       delete doc.links[key];
+      if (byKeyId.get(link.key_id) === key) byKeyId.delete(link.key_id);
       prune();
       await save();
       return link;
@@ -192,6 +232,15 @@ export async function openLinkStore(dir: string, { now = Date.now, log }: { now?
       if (!card) return;
       Object.assign(card, patch, { updated_at: now() });
       await save();
+    },
+
+    /** One process owns the file table: an update id is claimed in memory (the last 10,000 kept). */
+    async claimUpdate(platform: string, updateId: number): Promise<boolean> {
+      const id = `${platform}:${updateId}`;
+      if (claimed.has(id)) return false;
+      claimed.add(id);
+      if (claimed.size > 10_000) claimed.delete(claimed.values().next().value as string);
+      return true;
     },
 
     async close() {

@@ -14,6 +14,8 @@ export function createLinkedUsers(o: {
   store: LinkStore;
   log: Log;
   clientOptions: PresenceClientOptions;
+  /** The bot's surface-token client, when it has one: links without a kept key act through it. */
+  surfaceClient?: PresenceClient | undefined;
   onSecret?: (secret: string) => void;
   say(chatId: string, text: string): Promise<void>;
   /** Ends the user's events feed (not awaited from inside the feed that saw the 401). */
@@ -25,9 +27,16 @@ export function createLinkedUsers(o: {
   function clientFor(owner: string): PresenceClient {
     let client = clients.get(owner);
     if (!client) {
-      const token = store.keyOf(owner);
-      o.onSecret?.(token);
-      client = createPresenceClient({ ...o.clientOptions, token });
+      const link = store.get(owner);
+      if (link && link.sealed_key === undefined) {
+        // Linked through the surface token: act for the key by naming it, no secret held.
+        if (!o.surfaceClient) throw new Error(`${owner} was linked through a surface token; set PRESENCE_SURFACE_TOKEN`);
+        client = o.surfaceClient.as(link.key_id);
+      } else {
+        const token = store.keyOf(owner);
+        o.onSecret?.(token);
+        client = createPresenceClient({ ...o.clientOptions, token });
+      }
       clients.set(owner, client);
     }
     return client;
@@ -50,7 +59,7 @@ export function createLinkedUsers(o: {
       if (isPrivate && store.get(owner)) await store.setHomeChat(owner, chatId);
     },
 
-    /** Drops the client of a user who is no longer linked. */
+    /** Drops the client of a user who is no longer linked (or who moved to the surface token). */
     forget(owner: string) {
       clients.delete(owner);
     },

@@ -4,7 +4,13 @@
 //
 // Linking happens in private chats only. A code typed anywhere else is voided on sight
 // (redeemed, its key revoked at once), since everyone there saw it.
-import { createPresenceClient, type PresenceClientOptions, type RedeemLinkReturnType } from '@presence/client';
+import {
+  createPresenceClient,
+  type PresenceClient,
+  type PresenceClientOptions,
+  type RedeemLinkReturnType,
+  type SurfaceRedeemReturnType,
+} from '@presence/client';
 import { type ChatPort, type ChatUser, type TextContext, userKey } from './chat-port';
 import type { CommandReply } from './commands';
 import type { LinkStore } from './link-store';
@@ -32,6 +38,8 @@ export function createLinking(o: {
   users: Pick<LinkedUsers, 'clientFor' | 'forget'>;
   log: Log;
   clientOptions: PresenceClientOptions;
+  /** With a surface token: codes are redeemed through it, and no key secret ever reaches the bot. */
+  surfaceClient?: PresenceClient | undefined;
   onSecret?: (secret: string) => void;
   now: () => number;
   startFeed(owner: string): void;
@@ -51,10 +59,11 @@ export function createLinking(o: {
    */
   async function burn(user: ChatUser, code: string): Promise<SeenCodeOutcome> {
     const owner = userKey(user);
-    let r: RedeemLinkReturnType;
+    let r: RedeemLinkReturnType | SurfaceRedeemReturnType;
     try {
       // Named so an admin reading the key list sees why a revoked key is there.
-      r = await anonymous.links.redeem(code, { surface: port.surface, user_id: user.id, name: redeemName(user, 'voided-') });
+      const who = { surface: port.surface, user_id: user.id, name: redeemName(user, 'voided-') };
+      r = o.surfaceClient ? await o.surfaceClient.surface.redeem(code, who) : await anonymous.links.redeem(code, who);
     } catch (e) {
       const type = problemType(e);
       if (type === 'not_found' || type === 'invalid_request') return { kind: 'gone' };
@@ -64,14 +73,14 @@ export function createLinking(o: {
       });
       return { kind: 'failed', reason: describeError(e) };
     }
-    o.onSecret?.(r.key);
+    const secret = 'key' in r ? r.key : null;
+    if (secret) o.onSecret?.(secret);
     // A 401 on a retry means an earlier attempt revoked it and its answer was lost.
-    const revoked = await createPresenceClient({ ...o.clientOptions, token: r.key })
-      .keys.revokeSelf({ retries: 2 })
-      .then(
-        () => true,
-        (e: unknown) => isRevoked(e),
-      );
+    const voider = secret ? createPresenceClient({ ...o.clientOptions, token: secret }) : (o.surfaceClient as PresenceClient).as(r.key_id);
+    const revoked = await voider.keys.revokeSelf({ retries: 2 }).then(
+      () => true,
+      (e: unknown) => isRevoked(e),
+    );
     if (revoked) log('info', 'voided a link code seen outside a private chat', { user: owner, key_id: r.key_id });
     else log('warn', 'voided a link code seen outside a private chat, but could not revoke its key', { user: owner, key_id: r.key_id });
     return { kind: 'voided', key_id: r.key_id, revoked };
@@ -91,8 +100,10 @@ export function createLinking(o: {
       if (existing) return { text: alreadyLinkedText(existing) };
       if (!code) return { text: LINK_USAGE };
       try {
-        const r = await anonymous.links.redeem(code, { surface: port.surface, user_id: user.id, name: redeemName(user) });
-        o.onSecret?.(r.key);
+        const who = { surface: port.surface, user_id: user.id, name: redeemName(user) };
+        const r = o.surfaceClient ? await o.surfaceClient.surface.redeem(code, who) : await anonymous.links.redeem(code, who);
+        const secret = 'key' in r ? r.key : null;
+        if (secret) o.onSecret?.(secret);
         await store.link(
           owner,
           {
@@ -109,7 +120,7 @@ export function createLinking(o: {
             // here, so nothing between redeeming and subscribing is missed (a live start would).
             last_event_id: r.last_event_id,
           },
-          r.key,
+          secret,
         );
         o.startFeed(owner);
         log('info', 'linked a user', { user: owner, account: r.account, key_id: r.key_id });

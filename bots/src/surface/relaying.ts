@@ -33,7 +33,11 @@ export function createRelaying(o: {
   const pacer = createPacer(o.editIntervalMs);
   /** owner → the turn in flight: a hold raised during it is shown in its chat, after its reply. */
   const activeTurn = new Map<string, { chatId: string; done: Promise<void> }>();
-  /** confirm id → chat whose turn raised it, for a needs_confirm event handled after the turn. */
+  /**
+   * owner|confirm id → chat whose turn raised it, for a needs_confirm event handled after the
+   * turn. Keyed by owner too: other users linked to the account get the same event, and their
+   * card goes to their own chat, not the one this turn ran in.
+   */
   const origin = new Map<string, string>();
   const queues = new Map<string, Promise<void>>();
 
@@ -71,7 +75,7 @@ export function createRelaying(o: {
         for await (const ev of stream) {
           if (ev.type === 'token') reply.push(ev.text);
           else if (ev.type === 'needs_confirm') {
-            origin.set(ev.confirm_id, chatId);
+            origin.set(`${owner}|${ev.confirm_id}`, chatId);
             if (origin.size > MAX_ORIGINS) origin.delete(origin.keys().next().value as string);
           } else if (ev.type === 'done') final = ev.result.reply;
         }
@@ -103,8 +107,8 @@ export function createRelaying(o: {
      */
     holdPlace(owner: string, confirmId: string): { chatId: string | undefined; after: Promise<void> | undefined } {
       const turn = activeTurn.get(owner);
-      const chatId = origin.get(confirmId) ?? turn?.chatId;
-      origin.delete(confirmId);
+      const chatId = origin.get(`${owner}|${confirmId}`) ?? turn?.chatId;
+      origin.delete(`${owner}|${confirmId}`);
       return { chatId, after: turn?.done };
     },
   };

@@ -60,7 +60,7 @@ export const REVOKED =
 export const alreadyLinkedText = (link: LinkRecord) =>
   `You are already linked to the account ${link.account} (key ${link.key_name}). Send /unlink first to link again.`;
 
-export const linkedText = (r: RedeemLinkReturnType) =>
+export const linkedText = (r: Pick<RedeemLinkReturnType, 'account' | 'name' | 'scopes'>) =>
   `Linked to the account ${r.account} as ${r.name} (scopes: ${r.scopes.join(', ')}). Write anything to talk to your presence; held actions will show up here with Approve / Deny buttons.${
     r.scopes.includes('wallet:act') ? '' : '\nThis link cannot act on the wallet, so actions you ask for are only explained.'
   }`;

@@ -4,7 +4,7 @@
 // feed (event-feed), whose events this file turns into cards and messages. Business rules
 // stay on the server: the bots relay text, render what comes back and answer holds through
 // the confirm endpoint.
-import type { PresenceClientOptions, PresenceEvent } from '@presence/client';
+import type { PresenceClient, PresenceClientOptions, PresenceEvent } from '@presence/client';
 import { createCards } from './cards';
 import { type ChatPort, type ChatUser, type TextContext, userKey } from './chat-port';
 import { createCommands, parseCommand } from './commands';
@@ -13,8 +13,10 @@ import type { LinkStore } from './link-store';
 import { createLinkedUsers } from './linked-users';
 import { createLinking } from './linking';
 import type { Log } from './logging';
+import { moveOverToSurface } from './move-over';
 import { createRelaying } from './relaying';
 import { splitMessage } from './split';
+import type { SurfaceStream } from './surface-stream';
 
 export type SurfaceOptions = {
   port: ChatPort;
@@ -31,6 +33,11 @@ export type SurfaceOptions = {
   client?: Omit<PresenceClientOptions, 'baseUrl' | 'token'>;
   /** Events reconnect backoff and restart delay (tests shorten them). */
   events?: { reconnect?: { baseDelayMs?: number; maxDelayMs?: number }; restartMs?: number };
+  /**
+   * With PRESENCE_SURFACE_TOKEN: the bot's surface client and its one events stream (shared
+   * by the platforms of this process). Codes are redeemed through it, users acted for by key id.
+   */
+  surfaceToken?: { client: PresenceClient; stream: SurfaceStream };
 };
 
 export type Surface = ReturnType<typeof createSurface>;
@@ -45,11 +52,13 @@ export function createSurface(o: SurfaceOptions) {
     for (const part of splitMessage(text, port.maxLength)) await port.send(chatId, part);
   }
 
+  const surfaceClient = o.surfaceToken?.client;
   const users = createLinkedUsers({
     port,
     store,
     log,
     clientOptions,
+    surfaceClient,
     onSecret: o.onSecret,
     say,
     stopFeed: (owner) => feeds.stop(owner),
@@ -95,9 +104,13 @@ export function createSurface(o: SurfaceOptions) {
     users,
     log,
     clientOptions,
+    surfaceClient,
     onSecret: o.onSecret,
     now,
-    startFeed: (owner) => feeds.start(owner),
+    // A link through the surface token is on the surface stream already; only a kept key needs a feed of its own.
+    startFeed: (owner) => {
+      if (store.get(owner)?.sealed_key !== undefined) feeds.start(owner);
+    },
     stopFeed: (owner) => feeds.stop(owner),
   });
   const command = createCommands({ store, users, linking, cards, now });
@@ -144,9 +157,28 @@ export function createSurface(o: SurfaceOptions) {
       inFlight.add(p);
     },
 
-    /** Starts the events feed of every user linked on this platform. */
+    /**
+     * Starts the events of every user linked on this platform: with a surface token, through
+     * the one surface stream (links made with a kept key are moved over to it now, see
+     * move-over.ts); without, one feed per user.
+     */
     start() {
-      for (const l of store.list(port.surface)) feeds.start(userKey({ surface: l.surface, id: l.user_id }));
+      const viaSurface = o.surfaceToken;
+      if (!viaSurface) {
+        for (const l of store.list(port.surface)) feeds.start(userKey({ surface: l.surface, id: l.user_id }));
+        return;
+      }
+      viaSurface.stream.register(port.surface, { event: handleEvent, revoked: (owner) => users.revoked(owner) });
+      moveOverToSurface({
+        platform: port.surface,
+        store,
+        client: viaSurface.client,
+        stream: viaSurface.stream,
+        users,
+        handle: handleEvent,
+        log,
+        keepFeed: (owner) => feeds.start(owner),
+      });
     },
 
     /** Waits for work in flight, then stops the feeds. The store stays open (it may be shared). */

@@ -12,10 +12,13 @@ import type { InlineKeyboardMarkup, Message, User } from 'grammy/types';
 import { abortable, anySignal } from '../surface/abortable';
 import type { ChatButton, ChatPort, ChatUser } from '../surface/chat-port';
 import { parseCommand } from '../surface/commands';
+import type { PgLinkStore } from '../surface/pg-link-store';
 import { COMMANDS, GROUP_HINT, TEXT_ONLY } from '../surface/render';
 import { createSurface, type SurfaceOptions } from '../surface/surface';
 import { createCallLimit } from './call-limit';
 import { retryAfter } from './retry-after';
+import { createSendPace } from './send-pace';
+import { createWebhookServer } from './webhook';
 
 export const TELEGRAM_API_ROOT = 'https://api.telegram.org';
 export const TELEGRAM_MAX_LENGTH = 4096;
@@ -29,6 +32,8 @@ export type TelegramBotOptions = Omit<SurfaceOptions, 'port'> & {
   apiRoot?: string;
   /** Long-poll timeout in seconds (default 30). */
   pollTimeoutS?: number;
+  /** Updates by webhook instead of long polling (several processes behind a balancer). */
+  webhook?: { url: string; secret: string; port: number; host: string } | null;
 };
 
 const keyboard = (buttons: readonly ChatButton[]): InlineKeyboardMarkup => ({
@@ -56,6 +61,8 @@ export function createTelegramBot(o: TelegramBotOptions) {
   const bot = new Bot(o.token, { client: { apiRoot, timeoutSeconds: pollTimeoutS + 15 } });
   const callLimit = createCallLimit();
   bot.api.config.use(
+    // Innermost: every attempt, retries included, takes a slot; shared by every process when the table is.
+    createSendPace('paceSlot' in o.store ? { shared: (o.store as PgLinkStore).paceSlot } : {}).transformer,
     retryAfter({ onWait: (method, seconds) => o.log('warn', 'Telegram asked us to slow down', { method, retry_after: seconds }) }),
     callLimit.transformer, // outermost, so it also cuts retryAfter's waits
   );
@@ -137,6 +144,17 @@ export function createTelegramBot(o: TelegramBotOptions) {
 
   bot.catch((err) => o.log('error', 'a Telegram update failed', { update: err.ctx.update.update_id, error: String(err.error) }));
 
+  const webhook = o.webhook
+    ? createWebhookServer({
+        path: new URL(o.webhook.url).pathname,
+        secret: o.webhook.secret,
+        port: o.webhook.port,
+        host: o.webhook.host,
+        claim: (id) => o.store.claimUpdate('telegram', id),
+        handle: (update) => bot.handleUpdate(update),
+        log: o.log,
+      })
+    : null;
   let polling: Promise<void> | null = null;
   let polled = false; // updates may have been taken: a stop confirms them
   let stopping = false;
@@ -170,6 +188,12 @@ export function createTelegramBot(o: TelegramBotOptions) {
         });
         limit.throwIfAborted();
         surface.start();
+        if (webhook && o.webhook) {
+          const local = await webhook.listen();
+          await bot.api.setWebhook(o.webhook.url, { secret_token: o.webhook.secret, allowed_updates: ['message', 'callback_query'] });
+          o.log('info', 'Telegram bot serving its webhook', { username: bot.botInfo.username, listening: local });
+          return;
+        }
         await abortable(
           new Promise<void>((resolve, reject) => {
             polling = bot.start({
@@ -202,6 +226,8 @@ export function createTelegramBot(o: TelegramBotOptions) {
      */
     async stop() {
       stopping = true;
+      // The webhook stays set: the other processes behind the balancer keep serving it.
+      await webhook?.close();
       if (bot.isRunning()) {
         // bot.stop() is what ends grammY's set-up too; before the first poll there is nothing to confirm.
         callLimit.set(polled ? AbortSignal.timeout(STOP_LIMIT_MS) : AbortSignal.abort());

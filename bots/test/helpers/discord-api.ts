@@ -254,16 +254,25 @@ export async function startDiscordApi({ token }: { token: string }) {
   });
 
   const wss = new WebSocketServer({ server });
+  const identifies: [number, number][] = [];
   const frame = (ws: WebSocket, payload: Record<string, unknown>) => ws.send(JSON.stringify({ s: null, t: null, ...payload }));
+  /** Each connection's shard ([id, count] from its IDENTIFY; one shard when it names none). */
+  const shardOf = new Map<WebSocket, [number, number]>();
   wss.on('connection', (ws) => {
     clients.add(ws);
-    ws.on('close', () => clients.delete(ws));
+    ws.on('close', () => {
+      clients.delete(ws);
+      shardOf.delete(ws);
+    });
     frame(ws, { op: 10, d: { heartbeat_interval: 45_000 } });
     ws.on('message', (raw) => {
       const msg = JSON.parse(String(raw)) as { op: number; d: Record<string, unknown> };
       if (msg.op === 1) frame(ws, { op: 11 });
       else if (msg.op === 2) {
         identified = msg.d;
+        const shard = (Array.isArray(msg.d.shard) ? msg.d.shard : [0, 1]) as [number, number];
+        shardOf.set(ws, shard);
+        identifies.push(shard);
         if ((Number(msg.d.intents) & PRIVILEGED_INTENTS) !== 0) {
           ws.close(4014, 'Disallowed intent(s).');
           return;
@@ -279,7 +288,7 @@ export async function startDiscordApi({ token }: { token: string }) {
               guilds: [],
               session_id: 'loopback-session',
               resume_gateway_url: wsUrl,
-              shard: [0, 1],
+              shard: shardOf.get(ws),
               application: { id: appId, flags: 0 },
             },
           }),
@@ -297,9 +306,16 @@ export async function startDiscordApi({ token }: { token: string }) {
     session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 },
   });
 
+  /** As Discord routes: a server's events to shard (guild_id >> 22) % count, DMs to shard 0. */
   function dispatch(t: string, d: unknown) {
     const payload = JSON.stringify({ op: 0, t, s: ++seq, d });
-    for (const ws of clients) ws.send(payload);
+    const { id: ownId, guild_id } = d as { id?: string; guild_id?: string };
+    const guild = t === 'GUILD_CREATE' ? ownId : guild_id;
+    for (const ws of clients) {
+      const [id, count] = shardOf.get(ws) ?? [0, 1];
+      const target = guild === undefined ? 0 : Number((BigInt(guild) >> 22n) % BigInt(count));
+      if (target === id) ws.send(payload);
+    }
   }
 
   const member = (user: DcUser) => ({ ...user, discriminator: user.discriminator ?? '0', avatar: null });
@@ -329,6 +345,8 @@ export async function startDiscordApi({ token }: { token: string }) {
     get identified() {
       return identified;
     },
+    /** The [shard id, shard count] of every IDENTIFY, in order. */
+    identifies,
     dmOf,
     /** A user writes to the bot in a DM; returns the message id. */
     dm(user: DcUser, content: string) {

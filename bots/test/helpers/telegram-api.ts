@@ -51,6 +51,8 @@ export async function startTelegramApi({ token, username = 'presence_test_bot' }
   const failures: { method: string; retryAfter: number }[] = [];
   const hung = new Set<string>();
   const sockets = new Set<import('node:net').Socket>();
+  /** What setWebhook was called with, in order. */
+  const webhooks: { url: string; secret: string }[] = [];
 
   const chatOf = (id: number): TgChat => chats.get(id) ?? { id, type: id > 0 ? 'private' : 'group' };
   const msgKey = (chatId: number, messageId: number) => `${chatId}:${messageId}`;
@@ -76,6 +78,9 @@ export async function startTelegramApi({ token, username = 'presence_test_bot' }
     switch (method) {
       case 'getMe':
         return ok(res, { ...bot, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false });
+      case 'setWebhook':
+        webhooks.push({ url: String(p.url), secret: String(p.secret_token ?? '') });
+        return ok(res, true);
       case 'deleteWebhook':
       case 'setMyCommands':
       case 'sendChatAction':
@@ -194,6 +199,7 @@ export async function startTelegramApi({ token, username = 'presence_test_bot' }
     url: `http://127.0.0.1:${port}`,
     bot,
     calls,
+    webhooks,
     unknown,
     /** A user writes in a chat; returns the message id. */
     say(from: TgUser, text: string, chat: TgChat = { id: from.id, type: 'private' }, extra: Record<string, unknown> = {}) {

@@ -34,6 +34,10 @@ export const linkCodeHash = (codeKey: Buffer, code: string) => createHmac('sha25
 
 export type LinkService = ReturnType<typeof createLinkService>;
 
+export type RedeemWho = { surface: string; user_id: string; name: string };
+/** Links a key a surface redeemed to that surface (surfaces/surface-service.ts). */
+export type SurfaceLinker = (made: { accountId: string; keyId: string; lastEventId: number }) => Promise<void>;
+
 export function createLinkService({
   store,
   clock,
@@ -64,7 +68,7 @@ export function createLinkService({
     ? createSharedRedeemGuard({ limits: redeemLimits ?? defaultRedeemLimits, rateLimiterFor })
     : createRedeemGuard({ clock, ...(redeemLimits ? { limits: redeemLimits } : {}) });
 
-  async function redeemCode(code: string, who: { surface: string; user_id: string; name: string }) {
+  async function redeemCode(code: string, who: RedeemWho, via?: SurfaceLinker) {
     // Typed by people: spaces and hyphens between groups are not part of it.
     const normal = code.replace(/[\s-]/g, '').toUpperCase();
     const gone = () => notFound('this link code is unknown, used or expired; ask for a new one');
@@ -83,9 +87,11 @@ export function createLinkService({
       undefined,
       ' Then ask for a new link code.',
     );
+    // Redeemed by a surface token: the key is linked through it and its secret is dropped here.
+    if (via) await via({ accountId: link.account_id, keyId: key.id, lastEventId: latest });
     return {
       account: link.account_id,
-      key: key.secret,
+      key: via ? null : key.secret,
       key_id: key.id,
       name,
       scopes: key.scopes,
@@ -122,11 +128,14 @@ export function createLinkService({
       return guard.attempt(address);
     },
 
-    /** Redeems under an attempt from `attemptRedeem`: a wrong code counts as a failed one. */
-    async redeem(code: string, who: { surface: string; user_id: string; name: string }, attempt: RedeemAttempt) {
+    /**
+     * Redeems under an attempt from `attemptRedeem` (or a surface's own guard): a wrong code
+     * counts as a failed one. With `via` (a surface redeeming) the answer carries no secret.
+     */
+    async redeem(code: string, who: RedeemWho, attempt: RedeemAttempt, via?: SurfaceLinker) {
       if (attempt.refusal) throw attempt.refusal;
       try {
-        const result = await redeemCode(code, who);
+        const result = await redeemCode(code, who, via);
         attempt.settle('redeemed');
         return result;
       } catch (e) {

@@ -10,7 +10,22 @@
 // has used its budget, its requests that present a key are answered 429 without the key
 // being looked at, until the window frees a slot — so nobody can try keys at line rate.
 // Requests without any Authorization header are not guesses and are never counted.
-import { type Core, PresenceError, type Principal, type RateLimiterPort, requireScope } from '@presence/core';
+//
+// A surface token (prs_surface_…) authenticates as itself only on surface routes
+// (`config.surface`); anywhere else it must name a key it linked in Presence-Acting-For, and
+// the request then runs as that key, through the same rate limit and scope check (see
+// surfaces/surface-service.ts in core).
+import {
+  type Core,
+  looksLikeSurfaceToken,
+  PresenceError,
+  type Principal,
+  type RateLimiterPort,
+  requireScope,
+  type ScopeRequirement,
+  type SurfacePrincipal,
+} from '@presence/core';
+import { ACTING_FOR_HEADER } from '@presence/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clientAddress } from './client-address';
 
@@ -18,6 +33,7 @@ const BEARER = /^Bearer ([^\s]+)$/;
 
 export function registerAuth(app: FastifyInstance, core: Core, authFailures: RateLimiterPort) {
   app.decorateRequest('principal', null);
+  app.decorateRequest('surface', null);
 
   /** Counts the request against its key and sets the per-key headers (429 past the limit). */
   async function admit(request: FastifyRequest, reply: FastifyReply, principal: Principal) {
@@ -48,8 +64,50 @@ export function registerAuth(app: FastifyInstance, core: Core, authFailures: Rat
     }
   }
 
+  /** A request that presented a surface token: the surface itself, or the linked key it acts for. */
+  async function surfaceRequest(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    address: string | null,
+    token: string,
+    need: ScopeRequirement | undefined,
+  ) {
+    let surface: SurfacePrincipal;
+    try {
+      if (!core.surfaces) throw new PresenceError('auth', 'this server keeps no surface tokens');
+      surface = await core.surfaces.authenticate(token);
+    } catch (e) {
+      if (address !== null && e instanceof PresenceError && e.type === 'auth') await authFailures.hit(address);
+      throw e;
+    }
+    request.surface = surface;
+    const acting = request.headers[ACTING_FOR_HEADER];
+    if (request.routeOptions.config.surface) {
+      if (acting !== undefined)
+        throw new PresenceError('invalid_request', "this route is the surface's own: send it without Presence-Acting-For");
+      const rate = await core.rateLimiter.hit(surface.surfaceId);
+      reply.headers({
+        'presence-mode': 'live',
+        'ratelimit-limit': String(rate.limit),
+        'ratelimit-remaining': String(rate.remaining),
+        'ratelimit-reset': String(rate.resetS),
+      });
+      if (!rate.allowed) throw new PresenceError('rate_limited', `retry in ${rate.resetS} s`, { retryAfter: rate.resetS });
+      return;
+    }
+    if (acting === undefined || need === undefined) {
+      throw new PresenceError(
+        'scope',
+        'a surface token acts only for a key it linked: send Presence-Acting-For: key_… (or use it on GET /v1/surface/events and to redeem link codes)',
+      );
+    }
+    const principal = await admit(request, reply, await core.surfaces!.actingFor(surface, String(acting)));
+    requireScope(principal, need);
+  }
+
   app.addHook('onRequest', async (request, reply) => {
-    const need = request.routeOptions.config.scope;
+    const surfaceRoute = request.routeOptions.config.surface === true;
+    const need = surfaceRoute ? 'key' : request.routeOptions.config.scope;
     const header = request.headers.authorization;
     const m = header ? BEARER.exec(header) : null;
     const address = header === undefined ? null : clientAddress(request.ip);
@@ -73,7 +131,10 @@ export function registerAuth(app: FastifyInstance, core: Core, authFailures: Rat
         { retryAfter: budget.resetS, extra: { limit: 'auth_failures' } },
       );
     }
-    const principal = await admit(request, reply, await authenticate(address, m?.[1], header !== undefined && !m));
+    const bearer = m?.[1];
+    if (bearer && looksLikeSurfaceToken(bearer)) return surfaceRequest(request, reply, address, bearer, need);
+    const principal = await admit(request, reply, await authenticate(address, bearer, header !== undefined && !m));
+    if (surfaceRoute) throw new PresenceError('scope', 'this route takes a surface token (prs_surface_…), not a key');
     requireScope(principal, need);
   });
 }

@@ -78,8 +78,21 @@ describe('the OpenAPI document', () => {
       .filter(({ op }) => Array.isArray(op.security) && op.security.length === 0)
       .map(({ at }) => at)
       .sort();
-    expect(open).toEqual(['GET /metrics', 'GET /v1/health', 'GET /v1/openapi.json', 'GET /v1/ready', 'POST /v1/links/{code}/redeem']);
-    // The rest inherit the document's `security: [{ bearer: [] }]`.
-    expect(operations().filter(({ op }) => op.security !== undefined && op.security.length > 0)).toEqual([]);
+    expect(open).toEqual(['GET /metrics', 'GET /v1/health', 'GET /v1/openapi.json', 'GET /v1/ready']);
+    // Redeeming takes nothing or a surface token; the surface's own routes take a surface token.
+    const others = Object.fromEntries(
+      operations()
+        .filter(({ op }) => op.security !== undefined && op.security.length > 0)
+        .map(({ at, op }) => [at, op.security]),
+    );
+    expect(others).toEqual({
+      'POST /v1/links/{code}/redeem': [{}, { surfaceToken: [] }],
+      'GET /v1/surface': [{ surfaceToken: [] }],
+      'GET /v1/surface/events': [{ surfaceToken: [] }],
+      'POST /v1/surface/adopt': [{ surfaceToken: [] }],
+    });
+    // The rest inherit the document's `security: [{ bearer: [] }]`, and name Presence-Acting-For.
+    const me = op('get', '/v1/presence/me') as { parameters?: { in: string; name: string }[] };
+    expect(me.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ in: 'header', name: 'presence-acting-for' })]));
   });
 });

@@ -4,7 +4,13 @@
 // (keyed, a write, with a body, with path parameters) plus the types it names in
 // `schema.openapi.problems`; real descriptions of its success answers; `text/event-stream`
 // where it streams. zod → JSON Schema stays fastify-type-provider-zod's.
-import { type Problem as ProblemBody, Problem as ProblemSchema, type ProblemType, problemCatalogue } from '@presence/protocol';
+import {
+  ACTING_FOR_HEADER,
+  type Problem as ProblemBody,
+  Problem as ProblemSchema,
+  type ProblemType,
+  problemCatalogue,
+} from '@presence/protocol';
 import type { RouteOptions } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -37,7 +43,7 @@ delete problemJson.$schema;
 
 /** What any route of this kind can answer, beyond its own declared problems. */
 function problemsOf(route: RouteOptions, schema: JsonSchema): Set<ProblemType> {
-  const keyed = route.config?.scope !== undefined;
+  const keyed = route.config?.scope !== undefined || route.config?.surface === true;
   const method = [route.method].flat()[0] as string;
   const out = new Set<ProblemType>(['internal']);
   if (schema.body || schema.querystring || schema.params || (keyed && WRITES.has(method))) out.add('invalid_request');
@@ -83,6 +89,23 @@ const EVENT_STREAM = {
   schema: { type: 'string', description: 'Server-Sent Events (see docs/api.md for the events and their data)' },
 };
 
+/** Every keyed route may be called by a surface token acting for a key it linked. */
+function withActingFor(headers: JsonSchema | undefined): JsonSchema {
+  const base = headers ?? { type: 'object', properties: {} };
+  return {
+    ...base,
+    properties: {
+      ...(base.properties as JsonSchema),
+      [ACTING_FOR_HEADER]: {
+        type: 'string',
+        pattern: '^key_[0-9A-Za-z]{16}$',
+        description:
+          'With a surface token as bearer: the linked key (key_…) the request runs as, with its scopes, its rate limit and its account. A key the surface did not link is 403; a revoked one 401.',
+      },
+    },
+  };
+}
+
 export function createOpenapiTransform(opts: { metricsSecurity: Record<string, string[]>[] }) {
   return (input: TransformInput) => {
     const { openapi: doc = {}, ...rest } = (input.schema ?? {}) as JsonSchema & { openapi?: OperationDoc };
@@ -106,7 +129,11 @@ export function createOpenapiTransform(opts: { metricsSecurity: Record<string, s
     }
     Object.assign(responses, problemResponses(problemsOf(input.route, { ...rest, openapi: doc })));
     schema.response = responses;
-    if (input.route.config?.scope === undefined) schema.security = input.url === '/metrics' ? opts.metricsSecurity : [];
+    if (input.route.config?.surface) schema.security = [{ surfaceToken: [] }];
+    else if (input.route.config?.scope === undefined)
+      // Redeeming takes no credential, or a surface token (which links the key through it).
+      schema.security = input.url === '/metrics' ? opts.metricsSecurity : input.url.endsWith('/redeem') ? [{}, { surfaceToken: [] }] : [];
+    else schema.headers = withActingFor(schema.headers as JsonSchema | undefined);
     return { ...out, schema };
   };
 }

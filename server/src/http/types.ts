@@ -2,7 +2,7 @@
 // declarations — each route declares the scope it needs in `config.scope`, and authenticated
 // requests carry their principal. Routes import from here, never from ../app, so the app and
 // its routes form no import circle.
-import type { Core, IdempotencyClaim, Principal, ScopeRequirement } from '@presence/core';
+import type { Core, IdempotencyClaim, Principal, ScopeRequirement, SurfacePrincipal } from '@presence/core';
 import type * as schemas from '@presence/protocol';
 import type { z } from 'zod';
 import type { StreamCaps } from './stream-caps';
@@ -28,9 +28,13 @@ declare module 'fastify' {
     scope?: ScopeRequirement;
     /** Routes that manage Idempotency-Key themselves (streams). */
     ownIdempotency?: boolean;
+    /** Routes for a surface token itself (GET /v1/surface/events): no key, no Presence-Acting-For. */
+    surface?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | null;
+    /** The surface token that authenticated the request (on its own, or acting for a linked key). */
+    surface: SurfacePrincipal | null;
     idempotency: Extract<IdempotencyClaim, { kind: 'proceed' }> | null;
   }
 }

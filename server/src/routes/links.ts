@@ -1,5 +1,7 @@
+import { looksLikeSurfaceToken, PresenceError } from '@presence/core';
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { clientAddress } from '../http/client-address';
 import type { RouteDeps } from '../http/types';
 
@@ -30,25 +32,40 @@ export const linksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core 
       schema: {
         operationId: 'redeemLinkCode',
         openapi: {
-          answers: { 200: 'A new key for the surface user (its secret shown this once)' },
+          answers: {
+            200: 'A new key for the surface user: its secret shown this once; redeemed with a surface token, the key id only (the surface acts for it with Presence-Acting-For)',
+          },
           problems: ['not_found', 'conflict', 'rate_limited', 'store_unavailable'],
         },
-        summary: 'Redeem a link code for a new key (no Authorization; rate-limited per address)',
+        summary:
+          'Redeem a link code for a new key (no Authorization: rate-limited per address; or a surface token as bearer: linked through it, rate-limited per token)',
         tags: ['links'],
         security: [],
         params: schemas.RedeemParams,
         body: schemas.RedeemRequest,
-        response: { 200: schemas.RedeemResult },
+        response: { 200: z.union([schemas.RedeemResult, schemas.SurfaceRedeemResult]) },
       },
     },
     async (req, reply) => {
+      const bearer = /^Bearer (prs_surface_\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+      if (bearer !== undefined && looksLikeSurfaceToken(bearer)) {
+        if (!core.surfaces) throw new PresenceError('auth', 'this server keeps no surface tokens');
+        const { result, rate } = await core.surfaces.redeem(await core.surfaces.authenticate(bearer), req.params.code, req.body);
+        reply.headers({
+          'ratelimit-limit': String(rate.limit),
+          'ratelimit-remaining': String(rate.remaining),
+          'ratelimit-reset': String(rate.resetS),
+        });
+        return result;
+      }
       const attempt = await core.links.attemptRedeem(clientAddress(req.ip));
       reply.headers({
         'ratelimit-limit': String(attempt.rate.limit),
         'ratelimit-remaining': String(attempt.rate.remaining),
         'ratelimit-reset': String(attempt.rate.resetS),
       });
-      return core.links.redeem(req.params.code, req.body, attempt);
+      const { key, ...rest } = await core.links.redeem(req.params.code, req.body, attempt);
+      return { ...rest, key: key as string };
     },
   );
 };

@@ -2,3 +2,4 @@
 // the `@presence/core/lowdb` subpath.
 export { createLowdbStore, type LowdbStoreOptions } from './lowdb-store';
 export { resealLowdb } from './reseal';
+export { createLowdbSurfaceStore, type LowdbSurfaceStoreOptions } from './surfaces';

@@ -11,4 +11,5 @@ export { type AppliedMigration, loadMigrations, type Migration, type MigrationSt
 export { createPostgresLocks, lockConnections, type PostgresLocksOptions } from './postgres-locks';
 export { createPostgresStore, type PostgresStoreOptions } from './postgres-store';
 export { resealPostgres } from './reseal';
+export { createPostgresSurfaceStore } from './surfaces';
 export { createPostgresOverlayShare } from './test-overlays';

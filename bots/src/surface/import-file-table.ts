@@ -1,0 +1,36 @@
+// Moving from the file table to PostgreSQL: at the first start with PRESENCE_BOTS_DATABASE_URL,
+// when the database holds no link yet and the data directory has a links.json, its users are
+// copied in. A link with a kept key is first moved over to the surface token (adopted; the
+// secret stays behind in the file), so the shared table never holds a secret. The file is
+// left as it was; cards and cursors start afresh (events are replayed from each user's last id).
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { PresenceClient } from '@presence/client';
+import { LINKS_FILE, openLinkStore } from './link-store';
+import type { Log } from './logging';
+import type { PgLinkStore } from './pg-link-store';
+
+export async function importFileTable(o: { dataDir: string; into: PgLinkStore; client: PresenceClient; log: Log }) {
+  if (o.into.list().length > 0 || !existsSync(path.join(o.dataDir, LINKS_FILE))) return;
+  const file = await openLinkStore(o.dataDir);
+  let copied = 0;
+  try {
+    for (const link of file.list()) {
+      const owner = `${link.surface}:${link.user_id}`;
+      try {
+        if (link.sealed_key !== undefined) await o.client.surface.adopt({ key: file.keyOf(owner), surface_user: link.user_id });
+        const { sealed_key: _kept, ...rest } = link;
+        await o.into.link(owner, rest, null);
+        copied++;
+      } catch (e) {
+        o.log('warn', "could not copy a link into the bots' table in PostgreSQL (it stays in links.json)", {
+          user: owner,
+          error: String(e),
+        });
+      }
+    }
+  } finally {
+    await file.close();
+  }
+  o.log('info', 'copied the file link table into PostgreSQL', { links: copied, from: o.dataDir });
+}

@@ -1,0 +1,209 @@
+// The bots' table in PostgreSQL (PRESENCE_BOTS_DATABASE_URL), for several bot processes of one
+// bot: the same store as link-store.ts (who is linked, each user's last event id, the surface
+// stream's cursor, the cards on screen), in tables of its own (bots_*; the database may be the
+// server's). Every process keeps the rows in memory, so reads stay synchronous, and hears every
+// other process's writes through LISTEN/NOTIFY (`presence_bots`, "link:<owner>",
+// "card:<id>", "cursor"): a card sent by one process is found by the one that receives the
+// press. Writes are single statements that touch only what they change (a user's last event
+// id never undoes another process's home chat). One process at a time reads the surface
+// stream: `leadStream` takes a session advisory lock, released when its connection ends (a
+// process killed with -9 included), so a standby takes over within its retry period.
+// Linking needs the surface token (no key secret is kept here, so none is sealed).
+import postgres from 'postgres';
+import type { CardRecord, LinkRecord, LinkStore } from './link-store';
+import type { Log } from './logging';
+
+const CHANNEL = 'presence_bots';
+/** `pg_try_advisory_lock` key of the surface stream's consumer: "botsfeed" in ASCII. */
+const STREAM_LOCK = 0x626f747366656564n;
+const CARD_RETENTION_MS = 7 * 24 * 3_600_000;
+
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS bots_links (owner text PRIMARY KEY, key_id text NOT NULL, doc jsonb NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS bots_cards (id text PRIMARY KEY, owner text NOT NULL, updated_at double precision NOT NULL, doc jsonb NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS bots_state (name text PRIMARY KEY, value bigint NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS bots_pace (key text PRIMARY KEY, next_at double precision NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS bots_updates (platform text NOT NULL, update_id bigint NOT NULL, claimed_at double precision NOT NULL, PRIMARY KEY (platform, update_id))`,
+];
+
+const cardId = (owner: string, confirmId: string) => `${owner}|${confirmId}`;
+
+export type PgLinkStore = LinkStore & {
+  /** Tries to become the surface stream's one consumer; answers its release, or null while another process holds it. */
+  leadStream(): Promise<(() => Promise<void>) | null>;
+  /** Claims a platform update id for this process; false when another process (or a retry) had it. */
+  claimUpdate(platform: string, updateId: number): Promise<boolean>;
+  /** The next send slot of `key` (spaced `gapMs`) across every process of the bot; answers its time. */
+  paceSlot(key: string, gapMs: number, now: number): Promise<number>;
+};
+
+export async function openPgLinkStore(url: string, { now = Date.now, log }: { now?: () => number; log?: Log } = {}): Promise<PgLinkStore> {
+  const sql = postgres(url, { max: 4, onnotice: () => undefined, connect_timeout: 10 });
+  await sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${STREAM_LOCK.toString()}::bigint + 1)`;
+    for (const statement of SCHEMA) await tx.unsafe(statement);
+  });
+  const links = new Map<string, LinkRecord>();
+  const byKeyId = new Map<string, string>();
+  const cards = new Map<string, CardRecord>();
+  let cursor: number | undefined;
+
+  const putLinkLocal = (owner: string, doc: LinkRecord | null) => {
+    const prior = links.get(owner);
+    if (prior && byKeyId.get(prior.key_id) === owner) byKeyId.delete(prior.key_id);
+    if (doc) {
+      links.set(owner, doc);
+      byKeyId.set(doc.key_id, owner);
+    } else links.delete(owner);
+  };
+  const putCardLocal = (id: string, doc: CardRecord | null) => {
+    if (doc) cards.set(id, doc);
+    else cards.delete(id);
+  };
+  async function reload(what: string) {
+    if (what === 'cursor') {
+      const [row] = await sql<{ value: string }[]>`SELECT value::text FROM bots_state WHERE name = 'surface_cursor'`;
+      if (row) cursor = Math.max(cursor ?? 0, Number(row.value));
+    } else if (what.startsWith('link:')) {
+      const owner = what.slice(5);
+      const [row] = await sql<{ doc: LinkRecord }[]>`SELECT doc FROM bots_links WHERE owner = ${owner}`;
+      putLinkLocal(owner, row?.doc ?? null);
+    } else if (what.startsWith('card:')) {
+      const id = what.slice(5);
+      const [row] = await sql<{ doc: CardRecord }[]>`SELECT doc FROM bots_cards WHERE id = ${id}`;
+      putCardLocal(id, row?.doc ?? null);
+    }
+  }
+  async function loadAll() {
+    for (const r of await sql<{ owner: string; doc: LinkRecord }[]>`SELECT owner, doc FROM bots_links`) putLinkLocal(r.owner, r.doc);
+    for (const r of await sql<{ id: string; doc: CardRecord }[]>`SELECT id, doc FROM bots_cards`) putCardLocal(r.id, r.doc);
+    await reload('cursor');
+  }
+  const listening = await sql.listen(
+    CHANNEL,
+    (payload) =>
+      void reload(payload).catch((e: unknown) => log?.('warn', 'could not read a bots row another process changed', { error: String(e) })),
+    () => void loadAll().catch((e: unknown) => log?.('warn', 'could not reload the bots table', { error: String(e) })),
+  );
+  await loadAll();
+
+  const notify = (what: string) => sql`SELECT pg_notify(${CHANNEL}, ${what})`;
+  async function writeLink(owner: string, statement: Promise<{ doc: LinkRecord }[]>) {
+    const [row] = await statement;
+    if (row) putLinkLocal(owner, row.doc);
+    await notify(`link:${owner}`);
+  }
+  let lockConnection: postgres.ReservedSql | null = null;
+
+  return {
+    dir: url,
+    get: (key) => links.get(key),
+    ownerOfKey: (keyId) => byKeyId.get(keyId),
+    list: (surface) => [...links.values()].filter((l) => !surface || l.surface === surface),
+    keyOf(key) {
+      throw new Error(`${key}: the bots' table in PostgreSQL keeps no keys; link through PRESENCE_SURFACE_TOKEN`);
+    },
+    async link(key, record, secret) {
+      if (secret !== null) throw new Error("the bots' table in PostgreSQL keeps no keys: set PRESENCE_SURFACE_TOKEN");
+      await writeLink(
+        key,
+        sql<
+          { doc: LinkRecord }[]
+        >`INSERT INTO bots_links (owner, key_id, doc) VALUES (${key}, ${record.key_id}, ${sql.json(record as never)})
+          ON CONFLICT (owner) DO UPDATE SET key_id = EXCLUDED.key_id, doc = EXCLUDED.doc RETURNING doc`,
+      );
+    },
+    async dropSecret() {},
+    surfaceCursor: () => cursor,
+    async setSurfaceCursor(id) {
+      if (cursor !== undefined && cursor >= id) return;
+      cursor = id;
+      await sql`INSERT INTO bots_state (name, value) VALUES ('surface_cursor', ${id})
+        ON CONFLICT (name) DO UPDATE SET value = GREATEST(bots_state.value, EXCLUDED.value)`;
+      await notify('cursor');
+    },
+    async unlink(key) {
+      const link = links.get(key);
+      const [row] = await sql<{ doc: LinkRecord }[]>`DELETE FROM bots_links WHERE owner = ${key} RETURNING doc`;
+      await sql`DELETE FROM bots_cards WHERE owner = ${key}`;
+      putLinkLocal(key, null);
+      for (const [id, c] of cards) if (c.owner === key) cards.delete(id);
+      await notify(`link:${key}`);
+      return row?.doc ?? link;
+    },
+    async setHomeChat(key, chatId) {
+      const link = links.get(key);
+      if (!link || link.home_chat === chatId) return;
+      await writeLink(
+        key,
+        sql<{ doc: LinkRecord }[]>`UPDATE bots_links SET doc = jsonb_set(doc, '{home_chat}', to_jsonb(${chatId}::text))
+          WHERE owner = ${key} RETURNING doc`,
+      );
+    },
+    async setLastEventId(key, id) {
+      const link = links.get(key);
+      if (!link || (link.last_event_id !== null && link.last_event_id >= id)) return;
+      await writeLink(
+        key,
+        sql<{ doc: LinkRecord }[]>`UPDATE bots_links SET doc = jsonb_set(doc, '{last_event_id}', to_jsonb(${id}::bigint))
+          WHERE owner = ${key} AND COALESCE((doc->>'last_event_id')::bigint, -1) < ${id} RETURNING doc`,
+      );
+    },
+
+    card: (owner, confirmId) => cards.get(cardId(owner, confirmId)),
+    cardAt: (ref) => [...cards.values()].find((c) => c.messages.some((m) => m.chatId === ref.chatId && m.messageId === ref.messageId)),
+    async putCard(card) {
+      const id = cardId(card.owner, card.confirm_id);
+      const doc: CardRecord = { ...card, updated_at: now() };
+      await sql`INSERT INTO bots_cards (id, owner, updated_at, doc) VALUES (${id}, ${card.owner}, ${doc.updated_at}, ${sql.json(doc as never)})
+        ON CONFLICT (id) DO UPDATE SET updated_at = EXCLUDED.updated_at, doc = EXCLUDED.doc`;
+      putCardLocal(id, doc);
+      await sql`DELETE FROM bots_cards WHERE updated_at < ${now() - CARD_RETENTION_MS}`;
+      await notify(`card:${id}`);
+    },
+    async updateCard(owner, confirmId, patch) {
+      const id = cardId(owner, confirmId);
+      const card = cards.get(id);
+      if (!card) return;
+      const doc: CardRecord = { ...card, ...patch, updated_at: now() };
+      await sql`UPDATE bots_cards SET updated_at = ${doc.updated_at}, doc = ${sql.json(doc as never)} WHERE id = ${id}`;
+      putCardLocal(id, doc);
+      await notify(`card:${id}`);
+    },
+
+    async leadStream() {
+      const conn = await sql.reserve();
+      const [row] = await conn<{ ok: boolean }[]>`SELECT pg_try_advisory_lock(${STREAM_LOCK.toString()}::bigint) AS ok`;
+      if (!row?.ok) {
+        conn.release();
+        return null;
+      }
+      lockConnection = conn;
+      return async () => {
+        await conn`SELECT pg_advisory_unlock(${STREAM_LOCK.toString()}::bigint)`.catch(() => undefined);
+        conn.release();
+        if (lockConnection === conn) lockConnection = null;
+      };
+    },
+    async claimUpdate(platform, updateId) {
+      const r = await sql`INSERT INTO bots_updates (platform, update_id, claimed_at) VALUES (${platform}, ${updateId}, ${now()})
+        ON CONFLICT DO NOTHING`;
+      if (updateId % 1000 === 0) void sql`DELETE FROM bots_updates WHERE claimed_at < ${now() - 24 * 3_600_000}`.catch(() => undefined);
+      return r.count === 1;
+    },
+
+    async paceSlot(key, gapMs, t) {
+      // One statement under the row's lock: concurrent senders anywhere get distinct slots.
+      const [row] = await sql<{ at: number }[]>`INSERT INTO bots_pace AS p (key, next_at) VALUES (${key}, ${t + gapMs})
+        ON CONFLICT (key) DO UPDATE SET next_at = GREATEST(p.next_at, ${t}) + ${gapMs} RETURNING next_at - ${gapMs} AS at`;
+      if (Math.random() < 0.001) void sql`DELETE FROM bots_pace WHERE next_at < ${t - 60_000}`.catch(() => undefined);
+      return Number(row?.at ?? t);
+    },
+
+    async close() {
+      await listening.unlisten().catch(() => undefined);
+      lockConnection?.release();
+      await sql.end({ timeout: 5 });
+    },
+  };
+}

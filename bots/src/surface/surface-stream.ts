@@ -1,0 +1,205 @@
+// The bot's one events stream when it runs with a surface token (PRESENCE_SURFACE_TOKEN):
+// GET /v1/surface/events carries every linked user's events, whatever their number, over
+// one connection per process. Each frame names the linked keys it is for; each key's owner
+// (`<platform>:<user id>`) gets it through the handler its platform registered, in a queue of
+// its own, so one user's slow chat (Telegram allows one message a second per chat) never
+// holds up the others. Per user the account's event id is recorded after handling, and
+// anything at or below it is skipped: a restart, a replay or a second consumer repeats
+// nothing. The stream's cursor is saved up to the oldest frame still being handled, so a
+// crash loses nothing either.
+import { setTimeout as delay } from 'node:timers/promises';
+import type { PresenceClient, PresenceEvent } from '@presence/client';
+import type { SurfaceName } from './chat-port';
+import type { LinkStore } from './link-store';
+import type { Log } from './logging';
+
+export type SurfaceHandlers = {
+  event(owner: string, event: PresenceEvent): Promise<void>;
+  /** The user's key was revoked (link_revoked): forget them. */
+  revoked(owner: string): Promise<void>;
+};
+
+export type SurfaceStream = ReturnType<typeof createSurfaceStream>;
+
+/** Frames in flight before the stream stops reading (the server then holds them, not our memory). */
+const MAX_IN_FLIGHT = 2_000;
+const ATTEMPTS = 3;
+
+const sleep = (ms: number, signal: AbortSignal) => delay(ms, undefined, { signal }).catch(() => undefined);
+
+export function createSurfaceStream(o: {
+  client: PresenceClient;
+  store: LinkStore;
+  log: Log;
+  reconnect?: { baseDelayMs?: number; maxDelayMs?: number };
+  restartMs?: number;
+  /**
+   * Several processes of one bot (PRESENCE_BOTS_DATABASE_URL): only the one holding the lead
+   * reads the stream; the others try again every `leadRetryMs` and take over where the cursor
+   * and each user's last event id stand.
+   */
+  lead?: () => Promise<(() => Promise<void>) | null>;
+  leadRetryMs?: number;
+}) {
+  const { store, log } = o;
+  const handlers = new Map<SurfaceName, SurfaceHandlers>();
+  /** Per owner, the tail of their queue. */
+  const queues = new Map<string, Promise<void>>();
+  /** Positions handed to queues and not yet done, oldest first by insertion. */
+  const inFlight = new Set<number>();
+  let highest = store.surfaceCursor() ?? 0;
+  let freed: (() => void) | null = null;
+  let running: { stop: AbortController; done: Promise<void> } | null = null;
+
+  const handlerOf = (owner: string) => handlers.get(owner.slice(0, owner.indexOf(':')) as SurfaceName);
+
+  /** Runs `task` after the owner's earlier ones; a failure is logged, never blocks the queue. */
+  function enqueue(owner: string, task: () => Promise<void>): Promise<void> {
+    const next = (queues.get(owner) ?? Promise.resolve()).then(task).catch((e: unknown) => {
+      log('warn', 'handling a surface event failed', { user: owner, error: String(e) });
+    });
+    queues.set(owner, next);
+    void next.then(() => {
+      if (queues.get(owner) === next) queues.delete(owner);
+    });
+    return next;
+  }
+
+  async function handleOnce(owner: string, event: PresenceEvent, signal: AbortSignal) {
+    const h = handlerOf(owner);
+    if (!h) return;
+    for (let i = 1; ; i++) {
+      const link = store.get(owner);
+      if (!link || (link.last_event_id !== null && link.last_event_id >= event.id)) return;
+      try {
+        await h.event(owner, event);
+        break;
+      } catch (e) {
+        log('warn', 'handling an event failed', { user: owner, event: event.id, type: event.type, attempt: i, error: String(e) });
+        if (i >= ATTEMPTS) break;
+        await sleep(500 * 2 ** i, signal);
+        if (signal.aborted) return;
+      }
+    }
+    await store.setLastEventId(owner, event.id);
+  }
+
+  /** Saves the cursor up to just below the oldest position still being handled. */
+  function advance() {
+    const oldest = inFlight.values().next().value;
+    const safe = oldest === undefined ? highest : oldest - 1;
+    store.setSurfaceCursor(safe).catch((e: unknown) => log('warn', 'could not save the surface cursor', { error: String(e) }));
+  }
+
+  function track(seq: number, tasks: Promise<void>[], signal: AbortSignal) {
+    highest = Math.max(highest, seq);
+    if (tasks.length === 0) return advance();
+    inFlight.add(seq);
+    void Promise.all(tasks).then(() => {
+      // Cut short by a stop: not done, so the cursor stays below it and a restart hands it out again.
+      if (signal.aborted) return;
+      inFlight.delete(seq);
+      advance();
+      const f = freed;
+      freed = null;
+      f?.();
+    });
+  }
+
+  /** Reads the stream while this process leads (always, with one process). */
+  async function run(stop: AbortController) {
+    const { signal } = stop;
+    if (!o.lead) return consume(signal);
+    while (!signal.aborted) {
+      const release = await o.lead().catch((e: unknown) => {
+        log('warn', "could not ask for the surface stream's lead", { error: String(e) });
+        return null;
+      });
+      if (!release) {
+        await sleep(o.leadRetryMs ?? 2_000, signal);
+        continue;
+      }
+      log('info', 'this process now reads the surface stream');
+      try {
+        await consume(signal);
+      } finally {
+        await Promise.allSettled([...queues.values()]);
+        await release();
+      }
+    }
+  }
+
+  async function consume(signal: AbortSignal) {
+    while (!signal.aborted) {
+      const cursor = store.surfaceCursor();
+      const sub = o.client.surface.events.subscribe({
+        ...(cursor !== undefined ? { lastEventId: cursor } : {}),
+        signal,
+        ...(o.reconnect ? { reconnect: o.reconnect } : {}),
+        onCursor: (id) => track(id, [], signal),
+        onReconnect: ({ attempt, delayMs, error }) =>
+          log('warn', 'surface events stream dropped; reconnecting', { attempt, delayMs, error: error.message }),
+      });
+      try {
+        for await (const item of sub) {
+          if (signal.aborted) return;
+          if (item.type === 'gap') continue;
+          if (item.type === 'unrecognized') {
+            log('warn', 'skipped a surface event this bot cannot read', { event: item.event, reason: item.reason });
+            if (item.id !== undefined) track(item.id, [], signal);
+            continue;
+          }
+          const tasks: Promise<void>[] = [];
+          if (item.type === 'link_revoked') {
+            const owner = store.ownerOfKey(item.data.key_id);
+            const h = owner ? handlerOf(owner) : undefined;
+            if (owner && h) tasks.push(enqueue(owner, () => h.revoked(owner)));
+          } else {
+            for (const keyId of item.key_ids) {
+              const owner = store.ownerOfKey(keyId);
+              if (owner && handlerOf(owner)) tasks.push(enqueue(owner, () => handleOnce(owner, item.event, signal)));
+            }
+          }
+          track(item.id, tasks, signal);
+          while (inFlight.size >= MAX_IN_FLIGHT && !signal.aborted)
+            await new Promise<void>((r) => {
+              freed = r;
+            });
+        }
+        return;
+      } catch (e) {
+        if (signal.aborted) return;
+        log('error', 'surface events stream ended', { error: String(e) });
+        await sleep(o.restartMs ?? 60_000, signal);
+      } finally {
+        sub.close();
+      }
+    }
+  }
+
+  return {
+    /** A platform's handlers; its users' events go to them. */
+    register(platform: SurfaceName, h: SurfaceHandlers) {
+      handlers.set(platform, h);
+    },
+    /** Starts the one subscription (again: no-op). */
+    start() {
+      if (running) return;
+      const stop = new AbortController();
+      running = { stop, done: run(stop).catch((e) => log('error', 'surface events loop failed', { error: String(e) })) };
+    },
+    /** Runs `task` in the owner's queue: before any event handled for them after it. */
+    enqueue,
+    async stop() {
+      const r = running;
+      running = null;
+      if (!r) return;
+      r.stop.abort();
+      const f = freed;
+      freed = null;
+      f?.();
+      await r.done;
+      await Promise.allSettled([...queues.values()]);
+    },
+  };
+}

@@ -1,0 +1,194 @@
+// Two bot processes of one bot on one PostgreSQL bots' table (PRESENCE_BOTS_DATABASE_URL),
+// with a surface token: one of them reads the surface stream; killed with SIGKILL in the
+// middle of a burst of notifications, the other takes the stream over and every notification
+// is delivered (each user's last event id is in the shared table), well within 10 s of the
+// kill. Exactly once but for the sends on the wire at the kill: a message Telegram took
+// whose id the dead process had not yet recorded is sent again (the Bot API has no
+// idempotency key to prevent it); the pacer keeps those to the one or two of that instant.
+// Real server, real `presence-bots` processes, loopback Bot API.
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPostgres, type ThrowawayPostgres } from '../../scripts/postgres';
+import { openPgLinkStore } from '../src/surface/pg-link-store';
+import { type Presence, removeDir, startPresence, tempDir } from './helpers/presence';
+import { startTelegramApi, type TelegramApi, type TgUser } from './helpers/telegram-api';
+import { waitFor } from './helpers/wait';
+
+const TOKEN = '123456789:AAF-loopback-telegram-token-xyz';
+const bin = path.resolve(import.meta.dirname, '../bin/presence-bots.js');
+const USERS = 30;
+const WEBHOOK_SECRET = 'loopback-webhook-secret-0123456789';
+const EVENTS = 4;
+
+let presence: Presence;
+let pg: ThrowawayPostgres;
+let tg: TelegramApi;
+let databaseUrl: string;
+let surfaceToken: string;
+const dirs: string[] = [];
+const bots: { child: ChildProcess; err: string[] }[] = [];
+
+function startBot() {
+  const dir = tempDir('presence-bots-mp-');
+  dirs.push(dir);
+  const child = spawn(process.execPath, [bin], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      PRESENCE_BOTS_DATA_DIR: dir,
+      PRESENCE_URL: presence.server.url,
+      TELEGRAM_BOT_TOKEN: TOKEN,
+      TELEGRAM_API_ROOT: tg.url,
+      PRESENCE_SURFACE_TOKEN: surfaceToken,
+      PRESENCE_BOTS_DATABASE_URL: databaseUrl,
+      PRESENCE_LOG_FORMAT: 'json',
+      // Behind a balancer: updates come by webhook, to whichever process the balancer picks.
+      TELEGRAM_WEBHOOK_URL: 'https://bots.example/telegram-hook',
+      TELEGRAM_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      PRESENCE_BOTS_PORT: '0',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const err: string[] = [];
+  child.stderr?.on('data', (d) => err.push(String(d)));
+  const bot = { child, err };
+  bots.push(bot);
+  return bot;
+}
+const leads = (b: { err: string[] }) => b.err.join('').includes('this process now reads the surface stream');
+/** Where a process serves its webhook (PRESENCE_BOTS_PORT=0: the port it was given). */
+const hookOf = (b: { err: string[] }) => /"listening":"(http:\/\/[^"]+)"/.exec(b.err.join(''))?.[1];
+let nextUpdate = 900_000;
+/** Telegram delivering one update to a process's webhook. */
+const deliver = (url: string, update: Record<string, unknown>, secret = WEBHOOK_SECRET) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': secret },
+    body: JSON.stringify(update),
+  });
+let pair: { child: ChildProcess; err: string[] }[] = [];
+
+beforeAll(async () => {
+  presence = await startPresence();
+  pg = await startPostgres();
+  databaseUrl = await pg.createDatabase();
+  tg = await startTelegramApi({ token: TOKEN });
+  const surfaces = presence.server.core.surfaces!;
+  const made = await surfaces.create('telegram-mp');
+  surfaceToken = made.token;
+  // Users linked through the surface, written into the shared table as a bot would.
+  const table = await openPgLinkStore(databaseUrl);
+  const principal = await surfaces.authenticate(surfaceToken);
+  for (let i = 0; i < USERS; i++) {
+    const id = String(3000 + i);
+    const { code } = await presence.admin.links.create();
+    const { result } = await surfaces.redeem(principal, code, { surface: 'telegram', user_id: id, name: `u${i}` });
+    await table.link(
+      `telegram:${id}`,
+      {
+        surface: 'telegram',
+        user_id: id,
+        name: `u${i}`,
+        account: result.account,
+        key_id: result.key_id,
+        key_name: result.name,
+        scopes: result.scopes,
+        home_chat: id,
+        linked_at: new Date().toISOString(),
+        last_event_id: result.last_event_id,
+      },
+      null,
+    );
+  }
+  await table.close();
+}, 120_000);
+
+afterAll(async () => {
+  for (const b of bots) b.child.kill('SIGKILL');
+  if (process.env.BOTS_TEST_LOGS) for (const b of bots) console.log(b.err.join(''));
+  await tg?.close();
+  await presence?.close();
+  await pg?.stop();
+  for (const d of dirs) removeDir(d);
+});
+
+describe('two bot processes on one PostgreSQL table', () => {
+  it('webhooks: the secret is checked, an update Telegram sends twice (to both) is handled once, a card works on the other process', async () => {
+    pair = [startBot(), startBot()];
+    const hooks = await waitFor(() => pair.every(hookOf) && pair.map((b) => hookOf(b) as string), {
+      what: 'both webhooks',
+      timeoutMs: 30_000,
+    });
+    expect(tg.webhooks.at(-1)).toEqual({ url: 'https://bots.example/telegram-hook', secret: WEBHOOK_SECRET });
+    const leader = await waitFor(() => pair.find(leads), { what: 'the stream reader', timeoutMs: 30_000 });
+    const other = pair.find((b) => b !== leader) as (typeof pair)[number];
+
+    expect((await deliver(hooks[0] as string, { update_id: nextUpdate++ }, 'wrong-secret-wrong-secret-wrong')).status).toBe(401);
+
+    const vera: TgUser = { id: 4001, is_bot: false, first_name: 'Vera', username: 'vera' };
+    const { code } = await presence.admin.links.create();
+    const messageId = tg.say(vera, `/link ${code}`);
+    const linkUpdate = {
+      update_id: nextUpdate++,
+      message: {
+        message_id: messageId,
+        date: Math.floor(Date.now() / 1000),
+        chat: { id: vera.id, type: 'private' },
+        from: vera,
+        text: `/link ${code}`,
+      },
+    };
+    const answers = await Promise.all(hooks.map((h) => deliver(h, linkUpdate)));
+    expect(answers.map((r) => r.status)).toEqual([200, 200]);
+    await waitFor(() => tg.botMessages(vera.id).some((m) => m.text.startsWith('Linked to the account default')), { what: 'vera linked' });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(tg.botMessages(vera.id).filter((m) => m.text.startsWith('Linked') || m.text.startsWith('That code'))).toHaveLength(1);
+
+    // A hold's card is sent by the stream reader; the press reaches the other process.
+    const hold = await presence.admin.wallet.intent({ do: 'swap 21 USDC for WETH' });
+    if (hold.status !== 'needs_confirm') throw new Error('expected a hold');
+    const card = await waitFor(
+      () => tg.botMessages(vera.id).find((m) => m.reply_markup?.inline_keyboard.flat()[0]?.callback_data === `cf:${hold.confirm_id}:a`),
+      { what: "vera's card", timeoutMs: 20_000 },
+    );
+    const press = {
+      update_id: nextUpdate++,
+      callback_query: {
+        id: 'cb-vera',
+        from: vera,
+        chat_instance: 'ci',
+        message: { message_id: card.message_id, date: Math.floor(Date.now() / 1000), chat: card.chat, from: tg.bot, text: card.text },
+        data: `cf:${hold.confirm_id}:a`,
+      },
+    };
+    expect((await deliver(hookOf(other) as string, press)).status).toBe(200);
+    await waitFor(() => card.text.startsWith('✅ Approved and executed'), {
+      what: 'the card executed by the other process',
+      timeoutMs: 20_000,
+    });
+  });
+
+  it('kill -9 of the stream reader mid-burst: the other delivers every notification, repeating at most those on the wire, within 10 s', async () => {
+    const [a, b] = pair.length === 2 ? (pair as [(typeof pair)[number], (typeof pair)[number]]) : [startBot(), startBot()];
+    const leader = await waitFor(() => [a, b].find(leads), { what: 'one process reading the surface stream', timeoutMs: 30_000 });
+    const standby = leader === a ? b : a;
+    expect(leads(standby)).toBe(false);
+
+    const texts = Array.from({ length: EVENTS }, (_, i) => `burst ${i}`);
+    for (const text of texts) await presence.server.core.events.emit('default', 'live', 'message', { text, cause: 'standing:mp' });
+    const delivered = () =>
+      tg.calls.filter((c) => c.method === 'sendMessage' && c.status === 200 && texts.includes(String(c.payload.text)));
+    await waitFor(() => delivered().length >= 20, { what: 'the burst under way' });
+    leader.child.kill('SIGKILL');
+    const killedAt = Date.now();
+
+    await waitFor(() => delivered().length >= USERS * EVENTS, { what: 'every notification delivered', timeoutMs: 20_000 });
+    expect(Date.now() - killedAt).toBeLessThan(10_000);
+    expect(leads(standby)).toBe(true);
+    const seen = delivered().map((c) => `${c.payload.chat_id}|${c.payload.text}`);
+    expect(new Set(seen).size).toBe(USERS * EVENTS);
+    // Nothing before the kill is repeated wholesale: at most the sends in flight at that instant.
+    expect(seen.length - USERS * EVENTS).toBeLessThanOrEqual(2);
+  });
+});

@@ -1,0 +1,141 @@
+// One stream of every linked account's events for a surface (GET /v1/surface/events). It
+// reads the surface feed (store/surface-store-port.ts) after one cursor, the feed position,
+// so a stream that multiplexes any number of accounts resumes from one Last-Event-ID on any
+// server. Reads happen when new entries may exist (this server sequenced some, or another
+// server's notice arrived), with a slow fallback read, never a loop over accounts. Each event
+// goes out once, naming its account and the surface's linked keys of it whose scopes show its
+// type; an event no linked key may see is passed over (a cursor frame moves the client on).
+import { accountPartition, type EventType, eventScope } from '@presence/protocol';
+import type { StorePort } from '../store/store-port';
+import type { FeedEntry, SurfaceLinkRecord } from '../store/surface-records';
+import type { SurfaceStorePort } from '../store/surface-store-port';
+
+export type SurfaceFrame =
+  | {
+      kind: 'event';
+      seq: number;
+      account: string;
+      key_ids: string[];
+      event: { id: number; type: EventType; data: Record<string, unknown> };
+    }
+  | { kind: 'link_revoked'; seq: number; account: string; key_id: string; surface_user: string; at: number }
+  /** No frame to send up to here: sets the client's Last-Event-ID so it resumes after it. */
+  | { kind: 'cursor'; seq: number };
+
+export type SurfaceSubscription = AsyncIterable<SurfaceFrame> & { close(): void };
+
+const PAGE = 200;
+/** A read now and then even without a wake-up: a lost notice delays delivery, never loses it. */
+const FALLBACK_MS = 2_000;
+
+export function subscribeSurfaceFeed({
+  surfaces,
+  store,
+  surfaceId,
+  after,
+  partition,
+  onFeed,
+  onStaleLink,
+}: {
+  surfaces: SurfaceStorePort;
+  store: Pick<StorePort, 'getKey'>;
+  surfaceId: string;
+  /** The cursor (Last-Event-ID); undefined: start at the head (live only). */
+  after: number | undefined;
+  partition?: { index: number; of: number } | undefined;
+  onFeed: (wake: () => void) => () => void;
+  /** A link whose key is revoked but whose link is not yet: revoke it (puts link_revoked in the feed). */
+  onStaleLink: (keyId: string) => void;
+}): SurfaceSubscription {
+  let closed = false;
+  let pending = true;
+  let wake: (() => void) | null = null;
+  const poke = () => {
+    pending = true;
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  const unlisten = onFeed(poke);
+  const mine = (accountId: string) => !partition || accountPartition(accountId, partition.of) === partition.index;
+
+  /** Which of the surface's live keys of each account may see what: read once per page. */
+  async function keysOf(entries: FeedEntry[]) {
+    const accounts = [...new Set(entries.filter((e) => e.kind === 'event').map((e) => e.account_id))];
+    const linksOf = new Map<string, { link: SurfaceLinkRecord; scopes: readonly string[] }[]>();
+    for (const link of await surfaces.surfaceLinksOf(surfaceId, accounts)) {
+      if (link.revoked_at !== null) continue;
+      const k = await store.getKey(link.key_id);
+      if (!k || k.state === 'revoked') {
+        onStaleLink(link.key_id);
+        continue;
+      }
+      const list = linksOf.get(link.account_id) ?? [];
+      list.push({ link, scopes: k.scopes });
+      linksOf.set(link.account_id, list);
+    }
+    return linksOf;
+  }
+
+  async function* run(): AsyncGenerator<SurfaceFrame> {
+    let cursor = after ?? (await surfaces.feedHead());
+    if (after === undefined) yield { kind: 'cursor', seq: cursor };
+    let sent = cursor;
+    while (!closed) {
+      if (!pending) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          const t = setTimeout(poke, FALLBACK_MS);
+          t.unref?.();
+        });
+        continue;
+      }
+      pending = false;
+      for (;;) {
+        const { entries, through } = await surfaces.feedAfter(surfaceId, cursor, PAGE);
+        const keys = await keysOf(entries);
+        for (const f of entries) {
+          if (closed) return;
+          if (!mine(f.account_id)) continue;
+          if (f.kind === 'link_revoked') {
+            const link = await surfaces.getSurfaceLink(f.key_id as string);
+            sent = f.seq;
+            yield {
+              kind: 'link_revoked',
+              seq: f.seq,
+              account: f.account_id,
+              key_id: f.key_id as string,
+              surface_user: link?.surface_user ?? '',
+              at: f.at,
+            };
+            continue;
+          }
+          if (!f.event) continue;
+          const type = f.event.type as EventType;
+          const keyIds = (keys.get(f.account_id) ?? [])
+            .filter(({ link, scopes }) => link.from_seq < f.seq && scopes.includes(eventScope[type]))
+            .map(({ link }) => link.key_id);
+          if (keyIds.length === 0) continue;
+          sent = f.seq;
+          yield { kind: 'event', seq: f.seq, account: f.account_id, key_ids: keyIds, event: { id: f.event.id, type, data: f.event.data } };
+        }
+        cursor = Math.max(cursor, through);
+        if (entries.length < PAGE) break;
+      }
+      if (cursor > sent && !closed) {
+        sent = cursor;
+        yield { kind: 'cursor', seq: cursor };
+      }
+    }
+  }
+
+  const it = run();
+  return {
+    [Symbol.asyncIterator]: () => it,
+    close() {
+      closed = true;
+      unlisten();
+      poke();
+    },
+  };
+}

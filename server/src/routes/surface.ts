@@ -1,0 +1,158 @@
+// The surface token's own routes: who it is (GET /v1/surface) and its one multiplexed stream
+// (GET /v1/surface/events): every event of every account it linked, each where the linked
+// key's scopes show it, resumable with one Last-Event-ID (a feed position, the same on every
+// server). Partitions (`?partition=i&of=n`, by account) let several consumers split it; the
+// bots run one elected consumer instead (bots/README.md). The stream takes one slot under the
+// stream caps (as one key of one account) and ends when the surface token is revoked.
+import { PresenceError, type SurfacePrincipal, subscribeSurfaceFeed } from '@presence/core';
+import * as schemas from '@presence/protocol';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { problem } from '../http/problem';
+import { openSse, type SseWriter } from '../http/sse';
+import type { RouteDeps } from '../http/types';
+
+const surfacesOf = (core: RouteDeps['core']) => {
+  if (!core.surfaces) throw new PresenceError('not_found', 'this server keeps no surface tokens');
+  return core.surfaces;
+};
+
+export const surfaceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core, streamCaps, heartbeatMs }) => {
+  const open = new Map<SseWriter, string>();
+  const stopRevoked = core.surfaces?.onSurfaceRevoked((id) => {
+    for (const [sse, surfaceId] of open) if (surfaceId === id) sse.end();
+  });
+  app.addHook('preClose', async () => {
+    stopRevoked?.();
+    for (const sse of [...open.keys()]) sse.end();
+  });
+
+  app.get(
+    '/v1/surface',
+    {
+      config: { surface: true },
+      schema: {
+        operationId: 'getSurface',
+        openapi: { answers: { 200: 'The surface token: id, name, and how many live links it holds' } },
+        summary: 'The surface token itself (surface token only)',
+        tags: ['surfaces'],
+        response: { 200: schemas.SurfaceStatus },
+      },
+    },
+    async (req) => {
+      const s = req.surface as SurfacePrincipal;
+      const found = (await surfacesOf(core).list()).find((x) => x.id === s.surfaceId);
+      if (!found) throw new PresenceError('auth', 'unknown surface token');
+      return found;
+    },
+  );
+
+  app.post(
+    '/v1/surface/adopt',
+    {
+      config: { surface: true },
+      schema: {
+        operationId: 'adoptKey',
+        openapi: {
+          answers: { 200: 'The key, now linked through this surface: act for it by id from now on' },
+          problems: ['conflict'],
+        },
+        summary: 'Move a key linked before surface tokens over to this surface (surface token only)',
+        tags: ['surfaces'],
+        body: schemas.AdoptRequest,
+        response: { 200: schemas.SurfaceRedeemResult },
+      },
+    },
+    async (req) => surfacesOf(core).adopt(req.surface as SurfacePrincipal, req.body.key, req.body.surface_user),
+  );
+
+  app.get(
+    '/v1/surface/events',
+    {
+      config: { surface: true },
+      schema: {
+        operationId: 'streamSurfaceEvents',
+        openapi: {
+          answers: {
+            200: "An SSE stream of every linked account's events (data: { account, key_ids, event }) and link_revoked notices; id: the feed position, one cursor for all accounts",
+          },
+          problems: ['unavailable'],
+          stream: 'only',
+        },
+        summary: "Server-Sent Events for a surface: all its linked users' events on one stream (surface token only)",
+        tags: ['surfaces'],
+        querystring: schemas.SurfaceEventsQuery,
+      },
+    },
+    async (req, reply) => {
+      const surfaces = surfacesOf(core);
+      const s = req.surface as SurfacePrincipal;
+      const header = req.headers['last-event-id'];
+      let after = req.query.last_event_id;
+      if (header !== undefined) {
+        if (!/^\d{1,15}$/.test(String(header))) throw new PresenceError('invalid_request', 'Last-Event-ID must be a non-negative integer');
+        after = Number(header);
+      }
+      const { partition, of } = req.query;
+      if ((partition === undefined) !== (of === undefined) || (partition !== undefined && of !== undefined && partition >= of))
+        throw new PresenceError('invalid_request', 'partition and of go together, with 0 ≤ partition < of');
+      // One slot, as one key of one account: however many users the surface serves.
+      const release = streamCaps.acquire({ keyId: s.surfaceId, accountId: `surface:${s.surfaceId}` }, reply);
+      const sub = subscribeSurfaceFeed({
+        surfaces: surfaces.surfaces,
+        store: core.store,
+        surfaceId: s.surfaceId,
+        after,
+        partition: partition !== undefined && of !== undefined ? { index: partition, of } : undefined,
+        onFeed: surfaces.onFeed,
+        onStaleLink: (keyId) => void surfaces.keyRevoked(keyId),
+      });
+      const sse = openSse(reply);
+      open.set(sse, s.surfaceId);
+      // The token may be revoked on another server: look again at every heartbeat.
+      const heartbeat = setInterval(() => {
+        sse.comment('heartbeat');
+        surfaces.isLive(s.surfaceId).then(
+          (live) => {
+            if (!live) sse.end();
+          },
+          () => undefined,
+        );
+      }, heartbeatMs);
+      sse.onClose(() => {
+        clearInterval(heartbeat);
+        open.delete(sse);
+        sub.close();
+        release();
+      });
+      void (async () => {
+        try {
+          for await (const f of sub) {
+            const ok =
+              f.kind === 'cursor'
+                ? await sse.cursor(f.seq)
+                : f.kind === 'link_revoked'
+                  ? await sse.send({
+                      id: f.seq,
+                      event: 'link_revoked',
+                      data: { account: f.account, key_id: f.key_id, surface_user: f.surface_user, at: new Date(f.at).toISOString() },
+                    })
+                  : await sse.send({
+                      id: f.seq,
+                      event: f.event.type,
+                      data: { account: f.account, key_ids: f.key_ids, event: f.event },
+                    });
+            if (!ok) break;
+          }
+        } catch (err) {
+          req.log.error({ err }, 'surface events stream failed');
+          await sse.send({
+            event: 'error',
+            data: problem('internal', 'the surface events stream failed; reconnect with Last-Event-ID', req.id),
+          });
+        } finally {
+          sse.end();
+        }
+      })();
+    },
+  );
+};
