@@ -106,8 +106,9 @@ export function createCore(o: CoreOptions) {
           emit: async (accountId, mode, type, data) => {
             const e = await log.emit(accountId, mode, type, data);
             counted?.(type, mode);
-            // A linked account's live event takes its place in the surface feed.
-            if (mode === 'live') surfaces?.sequence(accountId);
+            // A linked account's live event takes its place in the surface feed, once it is
+            // committed (a pin's event commits with its entry: StorePort.atomically).
+            if (mode === 'live' && surfaces) store.afterCommit(() => surfaces?.sequence(accountId));
             return e;
           },
         }

@@ -52,7 +52,6 @@ export function createOverlayStore(
 ): StorePort {
   const { maxRecords } = { ...defaultOverlayCaps, ...caps };
   const lock = createKeyedLock();
-
   const { peek, own, active, clear, nextEventId, latestEventId } = accounts;
 
   const changesOf = <F extends Family>(accountId: string, family: F): Changes<Records[F]> | undefined =>
@@ -98,6 +97,7 @@ export function createOverlayStore(
 
   const store: StorePort = {
     atomically: (fn) => fn(), // a test key's writes stay in memory: nothing to commit together
+    afterCommit: (fn) => fn(),
     async createAccount(account) {
       await updateRecord(
         account.id,

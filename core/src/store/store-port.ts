@@ -45,6 +45,8 @@ export interface StorePort {
    * wait on nothing but the store: a pin's entry and its event, not an intent's chain calls.
    */
   atomically<T>(fn: () => Promise<T>): Promise<T>;
+  /** Runs `fn` once what the caller wrote is visible to other readers: after the open `atomically` commits, else at once. */
+  afterCommit(fn: () => void): void;
   createAccount(account: AccountRecord): Promise<void>;
   getAccount(id: string): Promise<AccountRecord | null>;
   listAccounts(): Promise<AccountRecord[]>;

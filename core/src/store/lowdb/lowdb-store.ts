@@ -72,6 +72,7 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
   return {
     // Each write is durable when it resolves; there is no transaction to join.
     atomically: (fn) => fn(),
+    afterCommit: (fn) => fn(),
     ...accounts,
     ...keys,
     ...memory,

@@ -78,7 +78,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   }
   const { sql: pool, end } = useDatabase(from, max);
   // Every operation below goes through `sql`: the pool, or the transaction of an open unit of work.
-  const { db: sql, atomically } = createUnitOfWork(pool);
+  const { db: sql, atomically, afterCommit } = createUnitOfWork(pool);
   const answers = createSealedAnswers(keystore);
 
   const insertIntent = (tx: Sql, r: IntentRecord) => {
@@ -90,6 +90,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 
   const store: StorePort = {
     atomically,
+    afterCommit,
     async createAccount(account) {
       try {
         await sql`INSERT INTO accounts (id, doc) VALUES (${account.id}, ${json(account)}::text::json)`;

@@ -70,4 +70,22 @@ describe('one transaction per write on PostgreSQL', () => {
     });
     await expect(late).resolves.toMatchObject({ id: 1 });
   });
+
+  it('afterCommit waits for the unit to commit (and never runs for one rolled back); outside a unit it runs at once', async () => {
+    const seen: string[] = [];
+    await store.atomically(async () => {
+      await store.appendEvent('c', { type: 'memory', data: {}, at: 0 });
+      store.afterCommit(() => seen.push('committed'));
+      seen.push('inside');
+    });
+    await expect(
+      store.atomically(async () => {
+        store.afterCommit(() => seen.push('rolled back'));
+        throw new Error('no');
+      }),
+    ).rejects.toThrow('no');
+    store.afterCommit(() => seen.push('outside'));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(seen).toEqual(['inside', 'committed', 'outside']);
+  });
 });

@@ -7,7 +7,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type postgres from 'postgres';
 
-type Unit = { tx: postgres.TransactionSql; open: boolean };
+type Unit = { tx: postgres.TransactionSql; open: boolean; after: (() => void)[] };
 
 export function createUnitOfWork(sql: postgres.Sql) {
   const current = new AsyncLocalStorage<Unit>();
@@ -35,11 +35,17 @@ export function createUnitOfWork(sql: postgres.Sql) {
 
   return {
     db,
+    /** Runs `fn` once the open unit of work commits (at once outside one); never if it rolls back. */
+    afterCommit(fn: () => void): void {
+      const u = current.getStore();
+      if (u?.open) u.after.push(fn);
+      else fn();
+    },
     /** Runs `fn` with every store statement in one transaction (joins one already open). */
     async atomically<T>(fn: () => Promise<T>): Promise<T> {
       if (tx()) return fn();
       let out: { value: T } | undefined;
-      const unit: Partial<Unit> = { open: true };
+      const unit: Partial<Unit> = { open: true, after: [] };
       try {
         await sql.begin((t) => {
           unit.tx = t;
@@ -50,6 +56,8 @@ export function createUnitOfWork(sql: postgres.Sql) {
       } finally {
         unit.open = false;
       }
+      // Committed: what waited for it runs now (a rolled-back unit's never runs).
+      for (const f of unit.after ?? []) f();
       return (out as { value: T }).value;
     },
   };
