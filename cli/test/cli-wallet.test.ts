@@ -26,7 +26,7 @@ const env = (token = s.live) => {
 
 describe('presence wallet commands', () => {
   it('wallet: address, total, spend and an asset table with USD values; --json is the API object', async () => {
-    const human = await runPresence(['wallet'], env());
+    const human = await runPresence(['wallet', '--headers'], env()); // piped, a table keeps its header only when asked
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/^address\s+0x[0-9a-fA-F]{40}$/m);
     expect(human.stdout).toMatch(/^total\s+\d+\.\d\d USD$/m);
@@ -46,10 +46,10 @@ describe('presence wallet commands', () => {
     expect(id).toBeTruthy();
     expect(held.stdout).toContain(`deny:    node bin/presence.js confirm ${id} --deny`);
 
-    const list = await runPresence(['confirm', 'list'], env());
+    const list = await runPresence(['confirm', 'list', '--headers'], env());
     expect(list.stdout).toMatch(/^CONFIRM ID\s+STATUS\s+AMOUNT\s+EXPIRES \(UTC\)\s+SUMMARY$/m);
     expect(list.stdout).toMatch(new RegExp(`^${id}\\s+held\\s+20 USDC\\s`, 'm'));
-    const bare = await runPresence(['confirm'], env()); // a bare `confirm` lists, as it always did
+    const bare = await runPresence(['confirm', '--headers'], env()); // a bare `confirm` lists, as it always did
     expect([bare.code, bare.stdout]).toEqual([0, list.stdout]);
 
     const neither = await runPresence(['confirm', id!], env());
@@ -94,7 +94,7 @@ describe('presence wallet commands', () => {
   });
 
   it('chain pools and safety for people; tokens as JSON', async () => {
-    const pools = await runPresence(['chain', 'pools', '--pair', 'WETH-USDC'], env());
+    const pools = await runPresence(['chain', 'pools', '--pair', 'WETH-USDC', '--headers'], env());
     expect(pools.stdout).toMatch(/^PAIR\s+PRICE\s+DEPTH\s+RESERVES$/m);
     expect(pools.stdout).toMatch(/^WETH-USDC\s+[\d.]+ USDC per WETH\s+[\d,.]+ USD\s+[\d.]+ WETH \+ [\d.]+ USDC$/m);
     expect(pools.stdout).toMatch(/^as of block \d+$/m);
@@ -105,7 +105,7 @@ describe('presence wallet commands', () => {
   });
 
   it('chain positions: holdings with USD values and the total for people; the view as JSON', async () => {
-    const human = await runPresence(['chain', 'positions'], env());
+    const human = await runPresence(['chain', 'positions', '--headers'], env());
     expect(human.code).toBe(0);
     const lines = human.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^ASSET\s+AMOUNT\s+VALUE$/);
