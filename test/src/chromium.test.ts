@@ -78,7 +78,7 @@ describe('ensure-chromium (the pretest of npm test)', () => {
     const r = ensure({ PATH: binDir(['firefox']) });
     expect(r.status).toBe(1);
     expect(r.lines).toHaveLength(1);
-    expect(r.lines[0]).toMatch(/^ensure-chromium: no Chromium found .*apt-get install chromium.*PRESENCE_CHROMIUM/);
+    expect(r.lines[0]).toMatch(/^ensure-chromium: no Chromium \(PRESENCE_CHROMIUM, .*\) found: .*apt-get install chromium.*PRESENCE_CHROMIUM/);
   });
 
   it('a PRESENCE_CHROMIUM pointing nowhere fails on one line without installing anything', () => {
@@ -111,7 +111,7 @@ describe('ensure-chromium (the pretest of npm test)', () => {
       const r = ensure({ PATH: dir });
       expect(r.status).toBe(0);
       expect(r.lines).toEqual([
-        "ensure-chromium: no Chromium found; installing Debian's chromium with apt-get (takes a minute or two)…",
+        "ensure-chromium: no Chromium (PRESENCE_CHROMIUM, chromium or chromium-browser on PATH) found; installing Debian's chromium with apt-get (takes a minute or two)…",
         `ensure-chromium: installed ${chromium}`,
       ]);
       expect(readFileSync(log, 'utf8').trim().split('\n')).toEqual([
