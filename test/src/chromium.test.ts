@@ -78,7 +78,9 @@ describe('ensure-chromium (the pretest of npm test)', () => {
     const r = ensure({ PATH: binDir(['firefox']) });
     expect(r.status).toBe(1);
     expect(r.lines).toHaveLength(1);
-    expect(r.lines[0]).toMatch(/^ensure-chromium: no Chromium \(PRESENCE_CHROMIUM, .*\) found: .*apt-get install chromium.*PRESENCE_CHROMIUM/);
+    expect(r.lines[0]).toMatch(
+      /^ensure-chromium: no Chromium \(PRESENCE_CHROMIUM, .*\) found: .*apt-get install chromium.*PRESENCE_CHROMIUM/,
+    );
   });
 
   it('a PRESENCE_CHROMIUM pointing nowhere fails on one line without installing anything', () => {

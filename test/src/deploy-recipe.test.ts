@@ -122,7 +122,7 @@ mkdir -p "${root}/nginx" "${root}/run" "${root}/log"
     for (let i = 0; i < 9; i++) ids.add((await call(url, 'GET', '/v1/health')).json.server.id);
     expect(ids.size).toBe(3);
     // The key the recipe's journalctl line showed works through nginx, on the database.
-    const live = /^ *live +(prs_live_\S+)$/m.exec(r.stdout)?.[1];
+    const live = /"live": *"(prs_live_\w+)"/.exec(r.stdout)?.[1];
     expect(live, r.stdout).toBeDefined();
     const me = await call(url, 'GET', '/v1/presence/me', { key: live as string });
     expect(me.status, me.text).toBe(200);

@@ -188,12 +188,13 @@ describe('API fuzz', () => {
         if (at < 0) return null;
         const head = text.slice(0, at).toLowerCase();
         const length = Number(/content-length: (\d+)/.exec(head)?.[1] ?? -1);
-        const body = text.slice(at + 4);
+        // Content-Length counts bytes, and a detail may hold non-ASCII ("prs_surface_…").
+        const body = Buffer.from(text.slice(at + 4), 'utf8');
         if (length < 0 || body.length < length) return null;
         return {
           status: Number(text.slice(9, 12)),
           contentType: /content-type: ([^\r]*)/.exec(head)?.[1] ?? '',
-          text: body.slice(0, length),
+          text: body.subarray(0, length).toString('utf8'),
         };
       };
       socket.setEncoding('utf8');

@@ -76,6 +76,10 @@ export function sendProblem(reply: FastifyReply, body: Problem, retryAfter?: num
   if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
   // The router's refusals (frameworkErrors) come before any hook: the header is set here too.
   reply.header(REQUEST_ID_HEADER, reply.request.id);
+  // Refused before its body arrived (auth, scope, a route for another caller): the rest of the
+  // body would be read as the connection's next request, and a body that never finishes would
+  // get a second answer (408) on it. The connection closes after this answer instead.
+  if (!reply.request.raw.complete) reply.header('connection', 'close');
   return reply.code(body.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
 }
 
