@@ -33,17 +33,19 @@ export async function openAccounts(ctx: StoreContext): Promise<AccountsFamily> {
     await log.rewrite(() => accounts);
     await rm(legacy, { force: true });
   }
-  const index: AccountIndexEntry[] = [];
+  // Only the ids stay in memory (in creation order): names and times are in each account's
+  // own document, and 100,000 accounts then cost a string each, not an object each.
+  const index: string[] = [];
   const known = new Set<string>();
   for (const a of await log.readAll()) {
     if (known.has(a.id)) continue;
     known.add(a.id);
-    index.push(a);
+    index.push(a.id);
   }
   const accountDoc = accountDocuments(ctx, 'accounts', AccountDoc, { account: null });
 
   return {
-    ids: () => index.map((a) => a.id),
+    ids: () => [...index],
     close: () => log.close(),
     async createAccount(account) {
       await lock('accounts:create', async () => {
@@ -53,7 +55,7 @@ export async function openAccounts(ctx: StoreContext): Promise<AccountsFamily> {
         await documents.mutate(await accountDoc(account.id), () => ({ data: { account }, result: undefined }));
         const { id, name, created_at } = account;
         await log.append([{ id, name, created_at }], () => {
-          index.push({ id, name, created_at });
+          index.push(id);
           known.add(id);
         });
       });
@@ -63,7 +65,7 @@ export async function openAccounts(ctx: StoreContext): Promise<AccountsFamily> {
     },
     async listAccounts() {
       const out: AccountRecord[] = [];
-      for (const { id } of index) {
+      for (const id of index) {
         const a = (await accountDoc(id)).db.data.account;
         if (a) out.push(a);
       }
