@@ -58,3 +58,25 @@ describe('send limits shared by two processes', () => {
     expect(shared.map((x) => Math.round(x))).toEqual([0, 1000, 2000, 3000, 4000, 5000]);
   });
 });
+
+describe('cards shared by two processes', () => {
+  it('a card put by one process is found by the other at once, before its notice arrives', async () => {
+    const [a, b] = stores as [PgLinkStore, PgLinkStore];
+    const card = {
+      owner: 'telegram:77',
+      confirm_id: 'cf_race',
+      summary: 'swap 21 USDC for WETH',
+      amount: '21 USDC',
+      value_usd: '21.00',
+      expires_at: new Date(0).toISOString(),
+      timeout_s: 600,
+      messages: [{ chatId: '77', messageId: '5' }],
+      state: 'open' as const,
+    };
+    await a.putCard(card);
+    // The other process's copy may not have heard yet; a press there reads the table.
+    const found = b.card(card.owner, card.confirm_id) ?? (await b.loadCard(card.owner, card.confirm_id));
+    expect(found).toMatchObject({ owner: card.owner, confirm_id: 'cf_race', state: 'open' });
+    expect(await b.loadCard('telegram:77', 'cf_nobody')).toBeUndefined();
+  });
+});

@@ -136,9 +136,10 @@ export function createDiscordBot(o: DiscordBotOptions) {
     if (!accepting) return;
     if (i.isChatInputCommand()) surface.spawn(() => onSlash(i));
     else if (i.isButton()) {
-      const answer = surface.press(userOf(i.user), i.customId, { chatId: i.channelId, messageId: i.message.id });
-      const run = answer.run;
+      const pressed = surface.press(userOf(i.user), i.customId, { chatId: i.channelId, messageId: i.message.id });
       surface.spawn(async () => {
+        const answer = await pressed;
+        const run = answer.run;
         if (!run) return i.reply({ content: answer.toast, flags: MessageFlags.Ephemeral });
         await i.deferUpdate();
         await run();

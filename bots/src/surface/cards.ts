@@ -23,8 +23,11 @@ export const buttonsFor = (confirmId: string): ChatButton[] => [
 
 export type Cards = ReturnType<typeof createCards>;
 
+/** A table shared by several processes can fetch a card this process has not heard of yet. */
+type CardSource = LinkStore & { loadCard?(owner: string, confirmId: string): Promise<CardRecord | undefined> };
+
 export function createCards(o: {
-  store: LinkStore;
+  store: CardSource;
   port: ChatPort;
   clientFor(owner: string): PresenceClient;
   revoked(owner: string): Promise<void>;
@@ -103,6 +106,30 @@ export function createCards(o: {
     }
   }
 
+  /** Decides at once (no I/O) what a press means. */
+  function decide(presser: ChatUser, data: string, at: MessageRef): PressAnswer {
+    const m = CALLBACK.exec(data);
+    if (!m) return { toast: 'This button is not one of mine.' };
+    const [, confirmId, choice] = m as unknown as [string, string, 'a' | 'd'];
+    const card = store.cardAt(at) ?? store.card(userKey(presser), confirmId);
+    if (!card || card.confirm_id !== confirmId) return { toast: 'I no longer know this request. Send /pending to see what is waiting.' };
+    if (card.owner !== userKey(presser)) {
+      const name = store.get(card.owner)?.name;
+      return { toast: `Sorry, only ${name ?? 'the person it was shown to'} can answer this request.` };
+    }
+    if (card.state === 'closed') return { toast: 'This request is already settled.' };
+    if (card.state === 'answering') return { toast: 'Already on it…' };
+    const approve = choice === 'a';
+    const claimed = store.updateCard(card.owner, confirmId, { state: 'answering' });
+    return {
+      toast: approve ? 'Approving…' : 'Denying…',
+      run: async () => {
+        await claimed;
+        await answer(card, approve);
+      },
+    };
+  }
+
   return {
     /** Shows a card for a hold once per owner; `again` (from /pending) shows it once more in `chatId`. */
     async show(owner: string, chatId: string, facts: CardFacts, { again = false } = {}) {
@@ -129,28 +156,15 @@ export function createCards(o: {
       else await close(card, { status: data.status });
     },
 
-    /** Decides at once (no I/O) what a press means; the slow part is in `run`. */
-    press(presser: ChatUser, data: string, at: MessageRef): PressAnswer {
-      const m = CALLBACK.exec(data);
-      if (!m) return { toast: 'This button is not one of mine.' };
-      const [, confirmId, choice] = m as unknown as [string, string, 'a' | 'd'];
-      const card = store.cardAt(at) ?? store.card(userKey(presser), confirmId);
-      if (!card || card.confirm_id !== confirmId) return { toast: 'I no longer know this request. Send /pending to see what is waiting.' };
-      if (card.owner !== userKey(presser)) {
-        const name = store.get(card.owner)?.name;
-        return { toast: `Sorry, only ${name ?? 'the person it was shown to'} can answer this request.` };
-      }
-      if (card.state === 'closed') return { toast: 'This request is already settled.' };
-      if (card.state === 'answering') return { toast: 'Already on it…' };
-      const approve = choice === 'a';
-      const claimed = store.updateCard(card.owner, confirmId, { state: 'answering' });
-      return {
-        toast: approve ? 'Approving…' : 'Denying…',
-        run: async () => {
-          await claimed;
-          await answer(card, approve);
-        },
-      };
+    /**
+     * What a press means; the slow part is in `run`. A card sent by another process moments
+     * ago may not have reached this one's copy of the table yet: it is read from the table
+     * then (one query, and only for a card this process does not know).
+     */
+    async press(presser: ChatUser, data: string, at: MessageRef): Promise<PressAnswer> {
+      const id = CALLBACK.exec(data)?.[1];
+      if (id && store.loadCard && !store.cardAt(at) && !store.card(userKey(presser), id)) await store.loadCard(userKey(presser), id);
+      return decide(presser, data, at);
     },
   };
 }

@@ -29,6 +29,8 @@ const SCHEMA = [
 const cardId = (owner: string, confirmId: string) => `${owner}|${confirmId}`;
 
 export type PgLinkStore = LinkStore & {
+  /** A card another process put moments ago, before its notice reached this one: read from the table. */
+  loadCard(owner: string, confirmId: string): Promise<CardRecord | undefined>;
   /** Tries to become the surface stream's one consumer; answers its release, or null while another process holds it. */
   leadStream(): Promise<(() => Promise<void>) | null>;
   /** Claims a platform update id for this process; false when another process (or a retry) had it. */
@@ -151,6 +153,12 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
     },
 
     card: (owner, confirmId) => cards.get(cardId(owner, confirmId)),
+    async loadCard(owner, confirmId) {
+      const id = cardId(owner, confirmId);
+      const [row] = await sql<{ doc: CardRecord }[]>`SELECT doc FROM bots_cards WHERE id = ${id}`;
+      if (row && !cards.has(id)) putCardLocal(id, row.doc);
+      return cards.get(id);
+    },
     cardAt: (ref) => [...cards.values()].find((c) => c.messages.some((m) => m.chatId === ref.chatId && m.messageId === ref.messageId)),
     async putCard(card) {
       const id = cardId(card.owner, card.confirm_id);

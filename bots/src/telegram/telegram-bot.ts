@@ -118,7 +118,7 @@ export function createTelegramBot(o: TelegramBotOptions) {
       await ctx.answerCallbackQuery({ text: 'This button is too old; send /pending.' });
       return;
     }
-    const answer = surface.press(userOf(q.from), q.data, { chatId: String(msg.chat.id), messageId: String(msg.message_id) });
+    const answer = await surface.press(userOf(q.from), q.data, { chatId: String(msg.chat.id), messageId: String(msg.message_id) });
     await ctx.answerCallbackQuery({ text: answer.toast, ...(answer.run ? {} : { show_alert: true }) });
     if (answer.run) surface.spawn(answer.run);
   });
