@@ -53,22 +53,36 @@ program
     }
     const dataDir = config.PRESENCE_DATA_DIR;
     refuseImported(dataDir);
-    const holder = lockHolder(dataDir);
-    if (holder !== null) {
-      fail(
-        `a Presence server (pid ${holder}) is running on ${dataDir}; stop it first (Ctrl-C in its terminal, or kill ${holder}), then run this again`,
-        3,
-      );
-    }
-    // Held while we write: a server started meanwhile refuses to start instead of undoing our writes.
-    const unlock = takeDataDirLock(dataDir);
+    const unlock = holdDataDir(dataDir);
     try {
-      if (existsSync(dataDir)) makeTreePrivate(dataDir);
       await createAccount(await createLowdbStore({ dataDir }), config, name, `data in ${dataDir}`);
     } finally {
       unlock();
     }
   });
+
+/**
+ * Takes the data directory for an operator's writes: refused (exit 3) while a server runs on it,
+ * and held meanwhile, so a server started then refuses to start instead of undoing the writes.
+ * Answers the release.
+ */
+function holdDataDir(dataDir: string): () => void {
+  const holder = lockHolder(dataDir);
+  if (holder !== null) {
+    fail(
+      `a Presence server (pid ${holder}) is running on ${dataDir}; stop it first (Ctrl-C in its terminal, or kill ${holder}), then run this again`,
+      3,
+    );
+  }
+  const unlock = takeDataDirLock(dataDir);
+  try {
+    if (existsSync(dataDir)) makeTreePrivate(dataDir);
+  } catch (e) {
+    unlock();
+    throw e;
+  }
+  return unlock;
+}
 
 /**
  * Runs `work` on a core over the configured store: the database beside running servers, or the
@@ -93,16 +107,8 @@ async function withOperatorCore<T>(work: (core: ReturnType<typeof createCore>, w
     }
   }
   const dataDir = config.PRESENCE_DATA_DIR;
-  const holder = lockHolder(dataDir);
-  if (holder !== null) {
-    fail(
-      `a Presence server (pid ${holder}) is running on ${dataDir}; stop it first (Ctrl-C in its terminal, or kill ${holder}), then run this again`,
-      3,
-    );
-  }
-  const unlock = takeDataDirLock(dataDir);
+  const unlock = holdDataDir(dataDir);
   try {
-    if (existsSync(dataDir)) makeTreePrivate(dataDir);
     const store = await createLowdbStore({ dataDir });
     const surfaces = await openSurfaceStore(config, store);
     try {

@@ -67,7 +67,11 @@ export function createCompactor({ store, clock, events }: { store: StorePort; cl
         const due = await store.memoryDue(now, BATCH);
         if (due.length === 0) return all;
         const byAccount = new Map<string, string[]>();
-        for (const d of due) byAccount.set(d.account_id, [...(byAccount.get(d.account_id) ?? []), d.key]);
+        for (const d of due) {
+          const keys = byAccount.get(d.account_id);
+          if (keys) keys.push(d.key);
+          else byAccount.set(d.account_id, [d.key]);
+        }
         for (const [accountId, keys] of byAccount) all.push(...(await compactAccount(accountId, keys, now)));
         if (due.length < BATCH) return all;
       }

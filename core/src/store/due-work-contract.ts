@@ -6,9 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createKeystore } from '../keystore/keystore';
-import type { MemoryEntry, StandingRecord } from './documents';
+import type { MemoryEntry } from './documents';
 import { intentRecord } from './intent-fixture';
-import type { OpenStoreHarness, StoreHarness } from './store-contract';
+import { type OpenStoreHarness, type StoreHarness, standing } from './store-contract';
 import type { StorePort } from './store-port';
 
 const entry = (key: string, due_at: number | null): MemoryEntry => ({
@@ -22,23 +22,6 @@ const entry = (key: string, due_at: number | null): MemoryEntry => ({
   due_at,
 });
 
-const standing = (accountId: string, id: string, patch: Partial<StandingRecord> = {}): StandingRecord => ({
-  id,
-  account_id: accountId,
-  text: 't',
-  trigger: { kind: 'price', token: 'WETH', op: 'below', threshold_usd: '2500' },
-  action: { kind: 'notify' },
-  may_act: false,
-  armed: true,
-  next_at: null,
-  fired_count: 0,
-  last_fired_at: null,
-  state: 'active',
-  created_at: 100,
-  created_by: null,
-  pending: [],
-  ...patch,
-});
 const daily = (next_at: number) => ({ trigger: { kind: 'daily' as const, at: '09:00' }, next_at });
 
 const ids = (records: readonly { id: string }[]) => records.map((r) => r.id).sort();

@@ -89,7 +89,8 @@ const turn = (user: string, at = 1): NewThreadEntry => ({
   confirm_id: null,
   idempotency_key: null,
 });
-const standing = (accountId: string, id: string): StandingRecord => ({
+/** A standing intent for store tests (a price trigger unless `patch` says otherwise). */
+export const standing = (accountId: string, id: string, patch: Partial<StandingRecord> = {}): StandingRecord => ({
   id,
   account_id: accountId,
   text: 'tell me when WETH is below 2500',
@@ -104,6 +105,7 @@ const standing = (accountId: string, id: string): StandingRecord => ({
   created_at: 1,
   created_by: null,
   pending: [],
+  ...patch,
 });
 const link = (hash: string, expires_at: number): LinkRecord => ({
   hash,

@@ -24,3 +24,17 @@ export function toStoreError(e: unknown, operation: string): unknown {
   const code = (e as { code: string }).code;
   return new PresenceError('store_unavailable', `the database failed during ${operation} (${code})`, { retryAfter: 1, cause: e });
 }
+
+/** Makes every operation of `store` answer the database's failures as store_unavailable (in place). */
+export function mappingStoreErrors<S extends object>(store: S): S {
+  for (const [name, op] of Object.entries(store) as [string, (...args: unknown[]) => Promise<unknown>][]) {
+    (store as Record<string, unknown>)[name] = async (...args: unknown[]) => {
+      try {
+        return await op(...args);
+      } catch (e) {
+        throw toStoreError(e, name);
+      }
+    };
+  }
+  return store;
+}

@@ -36,7 +36,7 @@ import { createSealedAnswers } from '../sealed-answers';
 import type { StorePort } from '../store-port';
 import { EVENTS_CHANNEL, KEYS_CHANNEL } from './cluster';
 import { type DatabaseSource, useDatabase } from './database';
-import { toStoreError } from './database-error';
+import { mappingStoreErrors, toStoreError } from './database-error';
 import { idempotencyClaims } from './idempotency-claims';
 import { memoryRows } from './memory-rows';
 import { migrate } from './migrate';
@@ -353,14 +353,5 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   };
 
   // Every operation maps the database's failures to store_unavailable in one place.
-  for (const [name, op] of Object.entries(store) as [keyof StorePort, (...args: unknown[]) => Promise<unknown>][]) {
-    (store as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
-      try {
-        return await op(...args);
-      } catch (e) {
-        throw toStoreError(e, name);
-      }
-    };
-  }
-  return store;
+  return mappingStoreErrors(store);
 }

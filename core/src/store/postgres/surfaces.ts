@@ -10,7 +10,7 @@ import { FeedRecord, type SurfaceLinkRecord, SurfaceRecord } from '../surface-re
 import type { SurfaceStorePort } from '../surface-store-port';
 import { EVENTS_CHANNEL } from './cluster';
 import { type DatabaseSource, useDatabase } from './database';
-import { toStoreError } from './database-error';
+import { mappingStoreErrors } from './database-error';
 
 /** `pg_advisory_xact_lock` key of feed sequencing: "surfaces" in ASCII. */
 const FEED_LOCK = 0x7375726661636573n;
@@ -183,14 +183,5 @@ export async function createPostgresSurfaceStore({ max = 3, ...source }: Databas
     },
   };
 
-  for (const [name, op] of Object.entries(store) as [keyof SurfaceStorePort, (...args: unknown[]) => Promise<unknown>][]) {
-    (store as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
-      try {
-        return await op(...args);
-      } catch (e) {
-        throw toStoreError(e, name);
-      }
-    };
-  }
-  return store;
+  return mappingStoreErrors(store);
 }
