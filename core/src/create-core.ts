@@ -182,7 +182,7 @@ export function createCore(o: CoreOptions) {
     });
   }
   const localRateLimiter = o.cluster ? null : createRateLimiter({ ...o.rateLimit, clock });
-  const rateLimiter: RateLimiterPort = localRateLimiter ?? rateLimiterFor('key', o.rateLimit);
+  const rateLimiter: RateLimiterPort = o.cluster ? o.cluster.requestLimiter(o.rateLimit) : (localRateLimiter as RateLimiterPort);
   return {
     clock,
     store,

@@ -272,6 +272,8 @@ export async function scaleBenchmarks(rows: Row[]) {
       ['PostgreSQL', () => postgresDeployment(pg)],
     ];
     await serverPins(rows, pg);
+    // BENCH_SCALE=pins stops here (the 100,000-account deployments take minutes).
+    if (process.env.BENCH_SCALE === 'pins') return;
     for (const [name, make] of stores) {
       const one = await measure(make, 1);
       const many = await measure(make, ACCOUNTS);

@@ -39,6 +39,13 @@ export type ClusterPort = {
   /** A sliding window named `scope` whose counts are kept where every server sees them. */
   rateLimiter(scope: string, opts: { limit: number; windowMs: number }): SharedRateLimiter;
   /**
+   * The per-key request window: decided from this server's memory, its counts written where
+   * every server sees them with the server's next commit or within a moment (so a request
+   * costs the database no statement of its own); across servers a key may pass its limit by
+   * what other servers admitted in that moment.
+   */
+  requestLimiter(opts: { limit: number; windowMs: number }): SharedRateLimiter;
+  /**
    * A window of failures (failed authentications per address) counted where every server sees
    * them, whose `peek` is answered without asking the database: it says only whether the id
    * is over its budget (and until when); `remaining` is not known there.

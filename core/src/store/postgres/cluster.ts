@@ -11,7 +11,9 @@
 // - Failure budgets (failed authentications per address): counted in the shared window, and
 //   asked about from memory; a full window is announced on `presence_rate_blocks`
 //   (failure-budgets.ts).
-// - Rate limits: per scope and id, the exact sliding log of the embedded limiter (the times of
+// - The per-key request window: from each server's memory, written in batches
+//   (request-rates.ts), so a request costs no statement of its own.
+// - Other rate limits: per scope and id, the exact sliding log of the embedded limiter (the times of
 //   the requests counted in the last window, at most `limit`), kept in `rate_logs` and
 //   updated in one statement under the row's lock, so every server counts every request.
 //   Limits above EXACT_MAX per window (benchmarks, "unlimited" settings) would make that row
@@ -22,6 +24,8 @@ import type { RateDecision } from '../../ratelimit/sliding-window';
 import { type DatabaseSource, useDatabase } from './database';
 import { toStoreError } from './database-error';
 import { BLOCKS_CHANNEL, createFailureBudgets } from './failure-budgets';
+import { createRequestRates, type RequestRates } from './request-rates';
+import { unitOfWorkOn } from './unit-of-work';
 
 export const EVENTS_CHANNEL = 'presence_events';
 /** A key's record changed: the payload is its id. */
@@ -49,8 +53,11 @@ export async function createPostgresCluster({
   clock,
   max = 3,
   onError = () => undefined,
+  requestSyncMs,
   ...source
 }: DatabaseSource & {
+  /** How long admitted requests may wait to be written when no commit carries them (100 ms). */
+  requestSyncMs?: number;
   clock: { now(): number };
   /** A background read failed (the standing blocks, after a reconnection). */
   onError?: (e: unknown) => void;
@@ -62,6 +69,7 @@ export async function createPostgresCluster({
   const handlers = new Set<EventsWakeHandlers>();
   const keyHandlers = new Set<KeyChangeHandlers>();
   const budgets = createFailureBudgets(sql, clock, onError);
+  const requestRates: RequestRates[] = [];
   const listeningBlocks = await sql.listen(
     BLOCKS_CHANNEL,
     (payload) => budgets.heard(payload),
@@ -215,8 +223,23 @@ export async function createPostgresCluster({
       },
     },
     rateLimiter,
+    requestLimiter(opts) {
+      const rates = createRequestRates({
+        scope: 'key',
+        ...opts,
+        exactMax: EXACT_MAX,
+        clock,
+        unit: unitOfWorkOn(sql),
+        onError,
+        ...(requestSyncMs === undefined ? {} : { syncMs: requestSyncMs }),
+      });
+      requestRates.push(rates);
+      return rates;
+    },
     failureBudget: (scope, opts) => budgets.budget(scope, opts, rateLimiter(scope, opts)),
     async close() {
+      // What was admitted and not yet written is written now, while the pool is open.
+      await Promise.all(requestRates.map((r) => r.close()));
       handlers.clear();
       keyHandlers.clear();
       for (const l of [listeningKeys, listeningBlocks]) {

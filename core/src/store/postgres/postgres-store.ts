@@ -42,7 +42,7 @@ import { memoryRows } from './memory-rows';
 import { migrate } from './migrate';
 import { callerSays, type Doc, json } from './records';
 import { standingRows } from './standing-rows';
-import { createUnitOfWork } from './unit-of-work';
+import { unitOfWorkOn } from './unit-of-work';
 
 export type PostgresStoreOptions = DatabaseSource & {
   /** Seals stored Idempotency-Key answers at rest; without it the store refuses to keep answers. */
@@ -78,7 +78,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   }
   const { sql: pool, end } = useDatabase(from, max);
   // Every operation below goes through `sql`: the pool, or the transaction of an open unit of work.
-  const { db: sql, atomically, afterCommit } = createUnitOfWork(pool);
+  const { db: sql, atomically, afterCommit } = unitOfWorkOn(pool);
   const answers = createSealedAnswers(keystore);
 
   const insertIntent = (tx: Sql, r: IntentRecord) => {

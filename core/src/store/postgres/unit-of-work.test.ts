@@ -12,6 +12,8 @@ import { createManualClock } from '../../clock/clock';
 import { createCore } from '../../create-core';
 import { createKeystore } from '../../keystore/keystore';
 import type { StorePort } from '../store-port';
+import { createPostgresCluster } from './cluster';
+import { openDatabase } from './database';
 import { createPostgresStore } from './postgres-store';
 
 let pg: ThrowawayPostgres;
@@ -87,5 +89,46 @@ describe('one transaction per write on PostgreSQL', () => {
     store.afterCommit(() => seen.push('outside'));
     await new Promise((r) => setTimeout(r, 10));
     expect(seen).toEqual(['inside', 'committed', 'outside']);
+  });
+
+  it("a request's rate count rides in the next commit: a keyed pin commits once, a keyed read writes nothing", async () => {
+    // The server's arrangement: the store and the cluster on one pool, so they share its unit of work.
+    const sql = openDatabase(pg.url, { max: 3 });
+    const clock = createManualClock(5_000);
+    const shared = await createPostgresStore({ sql, keystore: createKeystore(randomBytes(32)) });
+    const cluster = await createPostgresCluster({ sql, clock, requestSyncMs: 60_000 }); // only commits write counts
+    try {
+      const core = createCore({ store: shared, cluster, clock, rateLimit: { limit: 100, windowMs: 60_000 } });
+      await core.accounts.create('rates');
+      const times = async () =>
+        (await probe<{ times: number[] }[]>`SELECT times FROM rate_logs WHERE scope = 'key' AND id = 'key_r'`)[0]?.times.length ?? 0;
+      // First sight reads the window once; after that a request is decided in memory.
+      await core.rateLimiter.hit('key_r');
+      expect(await writesDuring(async () => core.rateLimiter.hit('key_r'))).toBe(0);
+      expect(await times()).toBe(0);
+      // The pin's transaction carries both counts (its own request's among them).
+      expect(
+        await writesDuring(async () => {
+          await core.rateLimiter.hit('key_r');
+          await core.memory.pin('rates', 'live', 'token:WETH');
+        }),
+      ).toBe(1);
+      expect(await times()).toBe(3);
+      // A unit that fails writes no count: the next commit carries it.
+      await core.rateLimiter.hit('key_r');
+      await expect(
+        shared.atomically(async () => {
+          await shared.appendEvent('rates', { type: 'memory', data: {}, at: 0 });
+          throw new Error('no');
+        }),
+      ).rejects.toThrow('no');
+      expect(await times()).toBe(3);
+      await core.memory.pin('rates', 'live', 'token:DAI');
+      expect(await times()).toBe(4);
+    } finally {
+      await cluster.close();
+      await shared.close();
+      await sql.end();
+    }
   });
 });

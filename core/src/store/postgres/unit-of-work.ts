@@ -4,12 +4,37 @@
 // commit together (one commit per write, DESIGN.md "Cost follows work"). Outside it, each
 // operation is its own statement or transaction as before. Only what never waits on anything
 // but the database belongs inside: a transaction must not stay open across a chain call.
+//
+// There is one unit of work per pool (`unitOfWorkOn`), so every part on a server's pool shares
+// it: what a part wants carried by whatever transaction commits next (the request-rate counts,
+// request-rates.ts) it hands to `beforeCommit`, and a write request still commits once.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type postgres from 'postgres';
 
 type Unit = { tx: postgres.TransactionSql; open: boolean; after: (() => void)[] };
 
-export function createUnitOfWork(sql: postgres.Sql) {
+/**
+ * Runs inside each unit's transaction after its work, before COMMIT; answers how to settle once
+ * the outcome is known (true: committed), or nothing when it had nothing to write.
+ */
+export type CommitHook = () => Promise<((committed: boolean) => void) | undefined>;
+
+export type UnitOfWork = ReturnType<typeof createUnitOfWork>;
+
+const units = new WeakMap<postgres.Sql, UnitOfWork>();
+
+/** The unit of work of `sql`'s pool, shared by every part using that pool. */
+export function unitOfWorkOn(sql: postgres.Sql): UnitOfWork {
+  let u = units.get(sql);
+  if (!u) {
+    u = createUnitOfWork(sql);
+    units.set(sql, u);
+  }
+  return u;
+}
+
+function createUnitOfWork(sql: postgres.Sql) {
+  const hooks = new Set<CommitHook>();
   const current = new AsyncLocalStorage<Unit>();
   // Work started inside a unit and not awaited by it (a prune, a wake-up) keeps its context
   // after the commit: it then goes to the pool, never to a finished transaction.
@@ -17,9 +42,39 @@ export function createUnitOfWork(sql: postgres.Sql) {
     const u = current.getStore();
     return u?.open ? u.tx : undefined;
   };
+/** Runs `fn` with every store statement in one transaction (joins one already open). */
+async function atomically<T>(fn: () => Promise<T>): Promise<T> {
+    if (tx()) return fn();
+    let out: { value: T } | undefined;
+    const unit: Partial<Unit> = { open: true, after: [] };
+    const settling: ((committed: boolean) => void)[] = [];
+    try {
+      await sql.begin((t) => {
+        unit.tx = t;
+        return current.run(unit as Unit, async () => {
+          out = { value: await fn() };
+          for (const h of hooks) {
+            const s = await h();
+            if (s) settling.push(s);
+          }
+        });
+      });
+    } catch (e) {
+      for (const s of settling) s(false);
+      throw e;
+    } finally {
+      unit.open = false;
+    }
+    for (const s of settling) s(true);
+    // Committed: what waited for it runs now (a rolled-back unit's never runs).
+    for (const f of unit.after ?? []) f();
+    return (out as { value: T }).value;
+  }
+
   /**
    * `sql` as the store's operations use it: the open unit of work's transaction when there is
-   * one, else the pool. `begin` inside a unit of work runs in it (its statements commit with it).
+   * one, else the pool. `begin` inside a unit of work runs in it (its statements commit with it);
+   * outside one it starts a unit, so every transaction of the store carries the commit hooks.
    */
   const db = new Proxy(sql, {
     apply(target, self, args) {
@@ -27,7 +82,14 @@ export function createUnitOfWork(sql: postgres.Sql) {
     },
     get(target, name) {
       const open = tx();
-      if (name === 'begin' && open) return (fn: (t: postgres.TransactionSql) => unknown) => fn(open);
+      if (name === 'begin') {
+        if (open) return (fn: (t: postgres.TransactionSql) => unknown) => fn(open);
+        // With options (an isolation level) it is a transaction of its own, without the hooks.
+        return (...args: unknown[]) =>
+          args.length === 1 && typeof args[0] === 'function'
+            ? atomically(() => (args[0] as (t: postgres.TransactionSql) => Promise<unknown>)(tx() as postgres.TransactionSql))
+            : Reflect.apply(target.begin, target, args);
+      }
       const v = Reflect.get(open ?? target, name);
       return typeof v === 'function' ? v.bind(open ?? target) : v;
     },
@@ -35,30 +97,19 @@ export function createUnitOfWork(sql: postgres.Sql) {
 
   return {
     db,
+    /** The pool itself: statements that must never join a request's transaction. */
+    pool: sql,
+    /** Adds a hook to every unit's commit; answers a function that removes it. */
+    beforeCommit(hook: CommitHook): () => void {
+      hooks.add(hook);
+      return () => hooks.delete(hook);
+    },
     /** Runs `fn` once the open unit of work commits (at once outside one); never if it rolls back. */
     afterCommit(fn: () => void): void {
       const u = current.getStore();
       if (u?.open) u.after.push(fn);
       else fn();
     },
-    /** Runs `fn` with every store statement in one transaction (joins one already open). */
-    async atomically<T>(fn: () => Promise<T>): Promise<T> {
-      if (tx()) return fn();
-      let out: { value: T } | undefined;
-      const unit: Partial<Unit> = { open: true, after: [] };
-      try {
-        await sql.begin((t) => {
-          unit.tx = t;
-          return current.run(unit as Unit, async () => {
-            out = { value: await fn() };
-          });
-        });
-      } finally {
-        unit.open = false;
-      }
-      // Committed: what waited for it runs now (a rolled-back unit's never runs).
-      for (const f of unit.after ?? []) f();
-      return (out as { value: T }).value;
-    },
+    atomically,
   };
 }

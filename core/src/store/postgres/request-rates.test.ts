@@ -1,0 +1,117 @@
+// The per-key request window on a real PostgreSQL, two cluster handles standing for two
+// servers: one server alone is exact (racing hits included); what each admitted reaches the
+// table at its next sync and the other then counts it; limits above EXACT_MAX keep buckets;
+// keys idle for a window leave the server's memory.
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPostgres, type ThrowawayPostgres } from '../../../../scripts/postgres';
+import { createManualClock } from '../../clock/clock';
+import { createPostgresCluster, EXACT_MAX, type PostgresCluster } from './cluster';
+import { migrate } from './migrate';
+import type { RequestRates } from './request-rates';
+
+let pg: ThrowawayPostgres;
+beforeAll(async () => {
+  pg = await startPostgres();
+  await migrate(pg.url);
+});
+afterAll(async () => {
+  await pg?.stop();
+});
+
+async function twoServers(opts: { limit: number; windowMs: number }) {
+  const clock = createManualClock(1_000_000);
+  const url = await pg.createDatabase({ template: new URL(pg.url).pathname.slice(1) });
+  const handles: PostgresCluster[] = [
+    await createPostgresCluster({ url, clock, max: 2 }),
+    await createPostgresCluster({ url, clock, max: 2 }),
+  ];
+  const [p, q] = handles.map((h) => h.requestLimiter(opts) as RequestRates) as [RequestRates, RequestRates];
+  const probe = postgres(url, { max: 1, onnotice: () => undefined });
+  return {
+    url,
+    clock,
+    p,
+    q,
+    probe,
+    close: async () => {
+      await Promise.all(handles.map((h) => h.close()));
+      await probe.end();
+    },
+  };
+}
+
+describe('request windows on PostgreSQL', () => {
+  it('one server alone is exact, racing hits included, and writes nothing until it syncs', async () => {
+    const { clock, p, probe, close } = await twoServers({ limit: 4, windowMs: 60_000 });
+    try {
+      const racing = await Promise.all(Array.from({ length: 10 }, () => p.hit('k1')));
+      expect(racing.filter((d) => d.allowed)).toHaveLength(4);
+      expect(racing.map((d) => d.remaining).sort()).toEqual([0, 0, 0, 0, 0, 0, 0, 1, 2, 3]);
+      expect(await probe`SELECT 1 FROM rate_logs WHERE id = 'k1'`).toHaveLength(0);
+      await p.sync();
+      const [row] = await probe<{ times: number[] }[]>`SELECT times FROM rate_logs WHERE scope = 'key' AND id = 'k1'`;
+      expect(row?.times).toHaveLength(4);
+      // The oldest leaves the window: one more passes.
+      clock.advance(60_000);
+      expect((await p.hit('k1')).allowed).toBe(true);
+    } finally {
+      await close();
+    }
+  });
+
+  it('what one server admitted counts on the other once synced; a lagging view overshoots by what it admitted meanwhile', async () => {
+    const { url, clock, p, q, close } = await twoServers({ limit: 4, windowMs: 60_000 });
+    try {
+      const step = async (l: RequestRates) => {
+        const d = await l.hit('k');
+        await l.sync();
+        clock.advance(1_000);
+        return [d.allowed, d.remaining];
+      };
+      // q reads the window on first sight; each sync answers the row as it stands, so a
+      // server's view takes in the other's requests at its own next sync (p's third request
+      // is decided on a view that has not yet seen q's second, and q's second on one without
+      // p's third).
+      expect([await step(p), await step(q), await step(p), await step(q)]).toEqual([
+        [true, 3],
+        [true, 2],
+        [true, 2],
+        [true, 1],
+      ]);
+      expect((await q.hit('k')).allowed).toBe(false);
+      // p last heard of three: its next request passes on that view, and its sync corrects it.
+      expect(await step(p)).toEqual([true, 0]);
+      expect((await p.hit('k')).allowed).toBe(false);
+      expect((await p.peek('other')).remaining).toBe(4); // ids are apart
+      // A server that never saw the key reads its window on first sight.
+      const third = await createPostgresCluster({ url, clock, max: 1 });
+      try {
+        expect((await third.requestLimiter({ limit: 4, windowMs: 60_000 }).peek('k')).allowed).toBe(false);
+      } finally {
+        await third.close();
+      }
+    } finally {
+      await close();
+    }
+  });
+
+  it(`above ${EXACT_MAX} a window is two buckets, summed over both servers, the previous one weighted`, async () => {
+    const limit = EXACT_MAX + 1_000;
+    const { clock, p, q, close } = await twoServers({ limit, windowMs: 1_000 });
+    try {
+      clock.set(10_000_000); // the start of a bucket
+      await Promise.all(Array.from({ length: limit }, (_, i) => (i % 2 ? p : q).hit('k')));
+      await p.sync();
+      await q.sync(); // q's view now holds both servers' counts
+      const refused = await q.hit('k');
+      expect(refused, JSON.stringify(refused)).toMatchObject({ allowed: false });
+      clock.advance(1_500); // half of the previous bucket still counts
+      const d = await q.peek('k');
+      expect(d.remaining).toBe(limit - Math.ceil(limit / 2));
+      expect((await q.hit('k')).allowed).toBe(true);
+    } finally {
+      await close();
+    }
+  });
+});

@@ -1,0 +1,281 @@
+// The per-key request window on PostgreSQL, decided from this server's memory and written to
+// the shared table in batches, so a request costs the database no statement of its own
+// (DESIGN.md "Cost follows work": a read commits nothing, a write commits once).
+//
+// Each server keeps, per key it has seen lately, the window as the table last told it (every
+// server's counted requests up to then) plus the requests it admitted since (pending). A
+// request is admitted while those together are under the limit. The pending counts reach the
+// table (one statement for every key that has some) in the next transaction this server
+// commits — a write request's own, so a write still commits once — or within `syncMs`,
+// whichever comes first, and the statement answers each row as it now stands, which the
+// server takes as its new view of that key.
+//
+// What that costs in exactness, stated: one server alone is exact (its memory holds all it
+// admitted); across servers a key can pass its limit by what the other servers admitted for
+// it in the last `syncMs` that this server has not yet read back — at the default 100 ms and
+// a limit of 120 a minute, a client spreading over N servers gets at most a few requests more
+// per window. The earlier design (one statement under the row's lock per request) was exact
+// and cost every request, reads included, a commit.
+//
+// The table's shapes are the exact limiter's (cluster.ts): `rate_logs` (the times of the last
+// `limit` requests) up to EXACT_MAX a window, `rate_buckets` (two fixed buckets, the previous
+// one weighted) above it, so servers of the previous version can share the table meanwhile.
+import type { SharedRateLimiter } from '../../cluster/cluster-port';
+import type { RateDecision } from '../../ratelimit/sliding-window';
+import type { Database } from './database';
+import type { UnitOfWork } from './unit-of-work';
+
+type Shared =
+  | { kind: 'log'; times: number[] }
+  | { kind: 'buckets'; bucket: number; cur: number; prev: number };
+
+type Batch = { id: string; e: Entry; times: number[] }[];
+
+type Entry = {
+  /** The row as the table last answered it (null until read on first sight). */
+  shared: Shared | null;
+  loading: Promise<void> | null;
+  /** Admitted here, not yet written; and batches written by a statement not yet committed. */
+  pending: number[];
+  inFlight: number[][];
+  lastAt: number;
+};
+
+export type RequestRates = SharedRateLimiter & {
+  /** Writes what is pending now (tests, shutdown). */
+  sync(): Promise<void>;
+  close(): Promise<void>;
+};
+
+export function createRequestRates({
+  scope,
+  limit,
+  windowMs,
+  exactMax,
+  clock,
+  unit,
+  syncMs = 100,
+  onError = () => undefined,
+}: {
+  scope: string;
+  limit: number;
+  windowMs: number;
+  /** Limits up to this many a window keep the times; larger ones two buckets. */
+  exactMax: number;
+  clock: { now(): number };
+  /** The pool's unit of work: statements through `unit.db` join an open transaction. */
+  unit: UnitOfWork;
+  syncMs?: number;
+  onError?: (e: unknown) => void;
+}): RequestRates {
+  // Reads and the sweep go to the pool: they belong to no request's transaction.
+  const sql: Database = unit.pool;
+  const exact = limit <= exactMax;
+  const entries = new Map<string, Entry>();
+  let timer: NodeJS.Timeout | null = null;
+  let lastSweep = clock.now();
+  let closed = false;
+  const syncing = new Set<Promise<void>>();
+
+  const bucketOf = (t: number) => Math.floor(t / windowMs) * windowMs;
+
+  /** How many of the window's slots are taken at `now`, and when the next one frees. */
+  function used(e: Entry, now: number): { used: number; resetS: number } {
+    const mine = [...e.inFlight.flat(), ...e.pending];
+    if (exact || e.shared?.kind === 'log') {
+      const times = [...(e.shared?.kind === 'log' ? e.shared.times : []), ...mine].filter((t) => t > now - windowMs);
+      const oldest = times.length > 0 ? Math.min(...times) : now;
+      return { used: times.length, resetS: Math.max(1, Math.ceil((oldest + windowMs - now) / 1000)) };
+    }
+    const bucket = bucketOf(now);
+    const s = e.shared;
+    let cur = s?.bucket === bucket ? s.cur : 0;
+    let prev = s?.bucket === bucket ? s.prev : s?.bucket === bucket - windowMs ? s.cur : 0;
+    for (const t of mine) {
+      if (bucketOf(t) === bucket) cur++;
+      else if (bucketOf(t) === bucket - windowMs) prev++;
+    }
+    const weight = 1 - (now - bucket) / windowMs;
+    return { used: Math.ceil(prev * weight + cur), resetS: Math.max(1, Math.ceil((bucket + windowMs - now) / 1000)) };
+  }
+
+  async function load(id: string, e: Entry) {
+    if (exact) {
+      const [row] = await sql<{ times: number[] }[]>`SELECT times FROM rate_logs WHERE scope = ${scope} AND id = ${id}`;
+      e.shared = { kind: 'log', times: row?.times ?? [] };
+    } else {
+      const [row] = await sql<{ bucket_start: number; cur: string; prev: string }[]>`
+        SELECT bucket_start, cur, prev FROM rate_buckets WHERE scope = ${scope} AND id = ${id}`;
+      e.shared = { kind: 'buckets', bucket: row?.bucket_start ?? 0, cur: Number(row?.cur ?? 0), prev: Number(row?.prev ?? 0) };
+    }
+  }
+
+  /** The key's entry, its shared window read once on first sight (concurrent first hits share the read). */
+  async function entry(id: string): Promise<Entry> {
+    let e = entries.get(id);
+    if (!e) {
+      e = { shared: null, loading: null, pending: [], inFlight: [], lastAt: clock.now() };
+      entries.set(id, e);
+    }
+    if (e.shared === null) {
+      const at = e;
+      e.loading ??= load(id, at).finally(() => {
+        at.loading = null;
+      });
+      await e.loading;
+    }
+    return e;
+  }
+
+  /** Forgets keys idle for a window with nothing left to write: memory follows the active keys. */
+  function sweep(now: number) {
+    if (now - lastSweep < windowMs) return;
+    lastSweep = now;
+    for (const [id, e] of entries) {
+      if (e.lastAt <= now - windowMs && e.pending.length === 0 && e.inFlight.length === 0 && !e.loading) entries.delete(id);
+    }
+    // Rows of keys idle for a window are dropped, as the exact limiter does.
+    const table = exact ? sql`rate_logs` : sql`rate_buckets`;
+    const cutoff = exact ? sql`last_at <= ${now - windowMs}` : sql`bucket_start < ${bucketOf(now) - windowMs}`;
+    sql`DELETE FROM ${table} WHERE scope = ${scope} AND ${cutoff}`.catch(() => undefined);
+  }
+
+  function schedule() {
+    if (timer || closed) return;
+    timer = setTimeout(() => {
+      timer = null;
+      sync().catch(onError);
+    }, syncMs);
+    timer.unref();
+  }
+
+  /**
+   * Writes every pending count in one statement through `db` (a transaction's, or the pool).
+   * Answers how to settle: committed, the rows answered become the view; rolled back, the
+   * counts go back to pending for the next write.
+   */
+  async function flush(db: Database): Promise<((committed: boolean) => void) | undefined> {
+    const batch: Batch = [];
+    for (const [id, e] of entries) {
+      if (e.pending.length === 0) continue;
+      batch.push({ id, e, times: e.pending });
+      e.inFlight.push(e.pending);
+      e.pending = [];
+    }
+    if (batch.length === 0) return undefined;
+    batch.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)); // one lock order on every server
+    const now = clock.now();
+    let rows: Map<string, Shared>;
+    try {
+      rows = exact ? await writeLogs(db, batch, now) : await writeBuckets(db, batch, now);
+    } catch (err) {
+      settle(batch, null);
+      schedule();
+      throw err;
+    }
+    return (committed) => {
+      settle(batch, committed ? rows : null);
+      if (!committed) schedule();
+    };
+  }
+
+  function settle(batch: Batch, rows: Map<string, Shared> | null) {
+    for (const x of batch) {
+      x.e.inFlight = x.e.inFlight.filter((b) => b !== x.times);
+      if (rows === null) x.e.pending.unshift(...x.times);
+      else x.e.shared = rows.get(x.id) ?? x.e.shared;
+    }
+  }
+
+  /**
+   * Writes what is pending now on the pool, outside any transaction (the timer, shutdown), and
+   * waits for the writes already under way: once it returns, everything admitted before is in
+   * the table.
+   */
+  async function sync() {
+    const running = [...syncing];
+    const mine = flush(unit.pool).then((settleWith) => settleWith?.(true));
+    syncing.add(mine);
+    try {
+      await Promise.all([mine, ...running.map((r) => r.catch(() => undefined))]);
+    } finally {
+      syncing.delete(mine);
+    }
+  }
+
+  async function writeLogs(db: Database, batch: Batch, now: number): Promise<Map<string, Shared>> {
+    const cutoff = now - windowMs;
+    const input = JSON.stringify(batch.map((b) => ({ i: b.id, t: b.times })));
+    // The window's newest `limit` times, old and new together: the count saturates at the limit.
+    const rows = await db<{ id: string; times: number[] }[]>`
+      INSERT INTO rate_logs AS r (scope, id, times, last_at, allowed)
+      SELECT ${scope}, x->>'i', ARRAY(SELECT t::float8 FROM jsonb_array_elements_text(x->'t') t), ${now}, true
+        FROM jsonb_array_elements(${input}::text::jsonb) x ORDER BY x->>'i'
+      ON CONFLICT (scope, id) DO UPDATE SET
+        times = ARRAY(SELECT t FROM (SELECT t FROM unnest(r.times || excluded.times) t WHERE t > ${cutoff}
+                        ORDER BY t DESC LIMIT ${limit}) w ORDER BY t),
+        last_at = greatest(r.last_at, excluded.last_at),
+        allowed = true
+      RETURNING id, times`;
+    return new Map(rows.map((r) => [r.id, { kind: 'log', times: r.times.map(Number) }]));
+  }
+
+  async function writeBuckets(db: Database, batch: Batch, now: number): Promise<Map<string, Shared>> {
+    const bucket = bucketOf(now);
+    const count = (times: number[], b: number) => times.filter((t) => bucketOf(t) === b).length;
+    const input = JSON.stringify(batch.map((b) => ({ i: b.id, c: count(b.times, bucket), p: count(b.times, bucket - windowMs) })));
+    // The row rolled forward to this bucket, then the counts added to the bucket each fell in.
+    const prev = db`(CASE WHEN r.bucket_start = ${bucket} THEN r.prev WHEN r.bucket_start = ${bucket - windowMs} THEN r.cur ELSE 0 END)`;
+    const cur = db`(CASE WHEN r.bucket_start = ${bucket} THEN r.cur ELSE 0 END)`;
+    const rows = await db<{ id: string; bucket_start: number; cur: string; prev: string }[]>`
+      INSERT INTO rate_buckets AS r (scope, id, bucket_start, cur, prev, allowed)
+      SELECT ${scope}, x->>'i', ${bucket}, (x->>'c')::bigint, (x->>'p')::bigint, true
+        FROM jsonb_array_elements(${input}::text::jsonb) x ORDER BY x->>'i'
+      ON CONFLICT (scope, id) DO UPDATE SET
+        prev = ${prev} + excluded.prev,
+        cur = ${cur} + excluded.cur,
+        bucket_start = ${bucket},
+        allowed = true
+      RETURNING id, bucket_start, cur, prev`;
+    return new Map(
+      rows.map((r) => [r.id, { kind: 'buckets', bucket: Number(r.bucket_start), cur: Number(r.cur), prev: Number(r.prev) }]),
+    );
+  }
+
+  // Every transaction this server commits on the pool carries what is pending.
+  const removeHook = unit.beforeCommit(() => flush(unit.db));
+
+  const decide = (u: { used: number; resetS: number }, allowed: boolean): RateDecision => ({
+    allowed,
+    limit,
+    remaining: Math.max(0, limit - u.used),
+    resetS: u.resetS,
+  });
+
+  return {
+    async hit(id) {
+      const e = await entry(id);
+      const now = clock.now();
+      sweep(now);
+      e.lastAt = now;
+      const before = used(e, now);
+      if (before.used >= limit) return decide(before, false);
+      e.pending.push(now);
+      schedule();
+      return decide(used(e, now), true);
+    },
+    async peek(id) {
+      const e = await entry(id);
+      const u = used(e, clock.now());
+      return decide(u, u.used < limit);
+    },
+    sync,
+    async close() {
+      closed = true;
+      removeHook();
+      if (timer) clearTimeout(timer);
+      timer = null;
+      await sync().catch(() => undefined);
+    },
+  };
+}
