@@ -62,7 +62,12 @@ export interface StorePort {
   // written, so its cost never depends on how many entries the account keeps.
   readMemory(accountId: string): Promise<MemoryEntry[]>;
   peekMemory(accountId: string, keys: readonly string[]): Promise<MemoryPeek>;
-  /** Runs `decide` under the account's memory lock on the named entries and applies what it answers. */
+  /**
+   * Runs `decide` on the named entries and the account's count and applies what it answers,
+   * atomically: what it writes was decided under the locks the write needs. `decide` may run
+   * more than once (it must have no effects of its own), and an answer that writes nothing may
+   * come from a read taken without any lock (a concurrent change then counts as after it).
+   */
   changeMemory<T>(accountId: string, keys: readonly string[], decide: (current: MemoryPeek) => MemoryChange<T>): Promise<T>;
   /** Across accounts: the entries whose `due_at` is at or before `now` (what the compactor looks at), at most `limit`. */
   memoryDue(now: number, limit: number): Promise<{ account_id: string; key: string }[]>;

@@ -1,16 +1,21 @@
 // Memory entries on PostgreSQL (table memory_entries, migration 0004): one row per entry, so a
 // pin reads and writes the rows it names and never the rest of what the account keeps. The
-// account's entry count lives on its account_seq row; taking that row's lock first serializes
-// the account's memory changes on every server, so the cap is checked against a count no
-// concurrent change can move. One transaction per change.
+// account's entry count lives on its account_seq row; a change that moves the count takes that
+// row's lock (serializing such changes on every server, so the cap is checked against a count
+// no concurrent change can move); one that only rewrites stored entries locks just them, and
+// one that writes nothing locks nothing. One transaction per change (changeMemory below).
 import type postgres from 'postgres';
 import { MemoryEntry, memoryDueAt } from '../documents';
-import type { MemoryPeek, StorePort } from '../store-port';
+import type { MemoryChange, MemoryPeek, StorePort } from '../store-port';
 import { CallerError } from './database-error';
 
 type Row = { key: string; entry: unknown };
 
 const byKey = (rows: readonly Row[]) => new Map(rows.map((r) => [r.key, MemoryEntry.parse(r.entry)]));
+
+/** Whether applying `change` to `found` leaves the account's entry count as it is. */
+const keepsCount = (change: MemoryChange<unknown>, found: ReadonlyMap<string, unknown>) =>
+  (change.put ?? []).every((e) => found.has(e.key)) && !(change.remove ?? []).some((k) => found.has(k));
 
 export function memoryRows(sql: postgres.Sql): Pick<StorePort, 'readMemory' | 'peekMemory' | 'changeMemory' | 'memoryDue'> {
   return {
@@ -26,19 +31,43 @@ export function memoryRows(sql: postgres.Sql): Pick<StorePort, 'readMemory' | 'p
       return { found: byKey(rows), count: Number(seq?.memory ?? 0) };
     },
     async changeMemory(accountId, keys, decide) {
-      let out: { result: unknown } | undefined;
-      await sql.begin(async (tx) => {
-        // Creates the counter row on the first change and locks it either way, in one round trip.
-        const [seq] = await tx<{ memory: string }[]>`INSERT INTO account_seq AS s (account_id) VALUES (${accountId})
-          ON CONFLICT (account_id) DO UPDATE SET memory = s.memory RETURNING memory`;
-        const rows = await tx<Row[]>`SELECT key, entry FROM memory_entries
-          WHERE account_id = ${accountId} AND key = ANY(${[...keys]}::text[])`;
-        const found = byKey(rows);
-        let change: ReturnType<typeof decide>;
+      const named = [...keys];
+      const run = (current: MemoryPeek) => {
         try {
-          change = decide({ found, count: Number(seq?.memory ?? 0) });
+          return decide(current);
         } catch (e) {
           throw new CallerError(e);
+        }
+      };
+      let out: { result: unknown } | undefined;
+      await sql.begin(async (tx) => {
+        // 1. Read without locking: an answer that writes nothing (a repeated pin) is final,
+        // and costs the account no lock and the disk no sync.
+        const seen = await tx<{ memory: string | null; key: string | null; entry: unknown }[]>`
+          SELECT s.memory, e.key, e.entry FROM (SELECT 1) one
+            LEFT JOIN account_seq s ON s.account_id = ${accountId}
+            LEFT JOIN memory_entries e ON e.account_id = ${accountId} AND e.key = ANY(${named}::text[])`;
+        const count = Number(seen[0]?.memory ?? 0);
+        const first = run({ found: byKey(seen.filter((r): r is Row & { memory: string | null } => r.key !== null)), count });
+        if ((first.put ?? []).length === 0 && (first.remove ?? []).length === 0) {
+          out = { result: first.result };
+          return;
+        }
+        // 2. Lock the named entries (in key order, as every change does) and decide on them. A
+        // change that keeps the count (every put names a stored entry, nothing removed) needs
+        // no other lock: changes of different entries of one account commit side by side.
+        let found = byKey(await tx<Row[]>`SELECT key, entry FROM memory_entries
+          WHERE account_id = ${accountId} AND key = ANY(${named}::text[]) ORDER BY key FOR UPDATE`);
+        let change = run({ found, count });
+        if (!keepsCount(change, found)) {
+          // 3. The count moves: the counter row's lock (created on the first change) serializes
+          // the account's count-changing changes on every server, so the cap is checked against
+          // a count no concurrent change can move. Taken after the entries' locks, always.
+          const [seq] = await tx<{ memory: string }[]>`INSERT INTO account_seq AS s (account_id) VALUES (${accountId})
+            ON CONFLICT (account_id) DO UPDATE SET memory = s.memory RETURNING memory`;
+          found = byKey(await tx<Row[]>`SELECT key, entry FROM memory_entries
+            WHERE account_id = ${accountId} AND key = ANY(${named}::text[]) ORDER BY key FOR UPDATE`);
+          change = run({ found, count: Number(seq?.memory ?? 0) });
         }
         const put = change.put ?? [];
         const remove = (change.remove ?? []).filter((k) => found.has(k));

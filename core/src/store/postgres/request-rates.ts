@@ -242,8 +242,25 @@ export function createRequestRates({
     );
   }
 
-  // Every transaction this server commits on the pool carries what is pending.
-  const removeHook = unit.beforeCommit(() => flush(unit.db));
+  // The transactions this server commits on the pool carry what is pending — one at a time: a
+  // transaction that wrote a key's row holds its lock until its commit is on disk, and every
+  // other one carrying that key would queue behind it instead of sharing the disk's sync.
+  let carrying = false;
+  const removeHook = unit.beforeCommit(async () => {
+    if (carrying) return undefined;
+    carrying = true;
+    try {
+      const settleWith = await flush(unit.db);
+      if (!settleWith) carrying = false;
+      return (committed) => {
+        carrying = false;
+        settleWith?.(committed);
+      };
+    } catch (e) {
+      carrying = false;
+      throw e;
+    }
+  });
 
   const decide = (u: { used: number; resetS: number }, allowed: boolean): RateDecision => ({
     allowed,

@@ -39,10 +39,12 @@ async function writesDuring(work: () => Promise<unknown>): Promise<number> {
 }
 
 describe('one transaction per write on PostgreSQL', () => {
-  it('a pin, a repeated pin and a forget each commit once (entry and event together)', async () => {
+  it('a pin and a forget each commit once (entry and event together); a repeated pin writes nothing', async () => {
     const core = createCore({ store, clock: createManualClock(1_000), rateLimit: { limit: 100, windowMs: 1_000 } });
     await core.accounts.create('acme');
     expect(await writesDuring(() => core.memory.pin('acme', 'live', 'token:WETH', 'watch'))).toBe(1);
+    // Pinned already with that note: read without a lock, nothing written, no commit to sync.
+    expect(await writesDuring(() => core.memory.pin('acme', 'live', 'token:WETH', 'watch'))).toBe(0);
     expect(await writesDuring(() => core.memory.pin('acme', 'live', 'pair:WETH-USDC'))).toBe(1);
     expect(await writesDuring(() => core.memory.forget('acme', 'live', 'token:WETH'))).toBe(1);
     expect((await store.eventsAfter('acme', 0, 10)).map((e) => [e.data.key, e.data.tier])).toEqual([
