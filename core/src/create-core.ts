@@ -2,6 +2,8 @@
 // driven clock and a temporary store. Here, once, each key kind gets its store: live keys
 // the live one, test keys an overlay on it (reads are real, writes stay in memory and are
 // seen by test keys only), so services run the same code for both kinds.
+
+import type { PresenceView } from '@presence/protocol';
 import { createAccountService } from './accounts/account-service';
 import type { Clock } from './clock/clock';
 import type { ClusterPort } from './cluster/cluster-port';
@@ -21,6 +23,7 @@ import { createCompactor } from './memory/compactor';
 import { createMemoryService } from './memory/memory-service';
 import type { CoreMetrics } from './metrics/core-metrics';
 import { createPolicyService } from './policy/policy-service';
+import { createAccountViewCache, withViewDrops } from './presence/account-view-cache';
 import { createPresenceService } from './presence/presence-service';
 import { createRateLimiter, type RateLimiterPort } from './ratelimit/sliding-window';
 import { createStandingService } from './standing/standing-service';
@@ -74,7 +77,11 @@ const SURFACE_FEED_NOTICE = 'surface-feed';
 const linkCodeKey = (keystore: Keystore | undefined) => keystore?.subkey(LINK_CODE_KEY_INFO) ?? null;
 
 export function createCore(o: CoreOptions) {
-  const { store, clock } = o;
+  const { clock } = o;
+  // With other servers on the store, what GET /v1/presence/me shows is kept in memory per
+  // account and dropped by every change, here or on another server (account-view-cache.ts).
+  const views = o.cluster ? createAccountViewCache<PresenceView>({ changes: o.cluster.accountChanges, now: () => clock.now() }) : null;
+  const store = views ? withViewDrops(o.store, views.drop) : o.store;
   const accounts = overlayAccountsFor(clock, o.overlayCaps);
   const own = createOverlayStore(store, { clock, accounts, ...(o.overlayCaps ? { caps: o.overlayCaps } : {}) });
   const overlay = o.overlayShare ? shareOverlay(own, accounts, o.overlayShare) : own;
@@ -192,7 +199,7 @@ export function createCore(o: CoreOptions) {
     keys,
     memory,
     accounts: createAccountService({ store, clock, keys }),
-    presence: createPresenceService({ storeFor, memory, chainName: o.chainName ?? (() => 'devnet') }),
+    presence: createPresenceService({ storeFor, memory, chainName: o.chainName ?? (() => 'devnet'), views }),
     compactor: createCompactor({ store, clock, events }),
     idempotency,
     rateLimiter,

@@ -36,6 +36,12 @@ export type ClusterPort = {
   eventsWake: EventsWake;
   /** Key changes made on any server (the store announces them as it commits them). */
   keyChanges: { subscribe(handlers: KeyChangeHandlers): () => void };
+  /**
+   * Accounts whose document or memory changed on any server (announced at commit): what a
+   * server keeps of them in memory (presence/account-view-cache.ts) is dropped. The handlers'
+   * `changed` receives the account id.
+   */
+  accountChanges: { subscribe(handlers: KeyChangeHandlers): () => void };
   /** A sliding window named `scope` whose counts are kept where every server sees them. */
   rateLimiter(scope: string, opts: { limit: number; windowMs: number }): SharedRateLimiter;
   /**

@@ -6,6 +6,7 @@ import type { Principal } from '../keys/key-service';
 import type { MemoryService } from '../memory/memory-service';
 import { spendLabel } from '../policy/spend-label';
 import type { StoreFor } from '../store/overlay-store';
+import type { AccountViewCache } from './account-view-cache';
 
 /**
  * Merges a PATCH's preferences into the stored ones (null removes a key). The limits hold for
@@ -30,12 +31,18 @@ export function createPresenceService({
   storeFor,
   memory,
   chainName,
+  views,
 }: {
   storeFor: StoreFor;
   memory: MemoryService;
   chainName: () => string;
+  /** Live accounts' views kept in memory (servers sharing a store); null reads the store each time. */
+  views: AccountViewCache<PresenceView> | null;
 }) {
   async function me(p: Principal): Promise<PresenceView> {
+    return views && p.kind === 'live' ? views.get(p.accountId, () => read(p)) : read(p);
+  }
+  async function read(p: Principal): Promise<PresenceView> {
     const a = await storeFor(p.kind).getAccount(p.accountId);
     if (!a) throw notFound('this key’s account no longer exists');
     return {

@@ -30,6 +30,8 @@ import { unitOfWorkOn } from './unit-of-work';
 export const EVENTS_CHANNEL = 'presence_events';
 /** A key's record changed: the payload is its id. */
 export const KEYS_CHANNEL = 'presence_keys';
+/** An account's document or memory changed: the payload is its id. */
+export const ACCOUNTS_CHANNEL = 'presence_accounts';
 /** Up to this many requests per window a limit is kept exactly (a log of times). */
 export const EXACT_MAX = 1_000;
 
@@ -68,6 +70,7 @@ export async function createPostgresCluster({
   const sql = pool.sql;
   const handlers = new Set<EventsWakeHandlers>();
   const keyHandlers = new Set<KeyChangeHandlers>();
+  const accountHandlers = new Set<KeyChangeHandlers>();
   const budgets = createFailureBudgets(sql, clock, onError);
   const requestRates: RequestRates[] = [];
   const listeningBlocks = await sql.listen(
@@ -83,6 +86,15 @@ export async function createPostgresCluster({
     },
     () => {
       for (const h of keyHandlers) h.resync();
+    },
+  );
+  const listeningAccounts = await sql.listen(
+    ACCOUNTS_CHANNEL,
+    (accountId) => {
+      for (const h of accountHandlers) h.changed(accountId);
+    },
+    () => {
+      for (const h of accountHandlers) h.resync();
     },
   );
   const listening = await sql.listen(
@@ -222,6 +234,12 @@ export async function createPostgresCluster({
         return () => keyHandlers.delete(h);
       },
     },
+    accountChanges: {
+      subscribe(h) {
+        accountHandlers.add(h);
+        return () => accountHandlers.delete(h);
+      },
+    },
     rateLimiter,
     requestLimiter(opts) {
       const rates = createRequestRates({
@@ -242,7 +260,8 @@ export async function createPostgresCluster({
       await Promise.all(requestRates.map((r) => r.close()));
       handlers.clear();
       keyHandlers.clear();
-      for (const l of [listeningKeys, listeningBlocks]) {
+      accountHandlers.clear();
+      for (const l of [listeningKeys, listeningBlocks, listeningAccounts]) {
         await Promise.race([l.unlisten().catch(() => undefined), new Promise((r) => setTimeout(r, 1_000).unref())]);
       }
       // With the database away, unlisten would wait for a connection: give it a moment only.

@@ -7,6 +7,7 @@
 import type postgres from 'postgres';
 import { MemoryEntry, memoryDueAt } from '../documents';
 import type { MemoryChange, MemoryPeek, StorePort } from '../store-port';
+import { ACCOUNTS_CHANNEL } from './cluster';
 import { CallerError } from './database-error';
 
 type Row = { key: string; entry: unknown };
@@ -56,8 +57,10 @@ export function memoryRows(sql: postgres.Sql): Pick<StorePort, 'readMemory' | 'p
         // 2. Lock the named entries (in key order, as every change does) and decide on them. A
         // change that keeps the count (every put names a stored entry, nothing removed) needs
         // no other lock: changes of different entries of one account commit side by side.
-        let found = byKey(await tx<Row[]>`SELECT key, entry FROM memory_entries
-          WHERE account_id = ${accountId} AND key = ANY(${named}::text[]) ORDER BY key FOR UPDATE`);
+        let found = byKey(
+          await tx<Row[]>`SELECT key, entry FROM memory_entries
+          WHERE account_id = ${accountId} AND key = ANY(${named}::text[]) ORDER BY key FOR UPDATE`,
+        );
         let change = run({ found, count });
         if (!keepsCount(change, found)) {
           // 3. The count moves: the counter row's lock (created on the first change) serializes
@@ -65,8 +68,10 @@ export function memoryRows(sql: postgres.Sql): Pick<StorePort, 'readMemory' | 'p
           // a count no concurrent change can move. Taken after the entries' locks, always.
           const [seq] = await tx<{ memory: string }[]>`INSERT INTO account_seq AS s (account_id) VALUES (${accountId})
             ON CONFLICT (account_id) DO UPDATE SET memory = s.memory RETURNING memory`;
-          found = byKey(await tx<Row[]>`SELECT key, entry FROM memory_entries
-            WHERE account_id = ${accountId} AND key = ANY(${named}::text[]) ORDER BY key FOR UPDATE`);
+          found = byKey(
+            await tx<Row[]>`SELECT key, entry FROM memory_entries
+            WHERE account_id = ${accountId} AND key = ANY(${named}::text[]) ORDER BY key FOR UPDATE`,
+          );
           change = run({ found, count: Number(seq?.memory ?? 0) });
         }
         const put = change.put ?? [];
@@ -83,6 +88,8 @@ export function memoryRows(sql: postgres.Sql): Pick<StorePort, 'readMemory' | 'p
         if (remove.length > 0) await tx`DELETE FROM memory_entries WHERE account_id = ${accountId} AND key = ANY(${remove}::text[])`;
         if (added !== remove.length)
           await tx`UPDATE account_seq SET memory = memory + ${added - remove.length} WHERE account_id = ${accountId}`;
+        // Announced at commit: every server drops what it keeps of the account (its counts).
+        if (put.length > 0 || remove.length > 0) await tx`SELECT pg_notify(${ACCOUNTS_CHANNEL}, ${accountId})`;
         out = { result: change.result };
       });
       return (out as { result: never }).result;

@@ -34,7 +34,7 @@ import {
 } from '../documents';
 import { createSealedAnswers } from '../sealed-answers';
 import type { StorePort } from '../store-port';
-import { EVENTS_CHANNEL, KEYS_CHANNEL } from './cluster';
+import { ACCOUNTS_CHANNEL, EVENTS_CHANNEL, KEYS_CHANNEL } from './cluster';
 import { type DatabaseSource, useDatabase } from './database';
 import { mappingStoreErrors, toStoreError } from './database-error';
 import { idempotencyClaims } from './idempotency-claims';
@@ -112,7 +112,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         const [row] = await tx<Doc[]>`SELECT doc FROM accounts WHERE id = ${id} FOR UPDATE`;
         if (!row) throw new PresenceError('not_found', `no account ${id}`);
         const next = callerSays(() => update(AccountRecord.parse(row.doc)));
-        await tx`UPDATE accounts SET doc = ${json(next)}::text::json WHERE id = ${id}`;
+        // Announced at commit: every server drops what it keeps of the account.
+        await tx`UPDATE accounts SET doc = ${json(next)}::text::json WHERE id = ${id} RETURNING pg_notify(${ACCOUNTS_CHANNEL}, id)`;
         return next;
       });
     },

@@ -25,9 +25,7 @@ import type { RateDecision } from '../../ratelimit/sliding-window';
 import type { Database } from './database';
 import type { UnitOfWork } from './unit-of-work';
 
-type Shared =
-  | { kind: 'log'; times: number[] }
-  | { kind: 'buckets'; bucket: number; cur: number; prev: number };
+type Shared = { kind: 'log'; times: number[] } | { kind: 'buckets'; bucket: number; cur: number; prev: number };
 
 type Batch = { id: string; e: Entry; times: number[] }[];
 
@@ -237,9 +235,7 @@ export function createRequestRates({
         bucket_start = ${bucket},
         allowed = true
       RETURNING id, bucket_start, cur, prev`;
-    return new Map(
-      rows.map((r) => [r.id, { kind: 'buckets', bucket: Number(r.bucket_start), cur: Number(r.cur), prev: Number(r.prev) }]),
-    );
+    return new Map(rows.map((r) => [r.id, { kind: 'buckets', bucket: Number(r.bucket_start), cur: Number(r.cur), prev: Number(r.prev) }]));
   }
 
   // The transactions this server commits on the pool carry what is pending — one at a time: a

@@ -42,8 +42,8 @@ function createUnitOfWork(sql: postgres.Sql) {
     const u = current.getStore();
     return u?.open ? u.tx : undefined;
   };
-/** Runs `fn` with every store statement in one transaction (joins one already open). */
-async function atomically<T>(fn: () => Promise<T>): Promise<T> {
+  /** Runs `fn` with every store statement in one transaction (joins one already open). */
+  async function atomically<T>(fn: () => Promise<T>): Promise<T> {
     if (tx()) return fn();
     let out: { value: T } | undefined;
     const unit: Partial<Unit> = { open: true, after: [] };

@@ -1,0 +1,94 @@
+// What GET /v1/presence/me shows of an account (its document and memory counts), kept in
+// memory by a server that shares its store with others (PostgreSQL), so that read costs the
+// database nothing when the account is read often (DESIGN.md "Cost follows work": an
+// authenticated read commits nothing). An embedded store answers from memory already and
+// keeps no cache.
+//
+// Staleness, as for keys (keys/key-cache.ts): every change to an account's document or memory
+// is announced at its commit (NOTIFY, store/postgres) and drops the account here; this
+// server's own changes drop it once committed (`withViewDrops` below), before their request
+// is answered. A listening connection that came back forgets everything, and an entry is read
+// again once MAX_AGE_MS old, so even a notification lost unnoticed leaves at most a second.
+// A read that started before a drop of its account is used for its own request but not kept.
+import type { KeyChangeHandlers } from '../cluster/cluster-port';
+import type { StorePort } from '../store/store-port';
+
+/** Accounts kept at most; the least recently stored go first. */
+export const VIEW_CACHE_MAX = 10_000;
+/** An entry this old is read again (see the header). */
+export const VIEW_CACHE_MAX_AGE_MS = 1_000;
+
+export type AccountViewCache<V> = {
+  /** The account's view, from memory or `load` (kept unless the account changed meanwhile). */
+  get(accountId: string, load: () => Promise<V>): Promise<V>;
+  drop(accountId: string): void;
+  close(): void;
+};
+
+export function createAccountViewCache<V>({
+  changes,
+  now,
+  max = VIEW_CACHE_MAX,
+  maxAgeMs = VIEW_CACHE_MAX_AGE_MS,
+}: {
+  changes: { subscribe(h: KeyChangeHandlers): () => void };
+  now: () => number;
+  max?: number;
+  maxAgeMs?: number;
+}): AccountViewCache<V> {
+  const views = new Map<string, { view: V; at: number }>();
+  /** Bumped by every drop: a read that saw another value may have been overtaken by a change. */
+  let generation = 0;
+
+  const drop = (accountId: string) => {
+    generation++;
+    views.delete(accountId);
+  };
+  const unsubscribe = changes.subscribe({
+    changed: drop,
+    resync() {
+      generation++;
+      views.clear();
+    },
+  });
+
+  return {
+    async get(accountId, load) {
+      const hit = views.get(accountId);
+      if (hit && now() - hit.at < maxAgeMs) return hit.view;
+      const seen = generation;
+      const view = await load();
+      if (generation !== seen) return view;
+      views.delete(accountId); // re-inserted as the newest
+      if (views.size >= max) {
+        const oldest = views.keys().next().value;
+        if (oldest !== undefined) views.delete(oldest);
+      }
+      views.set(accountId, { view, at: now() });
+      return view;
+    },
+    drop,
+    close: unsubscribe,
+  };
+}
+
+/**
+ * The store with this server's own account changes dropping the cached view once committed
+ * (and at once, for a change made outside a unit of work), so a change is seen by the next
+ * read here without waiting for its notification to come back.
+ */
+export function withViewDrops(store: StorePort, drop: (accountId: string) => void): StorePort {
+  return {
+    ...store,
+    async updateAccount(id, update) {
+      const next = await store.updateAccount(id, update);
+      store.afterCommit(() => drop(id));
+      return next;
+    },
+    async changeMemory(accountId, keys, decide) {
+      const out = await store.changeMemory(accountId, keys, decide);
+      store.afterCommit(() => drop(accountId));
+      return out;
+    },
+  };
+}
