@@ -13,14 +13,25 @@ export type BackgroundOptions = {
   isLeader(): boolean;
   /** Runs each time this server becomes leader, before its first beat as leader. */
   onLeadership?: () => Promise<void>;
+  /** This server led at start and already ran `onLeadership`'s work: its first beat skips it. */
+  ledAtStart?: boolean;
   warn(err: unknown, what: string): void;
 };
 
 const HOUR = 3_600_000;
 
-export function startBackgroundWork({ core, clock, standingMs, maintenanceMs, isLeader, onLeadership, warn }: BackgroundOptions) {
+export function startBackgroundWork({
+  core,
+  clock,
+  standingMs,
+  maintenanceMs,
+  isLeader,
+  onLeadership,
+  ledAtStart = false,
+  warn,
+}: BackgroundOptions) {
   const timers: NodeJS.Timeout[] = [];
-  let led = false;
+  let led = ledAtStart;
   let takingOver: Promise<void> | null = null;
   /** Whether this server may run the work now; a fresh leader first runs its takeover. */
   const leading = async (): Promise<boolean> => {

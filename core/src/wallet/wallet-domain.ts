@@ -35,6 +35,12 @@ export type WalletDomain = ReturnType<typeof createWalletDomain>;
 
 /** A record in flight this long with no drive under way was left behind by an outage. */
 const STRANDED_AFTER_MS = 60_000;
+/**
+ * With other servers running, a record in flight this long is stranded even though its
+ * server may still be alive: longer than any drive takes (its RPC calls time out in seconds),
+ * so no live server is still driving it.
+ */
+export const CLUSTER_STRANDED_MS = 120_000;
 
 export function createWalletDomain(deps: {
   /** The live store: wallets belong to the account (whichever key's request makes one), recovery is live. */
@@ -86,6 +92,41 @@ export function createWalletDomain(deps: {
     }
   }
 
+  /**
+   * At start: finish what a crash interrupted. A signed intent re-broadcasts its stored
+   * bytes (it can land at most once) and settles; one interrupted before signing sent
+   * nothing, so it fails plainly rather than acting on a stale quote. Their events (tx,
+   * confirm, the resumed conversation) follow from the executor's outcome listeners.
+   */
+  async function recover(): Promise<{ settled: number; failed: number }> {
+    let settled = 0;
+    let failed = 0;
+    for (const r of await store.intentsInStates(['executing', 'signed'])) {
+      const outcome = await finish(r);
+      if (outcome === 'settled') settled++;
+      else failed++;
+    }
+    await confirmations.sweep();
+    return { settled, failed };
+  }
+
+  /**
+   * Upkeep: intents an outage left mid-flight while the server kept running (nobody retried
+   * them) are resumed in the background, so a signed transaction is not left unsent and a
+   * stranded record does not count against the daily cap forever.
+   */
+  async function resumeStranded(idleMs = STRANDED_AFTER_MS): Promise<number> {
+    const cutoff = clock.now() - idleMs;
+    let n = 0;
+    for (const r of await store.intentsInStates(['executing', 'signed'])) {
+      if (executor.isDriving(r.id) || r.updated_at > cutoff) continue;
+      n++;
+      // Its own outcome is announced by the drive; a store failure here waits for the next upkeep.
+      void finish(r).catch(() => undefined);
+    }
+    return n;
+  }
+
   return {
     chain,
     tokenList,
@@ -124,39 +165,18 @@ export function createWalletDomain(deps: {
       };
     },
 
+    recover,
     /**
-     * At start: finish what a crash interrupted. A signed intent re-broadcasts its stored
-     * bytes (it can land at most once) and settles; one interrupted before signing sent
-     * nothing, so it fails plainly rather than acting on a stale quote. Their events (tx,
-     * confirm, the resumed conversation) follow from the executor's outcome listeners.
+     * What the server that takes the lead of the background work recovers. Alone (embedded, or
+     * no other server connected) every interrupted intent: nothing else can be driving one.
+     * With other servers running, only those idle past CLUSTER_STRANDED_MS: the rest may be
+     * another live server's, mid-drive.
      */
-    async recover(): Promise<{ settled: number; failed: number }> {
-      let settled = 0;
-      let failed = 0;
-      for (const r of await store.intentsInStates(['executing', 'signed'])) {
-        const outcome = await finish(r);
-        if (outcome === 'settled') settled++;
-        else failed++;
-      }
-      await confirmations.sweep();
-      return { settled, failed };
+    async recoverAsLeader({ othersRunning }: { othersRunning: boolean }): Promise<{ settled: number; failed: number; resumed: number }> {
+      if (!othersRunning) return { ...(await recover()), resumed: 0 };
+      return { settled: 0, failed: 0, resumed: await resumeStranded(CLUSTER_STRANDED_MS) };
     },
 
-    /**
-     * Upkeep: intents an outage left mid-flight while the server kept running (nobody retried
-     * them) are resumed in the background, so a signed transaction is not left unsent and a
-     * stranded record does not count against the daily cap forever.
-     */
-    async resumeStranded(idleMs = STRANDED_AFTER_MS): Promise<number> {
-      const cutoff = clock.now() - idleMs;
-      let n = 0;
-      for (const r of await store.intentsInStates(['executing', 'signed'])) {
-        if (executor.isDriving(r.id) || r.updated_at > cutoff) continue;
-        n++;
-        // Its own outcome is announced by the drive; a store failure here waits for the next upkeep.
-        void finish(r).catch(() => undefined);
-      }
-      return n;
-    },
+    resumeStranded,
   };
 }

@@ -1,7 +1,9 @@
-// What a server shares with the other servers of its deployment. On PostgreSQL: a server id,
-// cluster-wide locks (advisory locks), leader election for the background work, and the book
-// where a shared devnet's deployment is recorded. Embedded: this process is the whole
-// cluster, so locks are in memory, it always leads, and the book is a file.
+// How a server coordinates with the other servers of its deployment: its id, deployment-wide
+// locks (advisory locks), leader election for the background work, and the book where a
+// shared devnet's deployment is recorded. (What servers tell each other — events, key and
+// account changes, rate counts — is core's cluster port, store/postgres/cluster.ts.)
+// Embedded: this process is the whole deployment, so locks are in memory, it always leads,
+// and the book is a file.
 // On PostgreSQL all of it runs on the server's one pool (open-store.ts): leadership keeps one
 // of its connections reserved, the locks hold at most lockConnections(pool) of them.
 import { hostname } from 'node:os';
@@ -16,7 +18,7 @@ import {
 } from '@presence/core/postgres';
 import type { Config } from './config';
 
-export type ClusterRuntime = {
+export type Coordination = {
   /** PRESENCE_SERVER_ID, else host:pid: names this server in health, logs and metrics. */
   serverId: string;
   /** On a database, shared with other servers. */
@@ -34,7 +36,7 @@ export type ClusterRuntime = {
 
 export const defaultServerId = () => `${hostname()}:${process.pid}`;
 
-export async function openCluster(config: Config, sql: Database | null, log: (line: string) => void): Promise<ClusterRuntime> {
+export async function openCoordination(config: Config, sql: Database | null, log: (line: string) => void): Promise<Coordination> {
   const serverId = config.PRESENCE_SERVER_ID ?? defaultServerId();
   if (!sql) {
     const locks = createLocalLocks();

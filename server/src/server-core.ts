@@ -1,0 +1,57 @@
+// Core as a server runs it: the configuration's limits, the store and cluster port it opened,
+// the deployment's locks, the chain, and a model planner when PRESENCE_LLM_BASE_URL names an
+// OpenAI-compatible server (without one, `provider:model` routes answer model_unavailable).
+import { type ChainRuntime, type Clock, type Core, createCore, type Keystore } from '@presence/core';
+import { createAiPlanner } from '@presence/core/ai';
+import type { Config } from './config';
+import type { Coordination } from './coordination';
+import type { Metrics } from './metrics/metrics';
+import type { Storage } from './open-storage';
+
+export function createServerCore(
+  config: Config,
+  {
+    storage,
+    coordination,
+    chain,
+    keystore,
+    metrics,
+    clock,
+  }: {
+    storage: Storage;
+    coordination: Coordination;
+    chain: ChainRuntime | null;
+    keystore: Keystore;
+    metrics: Metrics;
+    clock: Clock;
+  },
+): Core {
+  return createCore({
+    store: storage.store,
+    clock,
+    rateLimit: config.PRESENCE_RATE_LIMIT,
+    accountLimits: {
+      keys: config.PRESENCE_MAX_KEYS_PER_ACCOUNT,
+      links: config.PRESENCE_MAX_LINKS_PER_ACCOUNT,
+      standing: config.PRESENCE_MAX_STANDING_PER_ACCOUNT,
+      memory: config.PRESENCE_MAX_MEMORY_PER_ACCOUNT,
+    },
+    keystore,
+    surfaces: storage.surfaces,
+    locks: coordination.locks,
+    chainName: () => config.PRESENCE_CHAIN,
+    ...(storage.cluster ? { cluster: storage.cluster } : {}),
+    ...(storage.overlayShare ? { overlayShare: storage.overlayShare } : {}),
+    onBackgroundError: (err) => console.error('presence: background store read failed:', err instanceof Error ? err.message : err),
+    metrics: metrics.core,
+    ...(chain ? { chain: { runtime: chain, keystore } } : {}),
+    ...(config.PRESENCE_LLM_BASE_URL
+      ? {
+          modelPlanner: createAiPlanner({
+            baseUrl: config.PRESENCE_LLM_BASE_URL,
+            ...(config.PRESENCE_LLM_API_KEY ? { apiKey: config.PRESENCE_LLM_API_KEY } : {}),
+          }),
+        }
+      : {}),
+  });
+}
