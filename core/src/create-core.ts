@@ -103,9 +103,9 @@ export function createCore(o: CoreOptions) {
     counted || o.surfaces
       ? {
           ...log,
-          emit: async (accountId, mode, type, data) => {
-            const e = await log.emit(accountId, mode, type, data);
-            counted?.(type, mode);
+          emit: async (accountId, mode, ...event) => {
+            const e = await log.emit(accountId, mode, ...event);
+            counted?.(event[0], mode);
             // A linked account's live event takes its place in the surface feed, once it is
             // committed (a pin's event commits with its entry: StorePort.atomically).
             if (mode === 'live' && surfaces) store.afterCommit(() => surfaces?.sequence(accountId));
