@@ -11,7 +11,7 @@ import { createLocalPlanner } from './conversation/local-planner';
 import type { Planner } from './conversation/planner-port';
 import { createResumeNotices } from './conversation/resume-notices';
 import { PresenceError } from './errors/presence-error';
-import { createEventsLog, defaultRetention, type EventsRetention } from './events/events-log';
+import { createEventsLog } from './events/events-log';
 import { createIdempotency } from './idempotency/idempotency';
 import { createKeyService } from './keys/key-service';
 import type { Keystore } from './keystore/keystore';
@@ -24,7 +24,7 @@ import { createPolicyService } from './policy/policy-service';
 import { createPresenceService } from './presence/presence-service';
 import { createRateLimiter, type RateLimiterPort } from './ratelimit/sliding-window';
 import { createStandingService } from './standing/standing-service';
-import { createOverlayStore, type OverlayCaps, overlayAccountsFor, type StoreFor } from './store/overlay-store';
+import { createOverlayStore, overlayAccountsFor, type StoreFor } from './store/overlay-store';
 import { type OverlayShare, shareOverlay } from './store/shared-overlay';
 import type { StorePort } from './store/store-port';
 import type { SurfaceStorePort } from './store/surface-store-port';
@@ -37,10 +37,6 @@ export type CoreOptions = {
   clock: Clock;
   rateLimit: { limit: number; windowMs: number };
   chainName?: () => string;
-  eventsRetention?: EventsRetention;
-  sseHighWaterMark?: number;
-  /** Caps of the test keys' overlay (defaults: `defaultOverlayCaps`). */
-  overlayCaps?: Partial<OverlayCaps>;
   /** Where servers sharing a database share the test keys' overlay (PostgreSQL); absent, it stays in this process. */
   overlayShare?: OverlayShare;
   /** The chain the wallets live on; without it wallet routes answer chain_unavailable. */
@@ -75,8 +71,8 @@ const linkCodeKey = (keystore: Keystore | undefined) => keystore?.subkey(LINK_CO
 
 export function createCore(o: CoreOptions) {
   const { store, clock } = o;
-  const accounts = overlayAccountsFor(clock, o.overlayCaps);
-  const own = createOverlayStore(store, { clock, accounts, ...(o.overlayCaps ? { caps: o.overlayCaps } : {}) });
+  const accounts = overlayAccountsFor(clock);
+  const own = createOverlayStore(store, { clock, accounts });
   const overlay = o.overlayShare ? shareOverlay(own, accounts, o.overlayShare) : own;
   const stores = { live: store, test: overlay } as const;
   const storeFor: StoreFor = (kind) => stores[kind];
@@ -85,8 +81,6 @@ export function createCore(o: CoreOptions) {
   const log = createEventsLog({
     storeFor,
     clock,
-    retention: o.eventsRetention ?? defaultRetention,
-    ...(o.sseHighWaterMark ? { highWaterMark: o.sseHighWaterMark } : {}),
     ...(o.cluster ? { wake: o.cluster.eventsWake } : {}),
     ...(o.onBackgroundError ? { onError: o.onBackgroundError } : {}),
   });
