@@ -9,33 +9,15 @@
 // and never cast. One event this SDK cannot read (a type newer than it, or data that does
 // not match) must not end a stream that resumes for ever, so it is handed out as
 // `unrecognized` with its id, and the caller decides (log it, count its id, move on).
-import {
-  ConfirmEventData,
-  type EventType,
-  GapEventData,
-  MemoryEventData,
-  MessageEventData,
-  NeedsConfirmEventData,
-  Problem,
-  TxEventData,
-} from '@presence/protocol';
+import { type EventData, type EventType, eventDataSchemas, GapEventData, Problem } from '@presence/protocol';
 import type { z } from 'zod';
 import { PresenceApiError, PresenceNetworkError, PresenceProtocolError } from './errors';
 import type { Http } from './http';
 import { backoffDelay, isRetryable } from './retry';
 import { streamSse } from './sse-request';
 
-/** Each event type's payload schema, from the protocol. `satisfies` breaks the build when the protocol adds a type this SDK does not map. */
-export const eventDataSchemas = {
-  message: MessageEventData,
-  tx: TxEventData,
-  memory: MemoryEventData,
-  needs_confirm: NeedsConfirmEventData,
-  confirm: ConfirmEventData,
-} satisfies Record<EventType, z.ZodType>;
-
-/** The payload of one event type, e.g. `EventData<'needs_confirm'>`. */
-export type EventData<T extends EventType> = z.output<(typeof eventDataSchemas)[T]>;
+/** The payload of one event type, e.g. `EventData<'needs_confirm'>` (the protocol's). */
+export type { EventData };
 /** One event from the stream; narrow on `type` and `data` is typed. */
 export type PresenceEvent = { [T in EventType]: { id: number; type: T; data: EventData<T> } }[EventType];
 /** The event of one type, e.g. `EventOf<'confirm'>`. */

@@ -13,7 +13,7 @@ import { createLocalPlanner } from './conversation/local-planner';
 import type { Planner } from './conversation/planner-port';
 import { createResumeNotices } from './conversation/resume-notices';
 import { PresenceError } from './errors/presence-error';
-import { createEventsLog, defaultRetention, type EventsRetention } from './events/events-log';
+import { createEventsLog } from './events/events-log';
 import { createIdempotency } from './idempotency/idempotency';
 import { createKeyService } from './keys/key-service';
 import type { Keystore } from './keystore/keystore';
@@ -27,7 +27,7 @@ import { createAccountViewCache, withViewDrops } from './presence/account-view-c
 import { createPresenceService } from './presence/presence-service';
 import { createRateLimiter, type RateLimiterPort } from './ratelimit/sliding-window';
 import { createStandingService } from './standing/standing-service';
-import { createOverlayStore, type OverlayCaps, overlayAccountsFor, type StoreFor } from './store/overlay-store';
+import { createOverlayStore, overlayAccountsFor, type StoreFor } from './store/overlay-store';
 import { type OverlayShare, shareOverlay } from './store/shared-overlay';
 import type { StorePort } from './store/store-port';
 import type { SurfaceStorePort } from './store/surface-store-port';
@@ -40,10 +40,6 @@ export type CoreOptions = {
   clock: Clock;
   rateLimit: { limit: number; windowMs: number };
   chainName?: () => string;
-  eventsRetention?: EventsRetention;
-  sseHighWaterMark?: number;
-  /** Caps of the test keys' overlay (defaults: `defaultOverlayCaps`). */
-  overlayCaps?: Partial<OverlayCaps>;
   /** Where servers sharing a database share the test keys' overlay (PostgreSQL); absent, it stays in this process. */
   overlayShare?: OverlayShare;
   /** The chain the wallets live on; without it wallet routes answer chain_unavailable. */
@@ -82,8 +78,8 @@ export function createCore(o: CoreOptions) {
   // account and dropped by every change, here or on another server (account-view-cache.ts).
   const views = o.cluster ? createAccountViewCache<PresenceView>({ changes: o.cluster.accountChanges, now: () => clock.now() }) : null;
   const store = views ? withViewDrops(o.store, views.drop) : o.store;
-  const accounts = overlayAccountsFor(clock, o.overlayCaps);
-  const own = createOverlayStore(store, { clock, accounts, ...(o.overlayCaps ? { caps: o.overlayCaps } : {}) });
+  const accounts = overlayAccountsFor(clock);
+  const own = createOverlayStore(store, { clock, accounts });
   const overlay = o.overlayShare ? shareOverlay(own, accounts, o.overlayShare) : own;
   const stores = { live: store, test: overlay } as const;
   const storeFor: StoreFor = (kind) => stores[kind];
@@ -92,8 +88,6 @@ export function createCore(o: CoreOptions) {
   const log = createEventsLog({
     storeFor,
     clock,
-    retention: o.eventsRetention ?? defaultRetention,
-    ...(o.sseHighWaterMark ? { highWaterMark: o.sseHighWaterMark } : {}),
     ...(o.cluster ? { wake: o.cluster.eventsWake } : {}),
     ...(o.onBackgroundError ? { onError: o.onBackgroundError } : {}),
   });
@@ -110,9 +104,9 @@ export function createCore(o: CoreOptions) {
     counted || o.surfaces
       ? {
           ...log,
-          emit: async (accountId, mode, type, data) => {
-            const e = await log.emit(accountId, mode, type, data);
-            counted?.(type, mode);
+          emit: async (accountId, mode, ...event) => {
+            const e = await log.emit(accountId, mode, ...event);
+            counted?.(event[0], mode);
             // A linked account's live event takes its place in the surface feed, once it is
             // committed (a pin's event commits with its entry: StorePort.atomically).
             if (mode === 'live' && surfaces) store.afterCommit(() => surfaces?.sequence(accountId));

@@ -1,7 +1,7 @@
 // The package's shape, checked so it does not drift: no import circle between its folders (a
 // circle means no folder can be read, tested or moved without the others), the root entry
-// loads no adapter (they are subpaths: lowdb, postgres, viem, ai, devnet), and no source file
-// grows past 400 lines.
+// loads no adapter (they are subpaths: lowdb, postgres, viem, ai, devnet), the files entry
+// loads no package at all, and no source file grows past 400 lines.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -157,6 +157,10 @@ describe('core package layout', () => {
     // viem's narrow entries only (address checks, ABI encoding, key generation): its root entry
     // brings in every client and action, about twice the modules.
     expect([...loaded].filter((spec) => packageOf(spec) === 'viem').sort()).toEqual(['viem/accounts', 'viem/utils']);
+  });
+
+  it('loads nothing but Node from the files entry (the bots import it)', () => {
+    expect([...packagesLoadedBy(path.join(SRC, 'store/files.ts'))]).toEqual([]);
   });
 
   it(`keeps every source file under ${MAX_LINES} lines`, () => {

@@ -49,6 +49,27 @@ export const ConfirmEventData = z.object({
 });
 export const GapEventData = z.object({ oldest_id: z.number().int() });
 
+/** Each event type's payload schema. `satisfies` breaks the build when a type is added without one. */
+export const eventDataSchemas = {
+  message: MessageEventData,
+  tx: TxEventData,
+  memory: MemoryEventData,
+  needs_confirm: NeedsConfirmEventData,
+  confirm: ConfirmEventData,
+} satisfies Record<EventType, z.ZodType>;
+
+/** The payload of one event type, e.g. `EventData<'needs_confirm'>`. */
+export type EventData<T extends EventType> = z.output<(typeof eventDataSchemas)[T]>;
+/**
+ * An event's type and its payload, one member per type (type → payload): what core emits is
+ * checked against it, so a payload that drifts from these schemas does not compile.
+ */
+export type TypedEventData = { [T in EventType]: { type: T; data: EventData<T> } }[EventType];
+
+/**
+ * The envelope as it crosses the wire: `data` stays open here so one event a reader does not
+ * know (a newer type) is skipped on its own; readers narrow it with `eventDataSchemas`.
+ */
 export const PresenceEvent = z.object({
   id: z.number().int().positive(),
   type: EventType,

@@ -38,13 +38,36 @@ export const ThreadQuery = z.object({
 });
 export const ThreadPage = z.object({ messages: z.array(ThreadMessageView), next_before: z.string().nullable() });
 
+/** When a standing intent fires: a price crossing its line, or a time of day (UTC). */
+export const StandingTrigger = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('price'),
+    token: z.string(),
+    op: z.enum(['below', 'above']),
+    threshold: z.string().describe('the price line with its unit, e.g. "2500.00 USD"'),
+  }),
+  z.object({
+    kind: z.literal('daily'),
+    at: z
+      .string()
+      .regex(/^\d{2}:\d{2}$/)
+      .describe('HH:MM, UTC'),
+  }),
+]);
+export type StandingTrigger = z.infer<typeof StandingTrigger>;
+/** What a standing intent does when it fires: speak, report the balance, or submit an intent (its sentence). */
+export const StandingAction = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('notify') }),
+  z.object({ kind: z.literal('balance') }),
+  z.object({ kind: z.literal('act'), intent: z.string() }),
+]);
+export type StandingAction = z.infer<typeof StandingAction>;
+
 export const StandingView = z.object({
   id: z.string(),
   text: z.string(),
-  trigger: z
-    .record(z.string(), z.unknown())
-    .describe('{ kind: "price", token, op: "below"|"above", threshold: "2500.00 USD" } or { kind: "daily", at: "HH:MM" (UTC) }'),
-  action: z.record(z.string(), z.unknown()),
+  trigger: StandingTrigger,
+  action: StandingAction,
   state: z.enum(['active', 'cancelled']),
   armed: z.boolean(),
   next_at: z.string().nullable(),

@@ -118,5 +118,13 @@ describe('schemas', () => {
       created_at: '2025-01-01T00:00:00.000Z',
     };
     expect(StandingView.parse(standing)).toEqual(standing);
+    const daily = { ...standing, trigger: { kind: 'daily', at: '08:00' }, action: { kind: 'balance' } };
+    expect(StandingView.parse(daily)).toEqual(daily);
+    const acting = { ...standing, action: { kind: 'act', intent: 'swap 1 WETH for USDC' } };
+    expect(StandingView.parse(acting)).toEqual(acting);
+    // Only the kinds core makes, each with its fields.
+    expect(StandingView.safeParse({ ...standing, trigger: { kind: 'weekly', at: '08:00' } }).success).toBe(false);
+    expect(StandingView.safeParse({ ...standing, trigger: { kind: 'price', token: 'WETH', op: 'below' } }).success).toBe(false);
+    expect(StandingView.safeParse({ ...standing, action: { kind: 'act' } }).success).toBe(false);
   });
 });

@@ -4,13 +4,12 @@
 // JSON document, rewritten atomically (0600) after each change; writes are serialised and
 // coalesced. One process owns a data directory at a time (a pid file, like the server's).
 // The directory is private (0700, files 0600), made so at open even when it was not.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from './atomic-file';
+import { loadOrCreateKeyFile, PRIVATE_DIR, takePidFile, tightenModes, writeFileAtomic } from '@presence/core/files';
 import type { MessageRef, SurfaceName } from './chat-port';
 import type { Log } from './logging';
-import { FILE_MODE, makePrivateDir } from './private-dir';
-import { createSecretBox, loadOrCreateKey, type SecretBox } from './secret-box';
+import { createSecretBox, type SecretBox } from './secret-box';
 
 export type LinkRecord = {
   surface: SurfaceName;
@@ -62,33 +61,18 @@ const PID_FILE = 'bots.pid';
 const CARD_RETENTION_MS = 7 * 24 * 3_600_000;
 
 const cardId = (owner: string, confirmId: string) => `${owner}|${confirmId}`;
-const heldHere = new Set<string>();
+/** One process per data directory (core's pid file, like the server's). */
+const takeLock = (dir: string) =>
+  takePidFile(path.join(dir, PID_FILE), (pid) => `another presence-bots process (pid ${pid}) is using ${dir}`);
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
-function takeLock(dir: string): () => void {
-  const file = path.join(dir, PID_FILE);
-  let holder: number | null = heldHere.has(dir) ? process.pid : null;
-  if (holder === null) {
-    try {
-      const pid = Number(readFileSync(file, 'utf8'));
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) holder = pid;
-    } catch {}
-  }
-  if (holder !== null) throw new Error(`another presence-bots process (pid ${holder}) is using ${dir}`);
-  writeFileSync(file, String(process.pid), { mode: FILE_MODE });
-  heldHere.add(dir);
-  return () => {
-    heldHere.delete(dir);
-    rmSync(file, { force: true });
-  };
+/**
+ * The directory 0700 and every file in it 0600: files we write are created so, and this
+ * tightens what is already there at start (a directory made by an earlier version, by hand or
+ * by a copy, and any file left in it). Subdirectories and links are not ours to change.
+ */
+function makePrivateDir(dir: string) {
+  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
+  return tightenModes(dir, { recursive: false });
 }
 
 function readDocument(file: string): Document {
@@ -124,7 +108,7 @@ export async function openLinkStore(dir: string, { now = Date.now, log }: { now?
   let box: SecretBox;
   let doc: Document;
   try {
-    box = createSecretBox(loadOrCreateKey(path.join(dir, KEY_FILE)));
+    box = createSecretBox(loadOrCreateKeyFile(path.join(dir, KEY_FILE)));
     doc = readDocument(path.join(dir, LINKS_FILE));
   } catch (e) {
     unlock();

@@ -64,7 +64,7 @@ describe('events pumped from a shared store', () => {
   });
 
   const server = (wake: EventsWake) => createEventsLog({ storeFor: () => store, clock: createManualClock(), wake });
-  const emit = (log: ReturnType<typeof server>, i: number) => log.emit('a', 'live', 'memory', { i });
+  const emit = (log: ReturnType<typeof server>, i: number) => log.emit('a', 'live', 'memory', { key: `topic:p${i}`, tier: 'fading' });
 
   it("an event appended on A reaches a stream on B when B is woken; A's own streams at once", async () => {
     const net = manualWake();
@@ -114,7 +114,7 @@ describe('events pumped from a shared store', () => {
     const sub = a.subscribe('a', 'test', undefined, () => true);
     const reading = readUntil(sub, 1);
     await reading.started;
-    await a.emit('a', 'test', 'memory', {});
+    await a.emit('a', 'test', 'memory', { key: 'topic:t', tier: 'fading' });
     expect(ids(await reading)).toEqual([1]);
   });
 });

@@ -1,15 +1,17 @@
 // The events log in isolation: replay-then-live with no gap or duplicate at the switch, and
 // backpressure — a consumer that stops reading is ended at its high-water mark instead of
 // holding up emitters or growing without bound — while one whose queue fills during a replay
-// still gets every id, in order (the replay reads on from the store).
+// still gets every id, in order (the replay reads on from the store). What it stores is what
+// the protocol's payload schemas read.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { eventDataSchemas } from '@presence/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createManualClock } from '../clock/clock';
+import { createManualClock, iso } from '../clock/clock';
 import { createLowdbStore } from '../store/lowdb/lowdb-store';
 import type { StorePort } from '../store/store-port';
-import { createEventsLog, type FeedItem } from './events-log';
+import { createEventsLog, type Emitted, type FeedItem } from './events-log';
 
 describe('events log', () => {
   let dir: string;
@@ -27,6 +29,37 @@ describe('events log', () => {
     for (let i = 0; i < n; i++) await log.emit('a', 'live', 'memory', { key: `topic:t${i}`, tier: 'fading' });
   };
   const ids = (items: FeedItem[]) => items.flatMap((i) => (i.kind === 'event' ? [i.event.id] : []));
+
+  it('stores each type’s payload, stamped with `at`, as the protocol’s schema reads it (nothing stripped, nothing missing)', async () => {
+    const clock = createManualClock();
+    const log = createEventsLog({ storeFor: () => store, clock });
+    const intent = { id: 'in_1', summary: 'send 900 USDC to 0xabc', amount: '900 USDC', source: 'api' };
+    const emits: Emitted[] = [
+      ['message', { text: 'hi', cause: 'standing:st_1', scopes: ['wallet:read'] }],
+      ['tx', { hash: '0x01', block: 7, intent }],
+      ['memory', { key: 'topic:x', tier: 'pinned' }],
+      [
+        'needs_confirm',
+        {
+          confirm_id: 'cf_1',
+          intent_id: 'in_1',
+          summary: intent.summary,
+          amount: intent.amount,
+          value_usd: '900.00',
+          expires_at: iso(clock.now() + 300_000),
+          timeout_s: 300,
+        },
+      ],
+      ['confirm', { confirm_id: 'cf_1', intent_id: 'in_1', status: 'executed', tx: '0x01', block: 7 }],
+    ];
+    for (const e of emits) await log.emit('a', 'live', ...e);
+    const stored = await store.eventsAfter('a', 0, 10);
+    expect(stored.map((s) => s.type)).toEqual(Object.keys(eventDataSchemas));
+    for (const s of stored) {
+      expect(s.data.at).toBe(iso(clock.now()));
+      expect(eventDataSchemas[s.type as keyof typeof eventDataSchemas].parse(s.data)).toEqual(s.data);
+    }
+  });
 
   it('replays after an id, then continues live across concurrent emits, each id once', async () => {
     const log = createEventsLog({ storeFor: () => store, clock: createManualClock() });

@@ -8,7 +8,7 @@
 // `emit` to the listeners: a pump per open channel reads them from the store on each wake-up
 // (event-pumps.ts), so events appended on any server reach every server's streams. Test keys'
 // events live in one server's memory and stay on the direct path (per server).
-import type { EventType, KeyKind } from '@presence/protocol';
+import type { EventType, KeyKind, TypedEventData } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import type { EventsWake } from '../cluster/cluster-port';
@@ -20,6 +20,12 @@ import { createEventPumps } from './event-pumps';
 export type EventStore = Pick<StorePort, 'appendEvent' | 'eventsAfter' | 'eventBounds' | 'pruneEvents' | 'pruneEventsOlderThan'>;
 
 export type FeedEvent = { id: number; type: EventType; data: Record<string, unknown> };
+/**
+ * What an emit takes after the account and key kind: a type and its payload as the protocol
+ * defines it (type → payload), less the `at` the log stamps. A payload that drifts from the
+ * protocol's schema (a renamed, missing or extra field) does not compile.
+ */
+export type Emitted = { [E in TypedEventData as E['type']]: [type: E['type'], data: Omit<E['data'], 'at'>] }[EventType];
 export type FeedItem =
   | { kind: 'event'; event: FeedEvent }
   | { kind: 'gap'; oldest_id: number }
@@ -71,7 +77,7 @@ export function createEventsLog({
   /** Whether this channel's live events come from a pump rather than straight from emit. */
   const pumped = (mode: KeyKind) => pumps !== null && mode === 'live';
 
-  async function emit(accountId: string, mode: KeyKind, type: EventType, data: Record<string, unknown>): Promise<FeedEvent> {
+  async function emit(accountId: string, mode: KeyKind, ...[type, data]: Emitted): Promise<FeedEvent> {
     const ch = channel(accountId, mode);
     // Append and notify under one lock so listeners see ids in order.
     const event = await lock(ch, async () => {

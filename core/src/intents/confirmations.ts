@@ -26,7 +26,7 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
 
   async function resolved(r: Resolution) {
     await events.emit(r.record.account_id, r.mode, 'confirm', {
-      confirm_id: r.record.confirm_id,
+      confirm_id: r.record.confirm_id as string,
       intent_id: r.record.id,
       status: r.status,
       ...(r.tx ? { tx: r.tx, block: r.block } : {}),

@@ -289,7 +289,7 @@ export function createIntentPipeline(deps: {
     if (record.state === 'held') {
       metrics?.intent?.('held', s.mode);
       await events.emit(s.accountId, s.mode, 'needs_confirm', {
-        confirm_id: record.confirm_id,
+        confirm_id: record.confirm_id as string,
         intent_id: record.id,
         summary: record.summary,
         amount: record.amount,

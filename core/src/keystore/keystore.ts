@@ -4,24 +4,18 @@
 // open. Other uses of the master key (e.g. the MAC that hashes link codes) get subkeys derived
 // with HKDF under a label of their own, never the master key itself. The master key comes from
 // PRESENCE_MASTER_KEY or a generated 0600 file in the 0700 data directory.
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hkdfSync } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { openParts, sealParts } from './aead';
+import { loadOrCreateKeyFile } from './key-file';
 
 export type SealedKey = { iv: string; tag: string; data: string };
 
 export function loadOrCreateMasterKey({ configured, dataDir }: { configured?: string | undefined; dataDir: string }): Buffer {
   if (configured) return Buffer.from(configured, 'hex');
-  const file = path.join(dataDir, 'master.key');
-  if (existsSync(file)) {
-    const hex = readFileSync(file, 'utf8').trim();
-    if (!/^[0-9a-f]{64}$/i.test(hex)) throw new Error(`${file} is not 64 hex characters`);
-    return Buffer.from(hex, 'hex');
-  }
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const key = randomBytes(32);
-  writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
-  return key;
+  return loadOrCreateKeyFile(path.join(dataDir, 'master.key'));
 }
 
 export type Keystore = ReturnType<typeof createKeystore>;
@@ -33,17 +27,12 @@ export function createKeystore(masterKey: Buffer) {
   /** Seals any secret text; `context` (associated data) names what it belongs to, so a
    * ciphertext moved to another record or purpose does not open. */
   function sealText(context: string, plain: string): SealedKey {
-    const iv = randomBytes(12);
-    const c = createCipheriv('aes-256-gcm', masterKey, iv);
-    c.setAAD(Buffer.from(context));
-    const data = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
-    return { iv: iv.toString('base64'), tag: c.getAuthTag().toString('base64'), data: data.toString('base64') };
+    const { iv, tag, data } = sealParts(masterKey, context, plain);
+    return { iv: iv.toString('base64'), tag: tag.toString('base64'), data: data.toString('base64') };
   }
   function openText(context: string, sealed: SealedKey): string {
-    const d = createDecipheriv('aes-256-gcm', masterKey, Buffer.from(sealed.iv, 'base64'));
-    d.setAAD(Buffer.from(context));
-    d.setAuthTag(Buffer.from(sealed.tag, 'base64'));
-    return Buffer.concat([d.update(Buffer.from(sealed.data, 'base64')), d.final()]).toString('utf8');
+    const part = (b64: string) => Buffer.from(b64, 'base64');
+    return openParts(masterKey, context, { iv: part(sealed.iv), tag: part(sealed.tag), data: part(sealed.data) });
   }
 
   return {

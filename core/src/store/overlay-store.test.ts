@@ -246,7 +246,7 @@ describe('overlay store', () => {
     const read = async (sub: Subscription, n: number) => {
       const got: number[] = [];
       for await (const item of sub as AsyncIterable<FeedItem>) {
-        if (item.kind === 'event') got.push(item.event.data.n as number);
+        if (item.kind === 'event') got.push(Number(item.event.data.text));
         if (got.length === n) break;
       }
       sub.close();
@@ -255,12 +255,12 @@ describe('overlay store', () => {
     const liveSub = events.subscribe('a', 'live', 0, () => true);
     const testSub = events.subscribe('a', 'test', 0, () => true);
     // Each stream's second event was emitted after the other kind's: a leak would arrive before it.
-    await events.emit('a', 'test', 'message', { n: 1 });
-    await events.emit('a', 'live', 'message', { n: 2 });
-    await events.emit('a', 'test', 'message', { n: 3 });
-    await events.emit('a', 'live', 'message', { n: 4 });
+    await events.emit('a', 'test', 'message', { text: '1', cause: 'test' });
+    await events.emit('a', 'live', 'message', { text: '2', cause: 'test' });
+    await events.emit('a', 'test', 'message', { text: '3', cause: 'test' });
+    await events.emit('a', 'live', 'message', { text: '4', cause: 'test' });
     expect(await read(testSub, 2)).toEqual([1, 3]);
     expect(await read(liveSub, 2)).toEqual([2, 4]);
-    expect((await live.eventsAfter('a', 0, 10)).map((e) => e.data.n)).toEqual([2, 4]);
+    expect((await live.eventsAfter('a', 0, 10)).map((e) => Number(e.data.text))).toEqual([2, 4]);
   });
 });

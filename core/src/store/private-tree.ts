@@ -4,6 +4,7 @@
 // afterwards is created private (durable-file.ts). The walk costs one lstat per entry (with
 // 100,000 accounts, hundreds of thousands of files), so it runs once per data directory: a
 // marker file (.private) records that it was done, and later starts only check the root.
+// `tightenModes` is the walk itself, for a directory kept private on every start (the bots').
 import { chmodSync, existsSync, lstatSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PRIVATE_DIR, PRIVATE_FILE } from './durable-file';
@@ -19,24 +20,36 @@ export function makeTreePrivate(root: string): number {
     chmodSync(root, PRIVATE_DIR);
     return 1;
   }
-  let changed = 0;
-  const fix = (p: string, mode: number, current: number) => {
-    if ((current & 0o777) === mode) return;
-    chmodSync(p, mode);
-    changed++;
-  };
-  const walk = (dir: string, mode: number) => {
-    fix(dir, PRIVATE_DIR, mode);
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(p, lstatSync(p).mode);
-      else if (entry.isFile()) fix(p, PRIVATE_FILE, lstatSync(p).mode);
-    }
-  };
-  // The root itself may be a link to where the data is kept: that one is followed.
-  walk(root, statSync(root).mode);
+  const changed = tightenModes(root, { recursive: true }).length;
   writeFileSync(marker, 'the tree below was made private (0700 directories, 0600 files) once; files are created private since\n', {
     mode: PRIVATE_FILE,
   });
+  return changed;
+}
+
+export type Tightened = { path: string; from: number; to: number };
+
+/**
+ * Sets `dir` to 0700 and each file in it to 0600 and, with `recursive`, every directory and
+ * file below it too (without, subdirectories are left as they are); answers each change.
+ * Symbolic links are neither followed nor changed, except `dir` itself: the data may live
+ * where it points.
+ */
+export function tightenModes(dir: string, { recursive }: { recursive: boolean }): Tightened[] {
+  const changed: Tightened[] = [];
+  const fix = (p: string, to: number, current: number) => {
+    if ((current & 0o777) === to) return;
+    chmodSync(p, to);
+    changed.push({ path: p, from: current & 0o777, to });
+  };
+  const walk = (d: string, mode: number) => {
+    fix(d, PRIVATE_DIR, mode);
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, entry.name);
+      if (entry.isDirectory() && recursive) walk(p, lstatSync(p).mode);
+      else if (entry.isFile()) fix(p, PRIVATE_FILE, lstatSync(p).mode);
+    }
+  };
+  walk(dir, statSync(dir).mode);
   return changed;
 }
