@@ -185,7 +185,12 @@ describe('retries', () => {
         },
       );
     };
-    const c = createPresenceClient({ baseUrl: fake.url, token: 'prs_live_x', sleep, retries: { retries: 5, baseDelayMs: 600_000, maxDelayMs: 600_000 } });
+    const c = createPresenceClient({
+      baseUrl: fake.url,
+      token: 'prs_live_x',
+      sleep,
+      retries: { retries: 5, baseDelayMs: 600_000, maxDelayMs: 600_000 },
+    });
     const p = c.presence.me({ signal: ctl.signal });
     await inBackoff;
     ctl.abort(new Error('user stopped'));

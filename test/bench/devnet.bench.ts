@@ -29,5 +29,9 @@ export async function devnetBenchmarks(rows: Row[]) {
   }
   const coldMs = percentile(cold, 50);
   rows.push({ benchmark: 'devnet cold start (deploy + seed) median ms', figure: fmt(coldMs, 0), target: '' });
-  rows.push({ benchmark: 'devnet warm restart (saved state) median ms', figure: fmt(percentile(warm, 50), 0), target: `< 3000 and < cold (${fmt(coldMs, 0)})` });
+  rows.push({
+    benchmark: 'devnet warm restart (saved state) median ms',
+    figure: fmt(percentile(warm, 50), 0),
+    target: `< 3000 and < cold (${fmt(coldMs, 0)})`,
+  });
 }

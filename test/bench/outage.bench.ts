@@ -31,7 +31,11 @@ export async function outageBenchmarks(rows: Row[]) {
   try {
     const times: number[] = [];
     for (let i = 0; i < ROUNDS; i++) times.push(await timed(() => call(refused.url, 'GET', '/v1/chain/pools', { key: refused.live }), 503));
-    rows.push({ benchmark: 'RPC refusing: GET /v1/chain/pools 503, max ms', figure: fmt(Math.max(...times), 0), target: '< 2000 (at once)' });
+    rows.push({
+      benchmark: 'RPC refusing: GET /v1/chain/pools 503, max ms',
+      figure: fmt(Math.max(...times), 0),
+      target: '< 2000 (at once)',
+    });
   } finally {
     await refused.close();
     removeDir(refused.dataDir);
@@ -47,7 +51,11 @@ export async function outageBenchmarks(rows: Row[]) {
   try {
     const health: number[] = [];
     for (let i = 0; i < ROUNDS; i++) health.push(await timed(() => call(s.url, 'GET', '/v1/health'), 200));
-    rows.push({ benchmark: 'RPC silent: GET /v1/health (chain null) median ms', figure: fmt(percentile(health, 50), 0), target: '≈ 1000, < 2500' });
+    rows.push({
+      benchmark: 'RPC silent: GET /v1/health (chain null) median ms',
+      figure: fmt(percentile(health, 50), 0),
+      target: '≈ 1000, < 2500',
+    });
     const pools = await timed(() => call(s.url, 'GET', '/v1/chain/pools', { key: s.live }), 503);
     rows.push({ benchmark: 'RPC silent: GET /v1/chain/pools 503 ms', figure: fmt(pools, 0), target: '< 25000 (the chain deadline)' });
   } finally {

@@ -95,7 +95,11 @@ describe('one intent driven on two servers at once', () => {
     try {
       const onA = call(a.url, 'POST', `/v1/confirm/${id}`, { key, body: { approve: true } });
       // B answers once A has claimed the hold: B finds it executing and drives it too.
-      await until(async () => (await b.core.store.findIntentByConfirmId(account, id))?.state === 'executing', 20_000, 'A to claim the hold');
+      await until(
+        async () => (await b.core.store.findIntentByConfirmId(account, id))?.state === 'executing',
+        20_000,
+        'A to claim the hold',
+      );
       const onB = call(b.url, 'POST', `/v1/confirm/${id}`, { key, body: { approve: true } });
       const [ra, rb] = await Promise.all([onA, onB]);
       expect([ra.status, rb.status], `${ra.text} ${rb.text}`).toEqual([200, 200]);
