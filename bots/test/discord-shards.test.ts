@@ -98,8 +98,9 @@ describe('Discord with 2 shards in 2 processes', () => {
     );
 
     // A mention in a server on shard 1 is answered by shard 1's process.
+    // The guild and then the mention go down shard 1's one gateway connection, in that order,
+    // and discord.js handles its dispatches in order: the guild is known when the mention comes.
     dc.joinGuild(GUILD, CHANNEL);
-    await new Promise((r) => setTimeout(r, 300));
     dc.post(ann, GUILD, CHANNEL, `<@${dc.bot.id}> hello`, true);
     await waitFor(() => dc.botMessages(CHANNEL).length > 0, { what: 'the answer in the server channel' });
   });

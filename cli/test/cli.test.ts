@@ -511,12 +511,10 @@ describe('presence CLI edges', () => {
 
   it('events against a server that is not there gives up after a few attempts with the network exit code', async () => {
     const port = await closedPort();
-    const t0 = Date.now();
     const r = await runPresence(['events'], env({ PRESENCE_TOKEN: s.live, PRESENCE_URL: `http://127.0.0.1:${port}` }));
     expect(r.code).toBe(6);
     const lines = oneLine(r.stderr);
     expect(lines.filter((l) => l.startsWith('reconnecting in '))).toHaveLength(4);
     expect(lines.at(-1)).toMatch(/^error: network — GET \/v1\/events: could not reach .*; gave up after 5 attempts$/);
-    expect(Date.now() - t0).toBeLessThan(15_000);
   });
 });

@@ -21,9 +21,11 @@ const stream =
   (text: string, end: 'end' | 'destroy' | 'hold' = 'end'): Handler =>
   (req, res) => {
     open(res);
-    res.write(text);
+    // A drop comes once the text is handed to the socket, so the client reads it before the cut.
+    res.write(text, () => {
+      if (end === 'destroy') req.socket.destroy();
+    });
     if (end === 'end') res.end();
-    else if (end === 'destroy') setTimeout(() => req.socket.destroy(), 20);
   };
 const ids = (items: EventsItem[]) =>
   items.map((e) => (e.type === 'gap' ? `gap:${e.data.oldest_id}` : e.type === 'unrecognized' ? `?${e.event}:${e.id}` : e.id));

@@ -2,6 +2,7 @@
 // 503, a dropped socket, a hang, and what must never be retried.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPresenceClient, PresenceApiError, PresenceNetworkError } from '../src/index';
+import { abortableSleep } from '../src/retry';
 import { drop, hang, json, problem, startFakeServer } from './helpers/fake-server';
 
 const me = {
@@ -53,6 +54,8 @@ describe('retries', () => {
     const c = createPresenceClient({ baseUrl: fake.url, token: 'prs_live_x' });
     const t0 = Date.now();
     expect((await c.presence.me()).name).toBe('P');
+    // A lower bound on a real wait the server asked for (the behaviour under test, not a speed
+    // claim): a client that did not wait cannot pass, and a slow machine only waits longer.
     expect(Date.now() - t0).toBeGreaterThanOrEqual(1000);
   });
 
@@ -163,10 +166,36 @@ describe('retries', () => {
   it('aborting during a backoff wait stops at once', async () => {
     fake = await startFakeServer([problem(503, 'unavailable', 'busy')]);
     const ctl = new AbortController();
-    const c = createPresenceClient({ baseUrl: fake.url, token: 'prs_live_x', retries: { retries: 5, baseDelayMs: 10_000 } });
+    // The default sleep, watched: the abort comes once the client is in its backoff, and the
+    // wait must end by the abort, not by its timer (ten minutes: a missed abort hangs the test).
+    let backingOff!: () => void;
+    const inBackoff = new Promise<void>((r) => {
+      backingOff = r;
+    });
+    let ended: 'timer' | 'abort' | null = null;
+    const sleep = (ms: number, signal?: AbortSignal) => {
+      backingOff();
+      return abortableSleep(ms, signal).then(
+        () => {
+          ended = 'timer';
+        },
+        (e: unknown) => {
+          ended = 'abort';
+          throw e;
+        },
+      );
+    };
+    const c = createPresenceClient({
+      baseUrl: fake.url,
+      token: 'prs_live_x',
+      sleep,
+      retries: { retries: 5, baseDelayMs: 600_000, maxDelayMs: 600_000 },
+    });
     const p = c.presence.me({ signal: ctl.signal });
-    setTimeout(() => ctl.abort(new Error('user stopped')), 100);
+    await inBackoff;
+    ctl.abort(new Error('user stopped'));
     await expect(p).rejects.toThrow('user stopped');
+    expect(ended).toBe('abort');
     expect(fake.seen).toHaveLength(1);
   });
 });

@@ -35,10 +35,9 @@ describe('a stream whose transport ignores the abort', () => {
       for await (const item of sub) if (item.type === 'memory') ids.push(item.id);
     })();
     await expect.poll(() => ids).toEqual([1]);
-    const t0 = Date.now();
+    // The transport never sends again nor ends: the iteration can only end by the abort.
     stop.abort();
     await done;
-    expect(Date.now() - t0).toBeLessThan(1000);
   });
 
   it('close() ends it too', async () => {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Address, createPublicClient, erc20Abi, http, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pairAbi } from './abis';
 import { FUNDING } from './deploy';
 import { type Devnet, startDevnet } from './devnet';
@@ -93,14 +93,12 @@ describe('devnet', () => {
     for (const w of wallets) expect(await balanceOf(client, tokenAddress(cold, 'USDC'), w)).toBe(FUNDING.usdc);
   });
 
-  it('restarts from the data dir: faster, same addresses, state kept', async () => {
+  it('restarts from the data dir: state reused, same addresses, state kept', async () => {
     const block = await clientOf(cold).getBlockNumber();
     await cold.stop();
     const warm = await start(dataDir);
-    console.log(`devnet cold start ${cold.started.ms} ms, warm restart ${warm.started.ms} ms`);
+    // How much faster a warm restart is goes to the bench (section `devnet`); here, that it reused the state.
     expect(warm.started.reused).toBe(true);
-    expect(warm.started.ms).toBeLessThan(cold.started.ms);
-    expect(warm.started.ms).toBeLessThan(3000);
     expect(warm.deployment).toEqual(cold.deployment);
     const client = clientOf(warm);
     expect(await client.getBlockNumber()).toBe(block);
@@ -129,13 +127,20 @@ describe('devnet crash', () => {
     await first.fund(wallet);
     const statePath = join(dataDir, 'devnet', 'state.json');
     const fundedAt = Date.now();
-    // Wait for a dump that happened after the funding, then crash without any shutdown.
-    for (;;) {
+    // Wait for a dump made after the funding and written whole (anvil writes in place: a
+    // partial file does not parse) that holds the funded wallet, then crash without any
+    // shutdown, at once: the next dump is a second away.
+    const dumped = async () => {
       const s = await stat(statePath).catch(() => null);
-      if (s && s.mtimeMs > fundedAt + 50) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    await new Promise((r) => setTimeout(r, 300)); // let the in-place write finish
+      if (!s || s.mtimeMs <= fundedAt + 50) return false;
+      try {
+        const state = JSON.parse(await readFile(statePath, 'utf8')) as { accounts?: Record<string, unknown> };
+        return Object.keys(state.accounts ?? {}).some((a) => a.toLowerCase() === wallet.toLowerCase());
+      } catch {
+        return false; // caught mid-write
+      }
+    };
+    await vi.waitFor(async () => expect(await dumped()).toBe(true), { timeout: 10_000, interval: 50 });
     process.kill(first.pid, 'SIGKILL');
     expect(await first.exited).toBe(137); // the wrapper passes on anvil's fate
     await first.stop();

@@ -4,7 +4,9 @@
 import { clusterBenchmarks } from './cluster.bench';
 import { clusterMessagingBenchmarks } from './cluster-messaging.bench';
 import { conversationBenchmarks } from './conversation.bench';
+import { devnetBenchmarks } from './devnet.bench';
 import { neighbourBenchmarks } from './neighbour.bench';
+import { outageBenchmarks } from './outage.bench';
 import { packagesBenchmarks } from './packages.bench';
 import { platformBenchmarks } from './platform.bench';
 import { postgresServerBenchmarks } from './postgres-server.bench';
@@ -17,7 +19,7 @@ import { walletBenchmarks } from './wallet.bench';
 
 const rows: Row[] = [];
 const started = performance.now();
-// BENCH_ONLY=auth|pin|fanout|caps|wallet|conversation|neighbour|store|pgserver|scale|cluster-msg|cluster|serve|packages|surfaces runs one section while working on it.
+// BENCH_ONLY=auth|pin|fanout|caps|wallet|conversation|neighbour|store|pgserver|scale|cluster-msg|cluster|serve|packages|surfaces|devnet|outage runs one section while working on it.
 const only = process.env.BENCH_ONLY;
 if (!only || ['auth', 'pin', 'fanout', 'caps'].includes(only)) await platformBenchmarks(rows, only);
 if (!only || only === 'wallet') await walletBenchmarks(rows);
@@ -31,6 +33,8 @@ if (!only || only === 'serve') await serveBenchmarks(rows);
 if (!only || only === 'cluster') await clusterBenchmarks(rows);
 if (!only || only === 'packages') await packagesBenchmarks(rows);
 if (!only || only === 'surfaces') await surfacesBenchmarks(rows);
+if (!only || only === 'devnet') await devnetBenchmarks(rows);
+if (!only || only === 'outage') await outageBenchmarks(rows);
 printTable(rows);
 process.stdout.write(
   `\n(${((performance.now() - started) / 1000).toFixed(0)} s on ${process.version}, ${process.platform}/${process.arch})\n`,

@@ -109,16 +109,15 @@ describe('servers sharing one database', () => {
     expect(turns).toHaveLength(1);
   });
 
-  it('revoking a key on A closes its stream on B within 2 s', async () => {
+  it('revoking a key on A closes its stream on B', async () => {
     const made = await call(a.url, 'POST', '/v1/keys', { key: a.live, body: { name: 'to-revoke', scopes: ['talk'] } });
     expect(made.status).toBe(201);
     const onB = openStream(b.url, '/v1/events', made.json.secret);
     await onB.until(() => onB.cursors.length > 0);
-    const revokedAt = performance.now();
     expect((await call(a.url, 'DELETE', `/v1/keys/${made.json.id}`, { key: a.live })).status).toBe(200);
+    // A bounded wait, not a speed claim (how fast news crosses servers is the bench's, section
+    // cluster-msg): B learns of the revocation and ends the stream.
     await onB.until(() => onB.ended, 5_000);
-    const ms = performance.now() - revokedAt;
-    expect(ms).toBeLessThan(2_000);
     expect((await call(b.url, 'GET', '/v1/presence/me', { key: made.json.secret })).status).toBe(401);
   });
 
@@ -191,14 +190,12 @@ describe('a server killed mid-request', () => {
       child.proc.kill('SIGKILL');
       await child.exited;
       await first;
-      const killedAt = performance.now();
+      // It waits for the dead server's lease (10 s from its last renewal), not for ever: a
+      // retry that waited on would end in the test's timeout, one that gave up would be a 409.
       const retry = await call(survivor.url, 'POST', '/v1/messages', { key: a.live, body: turn, idempotencyKey: 'dies-mid-request' });
-      const waitedMs = performance.now() - killedAt;
       expect(retry.status).toBe(200);
       expect(retry.json.reply).toBe('answered after the takeover');
       expect(retry.headers.get('idempotent-replayed')).toBeNull();
-      // It waited for the dead server's lease (10 s from its last renewal), not for ever.
-      expect(waitedMs).toBeLessThan(15_000);
       // A later duplicate replays the takeover's answer.
       const again = await call(b.url, 'POST', '/v1/messages', { key: a.live, body: turn, idempotencyKey: 'dies-mid-request' });
       expect([again.status, again.headers.get('idempotent-replayed'), again.json.reply]).toEqual([200, 'true', retry.json.reply]);

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSharedDevnet } from './cluster';
 import { call, removeDir, startTestServer, type TestServer, tempDir } from './harness';
 import { freshDatabaseEnv } from './test-database';
-import { OPEN_POLICY, putPolicy } from './wallet-helpers';
+import { OPEN_POLICY, putPolicy, until } from './wallet-helpers';
 
 let devnet: Awaited<ReturnType<typeof startSharedDevnet>>;
 let a: TestServer;
@@ -30,6 +30,16 @@ beforeAll(async () => {
   a = await startTestServer({ dataDir: dirs[0], env, chain: true });
   b = await startTestServer({ dataDir: dirs[1], env, chain: true, keys: { live: a.live, test: a.test } });
 }, 120_000);
+/** True while some session waits in PostgreSQL for the cluster lock `name` (postgres-locks.ts keys it by hashtextextended). */
+async function waitingFor(name: string) {
+  const [row] = await sql<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM pg_locks
+    WHERE locktype = 'advisory' AND NOT granted AND objsubid = 1
+      AND classid::bigint = (hashtextextended(${name}, 0) >> 32) & 4294967295
+      AND objid::bigint = hashtextextended(${name}, 0) & 4294967295`;
+  return (row?.n ?? 0) > 0;
+}
+
 afterAll(async () => {
   await a?.close();
   await b?.close();
@@ -85,11 +95,11 @@ describe('one intent driven on two servers at once', () => {
     try {
       const onA = call(a.url, 'POST', `/v1/confirm/${id}`, { key, body: { approve: true } });
       // B answers once A has claimed the hold: B finds it executing and drives it too.
-      for (;;) {
-        const r = await b.core.store.findIntentByConfirmId(account, id);
-        if (r?.state === 'executing') break;
-        await new Promise((res) => setTimeout(res, 10));
-      }
+      await until(
+        async () => (await b.core.store.findIntentByConfirmId(account, id))?.state === 'executing',
+        20_000,
+        'A to claim the hold',
+      );
       const onB = call(b.url, 'POST', `/v1/confirm/${id}`, { key, body: { approve: true } });
       const [ra, rb] = await Promise.all([onA, onB]);
       expect([ra.status, rb.status], `${ra.text} ${rb.text}`).toEqual([200, 200]);
@@ -113,13 +123,23 @@ describe('one daily cap, intents on two servers at once', () => {
     expect((await call(a.url, 'GET', '/v1/wallet', { key })).status).toBe(200);
     // Each swap is worth ~2 USD: two fit under 5 USD, a third does not.
     await putPolicy(a, key, { daily_cap: '5 USD' });
-    // Widen the window between reading today's spend and reserving: were each server's gate
-    // locked only in its own process, both would read the same spend and let a third through.
+    // The first server to read today's spend holds on, before reserving, until the other
+    // server is seen in PostgreSQL waiting for this account's gate: were each server's gate
+    // locked only in its own process, the other would read the same spend instead of waiting
+    // (and never be seen waiting).
+    let first = true;
+    let otherWaited: boolean | null = null;
     const slowed = [a, b].map((s) => {
       const spentSince = s.core.store.spentSince;
       s.core.store.spentSince = async (...args) => {
         const spent = await spentSince.apply(s.core.store, args);
-        await new Promise((r) => setTimeout(r, 100));
+        if (first) {
+          first = false;
+          otherWaited = await until(() => waitingFor(`gate:live:${account}`), 10_000, 'the other server waiting for the gate').then(
+            () => true,
+            () => false,
+          );
+        }
         return spent;
       };
       return () => {
@@ -132,6 +152,7 @@ describe('one daily cap, intents on two servers at once', () => {
           call((i % 2 ? b : a).url, 'POST', '/v1/wallet/intent', { key, body: { do: 'swap 2 USDC for WETH' } }),
         ),
       );
+      expect(otherWaited, 'the other server waited for the gate while the first held it').toBe(true);
       const statuses = answers.map((r) => r.status).sort();
       expect(statuses, answers.map((r) => r.text).join('\n')).toEqual([200, 200, 409, 409, 409, 409]);
       for (const r of answers.filter((x) => x.status === 409)) expect(r.json).toMatchObject({ type: 'policy_block', rule: 'daily_cap' });

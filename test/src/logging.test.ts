@@ -114,7 +114,8 @@ describe.each(['json', 'pretty'] as const)('log lines (%s)', (format) => {
     lines.length = 0;
     expect((await call(s.url, 'GET', '/v1/presence/me', { key: live })).status).toBe(200);
     expect((await call(s.url, 'GET', '/v1/nowhere', { key: live })).status).toBe(404);
-    await new Promise((r) => setTimeout(r, 50));
+    // The last request's line is written once its answer has gone: wait for that line.
+    await until(() => lines.some((l) => l.includes('/v1/nowhere') && l.includes('404')), 5_000, 'the last request line');
     if (format === 'json') {
       for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
       return;

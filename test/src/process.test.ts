@@ -99,7 +99,8 @@ describe('server process', () => {
       const turn = call(child.url, 'POST', '/v1/messages', { key: live, body: { text: 'take your time' } });
       await modelCalled;
       child.proc.kill('SIGTERM');
-      await new Promise((r) => setTimeout(r, 300)); // the server is closing, the turn still waits
+      // The server says so in the turn it starts closing; the turn is still held by the model.
+      await until(() => child.stdout().includes('SIGTERM, shutting down'), 10_000, 'the server to start closing');
       release();
       const answer = await turn;
       expect([answer.status, answer.json?.reply]).toEqual([200, 'finished after SIGTERM']);

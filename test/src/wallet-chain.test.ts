@@ -196,7 +196,10 @@ describe('an unreachable chain RPC', () => {
     return s;
   };
 
-  it('refused connections: the server starts, health shows chain null, chain calls are 503 chain_unavailable at once', async () => {
+  // That a refusal ends a chain call at once (not after the RPC timeout) is held by the adapter's
+  // own test (viem-chain.test.ts, with an hour-long timeout only a refusal can beat); the bench
+  // (section `outage`) times these answers.
+  it('refused connections: the server starts, health shows chain null, chain calls are 503 chain_unavailable', async () => {
     const s = await startAgainst('http://127.0.0.1:1');
     const health = await call(s.url, 'GET', '/v1/health');
     expect(health.status).toBe(200);
@@ -207,17 +210,15 @@ describe('an unreachable chain RPC', () => {
       ['GET', '/v1/wallet'],
       ['POST', '/v1/wallet/intent', { do: 'swap 5 USDC for WETH' }],
     ] as const) {
-      const t0 = performance.now();
       const r = await call(s.url, method, url, { key: s.live, ...(body ? { body } : {}) });
       expect([r.status, r.json.type], url).toEqual([503, 'chain_unavailable']);
-      expect(performance.now() - t0, url).toBeLessThan(2_000);
     }
     // Everything that needs no chain still works.
     const me = await call(s.url, 'GET', '/v1/presence/me', { key: s.live });
     expect([me.status, me.json.wallet.chain]).toEqual([200, 'base']);
   });
 
-  it('an RPC that accepts and never answers: 503 within the chain timeout, never a hang', async () => {
+  it('an RPC that accepts and never answers: health says chain null, chain calls 503, never a hang', async () => {
     const sockets = new Set<Socket>();
     const blackhole: Server = createServer((sock) => {
       sockets.add(sock);
@@ -227,16 +228,13 @@ describe('an unreachable chain RPC', () => {
     const port = (blackhole.address() as { port: number }).port;
     try {
       const s = await startAgainst(`http://127.0.0.1:${port}`);
-      // Health is what probes poll: it reports the chain as null promptly, not after the
-      // chain's own timeout.
-      const h0 = performance.now();
+      // Health answers (chain null) and chain calls end as 503, never a hang: the test's
+      // timeout bounds both. How soon each answers (health within its 1 s wait for the head,
+      // not the chain's timeout) is timed by the bench, section `outage`.
       const health = await call(s.url, 'GET', '/v1/health');
       expect([health.status, health.json.chain]).toEqual([200, null]);
-      expect(performance.now() - h0).toBeLessThan(2_500);
-      const t0 = performance.now();
       const r = await call(s.url, 'GET', '/v1/chain/pools', { key: s.live });
       expect([r.status, r.json.type]).toEqual([503, 'chain_unavailable']);
-      expect(performance.now() - t0).toBeLessThan(25_000);
     } finally {
       for (const sock of sockets) sock.destroy();
       blackhole.close();

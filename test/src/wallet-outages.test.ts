@@ -6,6 +6,7 @@
 import { chain as chainLayer } from '@presence/core';
 import { DEVNET_FUNDING } from '@presence/devnet';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { barrier } from './barrier';
 import { call, createManualClock, removeDir, type SseFrame, startTestServer, type TestServer } from './harness';
 import { allEvents, balances, minedFrom, newAccount, OPEN_POLICY, portOf, putPolicy, units } from './wallet-helpers';
 
@@ -16,13 +17,16 @@ describe('intents under races and outages', () => {
   let s: TestServer;
   let port: ChainPort;
   let original: Pick<ChainPort, 'prepareTransaction' | 'signPrepared' | 'sendRaw'>;
+  let originalStore: Pick<TestServer['core']['store'], 'findIntentByConfirmId'>;
   beforeAll(async () => {
     s = await startTestServer({ chain: true, clock, env: { PRESENCE_RATE_LIMIT: '100000/1s' } });
     port = portOf(s);
     original = { prepareTransaction: port.prepareTransaction, signPrepared: port.signPrepared, sendRaw: port.sendRaw };
+    originalStore = { findIntentByConfirmId: s.core.store.findIntentByConfirmId };
   });
   afterEach(() => {
     Object.assign(port, original);
+    Object.assign(s.core.store, originalStore);
   });
   afterAll(async () => {
     await s?.close();
@@ -57,16 +61,29 @@ describe('intents under races and outages', () => {
     const { mined, ...a } = await freshAccount('twice', { confirm_over: '1 USD' });
     const held = await intent(a.key, 'swap 5 USDC for WETH', 'twice-1');
     expect(held.status, held.text).toBe(202);
-    // Slow the swap's signature down, so the second answer arrives while the first has
-    // signed and sent the approval and not yet the swap.
+    // Hold the swap's signature (the second) until the second answer has read the intent
+    // mid-execution: it arrives while the first has signed and sent the approval and not yet
+    // the swap. Both hooks pass through to the real chain port and store.
+    const swapSigning = barrier();
+    const secondSawItRunning = barrier();
     let signs = 0;
     port.signPrepared = async (...args) => {
-      if (++signs === 2) await new Promise((r) => setTimeout(r, 300));
+      if (++signs === 2) {
+        swapSigning.open();
+        await secondSawItRunning.promise;
+      }
       return original.signPrepared(...args);
     };
+    s.core.store.findIntentByConfirmId = async (...args) => {
+      const r = await originalStore.findIntentByConfirmId(...args);
+      if (swapSigning.opened && (r?.state === 'executing' || r?.state === 'signed')) secondSawItRunning.open();
+      return r;
+    };
     const first = approve(a.key, held.json.confirm_id);
-    await new Promise((r) => setTimeout(r, 120));
-    const [one, two] = await Promise.all([first, approve(a.key, held.json.confirm_id)]);
+    await swapSigning.promise;
+    const second = approve(a.key, held.json.confirm_id);
+    await secondSawItRunning.promise;
+    const [one, two] = await Promise.all([first, second]);
     expect(one.status, one.text).toBe(200);
     expect(two.status, two.text).toBe(200);
     expect(two.json.tx).toBe(one.json.tx);

@@ -27,7 +27,7 @@ describe('createStreamReply', () => {
     const reply = createStreamReply(port, 'c', createPacer(30));
     reply.push('Hello');
     reply.push(' there,');
-    await new Promise((r) => setTimeout(r, 5));
+    await expect.poll(() => ops[0]).toMatch(/^send Hello/); // the first tokens are out; the burst comes after
     for (const t of [' how', ' are', ' you']) reply.push(t);
     await reply.finish('Hello there, how are you?');
     expect(ops[0]).toMatch(/^send Hello/);
@@ -47,7 +47,7 @@ describe('createStreamReply', () => {
     const a = fakePort(100);
     const shown = createStreamReply(a.port, 'c', createPacer(0));
     shown.push('Partial');
-    await new Promise((r) => setTimeout(r, 5));
+    await expect.poll(() => a.ops).toEqual(['send Partial']);
     await shown.fail('Presence is down.');
     expect(a.ops.at(-1)).toBe('edit 1 Partial\n\nPresence is down.');
     const b = fakePort(100);

@@ -11,5 +11,3 @@ export async function waitFor<T>(
     await new Promise((r) => setTimeout(r, 40));
   }
 }
-
-export const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -107,12 +107,11 @@ describe('pools view', () => {
   it('costs one eth_blockNumber when the block has not moved, and refreshes when it has', async () => {
     const first = await views.pools();
     calls.length = 0;
-    const t0 = performance.now();
+    // What a cached call costs in time is the bench's (GET /v1/chain/pools within one block);
+    // here, what it asks the chain: the block number, nothing else.
     for (let i = 0; i < 50; i++) await views.pools();
-    const perCall = (performance.now() - t0) / 50;
     expect(calls.every((c) => c === 'blockNumber')).toBe(true);
     expect(calls).toHaveLength(50);
-    expect(perCall).toBeLessThan(20);
 
     await mineOne();
     calls.length = 0;

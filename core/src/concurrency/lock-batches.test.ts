@@ -13,14 +13,17 @@ describe('lock batches', () => {
   it('what arrives while a batch holds the lock runs as one next batch; each item gets its own answer', async () => {
     const batches: number[][] = [];
     const first = gate();
+    const running = gate();
     const take = createLockBatches<number, string>(createLocalLocks(), async (batch) => {
       batches.push(batch.map((e) => e.item));
-      if (batches.length === 1) await first.opened;
+      if (batches.length === 1) {
+        running.open();
+        await first.opened;
+      }
       for (const e of batch) e.resolve(`#${e.item}`);
     });
     const answers = [take('a', 1)];
-    await Promise.resolve(); // the first batch is sealed once it holds the lock
-    await new Promise((r) => setTimeout(r, 0));
+    await running.opened; // the first batch is sealed: it holds the lock and runs
     answers.push(take('a', 2), take('a', 3), take('a', 4));
     first.open();
     expect(await Promise.all(answers)).toEqual(['#1', '#2', '#3', '#4']);

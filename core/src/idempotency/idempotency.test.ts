@@ -84,18 +84,32 @@ describe('idempotency across servers sharing a store', () => {
   // Two services with their own in-memory maps on one store: two servers.
   const serverOn = (owner: string, clock: ManualClock, timing = { leaseMs: 10_000, renewMs: 3_000, pollMs: 5 }) =>
     createIdempotency({ storeFor: () => store, clock, owner, timing });
+  /** The claims `owner` asks the store for, as they are answered: its clock then, and who held the key. */
+  function claimsOf(owner: string) {
+    const asked: { now: number; holder: string }[] = [];
+    const claim = store.claimIdempotencyKey.bind(store);
+    store.claimIdempotencyKey = async (accountId, key, c, now) => {
+      const held = await claim(accountId, key, c, now);
+      if (c.owner === owner) asked.push({ now, holder: held.owner });
+      return held;
+    };
+    return asked;
+  }
 
   it('a twin on another server waits for the first and replays its answer', async () => {
     const clock = createManualClock();
     const a = serverOn('A', clock);
     const b = serverOn('B', clock);
     const first = proceed(await a.claim('a', 'live', 'k', 'f'));
+    const asked = claimsOf('B');
     let twinSettled = false;
     const twin = b.claim('a', 'live', 'k', 'f').finally(() => {
       twinSettled = true;
     });
-    // The twin polls the store and is still waiting while the first runs.
-    await new Promise((r) => setTimeout(r, 30));
+    // The twin polls the store and is still waiting while the first runs: it has asked twice
+    // and been told both times that A holds the key.
+    await expect.poll(() => asked.length).toBeGreaterThanOrEqual(2);
+    expect(asked.slice(0, 2).map((x) => x.holder)).toEqual(['A', 'A']);
     expect(twinSettled).toBe(false);
     await first.complete(ok);
     expect(await twin).toEqual({ kind: 'replay', answer: expect.objectContaining({ status: 200, body: ok.body }) });
@@ -132,13 +146,17 @@ describe('idempotency across servers sharing a store', () => {
     // A never renews (it "died"); its claim holds for the lease only.
     proceed(await serverOn('A', clock, { leaseMs: 10_000, renewMs: 3_600_000, pollMs: 5 }).claim('a', 'live', 'k', 'f'));
     const b = serverOn('B', clock);
+    const asked = claimsOf('B');
     let ran = false;
     const twin = b.claim('a', 'live', 'k', 'f').then((c) => {
       ran = true;
       return c;
     });
+    const start = clock.now();
     clock.advance(9_000);
-    await new Promise((r) => setTimeout(r, 30));
+    // A poll made 9 s into the lease still finds A's claim, and the twin waits on.
+    await expect.poll(() => asked.some((x) => x.now === start + 9_000)).toBe(true);
+    expect(asked.filter((x) => x.now === start + 9_000).map((x) => x.holder)).toContain('A');
     expect(ran).toBe(false);
     clock.advance(1_000);
     const c = await twin;

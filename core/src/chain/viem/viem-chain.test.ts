@@ -198,9 +198,11 @@ describe('viem chain port on the devnet', () => {
   });
 
   it('gives up waiting for an unknown receipt with ReceiptTimeoutError', async () => {
-    const t0 = Date.now();
-    await expect(chain.waitForReceipt(`0x${'cd'.repeat(32)}`, 300)).rejects.toBeInstanceOf(ReceiptTimeoutError);
-    expect(Date.now() - t0).toBeLessThan(2000);
+    // The 300 ms is really waited out: that wait is the behaviour under test. No bound on how
+    // long it took; the error names the wait it gave up after.
+    const err = await chain.waitForReceipt(`0x${'cd'.repeat(32)}`, 300).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ReceiptTimeoutError);
+    expect((err as Error).message).toMatch(/\b300 ?ms\b/);
   });
 
   it('validates swap shapes before building', () => {
@@ -237,13 +239,13 @@ describe('unavailable chain', () => {
   });
 
   it('fails fast with ChainUnavailableError when nothing listens', async () => {
-    const dead = createViemChain({ rpcUrl: 'http://127.0.0.1:1', tokenList: base, timeoutMs: 1000 });
-    const t0 = Date.now();
+    // A timeout of an hour: the refusal itself must end the call (waiting it out would hang the test).
+    const dead = createViemChain({ rpcUrl: 'http://127.0.0.1:1', tokenList: base, timeoutMs: 3_600_000 });
     const err = await dead.blockNumber().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ChainUnavailableError);
     expect((err as ChainUnavailableError).type).toBe('chain_unavailable');
+    expect((err as Error).message).toMatch(/unreachable/);
     expect((err as Error).message).not.toContain('127.0.0.1');
-    expect(Date.now() - t0).toBeLessThan(1000);
     await expect(dead.balances(base.dex.weth)).rejects.toBeInstanceOf(ChainUnavailableError);
     await expect(dead.quoteExactIn([base.dex.weth, base.tokens[1]?.address as Address], 1n)).rejects.toBeInstanceOf(ChainUnavailableError);
   });
@@ -280,11 +282,10 @@ describe('unavailable chain', () => {
   });
 
   it('times out with ChainUnavailableError when the RPC never answers', async () => {
+    // The short timeout is waited out for real (the behaviour under test); the message says it was a timeout.
     const hung = createViemChain({ rpcUrl: silentUrl, tokenList: base, timeoutMs: 300, retryCount: 1 });
-    const t0 = Date.now();
     const err = await hung.pair(base.dex.weth, base.tokens[1]?.address as Address).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ChainUnavailableError);
     expect((err as Error).message).toMatch(/did not answer in time|no answer/);
-    expect(Date.now() - t0).toBeLessThan(3000);
   });
 });

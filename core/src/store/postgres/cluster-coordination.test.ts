@@ -19,7 +19,19 @@ afterAll(async () => {
   await pg?.stop();
 });
 
-const tick = () => new Promise((r) => setTimeout(r, 2));
+/** Lets every other ready task run (a turn of the event loop, not a guessed duration). */
+const yieldTurn = () => new Promise((r) => setImmediate(r));
+
+/** True once some session waits for an advisory lock (asked on a connection of its own). */
+async function someoneWaits(url: string) {
+  const probe = postgres(url, { max: 1, onnotice: () => undefined });
+  try {
+    const [row] = await probe<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`;
+    return (row?.n ?? 0) > 0;
+  } finally {
+    await probe.end();
+  }
+}
 
 async function until(check: () => boolean | Promise<boolean>, timeoutMs: number) {
   const by = Date.now() + timeoutMs;
@@ -59,7 +71,10 @@ describe('cluster locks on PostgreSQL', () => {
         inside++;
         most = Math.max(most, inside);
         const read = counter;
-        await tick();
+        // The first holder stays in until a holder on another server is seen waiting for the
+        // lock in PostgreSQL, so the exclusion below is proven under contention.
+        if (read === 0) await until(() => someoneWaits(pg.url), 10_000);
+        await yieldTurn();
         counter = read + 1; // a lost update if two ran at once
         inside--;
       };
@@ -210,7 +225,8 @@ describe('the shared devnet deployment book on PostgreSQL', () => {
           book.exclusive('http://127.0.0.1:1', async (recorded) => {
             seen.push(recorded);
             if (recorded) return null;
-            await new Promise((r) => setTimeout(r, 50));
+            // Record only once the other server waits for the book: they did attach together.
+            await until(() => someoneWaits(pg.url), 10_000);
             return doc;
           }),
         ),

@@ -69,9 +69,14 @@ describe('one transaction per write on PostgreSQL', () => {
     expect(await store.eventBounds('b')).toEqual({ oldest: null, latest: 0 });
     // Work that outlives its unit goes to the pool, not to the finished transaction.
     let late: Promise<unknown> = Promise.resolve();
-    await store.atomically(async () => {
-      late = new Promise((r) => setTimeout(r, 20)).then(() => store.appendEvent('b', { type: 'memory', data: {}, at: 1 }));
+    let unitOver!: () => void;
+    const over = new Promise<void>((r) => {
+      unitOver = r;
     });
+    await store.atomically(async () => {
+      late = over.then(() => store.appendEvent('b', { type: 'memory', data: {}, at: 1 }));
+    });
+    unitOver(); // the unit has committed: the late work starts only now
     await expect(late).resolves.toMatchObject({ id: 1 });
   });
 
@@ -89,8 +94,7 @@ describe('one transaction per write on PostgreSQL', () => {
       }),
     ).rejects.toThrow('no');
     store.afterCommit(() => seen.push('outside'));
-    await new Promise((r) => setTimeout(r, 10));
-    expect(seen).toEqual(['inside', 'committed', 'outside']);
+    expect(seen).toEqual(['inside', 'committed', 'outside']); // at once: nothing awaited since
   });
 
   it("a request's rate count rides in the next commit: a keyed pin commits once, a keyed read writes nothing", async () => {
