@@ -15,6 +15,7 @@ import { createResumeNotices } from './conversation/resume-notices';
 import { PresenceError } from './errors/presence-error';
 import { createEventsLog } from './events/events-log';
 import { createIdempotency } from './idempotency/idempotency';
+import { createMemoryLeases, type IdempotencyLeases } from './idempotency/idempotency-leases';
 import { createKeyService } from './keys/key-service';
 import type { Keystore } from './keystore/keystore';
 import { type AccountLimits, accountLimits } from './limits/account-limits';
@@ -55,6 +56,8 @@ export type CoreOptions = {
    * and rate limits count every server's requests. Absent (embedded store), both stay in-process.
    */
   cluster?: ClusterPort;
+  /** Idempotency-Key leases of live keys: shared by the servers of a deployment (PostgreSQL); default in memory. */
+  leases?: IdempotencyLeases;
   /** Where a failure that nobody awaits is reported (a pump's failed read of the events table). */
   onBackgroundError?: (e: unknown) => void;
   /** What one account may keep (defaults: `accountLimits`); tests pass smaller ones. */
@@ -132,7 +135,9 @@ export function createCore(o: CoreOptions) {
     : null;
   const thread = createThread({ store, storeFor, events, clock });
   const standing = createStandingService({ store, storeFor, clock, thread, wallet, limits });
-  const idempotency = createIdempotency({ storeFor, clock });
+  // Test keys' leases in memory: their requests are never coordinated across servers.
+  const leases = { live: o.leases ?? createMemoryLeases(), test: createMemoryLeases() };
+  const idempotency = createIdempotency({ storeFor, leasesFor: (kind) => leases[kind], clock });
   const local = createLocalPlanner();
   const planners = (model: string): Planner => {
     if (model === 'local') return local;

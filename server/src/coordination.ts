@@ -1,15 +1,16 @@
 // How a server coordinates with the other servers of its deployment: its id, deployment-wide
-// locks (advisory locks), leader election for the background work, and the book where a
-// shared devnet's deployment is recorded. (What servers tell each other — events, key and
+// locks (advisory locks), Idempotency-Key leases, leader election for the background work,
+// and the book where a shared devnet's deployment is recorded. (What servers tell each other — events, key and
 // account changes, rate counts — is core's cluster port, store/postgres/cluster.ts.)
 // Embedded: this process is the whole deployment, so locks are in memory, it always leads,
 // and the book is a file.
 // On PostgreSQL all of it runs on the server's one pool (open-store.ts): leadership keeps one
 // of its connections reserved, the locks hold at most lockConnections(pool) of them.
 import { hostname } from 'node:os';
-import { type ClusterLocks, createLocalLocks } from '@presence/core';
+import { type ClusterLocks, createLocalLocks, createMemoryLeases, type IdempotencyLeases } from '@presence/core';
 import {
   createPostgresDeploymentBook,
+  createPostgresIdempotencyLeases,
   createPostgresLocks,
   type Database,
   type DeploymentBook,
@@ -24,6 +25,8 @@ export type Coordination = {
   /** On a database, shared with other servers. */
   shared: boolean;
   locks: ClusterLocks;
+  /** Idempotency-Key leases: who runs the first request of a key (in a table every server sees, on PostgreSQL). */
+  leases: IdempotencyLeases;
   /** Where a shared devnet's deployment is recorded: the database; null embedded (the devnet package keeps a file). */
   book: DeploymentBook | null;
   isLeader(): boolean;
@@ -44,6 +47,7 @@ export async function openCoordination(config: Config, sql: Database | null, log
       serverId,
       shared: false,
       locks,
+      leases: createMemoryLeases(),
       book: null,
       isLeader: () => true,
       peers: async () => 0,
@@ -53,6 +57,7 @@ export async function openCoordination(config: Config, sql: Database | null, log
   }
   const locks = createPostgresLocks({ sql, max: lockConnections(config.PRESENCE_DATABASE_POOL) });
   const book = createPostgresDeploymentBook({ sql });
+  const leases = createPostgresIdempotencyLeases({ sql });
   const leadership = await startLeadership({
     sql,
     serverId,
@@ -63,6 +68,7 @@ export async function openCoordination(config: Config, sql: Database | null, log
     serverId,
     shared: true,
     locks,
+    leases,
     book,
     isLeader: () => leadership.isLeader(),
     peers: () => leadership.peers(),

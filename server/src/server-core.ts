@@ -39,6 +39,7 @@ export function createServerCore(
     keystore,
     surfaces: storage.surfaces,
     locks: coordination.locks,
+    leases: coordination.leases,
     chainName: () => config.PRESENCE_CHAIN,
     ...(storage.cluster ? { cluster: storage.cluster } : {}),
     ...(storage.overlayShare ? { overlayShare: storage.overlayShare } : {}),

@@ -10,6 +10,7 @@ import { createKeystore } from '../keystore/keystore';
 import { createLowdbStore } from '../store/lowdb/lowdb-store';
 import type { StorePort } from '../store/store-port';
 import { createIdempotency, IDEMPOTENCY_RETENTION_MS, type IdempotencyClaim, isFinalAnswer } from './idempotency';
+import { createMemoryLeases, type IdempotencyLeases } from './idempotency-leases';
 
 const ok = { status: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' };
 const inProgress = {
@@ -44,7 +45,7 @@ describe('idempotency', () => {
   });
 
   it('replays for 24 h, then runs again; upkeep drops the expired answer from disk', async () => {
-    const idem = createIdempotency({ storeFor: () => store, clock });
+    const idem = createIdempotency({ storeFor: () => store, leasesFor: () => createMemoryLeases(), clock });
     await proceed(await idem.claim('a', 'live', 'k1', 'fp')).complete(ok);
     clock.advance(IDEMPOTENCY_RETENTION_MS - 1);
     expect(await idem.claim('a', 'live', 'k1', 'fp')).toEqual({ kind: 'replay', answer: expect.objectContaining(ok) });
@@ -59,7 +60,7 @@ describe('idempotency', () => {
   it('never stores 409 idempotency_in_progress as the final answer', async () => {
     expect(isFinalAnswer(inProgress)).toBe(false);
     expect(isFinalAnswer({ ...inProgress, body: JSON.stringify({ type: 'policy_block', status: 409 }) })).toBe(true);
-    const idem = createIdempotency({ storeFor: () => store, clock });
+    const idem = createIdempotency({ storeFor: () => store, leasesFor: () => createMemoryLeases(), clock });
     const first = proceed(await idem.claim('a', 'live', 'k2', 'fp'));
     // A duplicate waiting on the first is released to run itself, not handed the 409.
     const waiting = idem.claim('a', 'live', 'k2', 'fp');
@@ -73,22 +74,24 @@ describe('idempotency', () => {
 describe('idempotency across servers sharing a store', () => {
   let dir: string;
   let store: StorePort;
+  let leases: IdempotencyLeases;
   beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'idem-cluster-'));
     store = await createLowdbStore({ dataDir: dir, keystore: createKeystore(randomBytes(32)) });
+    leases = createMemoryLeases();
   });
   afterEach(async () => {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  // Two services with their own in-memory maps on one store: two servers.
+  // Two services with their own in-memory maps on one store and one set of leases: two servers.
   const serverOn = (owner: string, clock: ManualClock, timing = { leaseMs: 10_000, renewMs: 3_000, pollMs: 5 }) =>
-    createIdempotency({ storeFor: () => store, clock, owner, timing });
-  /** The claims `owner` asks the store for, as they are answered: its clock then, and who held the key. */
+    createIdempotency({ storeFor: () => store, leasesFor: () => leases, clock, owner, timing });
+  /** The leases `owner` asks for, as they are answered: its clock then, and who held the key. */
   function claimsOf(owner: string) {
     const asked: { now: number; holder: string }[] = [];
-    const claim = store.claimIdempotencyKey.bind(store);
-    store.claimIdempotencyKey = async (accountId, key, c, now) => {
+    const claim = leases.claim.bind(leases);
+    leases.claim = async (accountId, key, c, now) => {
       const held = await claim(accountId, key, c, now);
       if (c.owner === owner) asked.push({ now, holder: held.owner });
       return held;

@@ -18,6 +18,7 @@ import type { Clock } from '../clock/clock';
 import { PresenceError } from '../errors/presence-error';
 import type { IdempotencyRecord } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
+import type { IdempotencyLeases } from './idempotency-leases';
 
 export const IDEMPOTENCY_KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 export const IDEMPOTENCY_RETENTION_MS = 24 * 3600_000;
@@ -69,11 +70,14 @@ export type Idempotency = ReturnType<typeof createIdempotency>;
 
 export function createIdempotency({
   storeFor,
+  leasesFor,
   clock,
   owner = randomUUID(),
   timing = defaultClaimTiming,
 }: {
   storeFor: StoreFor;
+  /** Where each key kind's leases are held: the deployment's for live keys, memory for test keys. */
+  leasesFor: (kind: KeyKind) => IdempotencyLeases;
   clock: Clock;
   /** This server's name on the claims it takes (random per process). */
   owner?: string;
@@ -140,16 +144,16 @@ export function createIdempotency({
         if (stored.fingerprint !== fingerprint) throw mismatch(key);
         return { kind: 'replay', answer: stored };
       }
-      const es = storeFor(mode);
+      const leases = leasesFor(mode);
       // Renewed while the handler runs; a lease lost meanwhile (this server stalled past it)
       // changes nothing here: the action below is durable and the answer is stored either way.
       const renewal = setInterval(() => {
-        es.renewIdempotencyClaim(accountId, key, owner, clock.now() + timing.leaseMs).catch(() => undefined);
+        leases.renew(accountId, key, owner, clock.now() + timing.leaseMs).catch(() => undefined);
       }, timing.renewMs);
       renewal.unref();
       const release = () => {
         clearInterval(renewal);
-        return es.releaseIdempotencyClaim(accountId, key, owner);
+        return leases.release(accountId, key, owner);
       };
       let finished = false;
       return {
@@ -189,17 +193,17 @@ export function createIdempotency({
    * answers its stored answer. A holder that stops renewing is taken over once its lease ends.
    */
   async function claimInStore(accountId: string, mode: KeyKind, key: string, fingerprint: string): Promise<IdempotencyRecord | null> {
-    const es = storeFor(mode);
+    const leases = leasesFor(mode);
     const giveUpAt = Date.now() + WAIT_FOR_FIRST_MS;
     for (;;) {
       const now = clock.now();
-      const held = await es.claimIdempotencyKey(accountId, key, { owner, fingerprint, expires_at: now + timing.leaseMs }, now);
+      const held = await leases.claim(accountId, key, { owner, fingerprint, expires_at: now + timing.leaseMs }, now);
       if (held.owner === owner) {
         // Read again once the claim is ours: the first may have finished on another server
         // after our read and before our claim (it stores its answer, then releases the key).
         const stored = await read(accountId, mode, key);
         if (!stored) return null;
-        await es.releaseIdempotencyClaim(accountId, key, owner).catch(() => undefined);
+        await leases.release(accountId, key, owner).catch(() => undefined);
         return stored;
       }
       if (held.fingerprint !== fingerprint) throw mismatch(key);
@@ -217,7 +221,11 @@ export function createIdempotency({
     async prune() {
       const cutoff = clock.now() - IDEMPOTENCY_RETENTION_MS;
       let dropped = 0;
-      for (const kind of KeyKind.options) dropped += await storeFor(kind).pruneIdempotency(cutoff);
+      for (const kind of KeyKind.options) {
+        dropped += await storeFor(kind).pruneIdempotency(cutoff);
+        // Leases that ended that long ago belong to servers that are gone.
+        await leasesFor(kind).prune(cutoff);
+      }
       return dropped;
     },
   };

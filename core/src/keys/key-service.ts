@@ -189,6 +189,7 @@ export function createKeyService({
           ],
         };
       });
+      if (!updated) throw notFound(`no key ${id}`); // deleted with its account meanwhile
       cache?.drop(id);
       for (const r of retired) for (const l of rotateListeners) l(r);
       return { ...view(updated), secret };
@@ -200,6 +201,7 @@ export function createKeyService({
       const k = await ownedKey(by.accountId, id);
       const updated =
         k.state === 'revoked' ? k : await store.updateKey(id, (rec) => ({ ...rec, state: 'revoked', revoked_at: iso(clock.now()) }));
+      if (!updated) throw notFound(`no key ${id}`);
       cache?.drop(id);
       for (const l of revokeListeners) l(id);
       return view(updated);

@@ -24,6 +24,7 @@ export function createPolicyService({ storeFor, clock, tokenList }: { storeFor: 
         ...a,
         policy: { ...doc, version: (a.policy?.version ?? 0) + 1, updated_at: iso(clock.now()) },
       }));
+      if (!updated) throw notFound('no such account');
       return updated.policy as StoredPolicy;
     },
   };

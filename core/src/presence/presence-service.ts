@@ -59,7 +59,7 @@ export function createPresenceService({
     async patch(p: Principal, patch: PresencePatch): Promise<PresenceView> {
       // Merged (and checked) inside the update, against the committed document: two PATCHes
       // racing cannot together pass the limits that each was checked against alone.
-      await storeFor(p.kind).updateAccount(p.accountId, (a) => ({
+      const updated = await storeFor(p.kind).updateAccount(p.accountId, (a) => ({
         ...a,
         presence: {
           name: patch.name ?? a.presence.name,
@@ -67,6 +67,7 @@ export function createPresenceService({
           preferences: mergePreferences(a.presence.preferences, patch.preferences),
         },
       }));
+      if (!updated) throw notFound('this key’s account no longer exists');
       return me(p);
     },
   };

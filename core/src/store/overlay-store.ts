@@ -22,7 +22,6 @@ import type { KeyKind } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { createKeyedLock } from '../concurrency/keyed-lock';
 import { PresenceError } from '../errors/presence-error';
-import { createClaimTable } from './claim-table';
 import type { IntentRecord, MemoryEntry, StoredEvent, ThreadEntry } from './documents';
 import { createIntentIndex } from './intent-index';
 import { createOverlayAccounts, type Family, type OverlayAccounts, type Records } from './overlay-accounts';
@@ -77,8 +76,6 @@ export function createOverlayStore(
     });
   }
 
-  // Test keys' requests in flight: the overlay lives in one server, so memory is enough.
-  const { pruneClaims, ...claimOps } = createClaimTable();
   /** The named entries as a test key sees them, and the count of every entry it sees. */
   async function peekOverlaid(accountId: string, keys: readonly string[]): Promise<MemoryPeek> {
     const changes = changesOf(accountId, 'memory');
@@ -127,7 +124,7 @@ export function createOverlayStore(
         id,
         () => live.getAccount(id),
         (current) => {
-          if (!current) throw new PresenceError('not_found', `no account ${id}`);
+          if (!current) return { next: null, result: null };
           const next = copy(update(current));
           return { next, result: next };
         },
@@ -167,14 +164,14 @@ export function createOverlayStore(
     },
     async updateKey(id, update) {
       const found = await store.getKey(id);
-      if (!found) throw new PresenceError('not_found', `no key ${id}`);
+      if (!found) return null;
       return updateRecord(
         found.account_id,
         'keys',
         id,
         () => live.getKey(id),
         (current) => {
-          if (!current) throw new PresenceError('not_found', `no key ${id}`);
+          if (!current) return { next: null, result: null };
           const next = copy(update(current));
           return { next, result: next };
         },
@@ -241,9 +238,7 @@ export function createOverlayStore(
     async putIdempotencyRecord(accountId, record) {
       remember(own(accountId).answers, record.key, copy(record), maxRecords);
     },
-    ...claimOps,
     async pruneIdempotency(olderThan) {
-      pruneClaims(olderThan);
       let dropped = 0;
       for (const o of active()) {
         for (const [key, r] of o.answers) {

@@ -143,14 +143,14 @@ export function describeStoreContract(name: string, open: OpenStoreHarness) {
         expect((await store.getAccount('a'))?.name).toBe('a');
       });
 
-      it('updateAccount stores and answers what the updater returned; an unknown id is refused (404 not_found)', async () => {
+      it('updateAccount stores and answers what the updater returned; an unknown id answers null', async () => {
         await store.createAccount(account('a'));
         // id, name and created_at are the account's identity (lowdb keeps them in its index):
         // what an update changes is what is inside.
         const next = await store.updateAccount('a', (a) => ({ ...a, presence: { ...a.presence, name: 'renamed' } }));
-        expect(next.presence.name).toBe('renamed');
+        expect(next?.presence.name).toBe('renamed');
         expect((await store.getAccount('a'))?.presence.name).toBe('renamed');
-        await expect(store.updateAccount('nobody', (a) => a)).rejects.toMatchObject({ type: 'not_found' });
+        expect(await store.updateAccount('nobody', (a) => a)).toBeNull();
       });
 
       it('an updater’s own error reaches the caller unchanged and nothing is written', async () => {
@@ -205,11 +205,11 @@ export function describeStoreContract(name: string, open: OpenStoreHarness) {
       it('updateKey re-indexes the secret hashes: a rotated-away hash stops finding the key', async () => {
         await store.insertKey(apiKey('k', 'a', ['h-1']));
         const rotated = await store.updateKey('k', (k) => ({ ...k, secrets: [{ hash: 'h-2', last4: 'h-2', valid_until: null }] }));
-        expect(rotated.secrets.map((s) => s.hash)).toEqual(['h-2']);
+        expect(rotated?.secrets.map((s) => s.hash)).toEqual(['h-2']);
         expect((await store.findKeyBySecretHash('h-2'))?.id).toBe('k');
         expect(await store.findKeyBySecretHash('h-1')).toBeNull();
         expect((await store.getKey('k'))?.secrets.map((s) => s.hash)).toEqual(['h-2']);
-        await expect(store.updateKey('nope', (k) => k)).rejects.toMatchObject({ type: 'not_found' });
+        expect(await store.updateKey('nope', (k) => k)).toBeNull();
       });
 
       it('concurrent revocation and use stamps from several servers both land', async () => {
@@ -352,38 +352,6 @@ export function describeStoreContract(name: string, open: OpenStoreHarness) {
         expect(await store.getIdempotencyRecord('b', 'old')).toBeNull();
         expect((await store.getIdempotencyRecord('a', 'fresh'))?.created_at).toBe(50);
         expect(await store.pruneIdempotency(50)).toBe(0);
-      });
-
-      it("a claim on a key is one owner's until released or expired, across peers", async () => {
-        const [p, q] = await h.peers(2);
-        const mine = { owner: 'A', fingerprint: 'f1', expires_at: 1_000 };
-        expect(await (p as StorePort).claimIdempotencyKey('a', 'k', mine, 0)).toEqual(mine);
-        // Another owner sees the holder's claim while it lasts (and can learn its fingerprint).
-        const theirs = { owner: 'B', fingerprint: 'f2', expires_at: 2_000 };
-        expect(await (q as StorePort).claimIdempotencyKey('a', 'k', theirs, 500)).toEqual(mine);
-        // Other accounts and keys are not affected.
-        expect(await (q as StorePort).claimIdempotencyKey('b', 'k', theirs, 500)).toEqual(theirs);
-        // The owner renews; the other cannot.
-        expect(await (p as StorePort).renewIdempotencyClaim('a', 'k', 'A', 1_500)).toBe(true);
-        expect(await (q as StorePort).renewIdempotencyClaim('a', 'k', 'B', 9_000)).toBe(false);
-        expect(await (q as StorePort).claimIdempotencyKey('a', 'k', theirs, 1_200)).toMatchObject({ owner: 'A', expires_at: 1_500 });
-        // Expired: taken over; the old owner can neither renew nor release it any more.
-        expect(await (q as StorePort).claimIdempotencyKey('a', 'k', theirs, 1_500)).toEqual(theirs);
-        expect(await (p as StorePort).renewIdempotencyClaim('a', 'k', 'A', 3_000)).toBe(false);
-        await (p as StorePort).releaseIdempotencyClaim('a', 'k', 'A');
-        expect(await (p as StorePort).claimIdempotencyKey('a', 'k', mine, 1_600)).toEqual(theirs);
-        // Released by its owner: free at once.
-        await (q as StorePort).releaseIdempotencyClaim('a', 'k', 'B');
-        expect(await (p as StorePort).claimIdempotencyKey('a', 'k', mine, 1_600)).toEqual(mine);
-      });
-
-      it('racing claims on one key: exactly one owner gets it', async () => {
-        const peers = await h.peers(4);
-        const got = await Promise.all(
-          peers.map((s, i) => s.claimIdempotencyKey('a', 'race', { owner: `o${i}`, fingerprint: 'f', expires_at: 10_000 }, 0)),
-        );
-        const owners = new Set(got.map((c) => c.owner));
-        expect(owners.size).toBe(1);
       });
     });
 

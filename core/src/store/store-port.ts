@@ -1,8 +1,21 @@
 // The store port: intention-named async operations over everything Presence keeps. Core
-// depends only on this; lowdb is one adapter, PostgreSQL can be another. Updaters passed
-// to `update*` run under that document's lock (read-modify-write never loses a write).
-// Records returned by reads are immutable snapshots (frozen by the embedded adapter); to
-// change one, go through an update operation.
+// depends only on this; lowdb and PostgreSQL are its adapters, both held to
+// store-contract.ts. Records returned by reads are immutable snapshots (frozen by the
+// embedded adapter).
+//
+// One convention for changes, in this order of preference:
+// - A record that exists is changed by an updater, `update*(id, fn)`: `fn` runs on the stored
+//   record under its lock (read-modify-write never loses a write) and the operation answers
+//   the record as stored — or null when there is none. An adapter never decides what a
+//   missing record means to a caller (that is core's: a 404, a no-op); it throws only
+//   store_unavailable, or what `fn` threw.
+// - A change whose rule is a condition on the stored state answers null when the condition
+//   does not hold (compare-and-set: `transitionIntent`, `redeemLink`), for the same reason.
+// - New records are written by `create*`/`insert*`/`put*`/`append*`: they say how a
+//   duplicate is treated (first writer wins, a conflict, or the newest kept).
+// - Work across accounts is set-based (`due*`, `prune*`, `intentsInStates`), never a loop.
+// Coordination between servers (locks, Idempotency-Key leases) is not kept here: see
+// cluster/cluster-port.ts and idempotency/idempotency-leases.ts.
 import type {
   AccountRecord,
   IdempotencyRecord,
@@ -35,9 +48,6 @@ export type StandingDue = {
   createdSince: number;
 };
 
-/** An Idempotency-Key whose first request is running: who runs it, for what, until when (ms epoch). */
-export type InFlightClaim = { owner: string; fingerprint: string; expires_at: number };
-
 export interface StorePort {
   /**
    * Runs `fn` so that the store operations it makes commit together (PostgreSQL: one
@@ -50,13 +60,13 @@ export interface StorePort {
   createAccount(account: AccountRecord): Promise<void>;
   getAccount(id: string): Promise<AccountRecord | null>;
   listAccounts(): Promise<AccountRecord[]>;
-  updateAccount(id: string, update: (account: AccountRecord) => AccountRecord): Promise<AccountRecord>;
+  updateAccount(id: string, update: (account: AccountRecord) => AccountRecord): Promise<AccountRecord | null>;
 
   insertKey(key: KeyRecord): Promise<void>;
   getKey(id: string): Promise<KeyRecord | null>;
   findKeyBySecretHash(hash: string): Promise<KeyRecord | null>;
   listKeys(accountId: string): Promise<KeyRecord[]>;
-  updateKey(id: string, update: (key: KeyRecord) => KeyRecord): Promise<KeyRecord>;
+  updateKey(id: string, update: (key: KeyRecord) => KeyRecord): Promise<KeyRecord | null>;
 
   // Memory entries are rows: a change names its keys, and only those rows are read and
   // written, so its cost never depends on how many entries the account keeps.
@@ -84,16 +94,6 @@ export interface StorePort {
   getIdempotencyRecord(accountId: string, key: string): Promise<IdempotencyRecord | null>;
   putIdempotencyRecord(accountId: string, record: IdempotencyRecord): Promise<void>;
   pruneIdempotency(olderThan: number): Promise<number>;
-  /**
-   * Claims the key for `claim.owner` unless another owner holds a claim that has not expired
-   * at `now`; answers the claim that holds afterwards (the caller's own when it got it). Every
-   * server sees the same claims, so a duplicate request anywhere waits for the first.
-   */
-  claimIdempotencyKey(accountId: string, key: string, claim: InFlightClaim, now: number): Promise<InFlightClaim>;
-  /** Extends the owner's lease; false when the claim is no longer the owner's (it expired and was taken over). */
-  renewIdempotencyClaim(accountId: string, key: string, owner: string, expiresAt: number): Promise<boolean>;
-  /** Drops the owner's claim (its answer is stored, or it gave up); another owner's is left alone. */
-  releaseIdempotencyClaim(accountId: string, key: string, owner: string): Promise<void>;
 
   getWallet(accountId: string): Promise<WalletRecord | null>;
   /** Stores the wallet unless one exists; answers whichever is stored (first writer wins). */

@@ -72,9 +72,9 @@ export async function openAccounts(ctx: StoreContext): Promise<AccountsFamily> {
       return out;
     },
     async updateAccount(id, update) {
-      if (!known.has(id)) throw new PresenceError('not_found', `no account ${id}`);
+      if (!known.has(id)) return null;
       return documents.mutate(await accountDoc(id), (d) => {
-        if (!d.account) throw new PresenceError('not_found', `no account ${id}`);
+        if (!d.account) return { data: d, result: null };
         const next = update(d.account);
         // The index keeps these; they never change.
         if (next.id !== id || next.name !== d.account.name || next.created_at !== d.account.created_at)

@@ -4,7 +4,6 @@
 // its account, key and request, so a body moved to another record does not open.
 import { createHash } from 'node:crypto';
 import type { Keystore } from '../../keystore/keystore';
-import { createClaimTable } from '../claim-table';
 import { type IdempotencyRecord, StoredIdempotencyRecord } from '../documents';
 import type { StorePort } from '../store-port';
 import type { Agenda } from './agenda';
@@ -16,15 +15,7 @@ const oldestOf = (byKey: ReadonlyMap<string, StoredIdempotencyRecord>): number |
   return min;
 };
 
-export type IdempotencyFamily = Pick<
-  StorePort,
-  | 'getIdempotencyRecord'
-  | 'putIdempotencyRecord'
-  | 'pruneIdempotency'
-  | 'claimIdempotencyKey'
-  | 'renewIdempotencyClaim'
-  | 'releaseIdempotencyClaim'
-> & {
+export type IdempotencyFamily = Pick<StorePort, 'getIdempotencyRecord' | 'putIdempotencyRecord' | 'pruneIdempotency'> & {
   close(): Promise<void>;
 };
 
@@ -70,10 +61,7 @@ export function openIdempotency(ctx: StoreContext, keystore: Keystore | undefine
     return log;
   });
 
-  // Claims of requests in flight live in memory: the data directory has one process.
-  const { pruneClaims, ...claims } = createClaimTable();
   return {
-    ...claims,
     close: idemLog.close,
     async getIdempotencyRecord(accountId, key) {
       const r = (await idemLog(accountId)).byKey.get(key);
@@ -89,7 +77,6 @@ export function openIdempotency(ctx: StoreContext, keystore: Keystore | undefine
       });
     },
     async pruneIdempotency(olderThan) {
-      pruneClaims(olderThan);
       let dropped = 0;
       for (const accountId of agenda.due('idempotency', olderThan)) {
         const log = await idemLog(accountId);

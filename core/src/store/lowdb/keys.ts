@@ -3,7 +3,6 @@
 // authentication is a map lookup and, the first time an account is seen, one document read.
 // A key write rewrites only its account's document.
 import { z } from 'zod';
-import { PresenceError } from '../../errors/presence-error';
 import { KeyRecord } from '../documents';
 import type { StorePort } from '../store-port';
 import type { Lookups } from './lookups';
@@ -54,11 +53,11 @@ export async function openKeys(ctx: StoreContext, lookups: Lookups): Promise<Key
     },
     async updateKey(id, update) {
       const accountId = lookups.accountOfKey(id);
-      if (accountId === undefined) throw new PresenceError('not_found', `no key ${id}`);
+      if (accountId === undefined) return null;
       const doc = await keyDoc(accountId);
       // New secret hashes are indexed before the document that holds them is written.
       const planned = doc.db.data.keys.find((k) => k.id === id);
-      if (!planned) throw new PresenceError('not_found', `no key ${id}`);
+      if (!planned) return null;
       await lookups.addKey(
         id,
         accountId,
@@ -66,7 +65,7 @@ export async function openKeys(ctx: StoreContext, lookups: Lookups): Promise<Key
       );
       return documents.mutate(doc, (d) => {
         const i = d.keys.findIndex((k) => k.id === id);
-        if (i < 0) throw new PresenceError('not_found', `no key ${id}`);
+        if (i < 0) return { data: d, result: null };
         const next = update(d.keys[i] as KeyRecord);
         if (next.id !== id || next.account_id !== accountId) throw new Error(`key ${id}: id and account are fixed`);
         d.keys[i] = next;

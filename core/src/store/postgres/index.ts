@@ -4,6 +4,7 @@
 export { createPostgresCluster, EVENTS_CHANNEL, type PostgresCluster, parseEventsNotice } from './cluster';
 export { type Database, type DatabaseSource, openDatabase } from './database';
 export { createPostgresDeploymentBook, type DeploymentBook } from './devnet-deployments';
+export { createPostgresIdempotencyLeases } from './idempotency-leases';
 export { type ImportCounts, importLowdb } from './import-lowdb';
 export { type Leadership, type LeadershipOptions, startLeadership } from './leadership';
 export { postgresMasterKeyCheck } from './master-key-check';

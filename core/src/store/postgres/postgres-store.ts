@@ -37,7 +37,6 @@ import type { StorePort } from '../store-port';
 import { ACCOUNTS_CHANNEL, EVENTS_CHANNEL, KEYS_CHANNEL } from './cluster';
 import { type DatabaseSource, useDatabase } from './database';
 import { mappingStoreErrors, toStoreError } from './database-error';
-import { idempotencyClaims } from './idempotency-claims';
 import { memoryRows } from './memory-rows';
 import { migrate } from './migrate';
 import { callerSays, type Doc, json } from './records';
@@ -110,7 +109,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     async updateAccount(id, update) {
       return sql.begin(async (tx) => {
         const [row] = await tx<Doc[]>`SELECT doc FROM accounts WHERE id = ${id} FOR UPDATE`;
-        if (!row) throw new PresenceError('not_found', `no account ${id}`);
+        if (!row) return null;
         const next = callerSays(() => update(AccountRecord.parse(row.doc)));
         // Announced at commit: every server drops what it keeps of the account.
         await tx`UPDATE accounts SET doc = ${json(next)}::text::json WHERE id = ${id} RETURNING pg_notify(${ACCOUNTS_CHANNEL}, id)`;
@@ -142,7 +141,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     async updateKey(id, update) {
       return sql.begin(async (tx) => {
         const [row] = await tx<Doc[]>`SELECT doc FROM api_keys WHERE id = ${id} FOR UPDATE`;
-        if (!row) throw new PresenceError('not_found', `no key ${id}`);
+        if (!row) return null;
         const next = callerSays(() => update(KeyRecord.parse(row.doc)));
         await tx`UPDATE api_keys SET doc = ${json(next)}::text::json, secret_hashes = ${next.secrets.map((s) => s.hash)}::text[]
           WHERE id = ${id} RETURNING pg_notify(${KEYS_CHANNEL}, id)`;
@@ -216,11 +215,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         ON CONFLICT (account_id, key) DO UPDATE SET created_at = EXCLUDED.created_at, record = EXCLUDED.record`;
     },
     async pruneIdempotency(olderThan) {
-      // Claims whose lease ended that long ago belong to servers that are gone.
-      await sql`DELETE FROM idempotency_claims WHERE expires_at < ${olderThan}`;
       return (await sql`DELETE FROM idempotency WHERE created_at < ${olderThan}`).count;
     },
-    ...idempotencyClaims(sql),
 
     async getWallet(accountId) {
       const [row] = await sql<(Doc & { funded: boolean })[]>`SELECT doc, funded FROM wallets WHERE account_id = ${accountId}`;

@@ -1,15 +1,14 @@
-// Idempotency-Key claims on PostgreSQL (table idempotency_claims, migration 0002): one row per
-// key whose first request runs somewhere, with its owner's lease. Taking a claim is one
+// Idempotency-Key leases on PostgreSQL (table idempotency_claims, migration 0002): one row per
+// key whose first request runs somewhere, with its owner's lease. Taking a lease is one
 // upsert that succeeds only when the key is free, the lease ran out (the owner died) or it is
 // already the caller's, so two servers can never both hold one.
-import type postgres from 'postgres';
-import type { InFlightClaim, StorePort } from '../store-port';
+import type { IdempotencyLeases, InFlightClaim } from '../../idempotency/idempotency-leases';
+import { type DatabaseSource, useDatabase } from './database';
 
-export function idempotencyClaims(
-  sql: postgres.Sql,
-): Pick<StorePort, 'claimIdempotencyKey' | 'renewIdempotencyClaim' | 'releaseIdempotencyClaim'> {
+export function createPostgresIdempotencyLeases(source: DatabaseSource): IdempotencyLeases & { close(): Promise<void> } {
+  const { sql, end } = useDatabase(source, 2);
   return {
-    async claimIdempotencyKey(accountId, key, claim, now) {
+    async claim(accountId, key, claim, now) {
       for (;;) {
         // Taken when free, expired (its owner stopped renewing: gone), or already ours.
         const [taken] = await sql<InFlightClaim[]>`INSERT INTO idempotency_claims AS c (account_id, key, owner, fingerprint, expires_at)
@@ -25,13 +24,17 @@ export function idempotencyClaims(
         // Released between the two statements: try again.
       }
     },
-    async renewIdempotencyClaim(accountId, key, owner, expiresAt) {
+    async renew(accountId, key, owner, expiresAt) {
       const r = await sql`UPDATE idempotency_claims SET expires_at = ${expiresAt}
         WHERE account_id = ${accountId} AND key = ${key} AND owner = ${owner}`;
       return r.count > 0;
     },
-    async releaseIdempotencyClaim(accountId, key, owner) {
+    async release(accountId, key, owner) {
       await sql`DELETE FROM idempotency_claims WHERE account_id = ${accountId} AND key = ${key} AND owner = ${owner}`;
     },
+    async prune(before) {
+      await sql`DELETE FROM idempotency_claims WHERE expires_at < ${before}`;
+    },
+    close: end,
   };
 }
