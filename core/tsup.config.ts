@@ -14,12 +14,12 @@ for (const [subpath, target] of Object.entries(pkg.exports as Record<string, Tar
   if (typeof target === 'string') continue; // ./package.json
   const built = target['presence-built'];
   const source = target.default;
-  if (!built?.startsWith('./dist/') || !source?.startsWith('./src/') || !published[subpath]) {
+  if (!built?.startsWith('./dist/') || !/^\.\/(src|testing)\//.test(source ?? '') || !published[subpath]) {
     throw new Error(
-      `core/package.json: export ${subpath} needs "presence-built": "./dist/….js", "default": "./src/….ts" and a publishConfig.exports entry`,
+      `core/package.json: export ${subpath} needs "presence-built": "./dist/….js", "default": "./src/….ts" (or ./testing/) and a publishConfig.exports entry`,
     );
   }
-  entry[built.slice('./dist/'.length).replace(/\.js$/, '')] = source;
+  entry[built.slice('./dist/'.length).replace(/\.js$/, '')] = source as string;
 }
 
 export default defineConfig({

@@ -3,10 +3,10 @@
 // among thousands of idle ones. Counted through the store port, on a real devnet.
 import { scopes as allScopes, type PolicyDocument } from '@presence/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DevnetCore, startDevnetCore } from '../testing/devnet-core-fixture';
 import { createManualClock } from './clock/clock';
 import { parseStanding } from './standing/standing-parser';
 import type { StorePort } from './store/store-port';
-import { type DevnetCore, startDevnetCore } from './testing/devnet-core-fixture';
 
 const clock = createManualClock(Date.parse('2026-03-02T08:00:00Z'));
 const calls = new Map<string, number>();

@@ -6,7 +6,6 @@
 // several times faster than migrating each.
 import { randomBytes } from 'node:crypto';
 import { migrate } from '@presence/core/postgres';
-import { afterAll } from 'vitest';
 import { startPostgres, type ThrowawayPostgres } from '../../scripts/postgres';
 
 /** Whether this run puts servers on PostgreSQL (`PRESENCE_TEST_STORE=postgres`). */
@@ -15,15 +14,13 @@ export const onPostgres = () => process.env.PRESENCE_TEST_STORE === 'postgres';
 let cluster: Promise<{ pg: ThrowawayPostgres; template: string }> | null = null;
 const byDataDir = new Map<string, Promise<Record<string, string>>>();
 
-// Only under vitest: the benchmarks (`npm run bench`, plain tsx) import the harness too, and
-// vitest's afterAll throws outside a test file.
-if (process.env.VITEST)
-  afterAll(async () => {
-    const started = cluster;
-    cluster = null;
-    byDataDir.clear();
-    if (started) await (await started).pg.stop();
-  });
+/** Stops this file's cluster, if one was started (vitest.setup.ts runs it after each test file). */
+export async function stopTestCluster(): Promise<void> {
+  const started = cluster;
+  cluster = null;
+  byDataDir.clear();
+  if (started) await (await started).pg.stop();
+}
 
 /** The shared cluster of this test file, with its migrated template database. */
 export function testCluster(): Promise<{ pg: ThrowawayPostgres; template: string }> {

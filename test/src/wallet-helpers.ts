@@ -2,10 +2,11 @@
 // read straight from the devnet through the server's chain port, the devnet's own JSON-RPC
 // (found from anvil's command line), events, and Uniswap V2 arithmetic to check quotes against
 // the pools' reserves.
+
+import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { chain as chainLayer } from '@presence/core';
-import { expect } from 'vitest';
 import { call, openStream, type SseFrame, type TestServer } from './harness';
 
 export type Hex = `0x${string}`;
@@ -24,7 +25,7 @@ export type PolicyDoc = typeof OPEN_POLICY;
 
 export async function putPolicy(s: { url: string }, key: string, patch: Partial<PolicyDoc>) {
   const r = await call(s.url, 'PUT', '/v1/wallet/policy', { key, body: { ...OPEN_POLICY, ...patch } });
-  expect(r.status, r.text).toBe(200);
+  assert.equal(r.status, 200, r.text);
   return r.json;
 }
 
@@ -33,7 +34,7 @@ export async function newAccount(s: TestServer, name: string) {
   const { admin } = await s.core.accounts.create(name);
   const key = admin.secret;
   const w = await call(s.url, 'GET', '/v1/wallet', { key });
-  expect(w.status, w.text).toBe(200);
+  assert.equal(w.status, 200, w.text);
   return { name, key, address: w.json.address as Hex };
 }
 

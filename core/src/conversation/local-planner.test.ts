@@ -6,11 +6,11 @@
 
 import { scopes as allScopes, type Scope } from '@presence/protocol';
 import { describe, expect, it } from 'vitest';
+import { declaredTools } from '../../testing/tools-fixture';
 import { PresenceError } from '../errors/presence-error';
 import { ALLOW_ACT_NEEDED, actionOutcome, EXAMPLES, STANDING_FORMS, scopesMissing } from '../replies/replies';
 import { createLocalPlanner } from './local-planner';
 import type { PlannerContext, ToolDef } from './planner-port';
-import { declaredTools } from './tools-fixture';
 
 const BLOCK = 7;
 const POOL = {

@@ -1,7 +1,7 @@
 import type { Scope } from '@presence/protocol';
 import { describe, expect, it } from 'vitest';
+import { declaredTools } from '../../testing/tools-fixture';
 import { offeredTools, TOOL_SCOPES, toolRefusal } from './tool-scopes';
-import { declaredTools } from './tools-fixture';
 
 const NARROWING: Scope[] = ['memory:read', 'memory:write', 'wallet:read', 'wallet:act', 'admin'];
 

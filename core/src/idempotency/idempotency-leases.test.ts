@@ -1,6 +1,7 @@
 // The leases contract in memory: one map, as one process holds it.
+
+import { describeLeasesContract } from '../../testing/leases-contract';
 import { createMemoryLeases } from './idempotency-leases';
-import { describeLeasesContract } from './leases-contract';
 
 describeLeasesContract('memory', async () => {
   const leases = createMemoryLeases();

@@ -6,8 +6,8 @@
 // puts the hold back. Each test has its own account, so its wallet and events start empty.
 import type { ConfirmResult, IntentResult, KeyKind, PolicyDocument } from '@presence/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type DevnetCore, OPEN_POLICY, startDevnetCore } from '../../testing/devnet-core-fixture';
 import { createManualClock } from '../clock/clock';
-import { type DevnetCore, OPEN_POLICY, startDevnetCore } from '../testing/devnet-core-fixture';
 import type { Resolution } from './confirmations';
 
 const clock = createManualClock(Date.parse('2026-07-10T12:00:00Z'));

@@ -9,11 +9,11 @@
 import type { Address } from 'viem';
 import { parseEther } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type DevnetCore, startDevnetCore } from '../../testing/devnet-core-fixture';
+import { intentRecord } from '../../testing/fixtures';
 import type { TxRequest } from '../chain/chain-port';
 import { createManualClock } from '../clock/clock';
 import type { IntentRecord } from '../store/documents';
-import { intentRecord } from '../store/intent-fixture';
-import { type DevnetCore, startDevnetCore } from '../testing/devnet-core-fixture';
 import { createNonceAllocator } from '../wallet/signers/nonce-allocator';
 import { createIntentExecutor, type IntentExecutor, type Outcome } from './intent-executor';
 

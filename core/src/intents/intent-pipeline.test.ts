@@ -7,8 +7,8 @@
 import type { IntentResult, KeyKind } from '@presence/protocol';
 import { type Address, parseEther } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type DevnetCore, startDevnetCore } from '../../testing/devnet-core-fixture';
 import { createManualClock, iso } from '../clock/clock';
-import { type DevnetCore, startDevnetCore } from '../testing/devnet-core-fixture';
 import type { IntentTiming, KindOutcome } from './intent-pipeline';
 
 const DAY_MS = 86_400_000;

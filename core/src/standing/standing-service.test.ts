@@ -12,10 +12,10 @@ import { scopes as allScopes } from '@presence/protocol';
 import { type Hex, parseEther, toHex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type DevnetCore, startDevnetCore } from '../../testing/devnet-core-fixture';
 import type { TxRequest } from '../chain/chain-port';
 import { createManualClock } from '../clock/clock';
 import type { StandingRecord } from '../store/documents';
-import { type DevnetCore, startDevnetCore } from '../testing/devnet-core-fixture';
 import { parseStanding } from './standing-parser';
 import { fireIntentKey, type StandingOwner } from './standing-service';
 

@@ -2,7 +2,7 @@
 // no longer finds its old record (a retry plans afresh), a confirm id finds its record in any
 // state, and the spend counts each record once, where its latest version says.
 import { describe, expect, it } from 'vitest';
-import { intentRecord as record } from './intent-fixture';
+import { intentRecord as record } from '../../testing/fixtures';
 import { createIntentIndex } from './intent-index';
 
 describe('intent index', () => {

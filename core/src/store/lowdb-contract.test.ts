@@ -3,9 +3,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describeDueWorkContract } from './due-work-contract';
+// Through the package's own export, as an adapter outside this repository imports it.
+import { describeDueWorkContract, describeStoreContract, type OpenStoreHarness } from '@presence/core/testing';
 import { createLowdbStore } from './lowdb/lowdb-store';
-import { describeStoreContract, type OpenStoreHarness } from './store-contract';
 
 const lowdbHarness: OpenStoreHarness = async (keystore) => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'store-contract-'));

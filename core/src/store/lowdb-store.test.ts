@@ -8,9 +8,9 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { intentRecord } from '../../testing/fixtures';
 import { createKeystore } from '../keystore/keystore';
 import type { AccountRecord, IdempotencyRecord, MemoryEntry } from './documents';
-import { intentRecord } from './intent-fixture';
 import { createLowdbStore } from './lowdb/lowdb-store';
 import type { StorePort } from './store-port';
 

@@ -218,7 +218,8 @@ export function createOverlayStore(
       const o = peek(accountId);
       if (!o) return 0;
       const before = o.events.length;
-      o.events = o.events.filter((e, i) => i >= before - keepLast && e.at >= olderThan);
+      // The newest is kept even when stale, as every store keeps it (the log's bounds go on).
+      o.events = o.events.filter((e, i) => i === before - 1 || (i >= before - keepLast && e.at >= olderThan));
       return before - o.events.length;
     },
 
@@ -226,7 +227,7 @@ export function createOverlayStore(
       let dropped = 0;
       for (const o of active()) {
         const before = o.events.length;
-        o.events = o.events.filter((e) => e.at >= olderThan);
+        o.events = o.events.filter((e, i) => i === before - 1 || e.at >= olderThan);
         dropped += before - o.events.length;
       }
       return dropped;

@@ -1,7 +1,7 @@
 // The store port: intention-named async operations over everything Presence keeps. Core
-// depends only on this; lowdb and PostgreSQL are its adapters, both held to
-// store-contract.ts. Records returned by reads are immutable snapshots (frozen by the
-// embedded adapter).
+// depends only on this; lowdb and PostgreSQL are its adapters, both held to the contract in
+// testing/store-contract.ts (`@presence/core/testing`). Records returned by reads are
+// immutable snapshots (frozen by the embedded adapter).
 //
 // One convention for changes, in this order of preference:
 // - A record that exists is changed by an updater, `update*(id, fn)`: `fn` runs on the stored

@@ -1,7 +1,7 @@
 // The auth hook through the real app: who gets in, what a refusal looks like, and the
 // headers every keyed answer carries.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { bearer, startTestApp, type TestApp } from '../test-app';
+import { bearer, startTestApp, type TestApp } from '../../test/test-app';
 
 let t: TestApp;
 beforeEach(async () => {

@@ -4,7 +4,7 @@
 // connection still busy with the first, held in its handler, after closing began.
 import { connect } from 'node:net';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../test-app';
+import { startTestApp, type TestApp } from '../../test/test-app';
 
 let t: TestApp;
 beforeEach(async () => {

@@ -2,7 +2,7 @@
 // (and a preflight for the headers the API reads); for any other origin nothing, so the
 // browser refuses the page the answer.
 import { afterEach, describe, expect, it } from 'vitest';
-import { bearer, startTestApp, type TestApp } from '../test-app';
+import { bearer, startTestApp, type TestApp } from '../../test/test-app';
 
 const ALLOWED = 'https://app.example.com';
 let t: TestApp | undefined;

@@ -1,6 +1,6 @@
 // Idempotency-Key on writes: a duplicate gets the first answer's exact bytes, marked as a replay.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { bearer, startTestApp, type TestApp } from '../test-app';
+import { bearer, startTestApp, type TestApp } from '../../test/test-app';
 
 let t: TestApp;
 beforeEach(async () => {

@@ -7,7 +7,7 @@
 import { problemCatalogue } from '@presence/protocol';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../test-app';
+import { startTestApp, type TestApp } from '../../test/test-app';
 
 type Response = { description: string; content?: Record<string, { schema: { properties?: { type?: { enum?: string[] } } } }> };
 type Operation = { operationId?: string; security?: unknown[]; responses: Record<string, Response> };

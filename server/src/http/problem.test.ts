@@ -1,7 +1,7 @@
 // Every failure is problem+json, Fastify's own included: the one error path, through the real app.
 import { PresenceError } from '@presence/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { bearer, startTestApp, type TestApp } from '../test-app';
+import { bearer, startTestApp, type TestApp } from '../../test/test-app';
 import { problem, problemFor } from './problem';
 
 let t: TestApp;

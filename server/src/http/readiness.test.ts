@@ -9,7 +9,7 @@ import path from 'node:path';
 import { chain, createKeystore } from '@presence/core';
 import { createViemChain } from '@presence/core/viem';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../test-app';
+import { startTestApp, type TestApp } from '../../test/test-app';
 
 /** The Base mainnet token list core ships: the chain is real, only nothing answers at its URL. */
 const BASE_LIST = path.join(

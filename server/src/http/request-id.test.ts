@@ -2,8 +2,8 @@
 // replaced by a fresh one; the id is echoed on every answer, is request_id in every problem
 // body, and in every log line of the request.
 import { afterEach, describe, expect, it } from 'vitest';
+import { bearer, startTestApp, type TestApp } from '../../test/test-app';
 import { productionLogger } from '../logger';
-import { bearer, startTestApp, type TestApp } from '../test-app';
 
 let t: TestApp | undefined;
 afterEach(async () => {

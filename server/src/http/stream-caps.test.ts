@@ -1,7 +1,7 @@
 // Stream caps: the refusal's shape, through the real app (a cap of 0 refuses the first stream,
 // so no stream is ever held open here).
 import { afterEach, describe, expect, it } from 'vitest';
-import { bearer, startTestApp, type TestApp, testLimits } from '../test-app';
+import { bearer, startTestApp, type TestApp, testLimits } from '../../test/test-app';
 import { STREAM_RETRY_AFTER_S } from './stream-caps';
 
 let t: TestApp | undefined;

@@ -2,7 +2,7 @@
 // status, presence_* series moving with what core did, the open-streams gauge, one registry
 // per app, and the optional bearer token.
 import { afterEach, describe, expect, it } from 'vitest';
-import { bearer, startTestApp, type TestApp } from '../test-app';
+import { bearer, startTestApp, type TestApp } from '../../test/test-app';
 
 const apps: TestApp[] = [];
 afterEach(async () => {

@@ -1,7 +1,7 @@
 // The leases contract on a real PostgreSQL: each peer a handle with its own pool, as servers hold them.
 import { afterAll, beforeAll } from 'vitest';
 import { startPostgres, type ThrowawayPostgres } from '../../../../scripts/postgres';
-import { describeLeasesContract } from '../../idempotency/leases-contract';
+import { describeLeasesContract } from '../../../testing/leases-contract';
 import { createPostgresIdempotencyLeases } from './idempotency-leases';
 import { migrate } from './migrate';
 

@@ -3,9 +3,9 @@
 // business (tool-scopes.test.ts only reads them; local-planner.test.ts supplies results).
 
 import type { Scope } from '@presence/protocol';
-import type { Principal } from '../keys/key-service';
-import type { ToolDef } from './planner-port';
-import { createPresenceTools, newTurnEffects } from './presence-tools';
+import type { ToolDef } from '../src/conversation/planner-port';
+import { createPresenceTools, newTurnEffects } from '../src/conversation/presence-tools';
+import type { Principal } from '../src/keys/key-service';
 
 export function declaredTools(scopes: readonly Scope[], allowAct: boolean): ToolDef[] {
   const principal: Principal = { keyId: 'key_x', accountId: 'acct', kind: 'live', scopes, validUntil: null, secretHash: 'h' };

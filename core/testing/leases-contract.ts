@@ -3,7 +3,7 @@
 // "Peers" are handles as other servers would hold them: separate pools on PostgreSQL; the one
 // map in memory, which serves one process.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { IdempotencyLeases } from './idempotency-leases';
+import type { IdempotencyLeases } from '../src/idempotency/idempotency-leases';
 
 export type LeasesHarness = {
   /** `n` handles on the same leases, as `n` servers would hold them. */

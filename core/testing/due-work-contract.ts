@@ -5,11 +5,10 @@
 // Run beside store-contract.ts by each adapter's test.
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createKeystore } from '../keystore/keystore';
-import type { MemoryEntry } from './documents';
-import { intentRecord } from './intent-fixture';
-import { type OpenStoreHarness, type StoreHarness, standing } from './store-contract';
-import type { StorePort } from './store-port';
+import { createKeystore } from '../src/keystore/keystore';
+import type { MemoryEntry } from '../src/store/documents';
+import type { StorePort } from '../src/store/store-port';
+import { intentRecord, type OpenStoreHarness, type StoreHarness, standing } from './fixtures';
 
 const entry = (key: string, due_at: number | null): MemoryEntry => ({
   key,

@@ -10,16 +10,16 @@ import { join } from 'node:path';
 import { type Devnet, startDevnet } from '@presence/devnet';
 import type { KeyKind, PolicyDocument } from '@presence/protocol';
 import type { Address } from 'viem';
-import type { ChainPort } from '../chain/chain-port';
-import { ChainUnavailableError } from '../chain/errors';
-import { createViemChain } from '../chain/viem/viem-chain';
-import type { ManualClock } from '../clock/clock';
-import { type Core, createCore } from '../create-core';
-import { createKeystore } from '../keystore/keystore';
-import type { StoredEvent } from '../store/documents';
-import { createLowdbStore } from '../store/lowdb/lowdb-store';
-import type { StorePort } from '../store/store-port';
-import type { WalletDomain } from '../wallet/wallet-domain';
+import type { ChainPort } from '../src/chain/chain-port';
+import { ChainUnavailableError } from '../src/chain/errors';
+import { createViemChain } from '../src/chain/viem/viem-chain';
+import type { ManualClock } from '../src/clock/clock';
+import { type Core, createCore } from '../src/create-core';
+import { createKeystore } from '../src/keystore/keystore';
+import type { StoredEvent } from '../src/store/documents';
+import { createLowdbStore } from '../src/store/lowdb/lowdb-store';
+import type { StorePort } from '../src/store/store-port';
+import type { WalletDomain } from '../src/wallet/wallet-domain';
 
 /** Lets anything through at once: no deny rules, caps far above any test's amounts. */
 export const OPEN_POLICY: PolicyDocument = {

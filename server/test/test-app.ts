@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type CoreOptions, createCore, createKeystore, createManualClock } from '@presence/core';
 import { createLowdbStore, createLowdbSurfaceStore } from '@presence/core/lowdb';
-import { type App, type AppOptions, buildApp, type Limits } from './app';
-import { meteredStore } from './metrics/metered-ports';
-import { createMetrics, type Metrics } from './metrics/metrics';
+import { type App, type AppOptions, buildApp, type Limits } from '../src/app';
+import { meteredStore } from '../src/metrics/metered-ports';
+import { createMetrics, type Metrics } from '../src/metrics/metrics';
 
 export type TestApp = {
   app: App;

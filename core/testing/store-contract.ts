@@ -1,0 +1,115 @@
+// The store port's contract, run against every adapter (lowdb-contract.test.ts,
+// postgres/postgres-store.test.ts, and an outside adapter through `@presence/core/testing`):
+// each operation's answers, and what must hold under concurrency. "Peers" are handles on the
+// same data as other servers would hold them: separate connection pools for PostgreSQL; for
+// lowdb the one store, since a data directory has one owner. A test here describes the port,
+// never one adapter's internals. The parts: store-contract-records.ts (accounts, keys,
+// memory, events) and store-contract-activity.ts (answers, wallets, intents, thread, standing
+// intents, links); `describeStoreContract` runs them all, and a store that honours only some
+// (the test keys' overlay) runs those (`parts`).
+import { randomBytes } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createKeystore } from '../src/keystore/keystore';
+import type { StorePort } from '../src/store/store-port';
+import {
+  account,
+  answer,
+  apiKey,
+  intentRecord,
+  link,
+  memo,
+  type OpenStoreHarness,
+  type StoreHarness,
+  standing,
+  turn,
+  wallet,
+} from './fixtures';
+import { activityContract } from './store-contract-activity';
+import { recordsContract } from './store-contract-records';
+
+/** What each part is given: the harness and store the contract opened for the current test, and its sections. */
+export type ContractContext = {
+  current(): { h: StoreHarness; store: StorePort };
+  /** Whether the store keeps what it answered across `reopen` (tests reopen only then). */
+  durable: boolean;
+  /** A describe block of the contract, run unless the adapter runs only some sections. */
+  section(name: ContractSection, fn: () => void): void;
+};
+
+/** The contract's sections, by the part of the port each covers. */
+export const contractSections = [
+  'accounts',
+  'keys',
+  'memory',
+  'events',
+  'idempotency answers',
+  'wallets',
+  'intents',
+  'thread',
+  'standing intents',
+  'links',
+] as const;
+export type ContractSection = (typeof contractSections)[number];
+
+export function describeStoreContract(
+  name: string,
+  open: OpenStoreHarness,
+  {
+    sections = contractSections,
+    durable = true,
+  }: {
+    /** For a store that honours only part of the port (the test keys' overlay). */
+    sections?: readonly ContractSection[];
+    /** Whether what it answered survives `reopen` (the last test). */
+    durable?: boolean;
+  } = {},
+) {
+  describe(`store contract: ${name}`, () => {
+    const keystore = createKeystore(randomBytes(32));
+    let h: StoreHarness;
+    let store: StorePort;
+    beforeEach(async () => {
+      h = await open(keystore);
+      store = h.store;
+    });
+    afterEach(async () => {
+      await h.close();
+    });
+    const ctx: ContractContext = {
+      current: () => ({ h, store }),
+      durable,
+      section: (section, fn) => {
+        if (sections.includes(section)) describe(section, fn);
+      },
+    };
+    recordsContract(ctx);
+    activityContract(ctx);
+
+    if (!durable) return;
+    it('everything answered is still there after the store is opened again', async () => {
+      await store.createAccount(account('a'));
+      await store.insertKey(apiKey('k', 'a', ['h']));
+      await store.changeMemory('a', ['topic:x'], () => ({ put: [memo('topic:x')], result: undefined }));
+      await store.appendEvent('a', { type: 'memory', data: { x: 1 }, at: 1 });
+      await store.putIdempotencyRecord('a', answer('k', 1));
+      await store.createWallet(wallet('a', '0xa'));
+      await store.createIntent(intentRecord('in_1', 1, { state: 'held', confirm_id: 'cf' }));
+      await store.transitionIntent('a', 'in_1', ['held'], 'executing');
+      await store.appendThread('a', turn('q'));
+      await store.putStanding(standing('a', 's1'));
+      await store.putLink(link('h', 100), 0);
+
+      store = await h.reopen();
+      expect(await store.getAccount('a')).toEqual(account('a'));
+      expect((await store.findKeyBySecretHash('h'))?.id).toBe('k');
+      expect(await store.readMemory('a')).toEqual([memo('topic:x')]);
+      expect(await store.eventBounds('a')).toEqual({ oldest: 1, latest: 1 });
+      expect(await store.getIdempotencyRecord('a', 'k')).toEqual(answer('k', 1));
+      expect((await store.getWallet('a'))?.address).toBe('0xa');
+      expect((await store.getIntent('a', 'in_1'))?.state).toBe('executing');
+      expect((await store.appendThread('a', turn('q2'))).id).toBe(2);
+      expect(await store.listStanding('a')).toEqual([standing('a', 's1')]);
+      expect(await store.redeemLink('h', 1)).not.toBeNull();
+    });
+  });
+}
