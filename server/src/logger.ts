@@ -64,15 +64,37 @@ export function productionLogger(
 
 /**
  * Request logging with one line per request (method, URL, status, time) instead of Fastify's
- * two ("incoming request", then "request completed" without the URL).
+ * two ("incoming request", then "request completed" without the URL). A completed request's
+ * line is the one written for every request, so it is put together here as the JSON pino
+ * would write (same fields, same order: level, time, the base bindings, the request id, req,
+ * res, responseTime, msg) and handed to the stream directly: through the child logger and its
+ * serializers it was about a tenth of a keyed request's time. Errors go through pino.
  */
 class OneLinePerRequest extends LogController {
+  constructor(
+    private readonly sink: LogStream,
+    /** The base bindings as JSON members (`"pid":1,"hostname":"h",…`). */
+    private readonly base: string,
+  ) {
+    super({ requestIdLogLabel: REQUEST_ID_LOG_LABEL });
+  }
   override incomingRequest() {}
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply) {
     if (this.isLogDisabled(request)) return;
-    const line = { req: request, res: reply, responseTime: reply.elapsedTime };
-    if (error) reply.log.error({ ...line, err: error }, 'request errored');
-    else reply.log.info(line, 'request completed');
+    if (error) {
+      reply.log.error({ req: request, res: reply, responseTime: reply.elapsedTime, err: error }, 'request errored');
+      return;
+    }
+    // The request's own logger's level (a route may set its own logLevel).
+    if (!(reply.log as unknown as { isLevelEnabled(l: string): boolean }).isLevelEnabled('info')) return;
+    const port = request.socket?.remotePort;
+    this.sink.write(
+      `{"level":30,"time":${Date.now()},${this.base},"${REQUEST_ID_LOG_LABEL}":${JSON.stringify(request.id)},` +
+        `"req":{"method":${JSON.stringify(request.method)},"url":${JSON.stringify(redactUrl(request.url))},` +
+        `"host":${JSON.stringify(request.host)},"remoteAddress":${JSON.stringify(request.ip)}` +
+        `${port === undefined ? '' : `,"remotePort":${port}`}},"res":{"statusCode":${reply.statusCode}},` +
+        `"responseTime":${reply.elapsedTime},"msg":"request completed"}\n`,
+    );
   }
 }
 
@@ -126,9 +148,11 @@ export function productionLogging(
 ): ProductionLogging {
   const stdout = stream ? null : stdoutDestination();
   const out: LogStream = stream ?? (stdout as LogStream);
-  const logController = new OneLinePerRequest({ requestIdLogLabel: REQUEST_ID_LOG_LABEL });
+  const sink = format === 'json' ? out : prettyLines(out);
+  const base = JSON.stringify({ pid: process.pid, hostname: hostname(), ...bindings }).slice(1, -1);
+  const logController = new OneLinePerRequest(sink, base);
   return {
-    options: { logger: productionLogger(level, format === 'json' ? out : prettyLines(out), bindings), logController },
+    options: { logger: productionLogger(level, sink, bindings), logController },
     close: async () => stdout?.close(),
   };
 }
