@@ -121,6 +121,9 @@ export function createIntentExecutor({
     opts: { onSent?: () => void },
     settle: (o: Outcome) => void,
   ): Promise<Executed> {
+    // The wallet is read alongside the record (one round trip, not two, on PostgreSQL).
+    const signer = wallets.signer(intent.account_id);
+    signer.catch(() => undefined);
     let r = await store.getIntent(intent.account_id, intent.id);
     if (!r) throw new PresenceError('conflict', `intent ${intent.id} is gone`);
     if (r.state === 'done') return executedOf(r);
@@ -149,7 +152,7 @@ export function createIntentExecutor({
       }
     }
 
-    const { address, key } = await wallets.signer(r.account_id);
+    const { address, key } = await signer;
     for (let i = r.txs.length; i < r.steps.length; i++) {
       const step = r.steps[i] as PlannedTx;
       const current: IntentRecord = r;
