@@ -165,11 +165,10 @@ export function createIntentExecutor({
       /** The nonce this step's approval was signed at, until it is known sent or not. */
       let approvedAt: number | undefined;
       try {
+        /** Whether the stored record still lacks this step (no other drive signed it or ended the intent). */
         const unchanged = async () => {
           const stored = await store.getIntent(current.account_id, current.id);
-          if (!stored || (stored.state !== 'executing' && stored.state !== 'signed') || stored.txs.length !== current.txs.length) {
-            throw new Superseded();
-          }
+          return !!stored && (stored.state === 'executing' || stored.state === 'signed') && stored.txs.length === current.txs.length;
         };
         const tx = (signed: SignedTx, nonce: number) => ({ hash: signed.hash, raw: signed.raw, nonce, label: step.label });
         // Signed, stored and sent in the wallet's next batch (nonce-allocator.ts): the records of
@@ -180,7 +179,7 @@ export function createIntentExecutor({
           async sign(nonce) {
             // Once per token and spender: an approval another intent already sent is not sent again.
             // Dropping the step writes the record, so it is first checked as `ready` checks.
-            if (approval) await unchanged();
+            if (approval && !(await unchanged())) throw new Superseded();
             if (approval && (await approvals.covered(address, step, current.steps[i + 1]))) {
               const steps = current.steps.filter((_, j) => j !== i);
               const dropped = await store.transitionIntent(current.account_id, current.id, ['executing', 'signed'], current.state, {
@@ -210,7 +209,8 @@ export function createIntentExecutor({
             }),
           send: (signed) => chain.sendRaw(signed.raw),
         });
-        if (!next) throw new PresenceError('conflict', `intent ${current.id} changed state while signing`);
+        // Moved on while waiting (another drive signed this step, or ended the intent): start again from the record.
+        if (!next) throw new Superseded();
         r = next;
       } catch (e) {
         if (e instanceof StepDropped) {

@@ -1,9 +1,10 @@
 // Nonces a batch at a time, on a real devnet and a temporary lowdb store, through the real
 // executor: steps queued while a wallet's lock is held are signed in one batch, their records
 // stored in one unit of work (StorePort.atomically: one commit on PostgreSQL) before the
-// first of them is broadcast, at consecutive nonces; a claim that cannot be stored or sent
-// leaves no gap (the ones behind it are signed again). The store is wrapped to see which
-// unit of work each record was written in; the lock is held by the test while steps queue.
+// first of them is broadcast, at consecutive nonces; a claim whose intent moved on, or whose
+// broadcast the node refuses, leaves no gap (the ones behind it are signed again); a failed
+// write sends nothing of its batch. The store is wrapped to see which unit of work each record
+// was written in; the lock is held by the test while steps queue.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Address, parseEther } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +31,8 @@ let open = 0;
 const transitions: { id: string; to: string; unit: number | undefined }[] = [];
 /** Called for each read made inside a unit of work (the claims' checks). */
 let onCheck: (accountId: string, id: string) => Promise<void> = async () => undefined;
+/** Called before each transition (it may throw, as a failed write). */
+let onTransition: (to: string) => void = () => undefined;
 
 function watched(store: StorePort): StorePort {
   return {
@@ -47,6 +50,7 @@ function watched(store: StorePort): StorePort {
       return store.getIntent(accountId, id);
     },
     async transitionIntent(accountId, id, from, to, patch) {
+      onTransition(to);
       const next = await store.transitionIntent(accountId, id, from, to, patch);
       if (next) transitions.push({ id, to, unit: unit.getStore() });
       return next;
@@ -62,6 +66,7 @@ afterEach(() => {
   t.restore();
   transitions.length = 0;
   onCheck = async () => undefined;
+  onTransition = () => undefined;
 });
 afterAll(async () => {
   await t?.close();
@@ -173,5 +178,22 @@ describe('nonces a batch at a time', () => {
     const failed = records.filter((r) => r?.state === 'failed');
     expect(failed).toHaveLength(1);
     expect(failed[0]?.error).toContain('injected: refused');
+  });
+
+  it('a write that fails fails the whole batch: nothing of it is broadcast', async () => {
+    const real = t.chain.sendRaw;
+    let sent = 0;
+    t.chain.sendRaw = async (raw) => {
+      sent++;
+      return real(raw);
+    };
+    let signing = 0;
+    onTransition = (to) => {
+      if (to === 'signed' && ++signing === 2) throw new Error('injected: the disk is full');
+    };
+    const { a, mined, settled } = await queued('diskfull', 4);
+    expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected']);
+    expect(sent).toBe(0);
+    expect(await t.mined(a.address)).toBe(mined);
   });
 });

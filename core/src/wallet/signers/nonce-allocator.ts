@@ -16,12 +16,13 @@
 //
 // A batch never leaves a gap in the nonces it stores or sends:
 // - a claim that steps aside while signing (`sign` throws) takes no nonce;
-// - the first claim not stored (its `ready` check throws, its intent moved on, its write
-//   failed) ends what the batch keeps: the ones before it are committed and sent; the ones
+// - the first claim whose intent moved on (its `ready` check answers false, or its `record`
+//   null) ends what the batch keeps: the ones before it are committed and sent; the ones
 //   behind it, signed at nonces that now follow a hole, are put back (`unrecord`) in the same
 //   unit if they were stored, and sign again (SignAgain) in the next batch;
-// - a unit of work that fails as a whole fails every claim, nothing sent (PostgreSQL rolls it
-//   all back; the embedded store may keep some records, signed and unsent as after an outage);
+// - a failed write fails the unit of work as a whole and every claim, nothing sent (PostgreSQL
+//   rolls it all back; the embedded store may keep some records, signed and unsent as after an
+//   outage, for their next drive to send);
 // - a broadcast the node refuses stops the sends there: the claims behind it, stored and never
 //   sent, are put back and sign again; an outage fails them as it would have failed them one
 //   by one (stored, not sent: their next drive sends the same bytes).
@@ -44,8 +45,8 @@ export type NonceClaim<S extends { raw: Hex }, T> = {
   atomically: <X>(fn: () => Promise<X>) => Promise<X>;
   /** Signs at `nonce`, in arrival order, outside the unit of work; throws to step aside (no nonce used). */
   sign: (nonce: number) => Promise<S>;
-  /** Inside the batch's unit of work, before any record: throws to step aside (the claims behind sign again). */
-  ready?: () => Promise<void>;
+  /** Inside the batch's unit of work, before its record: false if the intent moved on (as `record` answering null). */
+  ready?: () => Promise<boolean>;
   /** Stores what was signed (inside the batch's unit of work); null if the intent moved on. */
   record: (signed: S, nonce: number) => Promise<T | null>;
   /** Puts the record back as before `record` (its transaction was never sent). */
@@ -95,39 +96,36 @@ export function createNonceAllocator(chain: ChainPort, locks: ClusterLocks = cre
     if (signed.length === 0) return undefined;
 
     const recorded: Recorded[] = [];
-    /** The first claim not recorded, and why (null: its intent moved on); the ones behind it sign again. */
-    let stop: { at: number; reason: unknown } | null = null;
+    /** The first claim whose intent moved on (nothing of it stored); the ones behind it sign again. */
+    let stop: number | null = null;
     try {
       await (signed[0] as Signed).entry.item.claim.atomically(async () => {
         // All at once: in a PostgreSQL transaction the statements of every claim are pipelined.
-        const rows = await Promise.allSettled(
-          signed.map(async ({ entry: { item }, signed: tx, nonce }) => {
-            await item.claim.ready?.();
-            return item.claim.record(tx, nonce);
-          }),
+        const settled = await Promise.allSettled(
+          signed.map(async ({ entry: { item }, signed: tx, nonce }) =>
+            (await (item.claim.ready?.() ?? true)) ? item.claim.record(tx, nonce) : null,
+          ),
         );
-        const at = rows.findIndex((r) => r.status === 'rejected' || r.value === null);
+        // A failure fails the unit as a whole (thrown, so PostgreSQL commits none of it).
+        const failed = settled.find((r) => r.status === 'rejected');
+        if (failed) throw failed.reason;
+        const rows = settled.map((r) => (r as PromiseFulfilledResult<unknown>).value);
+        const at = rows.indexOf(null);
         const kept = at === -1 ? rows.length : at;
-        for (const [i, s] of signed.slice(0, kept).entries())
-          recorded.push({ ...s, recorded: (rows[i] as PromiseFulfilledResult<unknown>).value });
+        for (const [i, s] of signed.slice(0, kept).entries()) recorded.push({ ...s, recorded: rows[i] });
         if (at === -1) return;
-        const failed = rows[at] as PromiseSettledResult<unknown>;
-        stop = { at, reason: failed.status === 'rejected' ? failed.reason : null };
-        // Recorded behind a claim that was not: their nonces follow one never stored, so they
-        // are put back (never sent) before the unit commits.
-        for (const [i, r] of rows.entries()) {
-          if (i > at && r.status === 'fulfilled' && r.value !== null) await (signed[i] as Signed).entry.item.claim.unrecord(r.value);
-        }
+        stop = at;
+        // Stored behind one that was not: their nonces follow a hole, so they are put back
+        // (never sent) before the unit commits.
+        for (const [i, row] of rows.entries()) if (i > at && row !== null) await (signed[i] as Signed).entry.item.claim.unrecord(row);
       });
     } catch (e) {
       for (const s of signed) s.entry.reject(e);
       return null;
     }
     if (stop !== null) {
-      const { at, reason } = stop as { at: number; reason: unknown };
-      const { entry } = signed[at] as Signed;
-      if (reason === null) entry.resolve(null);
-      else entry.reject(reason);
+      const at = stop as number;
+      (signed[at] as Signed).entry.resolve(null);
       for (const s of signed.slice(at + 1)) s.entry.reject(new SignAgain());
     }
 
@@ -165,8 +163,8 @@ export function createNonceAllocator(chain: ChainPort, locks: ClusterLocks = cre
     /**
      * Signs, stores and sends one transaction under the wallet's lock, in the next batch.
      * Answers what `record` stored once it is sent, or null when the intent moved on before
-     * it was stored (nothing sent). Rejects with what `ready` or `sign` threw (no nonce used),
-     * a store or chain failure, or SignAgain.
+     * it was stored (nothing sent). Rejects with what `sign` threw (no nonce used), a store or
+     * chain failure, or SignAgain.
      */
     claim<S extends { raw: Hex }, T>(address: Address, claim: NonceClaim<S, T>): Promise<T | null> {
       const key = address.toLowerCase() as Address;
