@@ -3,7 +3,7 @@
 // the live one, test keys an overlay on it (reads are real, writes stay in memory and are
 // seen by test keys only), so services run the same code for both kinds.
 
-import type { PresenceView } from '@presence/protocol';
+import type { EventType, KeyKind, PresenceView } from '@presence/protocol';
 import { createAccountService } from './accounts/account-service';
 import type { Clock } from './clock/clock';
 import type { ClusterPort } from './cluster/cluster-port';
@@ -103,18 +103,20 @@ export function createCore(o: CoreOptions) {
   const counted = metrics?.eventAppended;
   // Set once the surface service exists (it needs the key and link services made below).
   let surfaces: SurfaceService | null = null;
+  /** What follows every appended event: it is counted, and a linked account's takes its place in the surface feed. */
+  const emitted = <E>(accountId: string, mode: KeyKind, type: EventType, e: E): E => {
+    counted?.(type, mode);
+    // Once committed (a pin's event commits with its entry: StorePort.atomically).
+    if (mode === 'live' && surfaces) store.afterCommit(() => surfaces?.sequence(accountId));
+    return e;
+  };
   const events: typeof log =
     counted || o.surfaces
       ? {
           ...log,
-          emit: async (accountId, mode, ...event) => {
-            const e = await log.emit(accountId, mode, ...event);
-            counted?.(event[0], mode);
-            // A linked account's live event takes its place in the surface feed, once it is
-            // committed (a pin's event commits with its entry: StorePort.atomically).
-            if (mode === 'live' && surfaces) store.afterCommit(() => surfaces?.sequence(accountId));
-            return e;
-          },
+          emit: async (accountId, mode, ...event) => emitted(accountId, mode, event[0], await log.emit(accountId, mode, ...event)),
+          emitTogether: async (accountId, mode, ...event) =>
+            emitted(accountId, mode, event[0], await log.emitTogether(accountId, mode, ...event)),
         }
       : log;
   const keys = createKeyService({ store, clock, limits, ...(o.cluster ? { changes: o.cluster.keyChanges } : {}) });

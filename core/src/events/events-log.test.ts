@@ -147,4 +147,46 @@ describe('events log', () => {
     sub.close();
     expect(got).toEqual(Array.from({ length: 900 }, (_, i) => i + 1));
   });
+
+  it('emitTogether appends what arrives while a batch is appended in one unit of work: each its own id, in call order, delivered in order', async () => {
+    let open = false;
+    let units = 0;
+    let inUnit = 0;
+    const counted: StorePort = {
+      ...store,
+      async atomically(fn) {
+        units++;
+        open = true;
+        try {
+          return await store.atomically(fn);
+        } finally {
+          open = false;
+        }
+      },
+      async appendEvent(accountId, event) {
+        if (open) inUnit++;
+        return store.appendEvent(accountId, event);
+      },
+    };
+    const log = createEventsLog({ storeFor: () => counted, clock: createManualClock() });
+    const sub = log.subscribe('a', 'live', undefined, () => true);
+    const got: number[] = [];
+    const reading = (async () => {
+      for await (const item of sub) {
+        if (item.kind === 'event') got.push(item.event.id);
+        if (got.length === 10) break;
+      }
+    })();
+    await new Promise((r) => setImmediate(r));
+    const emitted = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => log.emitTogether('a', 'live', 'memory', { key: `topic:t${i}`, tier: 'fading' })),
+    );
+    expect(emitted.map((e) => [e.id, e.data.key])).toEqual(Array.from({ length: 10 }, (_, i) => [i + 1, `topic:t${i}`]));
+    // However the first one's turn fell (alone, or with the rest), the others shared one unit.
+    expect(units).toBe(1);
+    expect(inUnit).toBeGreaterThanOrEqual(9);
+    await reading;
+    sub.close();
+    expect(got).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+  });
 });

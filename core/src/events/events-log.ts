@@ -12,12 +12,17 @@ import type { EventType, KeyKind, TypedEventData } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import type { EventsWake } from '../cluster/cluster-port';
+import { createLocalLocks } from '../concurrency/cluster-locks';
 import { createKeyedLock } from '../concurrency/keyed-lock';
+import { createLockBatches } from '../concurrency/lock-batches';
 import type { StorePort } from '../store/store-port';
 import { createEventPumps } from './event-pumps';
 
 /** Where events are kept: the live store for live keys, the overlay for test keys (create-core). */
-export type EventStore = Pick<StorePort, 'appendEvent' | 'eventsAfter' | 'eventBounds' | 'pruneEvents' | 'pruneEventsOlderThan'>;
+export type EventStore = Pick<
+  StorePort,
+  'atomically' | 'appendEvent' | 'eventsAfter' | 'eventBounds' | 'pruneEvents' | 'pruneEventsOlderThan'
+>;
 
 export type FeedEvent = { id: number; type: EventType; data: Record<string, unknown> };
 /**
@@ -92,6 +97,40 @@ export function createEventsLog({
     if (event.id % 1_000 === 0) void prune(accountId, mode);
     return event;
   }
+
+  type Queued = { accountId: string; mode: KeyKind; event: Emitted };
+  /**
+   * `emit` for events that may be appended together: what arrives for a channel while its
+   * previous batch is being appended goes in the next batch, appended in one unit of work.
+   * On PostgreSQL one account's appends queue on its event counter row, a synced commit
+   * each; a batch pays one. Never from inside a unit of work (the batch runs in its first
+   * caller's).
+   */
+  const together = createLockBatches<Queued, FeedEvent>(createLocalLocks(), async (batch) => {
+    const { accountId, mode } = (batch[0] as (typeof batch)[number]).item;
+    const ch = channel(accountId, mode);
+    const store = storeFor(mode);
+    const events = await lock(ch, async () => {
+      const append = ({ item }: (typeof batch)[number]) => {
+        const now = clock.now();
+        const [type, data] = item.event;
+        return store.appendEvent(accountId, { type, data: { ...data, at: iso(now) }, at: now });
+      };
+      // Issued at once: in a transaction the statements are pipelined, and run in this order.
+      const stored =
+        batch.length === 1
+          ? [await append(batch[0] as (typeof batch)[number])]
+          : await store.atomically(() => Promise.all(batch.map(append)));
+      const es = stored.map((e, i): FeedEvent => ({ id: e.id, type: (batch[i] as (typeof batch)[number]).item.event[0], data: e.data }));
+      if (pumped(mode)) pumps?.wake(accountId);
+      else for (const e of [...es].sort((x, y) => x.id - y.id)) deliver(ch, e);
+      return es;
+    });
+    for (const [i, e] of events.entries()) {
+      batch[i]?.resolve(e);
+      if (e.id % 1_000 === 0) void prune(accountId, mode);
+    }
+  });
 
   function prune(accountId: string, mode: KeyKind) {
     return storeFor(mode).pruneEvents(accountId, retention.maxEvents, clock.now() - retention.maxAgeMs);
@@ -210,6 +249,8 @@ export function createEventsLog({
 
   return {
     emit,
+    emitTogether: (accountId: string, mode: KeyKind, ...event: Emitted): Promise<FeedEvent> =>
+      together(channel(accountId, mode), { accountId, mode, event }),
     subscribe,
     prune,
     /** Retention by age across accounts (upkeep): one set-based prune of the live store. */

@@ -254,7 +254,7 @@ it('simulates a test key’s plan: a hash at the nonce it would get, nothing sen
   expect(await t.mined(a.address)).toBe(mined);
   // It is the final step signed at the nonce after the first's: what a live drive would sign.
   const address = (await t.wallet.wallets.address(a.id)) as Address;
-  const key = await t.wallet.wallets.privateKey(a.id);
+  const { key } = await t.wallet.wallets.signer(a.id);
   const prepared = await t.chain.prepareTransaction(address, t.chain.buildWrap(parseEther('0.002')));
   expect((await t.chain.signPrepared(key, prepared, mined + 1)).hash).toBe(hash);
 });

@@ -14,8 +14,10 @@
 // the stored record still lacks that step, so a step is signed once; the other drive starts
 // again from the stored record, waits for the same receipts, and whoever loses the final
 // compare-and-set reads the outcome instead of failing.
+// Steps of many intents of one wallet are signed a batch at a time (nonce-allocator.ts): their
+// `signed` records commit together, still each before its own broadcast.
 import type { Address, Hash, Hex } from 'viem';
-import type { ChainPort } from '../chain/chain-port';
+import type { ChainPort, SignedTx } from '../chain/chain-port';
 import { ChainRevertedError, ChainUnavailableError, TransactionRejectedError } from '../chain/errors';
 import type { Clock } from '../clock/clock';
 import { createKeyedLock } from '../concurrency/keyed-lock';
@@ -23,12 +25,19 @@ import { PresenceError } from '../errors/presence-error';
 import type { IntentRecord, PlannedTx } from '../store/documents';
 import type { StorePort } from '../store/store-port';
 import { type ApprovalLedger, createApprovalLedger } from '../wallet/signers/approvals';
-import type { NonceAllocator } from '../wallet/signers/nonce-allocator';
+import { type NonceAllocator, SignAgain } from '../wallet/signers/nonce-allocator';
 import type { Wallets } from '../wallet/signers/wallets';
 
 export type IntentStore = Pick<
   StorePort,
-  'createIntent' | 'getIntent' | 'transitionIntent' | 'listIntents' | 'spentSince' | 'findIntentByConfirmId' | 'findIntentByIdempotencyKey'
+  | 'atomically'
+  | 'createIntent'
+  | 'getIntent'
+  | 'transitionIntent'
+  | 'listIntents'
+  | 'spentSince'
+  | 'findIntentByConfirmId'
+  | 'findIntentByIdempotencyKey'
 >;
 
 export type Executed = { record: IntentRecord; hash: Hash; block: number };
@@ -112,6 +121,9 @@ export function createIntentExecutor({
     opts: { onSent?: () => void },
     settle: (o: Outcome) => void,
   ): Promise<Executed> {
+    // The wallet is read alongside the record (one round trip, not two, on PostgreSQL).
+    const signer = wallets.signer(intent.account_id);
+    signer.catch(() => undefined);
     let r = await store.getIntent(intent.account_id, intent.id);
     if (!r) throw new PresenceError('conflict', `intent ${intent.id} is gone`);
     if (r.state === 'done') return executedOf(r);
@@ -140,8 +152,7 @@ export function createIntentExecutor({
       }
     }
 
-    const address = await wallets.address(r.account_id);
-    const key = await wallets.privateKey(r.account_id);
+    const { address, key } = await signer;
     for (let i = r.txs.length; i < r.steps.length; i++) {
       const step = r.steps[i] as PlannedTx;
       const current: IntentRecord = r;
@@ -150,46 +161,66 @@ export function createIntentExecutor({
       // way). Its failure is taken up inside the lock.
       const prepared = chain.prepareTransaction(address, toRequest(step));
       prepared.catch(() => undefined);
+      const approval = step.label === 'approve';
+      /** The nonce this step's approval was signed at, until it is known sent or not. */
+      let approvedAt: number | undefined;
       try {
+        /** Whether the stored record still lacks this step (no other drive signed it or ended the intent). */
         const unchanged = async () => {
           const stored = await store.getIntent(current.account_id, current.id);
-          if (!stored || (stored.state !== 'executing' && stored.state !== 'signed') || stored.txs.length !== current.txs.length) {
-            throw new Superseded();
-          }
+          return !!stored && (stored.state === 'executing' || stored.state === 'signed') && stored.txs.length === current.txs.length;
         };
-        const approval = step.label === 'approve';
-        r = await nonces.withNonce(
-          address,
-          async (nonce) => {
+        const tx = (signed: SignedTx, nonce: number) => ({ hash: signed.hash, raw: signed.raw, nonce, label: step.label });
+        // Signed, stored and sent in the wallet's next batch (nonce-allocator.ts): the records of
+        // every intent in it commit together, before any of them is broadcast.
+        const next = await nonces.claim(address, {
+          atomically: store.atomically,
+          ready: unchanged,
+          async sign(nonce) {
             // Once per token and spender: an approval another intent already sent is not sent again.
+            // Dropping the step writes the record, so it is first checked as `ready` checks.
+            if (approval && !(await unchanged())) throw new Superseded();
             if (approval && (await approvals.covered(address, step, current.steps[i + 1]))) {
               const steps = current.steps.filter((_, j) => j !== i);
-              const next = await store.transitionIntent(current.account_id, current.id, ['executing', 'signed'], current.state, {
+              const dropped = await store.transitionIntent(current.account_id, current.id, ['executing', 'signed'], current.state, {
                 steps,
                 updated_at: clock.now(),
               });
-              if (!next) throw new PresenceError('conflict', `intent ${current.id} changed state while signing`);
-              throw new StepDropped(next);
+              if (!dropped) throw new PresenceError('conflict', `intent ${current.id} changed state while signing`);
+              throw new StepDropped(dropped);
             }
             const signed = await chain.signPrepared(key, await prepared, nonce);
-            if (approval) approvals.signed(address, step, nonce);
-            const next = await store.transitionIntent(current.account_id, current.id, ['executing', 'signed'], 'signed', {
-              txs: [...current.txs, { hash: signed.hash, raw: signed.raw, nonce, label: step.label }],
-              updated_at: clock.now(),
-            });
-            if (!next) throw new PresenceError('conflict', `intent ${current.id} changed state while signing`);
-            await chain.sendRaw(signed.raw);
-            return next;
+            if (approval) {
+              approvals.signed(address, step, nonce);
+              approvedAt = nonce;
+            }
+            return signed;
           },
-          unchanged,
-        );
+          record: (signed, nonce) =>
+            store.transitionIntent(current.account_id, current.id, ['executing', 'signed'], 'signed', {
+              txs: [...current.txs, tx(signed, nonce)],
+              updated_at: clock.now(),
+            }),
+          // Never sent: as it was before this step was signed.
+          unrecord: () =>
+            store.transitionIntent(current.account_id, current.id, ['signed'], current.state, {
+              txs: current.txs,
+              updated_at: clock.now(),
+            }),
+          send: (signed) => chain.sendRaw(signed.raw),
+        });
+        // Moved on while waiting (another drive signed this step, or ended the intent): start again from the record.
+        if (!next) throw new Superseded();
+        r = next;
       } catch (e) {
         if (e instanceof StepDropped) {
           r = e.record;
           i--;
           continue;
         }
-        if (e instanceof Superseded) return driveLocked(store, intent, opts, settle);
+        // Signed but never sent: the approval it stood for is not pending (or it would drop itself when signed again).
+        if (e instanceof SignAgain && approvedAt !== undefined) approvals.unsigned(address, step, approvedAt);
+        if (e instanceof Superseded || e instanceof SignAgain) return driveLocked(store, intent, opts, settle);
         // Reverted while estimating, or refused by the node: this step cannot land.
         if (e instanceof ChainRevertedError || e instanceof TransactionRejectedError) throw await fail(e.message);
         if (e instanceof ChainUnavailableError) {
@@ -250,8 +281,7 @@ export function createIntentExecutor({
    * a fixed gas limit, so signing it needs no simulation of the approval.
    */
   async function simulate(accountId: string, steps: PlannedTx[]): Promise<{ hash: Hash }> {
-    const address = await wallets.address(accountId);
-    const key = await wallets.privateKey(accountId);
+    const { address, key } = await wallets.signer(accountId);
     const [nonce, prepared] = await Promise.all([
       chain.nonceOf(address, 'pending'),
       chain.prepareTransaction(address, toRequest(steps.at(-1) as PlannedTx)),

@@ -191,7 +191,8 @@ export function createIntentPipeline(deps: {
   executor.onOutcome((o) => publish({ ...o, mode: 'live' }));
 
   async function announceTx(r: IntentRecord, hash: string, block: number) {
-    await events.emit(r.account_id, 'live', 'tx', {
+    // Appended together with the other intents of the account settling meanwhile (one commit).
+    await events.emitTogether(r.account_id, 'live', 'tx', {
       hash,
       block,
       intent: { id: r.id, summary: r.summary, amount: r.amount, source: r.source },

@@ -41,5 +41,10 @@ export function createApprovalLedger(chain: ChainPort) {
       const { amount, key } = parse(owner, approve);
       signed.set(key, { amount, nonce });
     },
+    /** Forgets the approval signed at `nonce`: it was never sent (its batch could not use it). */
+    unsigned(owner: Address, approve: PlannedTx, nonce: number) {
+      const { key } = parse(owner, approve);
+      if (signed.get(key)?.nonce === nonce) signed.delete(key);
+    },
   };
 }

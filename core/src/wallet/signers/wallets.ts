@@ -7,6 +7,7 @@ import type { Clock } from '../../clock/clock';
 import { iso } from '../../clock/clock';
 import { createKeyedLock } from '../../concurrency/keyed-lock';
 import type { Keystore } from '../../keystore/keystore';
+import type { WalletRecord } from '../../store/documents';
 import type { StorePort } from '../../store/store-port';
 
 export type Wallets = ReturnType<typeof createWallets>;
@@ -25,9 +26,10 @@ export function createWallets({
 }) {
   const lock = createKeyedLock();
 
-  async function ensure(accountId: string): Promise<{ address: Address }> {
+  /** The account's wallet record, made (and on the devnet funded) on first use. */
+  async function ensureRecord(accountId: string): Promise<WalletRecord> {
     const existing = await store.getWallet(accountId);
-    if (existing?.funded || (existing && !fund)) return { address: existing.address as Address };
+    if (existing?.funded || (existing && !fund)) return existing;
     return lock(accountId, async () => {
       let w = await store.getWallet(accountId);
       if (!w) {
@@ -45,21 +47,22 @@ export function createWallets({
         await fund(w.address as Address, keystore.open(accountId, w.address, w.key));
         await store.markWalletFunded(accountId);
       }
-      return { address: w.address as Address };
+      return w;
     });
   }
+  const ensure = async (accountId: string): Promise<{ address: Address }> => ({
+    address: (await ensureRecord(accountId)).address as Address,
+  });
 
   return {
     ensure,
     async address(accountId: string): Promise<Address> {
       return (await ensure(accountId)).address;
     },
-    /** The signing key, for the executor only; never logged, never returned by any route. */
-    async privateKey(accountId: string): Promise<`0x${string}`> {
-      await ensure(accountId);
-      const w = await store.getWallet(accountId);
-      if (!w) throw new Error(`no wallet for ${accountId}`);
-      return keystore.open(accountId, w.address, w.key);
+    /** The address and signing key (one read), for the executor only; the key is never logged, never returned by any route. */
+    async signer(accountId: string): Promise<{ address: Address; key: `0x${string}` }> {
+      const w = await ensureRecord(accountId);
+      return { address: w.address as Address, key: keystore.open(accountId, w.address, w.key) };
     },
   };
 }
