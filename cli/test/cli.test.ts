@@ -351,12 +351,12 @@ describe('presence CLI', () => {
   it('events tails as NDJSON with --json and resumes after a dropped connection', async () => {
     const proxy = await startProxy(s.url);
     try {
-      const { latest: base } = await s.core.events.bounds('default', 'live');
+      const { latest: base } = await s.core.events.bounds({ accountId: 'default', kind: 'live' });
       const child = spawnPresence(
         ['events', '--json', '--since', String(base), '--limit', '4'],
         env({ PRESENCE_TOKEN: s.live, PRESENCE_URL: proxy.url }),
       );
-      const emit = (i: number) => s.core.events.emit('default', 'live', 'memory', { key: `topic:cli${i}`, tier: 'fading' });
+      const emit = (i: number) => s.core.events.emit({ accountId: 'default', kind: 'live' }, 'memory', { key: `topic:cli${i}`, tier: 'fading' });
       await emit(1);
       await emit(2);
       await waitFor(() => child.stdout.split('\n').filter(Boolean).length === 2);
@@ -386,7 +386,7 @@ describe('presence CLI', () => {
     await waitFor(() => child.stderr.includes('\n'));
     expect(child.stderr).toBe(`connected to ${s.url}, waiting for events (Ctrl-C to stop)\n`);
     expect(child.stdout).toBe('');
-    await s.core.events.emit('default', 'live', 'memory', { key: 'topic:after-connected', tier: 'fading' });
+    await s.core.events.emit({ accountId: 'default', kind: 'live' }, 'memory', { key: 'topic:after-connected', tier: 'fading' });
     const r = await child.exited;
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ type: 'memory', data: { key: 'topic:after-connected' } });
@@ -394,8 +394,8 @@ describe('presence CLI', () => {
   });
 
   it('events prints one aligned line per event for people', async () => {
-    const { latest: base } = await s.core.events.bounds('default', 'live');
-    await s.core.events.emit('default', 'live', 'memory', { key: 'topic:human', tier: 'pinned' });
+    const { latest: base } = await s.core.events.bounds({ accountId: 'default', kind: 'live' });
+    await s.core.events.emit({ accountId: 'default', kind: 'live' }, 'memory', { key: 'topic:human', tier: 'pinned' });
     const r = await runPresence(['events', '--since', String(base), '--limit', '1'], env({ PRESENCE_TOKEN: s.live }));
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(

@@ -19,8 +19,8 @@ afterAll(async () => {
 });
 
 let n = 0;
-const emit = () => s.core.events.emit('default', 'live', 'memory', { key: `topic:e${++n}`, tier: 'fading' });
-const latest = async () => (await s.core.events.bounds('default', 'live')).latest;
+const emit = () => s.core.events.emit({ accountId: 'default', kind: 'live' }, 'memory', { key: `topic:e${++n}`, tier: 'fading' });
+const latest = async () => (await s.core.events.bounds({ accountId: 'default', kind: 'live' })).latest;
 const ids = (items: EventsItem[]) => items.map((e) => (e.type === 'gap' ? 'gap' : e.id));
 const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);
 

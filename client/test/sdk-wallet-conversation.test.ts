@@ -107,7 +107,7 @@ describe('wallet', () => {
     const done = await c.wallet.intent({ do: 'swap 5 USDC for WETH' });
     expect(done).toMatchObject({ status: 'done', tx: expect.stringMatching(/^0x/), block: expect.any(Number) });
 
-    const { latest } = await s.core.events.bounds('default', 'live');
+    const { latest } = await s.core.events.bounds({ accountId: 'default', kind: 'live' });
     const events = collect(c.events.subscribe({ lastEventId: latest }));
     const held = await c.wallet.intent({ do: 'swap 20 USDC for WETH' });
     if (held.status !== 'needs_confirm') throw new Error('expected a held intent');

@@ -142,7 +142,7 @@ describe('Idempotency-Key', () => {
   }
 
   it('a pin whose answer was lost is retried with the same key and replayed: one pin, one event', async () => {
-    const { latest: before } = await s.core.events.bounds('default', 'live');
+    const { latest: before } = await s.core.events.bounds({ accountId: 'default', kind: 'live' });
     const lossy = losingFirstWrite();
     const infos: ResponseInfo[] = [];
     const c = clientFor(s.live, { fetch: lossy.fetch, onResponse: (i) => infos.push(i) });
@@ -154,7 +154,7 @@ describe('Idempotency-Key', () => {
     expect(lossy.keys[1]).toBe(lossy.keys[0]);
     // The first answer never reached the SDK; the only one it saw is the replay.
     expect(infos.map((i) => [i.attempt, i.replayed])).toEqual([[1, true]]);
-    const { latest: after } = await s.core.events.bounds('default', 'live');
+    const { latest: after } = await s.core.events.bounds({ accountId: 'default', kind: 'live' });
     expect(after - before).toBe(1);
   });
 

@@ -43,7 +43,7 @@ async function addIdleAccounts(from: number, n: number) {
       policy: null,
     });
     if (i % 10 === 0) {
-      await t.core.memory.pin(id, 'live', 'token:WETH', 'kept');
+      await t.core.memory.pin({ accountId: id, kind: 'live' }, 'token:WETH', 'kept');
       await t.store.appendEvent(id, { type: 'memory', data: { key: 'token:WETH', tier: 'pinned' }, at: clock.now() });
     }
   }
@@ -74,7 +74,7 @@ describe('background work over many accounts', () => {
 
   it('with 10,000 idle accounts present, a hold expires and a daily standing intent fires on time', async () => {
     const a = await t.account('busy', HOLDING);
-    const held = await t.wallet.pipeline.submit({ accountId: a.id, mode: 'live', text: 'wrap 0.002 ETH', source: 'api' });
+    const held = await t.wallet.pipeline.submit({ caller: { accountId: a.id, kind: 'live' }, text: 'wrap 0.002 ETH', source: 'api' });
     expect(held.status).toBe('needs_confirm');
     const [admin] = await t.core.keys.list(a.id);
     const owner = { accountId: a.id, kind: 'live' as const, keyId: admin?.id ?? null, scopes: allScopes };

@@ -3,7 +3,7 @@
 // the live one, test keys an overlay on it (reads are real, writes stay in memory and are
 // seen by test keys only), so services run the same code for both kinds.
 
-import type { EventType, KeyKind, PresenceView } from '@presence/protocol';
+import type { EventType, PresenceView } from '@presence/protocol';
 import { createAccountService } from './accounts/account-service';
 import type { Clock } from './clock/clock';
 import type { ClusterPort } from './cluster/cluster-port';
@@ -16,6 +16,7 @@ import { PresenceError } from './errors/presence-error';
 import { createEventsLog } from './events/events-log';
 import { createIdempotency } from './idempotency/idempotency';
 import { createMemoryLeases, type IdempotencyLeases } from './idempotency/idempotency-leases';
+import type { Caller } from './keys/caller';
 import { createKeyService } from './keys/key-service';
 import type { Keystore } from './keystore/keystore';
 import { type AccountLimits, accountLimits } from './limits/account-limits';
@@ -104,19 +105,19 @@ export function createCore(o: CoreOptions) {
   // Set once the surface service exists (it needs the key and link services made below).
   let surfaces: SurfaceService | null = null;
   /** What follows every appended event: it is counted, and a linked account's takes its place in the surface feed. */
-  const emitted = <E>(accountId: string, mode: KeyKind, type: EventType, e: E): E => {
-    counted?.(type, mode);
+  const emitted = <E>(caller: Caller, type: EventType, e: E): E => {
+    if (e === null) return e;
+    counted?.(type, caller.kind);
     // Once committed (a pin's event commits with its entry: StorePort.atomically).
-    if (mode === 'live' && surfaces) store.afterCommit(() => surfaces?.sequence(accountId));
+    if (caller.kind === 'live' && surfaces) store.afterCommit(() => surfaces?.sequence(caller.accountId));
     return e;
   };
   const events: typeof log =
     counted || o.surfaces
       ? {
           ...log,
-          emit: async (accountId, mode, ...event) => emitted(accountId, mode, event[0], await log.emit(accountId, mode, ...event)),
-          emitTogether: async (accountId, mode, ...event) =>
-            emitted(accountId, mode, event[0], await log.emitTogether(accountId, mode, ...event)),
+          emit: async (caller, ...event) => emitted(caller, event[0], await log.emit(caller, ...event)),
+          emitTogether: async (caller, ...event) => emitted(caller, event[0], await log.emitTogether(caller, ...event)),
         }
       : log;
   const keys = createKeyService({ store, clock, limits, ...(o.cluster ? { changes: o.cluster.keyChanges } : {}) });

@@ -17,6 +17,7 @@ export { isPresenceError, PresenceError, type Problem } from './errors/presence-
 export type { FeedEvent, FeedItem, Subscription } from './events/events-log';
 export { checkIdempotencyKey, fingerprintRequest, type IdempotencyClaim, type StoredAnswer } from './idempotency/idempotency';
 export { createMemoryLeases, type IdempotencyLeases, type InFlightClaim } from './idempotency/idempotency-leases';
+export { accountCaller, type Caller } from './keys/caller';
 export { looksLikeSecret } from './keys/key-secret';
 export type { Principal } from './keys/key-service';
 export { requireScope, type ScopeRequirement } from './keys/scopes';

@@ -15,6 +15,7 @@ import { ChainUnavailableError } from '../src/chain/errors';
 import { createViemChain } from '../src/chain/viem/viem-chain';
 import type { ManualClock } from '../src/clock/clock';
 import { type Core, createCore } from '../src/create-core';
+import { accountCaller } from '../src/keys/caller';
 import { createKeystore } from '../src/keystore/keystore';
 import type { StoredEvent } from '../src/store/documents';
 import { createLowdbStore } from '../src/store/lowdb/lowdb-store';
@@ -81,7 +82,7 @@ export async function startDevnetCore(
     chain,
     async account(name, policy = {}) {
       await core.accounts.create(name);
-      await core.policies.put(name, 'live', { ...OPEN_POLICY, ...policy });
+      await core.policies.put(accountCaller(name), { ...OPEN_POLICY, ...policy });
       return { id: name, address: await wallet.wallets.address(name) };
     },
     async events(accountId, mode = 'live', type) {

@@ -90,7 +90,7 @@ async function appendToStream(s: TestServer): Promise<number[]> {
       const marker = `lat-${i}-${Math.random().toString(36).slice(2)}`;
       const arrived = new Promise<number>((resolve) => (waiting = { marker, arrived: resolve }));
       const t0 = performance.now();
-      await s.core.events.emit(account.id, 'live', 'memory', { key: `topic:${marker}`, tier: 'fading' });
+      await s.core.events.emit({ accountId: account.id, kind: 'live' }, 'memory', { key: `topic:${marker}`, tier: 'fading' });
       const t1 = await Promise.race([
         arrived,
         new Promise<number>((_, reject) => setTimeout(() => reject(new Error('event never arrived')), 5_000)),

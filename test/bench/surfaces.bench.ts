@@ -159,7 +159,7 @@ export async function surfacesBenchmarks(rows: Row[]) {
     const pid = bot.pid as number;
     await until("the bot's surface stream", async () => (await streamsOpen()) > before, 60_000);
     const emit = (account: string, text: string) =>
-      server.core.events.emit(account, 'live', 'message', { text, cause: 'standing:bench' }) as Promise<unknown>;
+      server.core.events.emit({ accountId: account, kind: 'live' }, 'message', { text, cause: 'standing:bench' }) as Promise<unknown>;
 
     // Latency, one notification at a time: acct0's 100 users each get it; the first delivery counts.
     const latencies: number[] = [];

@@ -131,7 +131,7 @@ describe('memory and presence', () => {
     const a = await call(s.url, 'POST', '/v1/memory/pin', { key: s.live, body: { key: 'pair:WETH-USDC', note: 'watch' } });
     const b = await call(s.url, 'POST', '/v1/memory/pin', { key: s.live, body: { key: 'pair:WETH-USDC' } });
     expect([a.json.changed, b.json.changed, b.status]).toEqual([true, false, 200]);
-    await s.core.memory.touch('default', 'live', ['token:USDC']);
+    await s.core.memory.touch({ accountId: 'default', kind: 'live' }, ['token:USDC']);
     const listing = await call(s.url, 'GET', '/v1/memory', { key: s.live });
     expect(listing.json.pinned.find((p: { key: string }) => p.key === 'pair:WETH-USDC')).toMatchObject({ note: 'watch', tier: 'pinned' });
     expect(listing.json.fading.find((p: { key: string }) => p.key === 'token:USDC')).toMatchObject({ days_left: 30, tier: 'fading' });

@@ -31,7 +31,10 @@ it('an expired hold is dropped by the beat and a confirm event says so', async (
   // behind anything they said: the hold, not yet due, was swept and not dropped.
   const after = beats;
   await until(() => beats >= after + 2, 5_000, 'two beats');
-  const marker = await s.core.events.emit('default', 'live', 'message', { text: 'marker', cause: 'standing:st_marker' });
+  const marker = await s.core.events.emit({ accountId: 'default', kind: 'live' }, 'message', {
+    text: 'marker',
+    cause: 'standing:st_marker',
+  });
   await events.until(() => events.frames.some((f) => Number(f.id) === marker.id));
   expect(events.frames.some((f) => f.event === 'confirm')).toBe(false);
   clock.advance(601_000);

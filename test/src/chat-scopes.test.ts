@@ -19,7 +19,7 @@ let model: Awaited<ReturnType<typeof startScriptedModel>>;
 const admin = (method: string, url: string, body?: unknown) => call(s.url, method, url, { key: s.live, ...(body ? { body } : {}) });
 const walletNonce = async () => s.core.wallet!.chain.nonceOf(await s.core.wallet!.wallets.address('default'), 'latest');
 const memoryRaw = async () => JSON.stringify(await s.core.store.readMemory('default'));
-const latestEvent = async () => (await s.core.events.bounds('default', 'live')).latest;
+const latestEvent = async () => (await s.core.events.bounds({ accountId: 'default', kind: 'live' })).latest;
 const standingTexts = async () => ((await admin('GET', '/v1/standing')).json.standing as { id: string; text: string }[]).map((x) => x.text);
 const cancelStanding = async (text: string) => {
   for (const x of (await admin('GET', '/v1/standing')).json.standing as { id: string; text: string }[])

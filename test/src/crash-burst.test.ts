@@ -37,7 +37,7 @@ describe('server process under SIGKILL', () => {
       const pinned = new Set(listing.json.pinned.map((p: { key: string }) => p.key));
       expect(answered.filter((k) => !pinned.has(k))).toEqual([]);
       // Every answered pin also left its event in the durable log.
-      const { latest } = await s.core.events.bounds('default', 'live');
+      const { latest } = await s.core.events.bounds({ accountId: 'default', kind: 'live' });
       expect(latest).toBeGreaterThanOrEqual(answered.length);
     } finally {
       await s.close();

@@ -15,11 +15,11 @@ describe('GET /v1/events', () => {
     removeDir(s.dataDir);
   });
 
-  const emit = (i: number) => s.core.events.emit('default', 'live', 'memory', { key: `topic:e${i}`, tier: 'fading' });
+  const emit = (i: number) => s.core.events.emit({ accountId: 'default', kind: 'live' }, 'memory', { key: `topic:e${i}`, tier: 'fading' });
   const ids = (frames: { id?: string }[]) => frames.filter((f) => f.id).map((f) => Number(f.id));
 
   it('1,000 events, a drop at a random id, a reconnect: every later id once and in order', async () => {
-    const { latest: base } = await s.core.events.bounds('default', 'live');
+    const { latest: base } = await s.core.events.bounds({ accountId: 'default', kind: 'live' });
     const first = openStream(s.url, `/v1/events?last_event_id=${base}`, s.live);
     await first.until(() => first.status === 200);
     const emitting = (async () => {
@@ -43,7 +43,7 @@ describe('GET /v1/events', () => {
   });
 
   it('without Last-Event-ID it streams live only; with 0 it replays what is kept', async () => {
-    const { latest } = await s.core.events.bounds('default', 'live');
+    const { latest } = await s.core.events.bounds({ accountId: 'default', kind: 'live' });
     const live = openStream(s.url, '/v1/events', s.live);
     await live.until(() => live.cursors.length === 1);
     // An id-only frame first, so a client dropping before any event can resume from here.
@@ -69,10 +69,10 @@ describe('GET /v1/events', () => {
     // The opening cursor frame: each stream is subscribed.
     await Promise.all([talker.until(() => talker.cursors.length === 1), reader.until(() => reader.cursors.length === 1)]);
     await emit(1);
-    const msg = await s.core.events.emit('default', 'live', 'message', { text: 'hi', cause: 'standing:st_1' });
+    const msg = await s.core.events.emit({ accountId: 'default', kind: 'live' }, 'message', { text: 'hi', cause: 'standing:st_1' });
     // A marker both may see, after them: a stream delivers in order, so once the talker has
     // it, a `memory` event it should not see would have come before it.
-    const marker = await s.core.events.emit('default', 'live', 'message', { text: 'marker', cause: 'standing:st_2' });
+    const marker = await s.core.events.emit({ accountId: 'default', kind: 'live' }, 'message', { text: 'marker', cause: 'standing:st_2' });
     await reader.until(() => ids(reader.frames).includes(marker.id));
     await talker.until(() => ids(talker.frames).includes(marker.id));
     expect(talker.frames.map((f) => f.event)).toEqual(['message', 'message']);
@@ -87,9 +87,12 @@ describe('GET /v1/events', () => {
     await call(s.url, 'POST', '/v1/memory/pin', { key: s.test, body: { key: 'token:WETH' } });
     await emit(2);
     // A sandbox event after them: once it arrives, a live one would have arrived before it.
-    const marker = await s.core.events.emit('default', 'test', 'message', { text: 'marker', cause: 'standing:st_test' });
+    const marker = await s.core.events.emit({ accountId: 'default', kind: 'test' }, 'message', {
+      text: 'marker',
+      cause: 'standing:st_test',
+    });
     await t.until(() => t.frames.length >= 1);
-    expect(t.frames.map((f) => [f.event, Number(f.id)])).toEqual([['message', marker.id]]);
+    expect(t.frames.map((f) => [f.event, Number(f.id)])).toEqual([['message', marker?.id]]);
     await t.close();
   });
 
@@ -121,12 +124,18 @@ describe('GET /v1/events', () => {
     const fresh = openStream(s.url, '/v1/events', rotated.json.secret);
     await fresh.until(() => fresh.cursors.length === 1);
     // The old secret still works during the grace window, and so does its stream: it delivers.
-    const during = await s.core.events.emit('default', 'live', 'message', { text: 'during the grace', cause: 'standing:st_3' });
+    const during = await s.core.events.emit({ accountId: 'default', kind: 'live' }, 'message', {
+      text: 'during the grace',
+      cause: 'standing:st_3',
+    });
     await old.until(() => ids(old.frames).includes(during.id));
     expect(old.ended).toBe(false);
     await old.until(() => old.ended, 5000);
     // After the old stream ended, the new one still delivers.
-    const after = await s.core.events.emit('default', 'live', 'message', { text: 'after the grace', cause: 'standing:st_4' });
+    const after = await s.core.events.emit({ accountId: 'default', kind: 'live' }, 'message', {
+      text: 'after the grace',
+      cause: 'standing:st_4',
+    });
     await fresh.until(() => ids(fresh.frames).includes(after.id));
     expect(fresh.ended).toBe(false);
     // Revocation still closes at once whatever secret opened the stream.
@@ -155,9 +164,11 @@ describe('retention', () => {
     const clock = createManualClock(Date.now());
     const s = await startTestServer({ clock });
     try {
-      for (let i = 0; i < 5; i++) await s.core.events.emit('default', 'live', 'memory', { key: `topic:x${i}`, tier: 'fading' });
+      for (let i = 0; i < 5; i++)
+        await s.core.events.emit({ accountId: 'default', kind: 'live' }, 'memory', { key: `topic:x${i}`, tier: 'fading' });
       clock.advance(8 * 24 * 3600_000);
-      for (let i = 0; i < 3; i++) await s.core.events.emit('default', 'live', 'memory', { key: `topic:y${i}`, tier: 'fading' });
+      for (let i = 0; i < 3; i++)
+        await s.core.events.emit({ accountId: 'default', kind: 'live' }, 'memory', { key: `topic:y${i}`, tier: 'fading' });
       await s.core.maintain();
       const st = openStream(s.url, '/v1/events?last_event_id=1', s.live);
       await st.until(() => st.frames.length >= 4);

@@ -39,7 +39,7 @@ describe('Idempotency-Key', () => {
     removeDir(s.dataDir);
   });
 
-  const memoryEvents = async () => (await s.core.events.bounds('default', 'live')).latest;
+  const memoryEvents = async () => (await s.core.events.bounds({ accountId: 'default', kind: 'live' })).latest;
 
   it('replays the stored answer byte for byte with Idempotent-Replayed', async () => {
     const first = await call(s.url, 'POST', '/v1/keys', {

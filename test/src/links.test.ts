@@ -67,15 +67,15 @@ describe('links', () => {
   });
 
   it("redeem answers the account's newest event id, so a first subscription from it misses nothing", async () => {
-    await s.core.events.emit('default', 'live', 'memory', { key: 'topic:before-link', tier: 'fading' });
-    const { latest } = await s.core.events.bounds('default', 'live');
+    await s.core.events.emit({ accountId: 'default', kind: 'live' }, 'memory', { key: 'topic:before-link', tier: 'fading' });
+    const { latest } = await s.core.events.bounds({ accountId: 'default', kind: 'live' });
     expect(latest).toBeGreaterThan(0);
     const made = await call(s.url, 'POST', '/v1/links', { key: s.live, body: {} });
     const r = await redeem(made.json.code, { surface: 'discord', user_id: '7', name: 'grace' });
     expect(r.status).toBe(200);
     expect(r.json.last_event_id).toBe(latest);
     // Between redeeming and subscribing: replayed from that id, and nothing older is.
-    const between = await s.core.events.emit('default', 'live', 'memory', { key: 'topic:after-link', tier: 'fading' });
+    const between = await s.core.events.emit({ accountId: 'default', kind: 'live' }, 'memory', { key: 'topic:after-link', tier: 'fading' });
     const st = openStream(s.url, '/v1/events', r.json.key, { 'last-event-id': String(r.json.last_event_id) });
     await st.until(() => st.frames.length >= 1);
     expect(st.frames.map((f) => Number(f.id))).toEqual([between.id]);

@@ -283,7 +283,7 @@ describe('standing intents', () => {
     /** The account of each action that reached the pipeline. */
     const calls: string[] = [];
     pipeline.submit = async (x) => {
-      calls.push(x.accountId);
+      calls.push(x.caller.accountId);
       await gate;
       return submit(x);
     };

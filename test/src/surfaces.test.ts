@@ -28,8 +28,10 @@ const redeemWith = (token: string, code: string, user: string) =>
 
 const acting = (token: string, keyId: string) => ({ 'presence-acting-for': keyId, authorization: `Bearer ${token}` });
 
-const memoryEvent = (account: string, i: number) => s.core.events.emit(account, 'live', 'memory', { key: `topic:s${i}`, tier: 'fading' });
-const messageEvent = (account: string, i: number) => s.core.events.emit(account, 'live', 'message', { text: `m${i}`, cause: 'standing:x' });
+const memoryEvent = (account: string, i: number) =>
+  s.core.events.emit({ accountId: account, kind: 'live' }, 'memory', { key: `topic:s${i}`, tier: 'fading' });
+const messageEvent = (account: string, i: number) =>
+  s.core.events.emit({ accountId: account, kind: 'live' }, 'message', { text: `m${i}`, cause: 'standing:x' });
 
 beforeAll(async () => {
   s = await startTestServer({ heartbeatMs: 200 });

@@ -87,7 +87,7 @@ export async function eventMatching(
 
 /** Every event of the account so far (replayed from the start, stopping at the newest id). */
 export async function allEvents(s: TestServer, account: string, key: string): Promise<SseFrame[]> {
-  const { latest } = await s.core.events.bounds(account, 'live');
+  const { latest } = await s.core.events.bounds({ accountId: account, kind: 'live' });
   if (latest === 0) return [];
   const st = openStream(s.url, '/v1/events?last_event_id=0', key);
   try {

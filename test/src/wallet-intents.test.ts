@@ -243,7 +243,7 @@ describe('wallet intents on the devnet', () => {
       const port = portOf(s);
       const pending = await port.nonceOf(address, 'pending');
       const before = await balances(s, address);
-      const liveEvents = (await s.core.events.bounds('default', 'live')).latest;
+      const liveEvents = (await s.core.events.bounds({ accountId: 'default', kind: 'live' })).latest;
       const liveStream = openStream(s.url, '/v1/events', s.live);
       await liveStream.until(() => liveStream.cursors.length === 1); // subscribed
 
@@ -268,10 +268,13 @@ describe('wallet intents on the devnet', () => {
       expect(approved.json).toMatchObject({ status: 'executed', simulated: true });
       expect(await port.getTransaction(approved.json.tx)).toBeNull();
 
-      expect((await s.core.events.bounds('default', 'live')).latest).toBe(liveEvents);
+      expect((await s.core.events.bounds({ accountId: 'default', kind: 'live' })).latest).toBe(liveEvents);
       // A live marker after them: once the live stream has it, anything the test key's actions
       // had sent to it would have come first.
-      const marker = await s.core.events.emit('default', 'live', 'message', { text: 'marker', cause: 'standing:st_marker' });
+      const marker = await s.core.events.emit({ accountId: 'default', kind: 'live' }, 'message', {
+        text: 'marker',
+        cause: 'standing:st_marker',
+      });
       await liveStream.until(() => liveStream.frames.length >= 1);
       expect(liveStream.frames.map((f) => Number(f.id))).toEqual([marker.id]);
       await liveStream.close();

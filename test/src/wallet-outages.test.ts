@@ -97,7 +97,7 @@ describe('intents under races and outages', () => {
     const { mined, ...a } = await freshAccount('dupes', OPEN_POLICY);
     const pipeline = s.core.wallet!.pipeline;
     const submit = () =>
-      pipeline.submit({ accountId: a.name, mode: 'live', text: 'wrap 0.01 ETH', source: 'api', idempotencyKey: 'dup-1' });
+      pipeline.submit({ caller: { accountId: a.name, kind: 'live' }, text: 'wrap 0.01 ETH', source: 'api', idempotencyKey: 'dup-1' });
     const results = await Promise.all([submit(), submit(), submit()]);
     expect(new Set(results.map((r) => (r.status === 'done' ? r.tx : null))).size).toBe(1);
     expect(results[0]?.status).toBe('done');

@@ -141,16 +141,16 @@ describe('a turn', () => {
       touched: ['token:DAI', 'pref:DAI'],
       at: clock.now(),
     });
-    expect((await core.memory.list('acct', 'live')).pinned.map((e) => e.key)).toEqual(['pref:DAI']);
+    expect((await core.memory.list({ accountId: 'acct', kind: 'live' })).pinned.map((e) => e.key)).toEqual(['pref:DAI']);
   });
 
   it('of a test key is kept in its overlay, never in the live thread or memory', async () => {
     const { answer } = await say(principal(allScopes, 'test'), 'remember that I prefer DAI');
     expect('result' in answer && answer.result.reply).toMatch(/^Noted/);
     expect(await thread()).toEqual([]);
-    expect((await core.memory.list('acct', 'live')).pinned).toEqual([]);
+    expect((await core.memory.list({ accountId: 'acct', kind: 'live' })).pinned).toEqual([]);
     expect(await core.storeFor('test').readThread('acct', { limit: 10 })).toHaveLength(1);
-    expect((await core.memory.list('acct', 'test')).pinned.map((e) => e.key)).toEqual(['pref:DAI']);
+    expect((await core.memory.list({ accountId: 'acct', kind: 'test' })).pinned.map((e) => e.key)).toEqual(['pref:DAI']);
   });
 });
 
@@ -252,7 +252,7 @@ function conversationWhosePlannerThrows(error: Error) {
 
 describe('the history a planner sees', () => {
   it('keeps to the turn key’s scopes: a reply that drew on pinned memory reaches a talk-only key’s planner and thread page redacted', async () => {
-    await core.memory.pin('acct', 'live', 'topic:vault', 'the vault code is 0451');
+    await core.memory.pin({ accountId: 'acct', kind: 'live' }, 'topic:vault', 'the vault code is 0451');
     await useModel('local');
     const answered = await say(principal(), 'what do you remember');
     expect(JSON.stringify(answered.answer)).toContain('0451');
@@ -273,7 +273,7 @@ describe('the history a planner sees', () => {
     await useModel('stub:recording');
     const n = HISTORY_TURNS + 2;
     for (let i = 0; i < n; i++) await say(principal(), `turn ${i}`);
-    await core.thread.say('acct', 'live', 'WETH is below your line.', 'standing:st_x', ['wallet:read']);
+    await core.thread.say({ accountId: 'acct', kind: 'live' }, 'WETH is below your line.', 'standing:st_x', ['wallet:read']);
     await say(principal(), 'now');
     const last = recording.seen.at(-1);
     expect(last?.history).toEqual(
@@ -315,7 +315,7 @@ describe('a refused request leaves nothing', () => {
     if (!('result' in answer)) throw new Error(answer.problem.detail);
     expect(answer.result).toEqual({ reply: scopesMissing(['memory:write']), used: [], memory: { touched: [] }, acted: false });
     expect(sink.events).toEqual([]);
-    expect(await core.memory.list('acct', 'live')).toEqual({ pinned: [], fading: [] });
+    expect(await core.memory.list({ accountId: 'acct', kind: 'live' })).toEqual({ pinned: [], fading: [] });
     expect((await store.eventBounds('acct')).latest).toBe(events);
     // The same words from a key that may write memory do pin, and touch what they mention.
     const { answer: allowed } = await say(principal(), 'remember that I prefer DAI over WETH');

@@ -79,11 +79,11 @@ export function createConversation(deps: {
     const account = await storeFor(p.kind).getAccount(p.accountId);
     if (!account) throw new PresenceError('not_found', 'this key’s account no longer exists');
     const history = boundHistory(
-      (await thread.history(p.accountId, p.kind, HISTORY_LOOKBACK_ENTRIES, p.scopes)).flatMap((e) =>
+      (await thread.history(p, HISTORY_LOOKBACK_ENTRIES, p.scopes)).flatMap((e) =>
         e.kind === 'turn' ? [{ user: e.user, reply: e.reply }] : [],
       ),
     );
-    const mem = p.scopes.includes('memory:read') ? await memory.list(p.accountId, p.kind) : { pinned: [] };
+    const mem = p.scopes.includes('memory:read') ? await memory.list(p) : { pinned: [] };
     return {
       model: account.presence.model,
       ctx: {
@@ -143,7 +143,7 @@ export function createConversation(deps: {
       scopes: drawnScopes(effects.used, ctx.pinned.length > 0),
     });
     for (const apply of effects.deferred) await apply();
-    await memory.touch(p.accountId, p.kind, touched);
+    await memory.touch(p, touched);
     return result;
   }
 
@@ -186,7 +186,7 @@ export function createConversation(deps: {
     let claim: IdempotencyClaim | null = null;
     if (input.idempotencyKey !== null) {
       const fingerprint = fingerprintRequest('POST', '/v1/messages', JSON.stringify({ text: input.text, allow_act: input.allowAct }));
-      claim = await idempotency.claim(p.accountId, p.kind, input.idempotencyKey, fingerprint);
+      claim = await idempotency.claim(p, input.idempotencyKey, fingerprint);
     }
     if (claim?.kind === 'replay') {
       const answer = answerOf(claim.answer);
@@ -206,7 +206,7 @@ export function createConversation(deps: {
     /** One turn under the account's turn lock (no Idempotency-Key claim: see `begin`). */
     send,
     /** A test key sees the live thread with its own turns merged in. */
-    list: (p: Principal, before: number | undefined, limit: number) => thread.page(p.accountId, p.kind, before, limit, p.scopes),
+    list: (p: Principal, before: number | undefined, limit: number) => thread.page(p, before, limit, p.scopes),
   };
 }
 

@@ -196,8 +196,8 @@ export function createPresenceTools(deps: {
   def('chain.safety', 'Safety verdict for a token (simulated buy+sell tax, owner/mint privileges, liquidity).', Args.token, (a) =>
     w().views.safety(a.token),
   );
-  def('wallet.read', 'The wallet: address, balances, total in USD, spend policy state.', Args.none, () => w().view(p.accountId, p.kind));
-  def('memory.list', 'What the presence remembers (pinned and fading keywords).', Args.none, () => memory.list(p.accountId, p.kind));
+  def('wallet.read', 'The wallet: address, balances, total in USD, spend policy state.', Args.none, () => w().view(p));
+  def('memory.list', 'What the presence remembers (pinned and fading keywords).', Args.none, () => memory.list(p));
   def(
     'memory.remember',
     `Pin a keyword with a note. key is <namespace>:<name>, namespace one of ${memoryNamespaces.join(', ')}.`,
@@ -205,19 +205,19 @@ export function createPresenceTools(deps: {
     async (a) => {
       effects.touched.add(a.key);
       // Answered as it will be, written when the turn is stored (a failed turn leaves no pin).
-      const preview = await memory.previewPin(p.accountId, p.kind, a.key, a.note, staged);
+      const preview = await memory.previewPin(p, a.key, a.note, staged);
       staged.add(a.key);
-      effects.deferred.push(() => unlessAtCap(memory.pin(p.accountId, p.kind, a.key, a.note)));
+      effects.deferred.push(() => unlessAtCap(memory.pin(p, a.key, a.note)));
       return preview;
     },
   );
   def('memory.forget', 'Forget a keyword at once.', Args.forget, async (a) => {
     // Forgetting must not be undone by this very turn touching the key it mentions.
     effects.touched.delete(a.key);
-    const preview = staged.has(a.key) ? { key: a.key, forgotten: true as const } : await memory.previewForget(p.accountId, p.kind, a.key);
+    const preview = staged.has(a.key) ? { key: a.key, forgotten: true as const } : await memory.previewForget(p, a.key);
     staged.delete(a.key);
     effects.deferred.push(() =>
-      memory.forget(p.accountId, p.kind, a.key).catch((e: unknown) => {
+      memory.forget(p, a.key).catch((e: unknown) => {
         // Gone meanwhile: forgotten all the same.
         if (!(e instanceof PresenceError && e.type === 'not_found')) throw e;
       }),
@@ -225,7 +225,7 @@ export function createPresenceTools(deps: {
     return preview;
   });
   def('standing.list', 'Standing intents (alerts, schedules, conditional actions).', Args.none, async () =>
-    (await standing.list(p.accountId, p.kind)).map(toStandingView),
+    (await standing.list(p)).map(toStandingView),
   );
   def(
     'standing.create',
@@ -239,7 +239,7 @@ export function createPresenceTools(deps: {
       const key = keyOf('standing.create', { text: normalizeText(a.text) });
       const id = key ? standingIdFor(p.accountId, key) : undefined;
       // A re-run of a turn that was stored already: the intent it created, not a second one.
-      const existing = id ? await standing.get(p.accountId, p.kind, id) : null;
+      const existing = id ? await standing.get(p, id) : null;
       if (existing) return toStandingView(existing);
       const record = await standing.prepare({ accountId: p.accountId, kind: p.kind, keyId: p.keyId, scopes: p.scopes }, a.text, spec, {
         allowAct: deps.allowAct,
@@ -247,7 +247,7 @@ export function createPresenceTools(deps: {
         ...(id ? { id } : {}),
       });
       stagedStanding++;
-      effects.deferred.push(() => unlessAtCap(standing.commit(p.kind, record)));
+      effects.deferred.push(() => unlessAtCap(standing.commit(p, record)));
       return toStandingView(record);
     },
   );
@@ -257,8 +257,7 @@ export function createPresenceTools(deps: {
     Args.intent,
     async (a) => {
       const r: IntentResult = await w().pipeline.submit({
-        accountId: p.accountId,
-        mode: p.kind,
+        caller: p,
         text: a.do,
         source: 'message',
         idempotencyKey: keyOf('intent.submit', { do: normalizeText(a.do) }),

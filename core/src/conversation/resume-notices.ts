@@ -23,6 +23,6 @@ export function createResumeNotices({ confirmations, thread }: { confirmations: 
   return confirmations.onResolved(async (r) => {
     if (r.record.source !== 'message' && r.record.source !== 'standing') return;
     // It names the held action and its amounts: what confirm events show, to wallet:read.
-    await thread.say(r.record.account_id, r.mode, resumeText(r), `resume:${r.record.confirm_id}`, ['wallet:read']);
+    await thread.say(r.caller, resumeText(r), `resume:${r.record.confirm_id}`, ['wallet:read']);
   });
 }

@@ -64,14 +64,15 @@ describe('events pumped from a shared store', () => {
   });
 
   const server = (wake: EventsWake) => createEventsLog({ storeFor: () => store, clock: createManualClock(), wake });
-  const emit = (log: ReturnType<typeof server>, i: number) => log.emit('a', 'live', 'memory', { key: `topic:p${i}`, tier: 'fading' });
+  const emit = (log: ReturnType<typeof server>, i: number) =>
+    log.emit({ accountId: 'a', kind: 'live' }, 'memory', { key: `topic:p${i}`, tier: 'fading' });
 
   it("an event appended on A reaches a stream on B when B is woken; A's own streams at once", async () => {
     const net = manualWake();
     const a = server(net.wake);
     const b = server(net.wake);
-    const onB = b.subscribe('a', 'live', undefined, () => true);
-    const onA = a.subscribe('a', 'live', undefined, () => true);
+    const onB = b.subscribe({ accountId: 'a', kind: 'live' }, undefined, () => true);
+    const onA = a.subscribe({ accountId: 'a', kind: 'live' }, undefined, () => true);
     const readingB = readUntil(onB, 1);
     const readingA = readUntil(onA, 1);
     // Both streams have read where they start (their first item is the cursor).
@@ -86,7 +87,7 @@ describe('events pumped from a shared store', () => {
     const net = manualWake();
     const [a, b, c] = [server(net.wake), server(net.wake), server(net.wake)];
     for (let i = 1; i <= 30; i++) await emit(i % 2 ? a : c, i);
-    const sub = b.subscribe('a', 'live', 10, () => true);
+    const sub = b.subscribe({ accountId: 'a', kind: 'live' }, 10, () => true);
     const reading = readUntil(sub, 200);
     for (let i = 31; i <= 200; i++) {
       await emit(i % 2 ? a : c, i);
@@ -101,7 +102,7 @@ describe('events pumped from a shared store', () => {
     const net = manualWake();
     const a = server(net.wake);
     const b = server(net.wake);
-    const sub = b.subscribe('a', 'live', 0, () => true);
+    const sub = b.subscribe({ accountId: 'a', kind: 'live' }, 0, () => true);
     const reading = readUntil(sub, 5);
     for (let i = 1; i <= 5; i++) await emit(a, i); // no notify: all lost
     net.resync();
@@ -111,10 +112,10 @@ describe('events pumped from a shared store', () => {
   it("test keys' events stay on the server that emitted them (no pump, no store read)", async () => {
     const net = manualWake();
     const a = server(net.wake);
-    const sub = a.subscribe('a', 'test', undefined, () => true);
+    const sub = a.subscribe({ accountId: 'a', kind: 'test' }, undefined, () => true);
     const reading = readUntil(sub, 1);
     await reading.started;
-    await a.emit('a', 'test', 'memory', { key: 'topic:t', tier: 'fading' });
+    await a.emit({ accountId: 'a', kind: 'test' }, 'message', { text: 'simulated', cause: 'test' });
     expect(ids(await reading)).toEqual([1]);
   });
 });

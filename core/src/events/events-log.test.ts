@@ -26,7 +26,7 @@ describe('events log', () => {
   });
 
   const emitN = async (log: ReturnType<typeof createEventsLog>, n: number) => {
-    for (let i = 0; i < n; i++) await log.emit('a', 'live', 'memory', { key: `topic:t${i}`, tier: 'fading' });
+    for (let i = 0; i < n; i++) await log.emit({ accountId: 'a', kind: 'live' }, 'memory', { key: `topic:t${i}`, tier: 'fading' });
   };
   const ids = (items: FeedItem[]) => items.flatMap((i) => (i.kind === 'event' ? [i.event.id] : []));
 
@@ -52,7 +52,7 @@ describe('events log', () => {
       ],
       ['confirm', { confirm_id: 'cf_1', intent_id: 'in_1', status: 'executed', tx: '0x01', block: 7 }],
     ];
-    for (const e of emits) await log.emit('a', 'live', ...e);
+    for (const e of emits) await log.emit({ accountId: 'a', kind: 'live' }, ...e);
     const stored = await store.eventsAfter('a', 0, 10);
     expect(stored.map((s) => s.type)).toEqual(Object.keys(eventDataSchemas));
     for (const s of stored) {
@@ -61,10 +61,19 @@ describe('events log', () => {
     }
   });
 
+  it("a test key's memory change is not carried, not even on its own channel; what its actions lead to is", async () => {
+    const log = createEventsLog({ storeFor: () => store, clock: createManualClock() });
+    const test = { accountId: 'a', kind: 'test' } as const;
+    expect(await log.emit(test, 'memory', { key: 'topic:x', tier: 'pinned' })).toBeNull();
+    expect(await store.eventBounds('a')).toEqual({ oldest: null, latest: 0 });
+    expect(await log.emit(test, 'message', { text: 'simulated', cause: 'test' })).toMatchObject({ id: 1, type: 'message' });
+    expect(await log.emit({ ...test, kind: 'live' }, 'memory', { key: 'topic:x', tier: 'pinned' })).toMatchObject({ id: 2 });
+  });
+
   it('replays after an id, then continues live across concurrent emits, each id once', async () => {
     const log = createEventsLog({ storeFor: () => store, clock: createManualClock() });
     await emitN(log, 50);
-    const sub = log.subscribe('a', 'live', 20, () => true);
+    const sub = log.subscribe({ accountId: 'a', kind: 'live' }, 20, () => true);
     const seen: FeedItem[] = [];
     const reading = (async () => {
       for await (const item of sub) {
@@ -80,10 +89,10 @@ describe('events log', () => {
 
   it('ends a subscriber that stops reading at its high-water mark; emitters and other readers carry on', async () => {
     const log = createEventsLog({ storeFor: () => store, clock: createManualClock(), highWaterMark: 10 });
-    const stalled = log.subscribe('a', 'live', undefined, () => true);
+    const stalled = log.subscribe({ accountId: 'a', kind: 'live' }, undefined, () => true);
     const stalledIt = stalled[Symbol.asyncIterator]();
     await stalledIt.next(); // the cursor; then it never reads again
-    const healthy = log.subscribe('a', 'live', undefined, () => true);
+    const healthy = log.subscribe({ accountId: 'a', kind: 'live' }, undefined, () => true);
     const got: FeedItem[] = [];
     const reading = (async () => {
       for await (const item of healthy) {
@@ -95,7 +104,7 @@ describe('events log', () => {
     await reading;
     healthy.close();
     expect(stalled.endReason).toBe('overflow');
-    expect(log.listenerCount('a', 'live')).toBe(0);
+    expect(log.listenerCount({ accountId: 'a', kind: 'live' })).toBe(0);
     expect(ids(got)).toHaveLength(100);
     // What it had queued is still delivered, then the iterator ends: the client reconnects
     // with the last id it saw and loses nothing.
@@ -107,7 +116,7 @@ describe('events log', () => {
   it('a queue that overflows during a multi-page replay skips no id: the replay reads on from the store', async () => {
     const log = createEventsLog({ storeFor: () => store, clock: createManualClock(), highWaterMark: 5 });
     await emitN(log, 1_200); // more than two replay pages
-    const sub = log.subscribe('a', 'live', 0, () => true);
+    const sub = log.subscribe({ accountId: 'a', kind: 'live' }, 0, () => true);
     const it = sub[Symbol.asyncIterator]();
     const got: number[] = [];
     const first = await it.next();
@@ -130,10 +139,10 @@ describe('events log', () => {
   it('a slow reader replaying while emits keep overflowing its queue sees every id once, in order', async () => {
     const log = createEventsLog({ storeFor: () => store, clock: createManualClock(), highWaterMark: 3 });
     await emitN(log, 600);
-    const sub = log.subscribe('a', 'live', 0, () => true);
+    const sub = log.subscribe({ accountId: 'a', kind: 'live' }, 0, () => true);
     const emitting = (async () => {
       for (let i = 0; i < 300; i++) {
-        await log.emit('a', 'live', 'memory', { key: `topic:late${i}`, tier: 'fading' });
+        await log.emit({ accountId: 'a', kind: 'live' }, 'memory', { key: `topic:late${i}`, tier: 'fading' });
         if (i % 7 === 0) await new Promise((r) => setImmediate(r));
       }
     })();
@@ -169,7 +178,7 @@ describe('events log', () => {
       },
     };
     const log = createEventsLog({ storeFor: () => counted, clock: createManualClock() });
-    const sub = log.subscribe('a', 'live', undefined, () => true);
+    const sub = log.subscribe({ accountId: 'a', kind: 'live' }, undefined, () => true);
     const got: number[] = [];
     const reading = (async () => {
       for await (const item of sub) {
@@ -179,7 +188,9 @@ describe('events log', () => {
     })();
     await new Promise((r) => setImmediate(r));
     const emitted = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => log.emitTogether('a', 'live', 'memory', { key: `topic:t${i}`, tier: 'fading' })),
+      Array.from({ length: 10 }, (_, i) =>
+        log.emitTogether({ accountId: 'a', kind: 'live' }, 'memory', { key: `topic:t${i}`, tier: 'fading' }),
+      ),
     );
     expect(emitted.map((e) => [e.id, e.data.key])).toEqual(Array.from({ length: 10 }, (_, i) => [i + 1, `topic:t${i}`]));
     // However the first one's turn fell (alone, or with the rest), the others shared one unit.

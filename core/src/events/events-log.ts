@@ -15,6 +15,7 @@ import type { EventsWake } from '../cluster/cluster-port';
 import { createLocalLocks } from '../concurrency/cluster-locks';
 import { createKeyedLock } from '../concurrency/keyed-lock';
 import { createLockBatches } from '../concurrency/lock-batches';
+import { accountCaller, type Caller } from '../keys/caller';
 import type { StorePort } from '../store/store-port';
 import { createEventPumps } from './event-pumps';
 
@@ -25,6 +26,8 @@ export type EventStore = Pick<
 >;
 
 export type FeedEvent = { id: number; type: EventType; data: Record<string, unknown> };
+/** What `emit` answers: the event, which a live caller's always is; a test key's may be null (see `emit`). */
+export type Announced<C extends Caller> = C['kind'] extends 'live' ? FeedEvent : FeedEvent | null;
 /**
  * What an emit takes after the account and key kind: a type and its payload as the protocol
  * defines it (type → payload), less the `at` the log stamps. A payload that drifts from the
@@ -47,6 +50,8 @@ export type EventsRetention = { maxEvents: number; maxAgeMs: number };
 export const defaultRetention: EventsRetention = { maxEvents: 10_000, maxAgeMs: 7 * 24 * 3600_000 };
 
 const REPLAY_PAGE = 500;
+/** What a test key's writes would announce, and its channel never carries (see `emit`). */
+const NOT_FOR_TEST_KEYS: ReadonlySet<EventType> = new Set(['memory']);
 
 export type EventsLog = ReturnType<typeof createEventsLog>;
 
@@ -69,36 +74,42 @@ export function createEventsLog({
 }) {
   // A channel per account and key kind: test keys' events never reach live streams, nor live
   // events test ones (each kind's ids are a sequence of their own).
-  const channel = (accountId: string, mode: KeyKind) => `${mode}:${accountId}`;
+  const channel = ({ accountId, kind }: Caller) => `${kind}:${accountId}`;
   const listeners = new Map<string, Set<(e: FeedEvent) => void>>();
   const lock = createKeyedLock();
   const deliver = (ch: string, e: FeedEvent) => {
     for (const l of listeners.get(ch) ?? []) l(e);
   };
   const pumps = wake
-    ? createEventPumps({ store: () => storeFor('live'), deliver: (accountId, e) => deliver(channel(accountId, 'live'), e), onError })
+    ? createEventPumps({ store: () => storeFor('live'), deliver: (accountId, e) => deliver(channel(accountCaller(accountId)), e), onError })
     : null;
   const unwake = wake?.subscribe({ wake: (accountId) => pumps?.wake(accountId), resync: () => pumps?.wakeAll() });
   /** Whether this channel's live events come from a pump rather than straight from emit. */
-  const pumped = (mode: KeyKind) => pumps !== null && mode === 'live';
+  const pumped = ({ kind }: Caller) => pumps !== null && kind === 'live';
 
-  async function emit(accountId: string, mode: KeyKind, ...[type, data]: Emitted): Promise<FeedEvent> {
-    const ch = channel(accountId, mode);
+  /**
+   * Appends and announces an event. Answers null for one a test key's channel never carries: a
+   * test key's writes are not broadcast (DESIGN.md), not even on its own stream, which carries
+   * only what its simulated actions lead to (holds, their answers, what the presence says).
+   */
+  async function emit<C extends Caller>(caller: C, ...[type, data]: Emitted): Promise<Announced<C>> {
+    if (caller.kind === 'test' && NOT_FOR_TEST_KEYS.has(type)) return null as Announced<C>;
+    const ch = channel(caller);
     // Append and notify under one lock so listeners see ids in order.
     const event = await lock(ch, async () => {
       const now = clock.now();
-      const stored = await storeFor(mode).appendEvent(accountId, { type, data: { ...data, at: iso(now) }, at: now });
+      const stored = await storeFor(caller.kind).appendEvent(caller.accountId, { type, data: { ...data, at: iso(now) }, at: now });
       const e: FeedEvent = { id: stored.id, type, data: stored.data };
       // Pumped: this server's streams need not wait for the notification's round trip.
-      if (pumped(mode)) pumps?.wake(accountId);
+      if (pumped(caller)) pumps?.wake(caller.accountId);
       else deliver(ch, e);
       return e;
     });
-    if (event.id % 1_000 === 0) void prune(accountId, mode);
+    if (event.id % 1_000 === 0) void prune(caller);
     return event;
   }
 
-  type Queued = { accountId: string; mode: KeyKind; event: Emitted };
+  type Queued = { caller: Caller; event: Emitted };
   /**
    * `emit` for events that may be appended together: what arrives for a channel while its
    * previous batch is being appended goes in the next batch, appended in one unit of work.
@@ -107,9 +118,10 @@ export function createEventsLog({
    * caller's).
    */
   const together = createLockBatches<Queued, FeedEvent>(createLocalLocks(), async (batch) => {
-    const { accountId, mode } = (batch[0] as (typeof batch)[number]).item;
-    const ch = channel(accountId, mode);
-    const store = storeFor(mode);
+    const { caller } = (batch[0] as (typeof batch)[number]).item;
+    const { accountId } = caller;
+    const ch = channel(caller);
+    const store = storeFor(caller.kind);
     const events = await lock(ch, async () => {
       const append = ({ item }: (typeof batch)[number]) => {
         const now = clock.now();
@@ -122,26 +134,26 @@ export function createEventsLog({
           ? [await append(batch[0] as (typeof batch)[number])]
           : await store.atomically(() => Promise.all(batch.map(append)));
       const es = stored.map((e, i): FeedEvent => ({ id: e.id, type: (batch[i] as (typeof batch)[number]).item.event[0], data: e.data }));
-      if (pumped(mode)) pumps?.wake(accountId);
+      if (pumped(caller)) pumps?.wake(accountId);
       else for (const e of [...es].sort((x, y) => x.id - y.id)) deliver(ch, e);
       return es;
     });
     for (const [i, e] of events.entries()) {
       batch[i]?.resolve(e);
-      if (e.id % 1_000 === 0) void prune(accountId, mode);
+      if (e.id % 1_000 === 0) void prune(caller);
     }
   });
 
-  function prune(accountId: string, mode: KeyKind) {
-    return storeFor(mode).pruneEvents(accountId, retention.maxEvents, clock.now() - retention.maxAgeMs);
+  function prune(caller: Caller) {
+    return storeFor(caller.kind).pruneEvents(caller.accountId, retention.maxEvents, clock.now() - retention.maxAgeMs);
   }
 
   /**
    * afterId undefined: live only. A number: replay everything after it, then live.
    * `accept` filters by type (per-scope visibility) without affecting ids.
    */
-  function subscribe(accountId: string, mode: KeyKind, afterId: number | undefined, accept: (t: EventType) => boolean): Subscription {
-    const ch = channel(accountId, mode);
+  function subscribe(caller: Caller, afterId: number | undefined, accept: (t: EventType) => boolean): Subscription {
+    const ch = channel(caller);
     const queue: FeedEvent[] = [];
     let endReason: Subscription['endReason'] = 'open';
     // While replaying, the store is the source of truth and the queue only has to cover what
@@ -175,7 +187,7 @@ export function createEventsLog({
       const set = listeners.get(ch);
       if (!set?.delete(listener) || set.size > 0) return;
       listeners.delete(ch);
-      if (pumped(mode)) pumps?.close(accountId);
+      if (pumped(caller)) pumps?.close(caller.accountId);
     };
     // Listen before replaying: anything appended during the replay is queued, not missed.
     let set = listeners.get(ch);
@@ -185,24 +197,24 @@ export function createEventsLog({
     }
     set.add(listener);
     // The pump learns where it starts before this subscriber reads the store (see open()).
-    const pumpReady = pumped(mode) ? pumps?.open(accountId) : undefined;
+    const pumpReady = pumped(caller) ? pumps?.open(caller.accountId) : undefined;
 
     async function* run(): AsyncGenerator<FeedItem> {
-      const es = storeFor(mode);
+      const es = storeFor(caller.kind);
       if (pumpReady) await pumpReady;
       let last: number;
       if (afterId === undefined) {
-        last = (await es.eventBounds(accountId)).latest;
+        last = (await es.eventBounds(caller.accountId)).latest;
         yield { kind: 'cursor', id: last };
       } else {
         last = afterId;
-        const { oldest } = await es.eventBounds(accountId);
+        const { oldest } = await es.eventBounds(caller.accountId);
         if (oldest !== null && afterId + 1 < oldest) yield { kind: 'gap', oldest_id: oldest };
         for (;;) {
           // Every event appended after this read starts is notified after it, so if nothing
           // was dropped since, the queue holds every id above what the read returns.
           const completeBefore = !dropped;
-          const page = await es.eventsAfter(accountId, last, REPLAY_PAGE);
+          const page = await es.eventsAfter(caller.accountId, last, REPLAY_PAGE);
           for (const s of page) {
             if (endReason === 'closed') return;
             last = s.id;
@@ -249,14 +261,13 @@ export function createEventsLog({
 
   return {
     emit,
-    emitTogether: (accountId: string, mode: KeyKind, ...event: Emitted): Promise<FeedEvent> =>
-      together(channel(accountId, mode), { accountId, mode, event }),
+    emitTogether: (caller: Caller, ...event: Emitted): Promise<FeedEvent> => together(channel(caller), { caller, event }),
     subscribe,
     prune,
     /** Retention by age across accounts (upkeep): one set-based prune of the live store. */
     pruneStale: () => storeFor('live').pruneEventsOlderThan(clock.now() - retention.maxAgeMs),
-    bounds: (accountId: string, mode: KeyKind) => storeFor(mode).eventBounds(accountId),
-    listenerCount: (accountId: string, mode: KeyKind) => listeners.get(channel(accountId, mode))?.size ?? 0,
+    bounds: (caller: Caller) => storeFor(caller.kind).eventBounds(caller.accountId),
+    listenerCount: (caller: Caller) => listeners.get(channel(caller))?.size ?? 0,
     /** Stops listening for other servers' wake-ups. */
     close() {
       unwake?.();

@@ -25,23 +25,23 @@ const { timeout_s: _, ...heldWithoutTimeout } = held;
 /** Never called: the compiler is the one that reads it. */
 function wrongEmits(log: EventsLog) {
   // @ts-expect-error a renamed field: tx's `hash` is not `tx_hash`
-  void log.emit('a', 'live', 'tx', { tx_hash: '0x01', block: 7, intent });
+  void log.emit({ accountId: 'a', kind: 'live' }, 'tx', { tx_hash: '0x01', block: 7, intent });
   // @ts-expect-error a field of the wrong type: a block number is a number
-  void log.emit('a', 'live', 'tx', { ...tx, block: '7' });
+  void log.emit({ accountId: 'a', kind: 'live' }, 'tx', { ...tx, block: '7' });
   // @ts-expect-error a nested field renamed: the intent's `summary`
-  void log.emit('a', 'live', 'tx', { ...tx, intent: { id: 'in_1', text: 'x', amount: '1 USDC', source: 'api' } });
+  void log.emit({ accountId: 'a', kind: 'live' }, 'tx', { ...tx, intent: { id: 'in_1', text: 'x', amount: '1 USDC', source: 'api' } });
   // @ts-expect-error a missing field: needs_confirm carries timeout_s
-  void log.emit('a', 'live', 'needs_confirm', heldWithoutTimeout);
+  void log.emit({ accountId: 'a', kind: 'live' }, 'needs_confirm', heldWithoutTimeout);
   // @ts-expect-error a field the schema lacks
-  void log.emit('a', 'live', 'message', { text: 'hi', cause: 'turn', mood: 'glad' });
+  void log.emit({ accountId: 'a', kind: 'live' }, 'message', { text: 'hi', cause: 'turn', mood: 'glad' });
   // @ts-expect-error another type's payload: a memory event is a key and a tier
-  void log.emit('a', 'live', 'memory', { text: 'hi', cause: 'turn' });
+  void log.emit({ accountId: 'a', kind: 'live' }, 'memory', { text: 'hi', cause: 'turn' });
   // @ts-expect-error a value outside the schema's enum
-  void log.emit('a', 'live', 'confirm', { confirm_id: 'cf_1', intent_id: 'in_1', status: 'approved' });
+  void log.emit({ accountId: 'a', kind: 'live' }, 'confirm', { confirm_id: 'cf_1', intent_id: 'in_1', status: 'approved' });
   // @ts-expect-error the log stamps `at`; an emit does not give it
-  void log.emit('a', 'live', 'memory', { key: 'topic:x', tier: 'fading', at: '2025-01-01T00:00:00.000Z' });
+  void log.emit({ accountId: 'a', kind: 'live' }, 'memory', { key: 'topic:x', tier: 'fading', at: '2025-01-01T00:00:00.000Z' });
   // @ts-expect-error a type the protocol does not define
-  void log.emit('a', 'live', 'gap', { oldest_id: 1 });
+  void log.emit({ accountId: 'a', kind: 'live' }, 'gap', { oldest_id: 1 });
 }
 
 it('takes, for each type, the protocol payload less `at`', () => {

@@ -46,11 +46,11 @@ describe('idempotency', () => {
 
   it('replays for 24 h, then runs again; upkeep drops the expired answer from disk', async () => {
     const idem = createIdempotency({ storeFor: () => store, leasesFor: () => createMemoryLeases(), clock });
-    await proceed(await idem.claim('a', 'live', 'k1', 'fp')).complete(ok);
+    await proceed(await idem.claim({ accountId: 'a', kind: 'live' }, 'k1', 'fp')).complete(ok);
     clock.advance(IDEMPOTENCY_RETENTION_MS - 1);
-    expect(await idem.claim('a', 'live', 'k1', 'fp')).toEqual({ kind: 'replay', answer: expect.objectContaining(ok) });
+    expect(await idem.claim({ accountId: 'a', kind: 'live' }, 'k1', 'fp')).toEqual({ kind: 'replay', answer: expect.objectContaining(ok) });
     clock.advance(1);
-    const again = proceed(await idem.claim('a', 'live', 'k1', 'fp'));
+    const again = proceed(await idem.claim({ accountId: 'a', kind: 'live' }, 'k1', 'fp'));
     again.abandon();
     clock.advance(1);
     expect(await idem.prune()).toBe(1);
@@ -61,13 +61,13 @@ describe('idempotency', () => {
     expect(isFinalAnswer(inProgress)).toBe(false);
     expect(isFinalAnswer({ ...inProgress, body: JSON.stringify({ type: 'policy_block', status: 409 }) })).toBe(true);
     const idem = createIdempotency({ storeFor: () => store, leasesFor: () => createMemoryLeases(), clock });
-    const first = proceed(await idem.claim('a', 'live', 'k2', 'fp'));
+    const first = proceed(await idem.claim({ accountId: 'a', kind: 'live' }, 'k2', 'fp'));
     // A duplicate waiting on the first is released to run itself, not handed the 409.
-    const waiting = idem.claim('a', 'live', 'k2', 'fp');
+    const waiting = idem.claim({ accountId: 'a', kind: 'live' }, 'k2', 'fp');
     await first.complete(inProgress);
     const second = proceed(await waiting);
     await second.complete(ok);
-    expect(await idem.claim('a', 'live', 'k2', 'fp')).toEqual({ kind: 'replay', answer: expect.objectContaining(ok) });
+    expect(await idem.claim({ accountId: 'a', kind: 'live' }, 'k2', 'fp')).toEqual({ kind: 'replay', answer: expect.objectContaining(ok) });
   });
 });
 
@@ -103,10 +103,10 @@ describe('idempotency across servers sharing a store', () => {
     const clock = createManualClock();
     const a = serverOn('A', clock);
     const b = serverOn('B', clock);
-    const first = proceed(await a.claim('a', 'live', 'k', 'f'));
+    const first = proceed(await a.claim({ accountId: 'a', kind: 'live' }, 'k', 'f'));
     const asked = claimsOf('B');
     let twinSettled = false;
-    const twin = b.claim('a', 'live', 'k', 'f').finally(() => {
+    const twin = b.claim({ accountId: 'a', kind: 'live' }, 'k', 'f').finally(() => {
       twinSettled = true;
     });
     // The twin polls the store and is still waiting while the first runs: it has asked twice
@@ -117,7 +117,7 @@ describe('idempotency across servers sharing a store', () => {
     await first.complete(ok);
     expect(await twin).toEqual({ kind: 'replay', answer: expect.objectContaining({ status: 200, body: ok.body }) });
     // A different request under the key on the other server is a mismatch, as on one.
-    await expect(b.claim('a', 'live', 'k', 'other')).rejects.toMatchObject({ type: 'idempotency_mismatch' });
+    await expect(b.claim({ accountId: 'a', kind: 'live' }, 'k', 'other')).rejects.toMatchObject({ type: 'idempotency_mismatch' });
   });
 
   it("the first finishes on another server between the twin's read and its claim: the twin replays, it does not run again", async () => {
@@ -129,10 +129,10 @@ describe('idempotency across servers sharing a store', () => {
     store.getIdempotencyRecord = async (...args) => {
       const seen = await read(...args);
       store.getIdempotencyRecord = read;
-      await proceed(await a.claim('a', 'live', 'k', 'f')).complete(ok);
+      await proceed(await a.claim({ accountId: 'a', kind: 'live' }, 'k', 'f')).complete(ok);
       return seen;
     };
-    expect(await b.claim('a', 'live', 'k', 'f')).toEqual({
+    expect(await b.claim({ accountId: 'a', kind: 'live' }, 'k', 'f')).toEqual({
       kind: 'replay',
       answer: expect.objectContaining({ status: 200, body: ok.body }),
     });
@@ -140,18 +140,22 @@ describe('idempotency across servers sharing a store', () => {
 
   it('a different request under a key running elsewhere is a mismatch at once', async () => {
     const clock = createManualClock();
-    proceed(await serverOn('A', clock).claim('a', 'live', 'k', 'f'));
-    await expect(serverOn('B', clock).claim('a', 'live', 'k', 'g')).rejects.toMatchObject({ type: 'idempotency_mismatch' });
+    proceed(await serverOn('A', clock).claim({ accountId: 'a', kind: 'live' }, 'k', 'f'));
+    await expect(serverOn('B', clock).claim({ accountId: 'a', kind: 'live' }, 'k', 'g')).rejects.toMatchObject({
+      type: 'idempotency_mismatch',
+    });
   });
 
   it('the first server dies mid-request (no renewal, no answer): its lease ends and the twin runs', async () => {
     const clock = createManualClock();
     // A never renews (it "died"); its claim holds for the lease only.
-    proceed(await serverOn('A', clock, { leaseMs: 10_000, renewMs: 3_600_000, pollMs: 5 }).claim('a', 'live', 'k', 'f'));
+    proceed(
+      await serverOn('A', clock, { leaseMs: 10_000, renewMs: 3_600_000, pollMs: 5 }).claim({ accountId: 'a', kind: 'live' }, 'k', 'f'),
+    );
     const b = serverOn('B', clock);
     const asked = claimsOf('B');
     let ran = false;
-    const twin = b.claim('a', 'live', 'k', 'f').then((c) => {
+    const twin = b.claim({ accountId: 'a', kind: 'live' }, 'k', 'f').then((c) => {
       ran = true;
       return c;
     });

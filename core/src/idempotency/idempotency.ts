@@ -16,6 +16,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { KeyKind } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { PresenceError } from '../errors/presence-error';
+import type { Caller } from '../keys/caller';
 import type { IdempotencyRecord } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
 import type { IdempotencyLeases } from './idempotency-leases';
@@ -86,8 +87,8 @@ export function createIdempotency({
   type InFlight = { fingerprint: string; done: Promise<StoredAnswer | null> };
   const inFlight = new Map<string, InFlight>();
 
-  const read = async (accountId: string, mode: KeyKind, key: string) => {
-    const r = await storeFor(mode).getIdempotencyRecord(accountId, key);
+  const read = async (caller: Caller, key: string) => {
+    const r = await storeFor(caller.kind).getIdempotencyRecord(caller.accountId, key);
     return r && r.created_at > clock.now() - IDEMPOTENCY_RETENTION_MS ? r : null;
   };
 
@@ -97,9 +98,9 @@ export function createIdempotency({
   const mismatch = (key: string) =>
     new PresenceError('idempotency_mismatch', `Idempotency-Key ${key} was already used for a different request; use a new key`);
 
-  async function claim(accountId: string, mode: KeyKind, key: string, fingerprint: string): Promise<IdempotencyClaim> {
+  async function claim(caller: Caller, key: string, fingerprint: string): Promise<IdempotencyClaim> {
     checkIdempotencyKey(key);
-    const slot = `${mode}:${accountId}:${key}`;
+    const slot = `${caller.kind}:${caller.accountId}:${key}`;
     for (;;) {
       const running = inFlight.get(slot);
       if (running) {
@@ -123,7 +124,7 @@ export function createIdempotency({
       inFlight.set(slot, entry);
       let stored: IdempotencyRecord | null;
       try {
-        stored = await read(accountId, mode, key);
+        stored = await read(caller, key);
       } catch (e) {
         inFlight.delete(slot);
         settle(null);
@@ -131,7 +132,7 @@ export function createIdempotency({
       }
       if (!stored) {
         try {
-          stored = await claimInStore(accountId, mode, key, fingerprint);
+          stored = await claimInStore(caller, key, fingerprint);
         } catch (e) {
           inFlight.delete(slot);
           settle(null);
@@ -144,16 +145,16 @@ export function createIdempotency({
         if (stored.fingerprint !== fingerprint) throw mismatch(key);
         return { kind: 'replay', answer: stored };
       }
-      const leases = leasesFor(mode);
+      const leases = leasesFor(caller.kind);
       // Renewed while the handler runs; a lease lost meanwhile (this server stalled past it)
       // changes nothing here: the action below is durable and the answer is stored either way.
       const renewal = setInterval(() => {
-        leases.renew(accountId, key, owner, clock.now() + timing.leaseMs).catch(() => undefined);
+        leases.renew(caller.accountId, key, owner, clock.now() + timing.leaseMs).catch(() => undefined);
       }, timing.renewMs);
       renewal.unref();
       const release = () => {
         clearInterval(renewal);
-        return leases.release(accountId, key, owner);
+        return leases.release(caller.accountId, key, owner);
       };
       let finished = false;
       return {
@@ -164,7 +165,7 @@ export function createIdempotency({
           try {
             if (isFinalAnswer(answer)) {
               const record: IdempotencyRecord = { key, fingerprint, ...answer, created_at: clock.now() };
-              await storeFor(mode).putIdempotencyRecord(accountId, record);
+              await storeFor(caller.kind).putIdempotencyRecord(caller.accountId, record);
               settle(answer);
             } else settle(null);
           } catch (e) {
@@ -192,18 +193,18 @@ export function createIdempotency({
    * Takes the store's claim on the key (answers null), or waits for the server holding it and
    * answers its stored answer. A holder that stops renewing is taken over once its lease ends.
    */
-  async function claimInStore(accountId: string, mode: KeyKind, key: string, fingerprint: string): Promise<IdempotencyRecord | null> {
-    const leases = leasesFor(mode);
+  async function claimInStore(caller: Caller, key: string, fingerprint: string): Promise<IdempotencyRecord | null> {
+    const leases = leasesFor(caller.kind);
     const giveUpAt = Date.now() + WAIT_FOR_FIRST_MS;
     for (;;) {
       const now = clock.now();
-      const held = await leases.claim(accountId, key, { owner, fingerprint, expires_at: now + timing.leaseMs }, now);
+      const held = await leases.claim(caller.accountId, key, { owner, fingerprint, expires_at: now + timing.leaseMs }, now);
       if (held.owner === owner) {
         // Read again once the claim is ours: the first may have finished on another server
         // after our read and before our claim (it stores its answer, then releases the key).
-        const stored = await read(accountId, mode, key);
+        const stored = await read(caller, key);
         if (!stored) return null;
-        await leases.release(accountId, key, owner).catch(() => undefined);
+        await leases.release(caller.accountId, key, owner).catch(() => undefined);
         return stored;
       }
       if (held.fingerprint !== fingerprint) throw mismatch(key);
@@ -211,7 +212,7 @@ export function createIdempotency({
         throw stillRunning(key);
       }
       await new Promise((r) => setTimeout(r, timing.pollMs));
-      const stored = await read(accountId, mode, key);
+      const stored = await read(caller, key);
       if (stored) return stored;
     }
   }

@@ -24,12 +24,12 @@ afterAll(async () => {
 const HOLDING: Partial<PolicyDocument> = { confirm_over: '1 USD', confirm_timeout_s: 300 };
 /** A held intent (about 6 USD) of `accountId`. */
 async function hold(accountId: string, mode: KeyKind = 'live', text = 'wrap 0.002 ETH') {
-  const r: IntentResult = await t.wallet.pipeline.submit({ accountId, mode, text, source: 'api' });
+  const r: IntentResult = await t.wallet.pipeline.submit({ caller: { accountId, kind: mode }, text, source: 'api' });
   if (r.status !== 'needs_confirm') throw new Error(`expected a hold, got ${JSON.stringify(r)}`);
   return r;
 }
 const answer = (accountId: string, confirmId: string, approve: boolean, mode: KeyKind = 'live') =>
-  t.wallet.confirmations.answer(accountId, mode, confirmId, approve);
+  t.wallet.confirmations.answer({ accountId: accountId, kind: mode }, confirmId, approve);
 const confirms = async (accountId: string, mode: KeyKind = 'live') =>
   (await t.events(accountId, mode, 'confirm')).map((e) => e.data.status);
 const stateOf = async (accountId: string, intentId: string, mode: KeyKind = 'live') =>
@@ -59,7 +59,7 @@ describe('approve', () => {
     expect(await confirms(a.id)).toEqual(['executed']);
     await expect(answer(a.id, h.confirm_id, false)).rejects.toMatchObject({ type: 'confirm_resolved' });
     off();
-    expect(resolutions.map((x) => [x.status, x.mode, x.tx])).toEqual([['executed', 'live', r.tx]]);
+    expect(resolutions.map((x) => [x.status, x.caller.kind, x.tx])).toEqual([['executed', 'live', r.tx]]);
     expect(await t.mined(a.address)).toBe(mined + 1);
   });
 
@@ -77,12 +77,12 @@ describe('approve', () => {
     const a = await t.account('regate', HOLDING);
     const h = await hold(a.id);
     const quoted = (await t.core.store.getIntent(a.id, h.intent_id))?.quote_block as number;
-    await t.core.policies.put(a.id, 'live', { ...OPEN_POLICY, ...HOLDING, per_tx_cap: '2 USD' });
+    await t.core.policies.put({ accountId: a.id, kind: 'live' }, { ...OPEN_POLICY, ...HOLDING, per_tx_cap: '2 USD' });
     await expect(answer(a.id, h.confirm_id, true)).rejects.toMatchObject({ type: 'policy_block', extra: { rule: 'per_tx_cap' } });
     expect(await stateOf(a.id, h.intent_id)).toBe('held');
     expect(await confirms(a.id)).toEqual([]);
     await t.devnet.fund('0x000000000000000000000000000000000000c0de'); // a block passes
-    await t.core.policies.put(a.id, 'live', { ...OPEN_POLICY, ...HOLDING });
+    await t.core.policies.put({ accountId: a.id, kind: 'live' }, { ...OPEN_POLICY, ...HOLDING });
     executed(await answer(a.id, h.confirm_id, true));
     expect((await t.core.store.getIntent(a.id, h.intent_id))?.quote_block).toBeGreaterThan(quoted);
   });
@@ -154,7 +154,7 @@ describe('expiry', () => {
     clock.advance(60_000);
     const late = await hold(a.id);
     clock.set(Date.parse(early.expires_at));
-    const listed = await t.wallet.confirmations.list(a.id, 'live');
+    const listed = await t.wallet.confirmations.list({ accountId: a.id, kind: 'live' });
     expect(listed.map((c) => [c.confirm_id, c.status])).toEqual([
       [early.confirm_id, 'expired'],
       [late.confirm_id, 'held'],
@@ -169,7 +169,9 @@ describe('expiry', () => {
     expect((await t.events(a.id, 'live', 'confirm')).map((e) => [e.data.confirm_id, e.data.status])).toEqual([
       [early.confirm_id, 'expired'],
     ]);
-    expect((await t.wallet.confirmations.list(a.id, 'live', 'held')).map((c) => c.confirm_id)).toEqual([late.confirm_id]);
+    expect((await t.wallet.confirmations.list({ accountId: a.id, kind: 'live' }, 'held')).map((c) => c.confirm_id)).toEqual([
+      late.confirm_id,
+    ]);
     await expect(answer(a.id, early.confirm_id, true)).rejects.toMatchObject({ type: 'confirm_expired' });
     executed(await answer(a.id, late.confirm_id, true));
   });

@@ -8,12 +8,14 @@ import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import { notFound, PresenceError } from '../errors/presence-error';
 import type { EventsLog } from '../events/events-log';
+import type { Caller } from '../keys/caller';
 import type { IntentRecord } from '../store/documents';
 import type { IntentPipeline } from './intent-pipeline';
 
 export type Resolution = {
   record: IntentRecord;
-  mode: KeyKind;
+  /** Whose answer (or silence) it was: the account, through a key of this kind. */
+  caller: Caller;
   status: 'executed' | 'denied' | 'expired' | 'failed';
   tx?: string;
   block?: number;
@@ -25,7 +27,7 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
   const listeners = new Set<(r: Resolution) => Promise<void> | void>();
 
   async function resolved(r: Resolution) {
-    await events.emit(r.record.account_id, r.mode, 'confirm', {
+    await events.emit(r.caller, 'confirm', {
       confirm_id: r.record.confirm_id as string,
       intent_id: r.record.id,
       status: r.status,
@@ -35,9 +37,11 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
     for (const l of listeners) await l(r);
   }
 
-  async function expire(r: IntentRecord, mode: KeyKind) {
-    const next = await pipeline.storeFor(mode).transitionIntent(r.account_id, r.id, ['held'], 'expired', { updated_at: clock.now() });
-    if (next) await resolved({ record: next, mode, status: 'expired' });
+  async function expire(r: IntentRecord, caller: Caller) {
+    const next = await pipeline
+      .storeFor(caller.kind)
+      .transitionIntent(r.account_id, r.id, ['held'], 'expired', { updated_at: clock.now() });
+    if (next) await resolved({ record: next, caller, status: 'expired' });
   }
 
   const expiredError = (id: string) =>
@@ -45,37 +49,37 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
   const resolvedError = (id: string, state: string) =>
     new PresenceError('confirm_resolved', `confirmation ${id} was already resolved (${state}); it cannot be answered differently now`);
 
-  async function answer(accountId: string, mode: KeyKind, confirmId: string, approve: boolean): Promise<ConfirmResult> {
-    const istore = pipeline.storeFor(mode);
+  async function answer(caller: Caller, confirmId: string, approve: boolean): Promise<ConfirmResult> {
+    const istore = pipeline.storeFor(caller.kind);
     for (;;) {
-      const r = await istore.findIntentByConfirmId(accountId, confirmId);
+      const r = await istore.findIntentByConfirmId(caller.accountId, confirmId);
       if (!r) throw notFound(`no confirmation ${confirmId}`);
       const executed = (x: IntentRecord): ConfirmResult => ({
         confirm_id: confirmId,
         status: 'executed',
         tx: x.txs.at(-1)?.hash as string,
         block: x.block as number,
-        ...pipeline.answerOf(mode),
+        ...pipeline.answerOf(caller),
       });
       switch (r.state) {
         case 'held': {
           if (clock.now() >= (r.expires_at as number)) {
-            await expire(r, mode);
+            await expire(r, caller);
             throw expiredError(confirmId);
           }
           if (!approve) {
-            const denied = await istore.transitionIntent(accountId, r.id, ['held'], 'denied', { updated_at: clock.now() });
+            const denied = await istore.transitionIntent(caller.accountId, r.id, ['held'], 'denied', { updated_at: clock.now() });
             if (!denied) continue; // answered concurrently: read again
-            await resolved({ record: denied, mode, status: 'denied' });
+            await resolved({ record: denied, caller, status: 'denied' });
             return { confirm_id: confirmId, status: 'denied' };
           }
           // Throws policy_block when the policy now forbids it; the hold stays until it expires.
           // The claim happens inside the gate lock, so the spend it reserves is counted by the
           // next gate (see replan); expiry is asked again there, as the lock may have waited.
-          const claimed = await pipeline.replan(r, mode, (plan) =>
+          const claimed = await pipeline.replan(r, caller, (plan) =>
             clock.now() >= (r.expires_at as number)
               ? Promise.resolve(null)
-              : istore.transitionIntent(accountId, r.id, ['held'], 'executing', {
+              : istore.transitionIntent(caller.accountId, r.id, ['held'], 'executing', {
                   summary: plan.summary,
                   amount: plan.amount,
                   value_usd: plan.valueUsd.toString(),
@@ -87,7 +91,7 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
           if (!claimed) continue;
           // A chain outage before signing puts the hold back, to be approved again in time.
           // The outcome is announced by the pipeline's listener below.
-          const done = await pipeline.execute(mode, claimed);
+          const done = await pipeline.execute(caller, claimed);
           return executed({ ...done.record, block: done.block });
         }
         case 'executing':
@@ -96,11 +100,11 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
           // Another answer is executing it (or an outage interrupted it): wait for that drive
           // or resume it; either way the loop then reads the outcome.
           try {
-            await pipeline.resume(mode, r);
+            await pipeline.resume(caller, r);
           } catch (e) {
             // Still unfinished after our own attempt: the outage is the answer. Otherwise it
             // moved on (done, failed, or back to held) and the loop reads where it went.
-            const after = await istore.getIntent(accountId, r.id);
+            const after = await istore.getIntent(caller.accountId, r.id);
             if (after?.state === 'executing' || after?.state === 'signed') throw e;
           }
           continue;
@@ -123,8 +127,8 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
   pipeline.onOutcome((o) => {
     if (!o.record.confirm_id) return;
     return o.status === 'done'
-      ? resolved({ record: o.record, mode: o.mode, status: 'executed', tx: o.hash, block: o.block })
-      : resolved({ record: o.record, mode: o.mode, status: 'failed' });
+      ? resolved({ record: o.record, caller: o.caller, status: 'executed', tx: o.hash, block: o.block })
+      : resolved({ record: o.record, caller: o.caller, status: 'failed' });
   });
 
   const statusOf = (s: IntentRecord['state']): ConfirmationView['status'] =>
@@ -132,9 +136,9 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
 
   return {
     answer,
-    async list(accountId: string, mode: KeyKind, status?: string): Promise<ConfirmationView[]> {
+    async list(caller: Caller, status?: string): Promise<ConfirmationView[]> {
       const now = clock.now();
-      const all = (await pipeline.storeFor(mode).listIntents(accountId)).filter((r) => r.confirm_id !== null);
+      const all = (await pipeline.storeFor(caller.kind).listIntents(caller.accountId)).filter((r) => r.confirm_id !== null);
       return all
         .map((r) => ({
           confirm_id: r.confirm_id as string,
@@ -157,7 +161,7 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
       let n = 0;
       for (const mode of KeyKind.options) {
         for (const r of await pipeline.storeFor(mode).dueHolds(now)) {
-          await expire(r, mode);
+          await expire(r, { accountId: r.account_id, kind: mode });
           n++;
         }
       }

@@ -184,7 +184,9 @@ describe('what an outage left behind (wallet domain)', () => {
     const a = await t.account('stranded');
     const mined = await t.mined(a.address);
     t.failNth('sendRaw');
-    await expect(t.wallet.pipeline.submit({ accountId: a.id, mode: 'live', text: 'wrap 0.001 ETH', source: 'api' })).rejects.toMatchObject({
+    await expect(
+      t.wallet.pipeline.submit({ caller: { accountId: a.id, kind: 'live' }, text: 'wrap 0.001 ETH', source: 'api' }),
+    ).rejects.toMatchObject({
       type: 'chain_unavailable',
     });
     t.restore();
@@ -213,7 +215,7 @@ describe('what an outage left behind (wallet domain)', () => {
       return realSend(raw);
     };
     try {
-      const submitted = t.wallet.pipeline.submit({ accountId: a.id, mode: 'live', text: 'wrap 0.001 ETH', source: 'api' });
+      const submitted = t.wallet.pipeline.submit({ caller: { accountId: a.id, kind: 'live' }, text: 'wrap 0.001 ETH', source: 'api' });
       await inside;
       clock.advance(120_000);
       expect(await t.wallet.resumeStranded()).toBe(0);

@@ -263,7 +263,7 @@ export function createIntentExecutor({
    */
   async function release(store: IntentStore, r: IntentRecord, reason: string) {
     const stored = await store.getIntent(r.account_id, r.id);
-    if (!stored || stored.state !== 'executing' || stored.txs.length > 0) return;
+    if (stored?.state !== 'executing' || stored.txs.length > 0) return;
     if (stored.confirm_id) {
       await store.transitionIntent(r.account_id, r.id, ['executing'], 'held', { updated_at: clock.now() });
       return;

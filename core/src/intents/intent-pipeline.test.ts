@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 const submit = (accountId: string, text: string, o: { key?: string; mode?: KeyKind } = {}) =>
-  t.wallet.pipeline.submit({ accountId, mode: o.mode ?? 'live', text, source: 'api', idempotencyKey: o.key ?? null });
+  t.wallet.pipeline.submit({ caller: { accountId, kind: o.mode ?? 'live' }, text, source: 'api', idempotencyKey: o.key ?? null });
 const intents = (accountId: string, mode: KeyKind = 'live') => t.core.storeFor(mode).listIntents(accountId);
 const wethOf = async (address: Address) => {
   const b = await t.chain.balances(address);
@@ -59,7 +59,7 @@ describe('the gate', () => {
     expect(BigInt(record?.value_usd ?? 0)).toBeGreaterThan(0n);
     const txs = await t.events(a.id, 'live', 'tx');
     expect(txs.map((e) => [e.data.hash, (e.data.intent as { id: string }).id])).toEqual([[r.tx, r.intent_id]]);
-    expect(outcomes.map((o) => [o.status, o.mode, o.record.id])).toEqual([['done', 'live', r.intent_id]]);
+    expect(outcomes.map((o) => [o.status, o.caller.kind, o.record.id])).toEqual([['done', 'live', r.intent_id]]);
   });
 
   it('over confirm_over and under per_tx_cap: held with a confirm id and a deadline, nothing signed', async () => {
@@ -119,13 +119,13 @@ describe('the daily cap', () => {
   it('adds up the day’s spends and blocks the one that would pass it; the next UTC day starts afresh', async () => {
     const a = await t.account('daily', { daily_cap: '10 USD' });
     done(await submit(a.id, 'wrap 0.002 ETH')); // ~6 USD
-    const spent = await t.wallet.pipeline.spentToday(a.id, 'live');
+    const spent = await t.wallet.pipeline.spentToday({ accountId: a.id, kind: 'live' });
     expect(spent).toBe(BigInt((await intents(a.id))[0]?.value_usd ?? -1));
     const over = submit(a.id, 'wrap 0.0015 ETH'); // ~4.5 USD more
     await expect(over).rejects.toMatchObject({ type: 'policy_block', extra: { rule: 'daily_cap' } });
-    expect(await t.wallet.pipeline.spentToday(a.id, 'live')).toBe(spent);
+    expect(await t.wallet.pipeline.spentToday({ accountId: a.id, kind: 'live' })).toBe(spent);
     clock.set(Math.floor(clock.now() / DAY_MS) * DAY_MS + DAY_MS);
-    expect(await t.wallet.pipeline.spentToday(a.id, 'live')).toBe(0n);
+    expect(await t.wallet.pipeline.spentToday({ accountId: a.id, kind: 'live' })).toBe(0n);
     expect((await submit(a.id, 'wrap 0.0015 ETH')).status).toBe('done');
   });
 
@@ -134,7 +134,7 @@ describe('the daily cap', () => {
     held(await submit(a.id, 'wrap 0.002 ETH'));
     held(await submit(a.id, 'wrap 0.002 ETH'));
     held(await submit(a.id, 'wrap 0.002 ETH'));
-    expect(await t.wallet.pipeline.spentToday(a.id, 'live')).toBe(0n);
+    expect(await t.wallet.pipeline.spentToday({ accountId: a.id, kind: 'live' })).toBe(0n);
   });
 
   it('two intents gated at the same moment cannot both squeeze under it', async () => {
@@ -184,7 +184,7 @@ describe('an Idempotency-Key', () => {
     const [failed] = await intents(a.id);
     expect(failed).toMatchObject({ state: 'failed', idempotency_key: null, txs: [] });
     expect(failed?.error).toMatch(/nothing was sent/);
-    expect(await t.wallet.pipeline.spentToday(a.id, 'live')).toBe(0n);
+    expect(await t.wallet.pipeline.spentToday({ accountId: a.id, kind: 'live' })).toBe(0n);
     const retry = done(await submit(a.id, 'wrap 0.001 ETH', { key: 'r-1' }));
     expect(retry.intent_id).not.toBe(failed?.id);
     expect(await t.mined(a.address)).toBe(mined + 1);
@@ -200,7 +200,7 @@ describe('an Idempotency-Key', () => {
     expect(signed?.txs).toHaveLength(1);
     expect(await t.mined(a.address)).toBe(mined);
     // In flight, it counts against the cap already.
-    expect(await t.wallet.pipeline.spentToday(a.id, 'live')).toBe(BigInt(signed?.value_usd ?? -1));
+    expect(await t.wallet.pipeline.spentToday({ accountId: a.id, kind: 'live' })).toBe(BigInt(signed?.value_usd ?? -1));
     t.restore();
     const retry = done(await submit(a.id, 'wrap 0.001 ETH', { key: 's-1' }));
     expect(retry).toMatchObject({ intent_id: signed?.id, tx: signed?.txs[0]?.hash });
@@ -227,10 +227,10 @@ describe('a test key', () => {
     expect(record?.txs).toEqual([{ hash: r.tx, raw: '', nonce: -1, label: 'simulated' }]);
     expect(await t.chain.getTransaction(r.tx as `0x${string}`)).toBeNull();
     expect(await t.mined(a.address)).toBe(mined);
-    expect(await t.wallet.pipeline.spentToday(a.id, 'live')).toBe(0n);
-    expect(await t.wallet.pipeline.spentToday(a.id, 'test')).toBe(BigInt(record?.value_usd ?? -1));
+    expect(await t.wallet.pipeline.spentToday({ accountId: a.id, kind: 'live' })).toBe(0n);
+    expect(await t.wallet.pipeline.spentToday({ accountId: a.id, kind: 'test' })).toBe(BigInt(record?.value_usd ?? -1));
     expect(await t.events(a.id, 'live')).toEqual([]);
-    expect(outcomes.map((o) => [o.status, o.mode])).toEqual([['done', 'test']]);
+    expect(outcomes.map((o) => [o.status, o.caller.kind])).toEqual([['done', 'test']]);
     // The same key in the overlay is the same rehearsal; live, it is a new intent.
     expect(await submit(a.id, 'wrap 0.001 ETH', { mode: 'test', key: 't-1' })).toEqual(r);
     expect(done(await submit(a.id, 'wrap 0.001 ETH', { key: 't-1' })).intent_id).not.toBe(r.intent_id);
@@ -250,17 +250,20 @@ describe('withdraw', () => {
   it('reaches only an allowlisted address, and no cap applies to it', async () => {
     const to = '0x00000000000000000000000000000000000beef1' as Address;
     const a = await t.account('withdraw', { per_tx_cap: '1 USD', daily_cap: '1 USD' });
-    const withdraw = () => t.wallet.pipeline.withdraw({ accountId: a.id, mode: 'live', to, amount: '0.01 ETH' });
+    const withdraw = () => t.wallet.pipeline.withdraw({ caller: { accountId: a.id, kind: 'live' }, to, amount: '0.01 ETH' });
     await expect(withdraw()).rejects.toMatchObject({ type: 'policy_block', extra: { rule: 'withdraw_allowlist' } });
-    await t.core.policies.put(a.id, 'live', {
-      per_tx_cap: '1 USD',
-      confirm_over: '1 USD',
-      daily_cap: '1 USD',
-      deny: [],
-      withdraw_allowlist: [to],
-      max_slippage_bps: 100,
-      confirm_timeout_s: 600,
-    });
+    await t.core.policies.put(
+      { accountId: a.id, kind: 'live' },
+      {
+        per_tx_cap: '1 USD',
+        confirm_over: '1 USD',
+        daily_cap: '1 USD',
+        deny: [],
+        withdraw_allowlist: [to],
+        max_slippage_bps: 100,
+        confirm_timeout_s: 600,
+      },
+    );
     const before = (await t.chain.balances(to)).eth;
     const r = done(await withdraw());
     expect((await t.chain.balances(to)).eth - before).toBe(parseEther('0.01'));

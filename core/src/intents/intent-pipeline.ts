@@ -14,6 +14,7 @@ import { iso } from '../clock/clock';
 import { type ClusterLocks, createLocalLocks } from '../concurrency/cluster-locks';
 import { PresenceError } from '../errors/presence-error';
 import type { EventsLog } from '../events/events-log';
+import { accountCaller, type Caller } from '../keys/caller';
 import { randomBase62 } from '../keys/key-secret';
 import type { CoreMetrics } from '../metrics/core-metrics';
 import type { GateAction } from '../policy/policy-gate';
@@ -27,8 +28,7 @@ import { capInUsd, type Plan, planIntent } from './intent-planner';
 import { createSpendGate, type Decision } from './spend-gate';
 
 export type Submission = {
-  accountId: string;
-  mode: KeyKind;
+  caller: Caller;
   text: string;
   source: IntentRecord['source'];
   idempotencyKey?: string | null;
@@ -48,7 +48,7 @@ export type IntentTiming = { intent_id: string; start: number; quoted: number; g
 type Marks = Partial<IntentTiming>;
 
 /** A final outcome of an intent of either key kind (see `onOutcome`). */
-export type KindOutcome = Outcome & { mode: KeyKind };
+export type KindOutcome = Outcome & { caller: Caller };
 
 /** How an intent in `executing` is carried out for one key kind. */
 type Lane = {
@@ -80,18 +80,18 @@ export function createIntentPipeline(deps: {
   const timingListeners = new Set<(t: IntentTiming) => void>();
   const outcomeListeners = new Set<(o: KindOutcome) => Promise<void> | void>();
   const publish = async (o: KindOutcome) => {
-    metrics?.intent?.(o.status, o.mode);
+    metrics?.intent?.(o.status, o.caller.kind);
     for (const l of outcomeListeners) await l(o);
   };
   /** Simulations under way, by intent id: what a retry or a second approval waits for. */
   const rehearsals = new Map<string, Promise<Executed>>();
 
   /** Plans at the current block: reads only, so it runs outside the gate's lock. */
-  async function planFor(accountId: string, mode: KeyKind, parsed: ParsedIntent, kind?: 'withdraw', marks?: Marks) {
+  async function planFor(caller: Caller, parsed: ParsedIntent, kind?: 'withdraw', marks?: Marks) {
     // The wallet first: on the devnet a new wallet is funded on first use, and a snapshot taken
     // alongside would predate the funding, so the plan would see an empty wallet.
-    const owner = await wallets.address(accountId);
-    const [snapshot, policy] = await Promise.all([market.snapshot(), policies.get(accountId, mode)]);
+    const owner = await wallets.address(caller.accountId);
+    const [snapshot, policy] = await Promise.all([market.snapshot(), policies.get(caller)]);
     const plan = await planIntent(parsed, {
       chain,
       tokenList,
@@ -157,7 +157,7 @@ export function createIntentPipeline(deps: {
         updated_at: clock.now(),
       });
       const executed = { record: done ?? record, hash, block: record.quote_block };
-      if (done) await publish({ status: 'done', mode: 'test', ...executed });
+      if (done) await publish({ status: 'done', caller: { accountId: record.account_id, kind: 'test' }, ...executed });
       return executed;
     })();
     rehearsals.set(record.id, running);
@@ -185,21 +185,21 @@ export function createIntentPipeline(deps: {
   };
 
   /** Executes a record already in `executing`. */
-  const execute = (mode: KeyKind, record: IntentRecord, marks?: Marks) => lanes[mode].run(storeFor(mode), record, marks);
+  const execute = (caller: Caller, record: IntentRecord, marks?: Marks) => lanes[caller.kind].run(storeFor(caller.kind), record, marks);
 
   executor.onOutcome((o) => (o.status === 'done' ? announceTx(o.record, o.hash, o.block) : undefined));
-  executor.onOutcome((o) => publish({ ...o, mode: 'live' }));
+  executor.onOutcome((o) => publish({ ...o, caller: accountCaller(o.record.account_id) }));
 
   async function announceTx(r: IntentRecord, hash: string, block: number) {
     // Appended together with the other intents of the account settling meanwhile (one commit).
-    await events.emitTogether(r.account_id, 'live', 'tx', {
+    await events.emitTogether(accountCaller(r.account_id), 'tx', {
       hash,
       block,
       intent: { id: r.id, summary: r.summary, amount: r.amount, source: r.source },
     });
   }
 
-  function heldResult(r: IntentRecord, mode: KeyKind): IntentResult {
+  function heldResult(r: IntentRecord, caller: Caller): IntentResult {
     return {
       status: 'needs_confirm',
       intent_id: r.id,
@@ -207,32 +207,32 @@ export function createIntentPipeline(deps: {
       summary: r.summary,
       amount: r.amount,
       expires_at: iso(r.expires_at as number),
-      ...lanes[mode].answer,
+      ...lanes[caller.kind].answer,
     };
   }
-  const doneResult = (r: IntentRecord, tx: string, block: number, mode: KeyKind): IntentResult => ({
+  const doneResult = (r: IntentRecord, tx: string, block: number, caller: Caller): IntentResult => ({
     status: 'done',
     intent_id: r.id,
     tx,
     block,
     summary: r.summary,
     amount: r.amount,
-    ...lanes[mode].answer,
+    ...lanes[caller.kind].answer,
   });
 
   /** What an existing record answers to a retry: never a second action. One still running
    * is waited for (its drive holds the intent), one left signed by an outage is resumed. */
-  async function resultOf(r: IntentRecord, mode: KeyKind): Promise<IntentResult> {
+  async function resultOf(r: IntentRecord, caller: Caller): Promise<IntentResult> {
     switch (r.state) {
       case 'held':
-        return heldResult(r, mode);
+        return heldResult(r, caller);
       case 'executing':
       case 'signed': {
-        const { hash, block } = await lanes[mode].resume(storeFor(mode), r);
-        return doneResult(r, hash, block, mode);
+        const { hash, block } = await lanes[caller.kind].resume(storeFor(caller.kind), r);
+        return doneResult(r, hash, block, caller);
       }
       case 'done':
-        return doneResult(r, r.txs.at(-1)?.hash as string, r.block as number, mode);
+        return doneResult(r, r.txs.at(-1)?.hash as string, r.block as number, caller);
       default:
         throw new PresenceError('conflict', `intent ${r.id} ended ${r.state}${r.error ? `: ${r.error}` : ''}`, {
           extra: { intent_id: r.id },
@@ -242,18 +242,19 @@ export function createIntentPipeline(deps: {
 
   async function admit(s: Submission, parsed: ParsedIntent, kind?: 'withdraw'): Promise<IntentResult> {
     const marks: Marks | undefined = timingListeners.size > 0 ? { start: performance.now() } : undefined;
-    const istore = storeFor(s.mode);
-    const prior = async () => (s.idempotencyKey ? istore.findIntentByIdempotencyKey(s.accountId, s.idempotencyKey) : null);
+    const { caller } = s;
+    const istore = storeFor(caller.kind);
+    const prior = async () => (s.idempotencyKey ? istore.findIntentByIdempotencyKey(caller.accountId, s.idempotencyKey) : null);
     const early = await prior();
-    if (early) return resultOf(early, s.mode);
-    const planned = await planFor(s.accountId, s.mode, parsed, kind, marks);
+    if (early) return resultOf(early, caller);
+    const planned = await planFor(caller, parsed, kind, marks);
     const { plan, policy } = planned;
     const build = (decision: Decision): IntentRecord => {
       const now = clock.now();
       const held = decision === 'hold';
       return {
         id: `in_${randomBase62(16)}`,
-        account_id: s.accountId,
+        account_id: caller.accountId,
         source: s.source,
         idempotency_key: s.idempotencyKey ?? null,
         text: s.text,
@@ -278,18 +279,17 @@ export function createIntentPipeline(deps: {
       };
     };
     const admitted = await gate.admit({
-      accountId: s.accountId,
-      mode: s.mode,
+      caller,
       idempotencyKey: s.idempotencyKey ?? null,
       gate: planned,
       build,
     });
     if (marks) marks.gated = performance.now();
-    if ('existing' in admitted) return resultOf(admitted.existing, s.mode);
+    if ('existing' in admitted) return resultOf(admitted.existing, caller);
     const record = admitted.created;
     if (record.state === 'held') {
-      metrics?.intent?.('held', s.mode);
-      await events.emit(s.accountId, s.mode, 'needs_confirm', {
+      metrics?.intent?.('held', caller.kind);
+      await events.emit(caller, 'needs_confirm', {
         confirm_id: record.confirm_id as string,
         intent_id: record.id,
         summary: record.summary,
@@ -298,10 +298,10 @@ export function createIntentPipeline(deps: {
         expires_at: iso(record.expires_at as number),
         timeout_s: Math.round(((record.expires_at as number) - record.created_at) / 1000),
       });
-      return heldResult(record, s.mode);
+      return heldResult(record, caller);
     }
-    const { record: done, hash, block } = await execute(s.mode, record, marks);
-    return doneResult(done, hash, block, s.mode);
+    const { record: done, hash, block } = await execute(caller, record, marks);
+    return doneResult(done, hash, block, caller);
   }
 
   return {
@@ -319,21 +319,16 @@ export function createIntentPipeline(deps: {
      * (or an approval racing a new intent) each see today's spend without the other and both
      * squeeze under the daily cap.
      */
-    replan: async <T>(r: IntentRecord, mode: KeyKind, claim: (plan: Plan) => Promise<T>): Promise<T> => {
+    replan: async <T>(r: IntentRecord, caller: Caller, claim: (plan: Plan) => Promise<T>): Promise<T> => {
       const withdraw = r.action === 'withdraw';
-      const planned = await planFor(
-        r.account_id,
-        mode,
-        withdraw ? withdrawParsed(r) : parseIntent(r.text),
-        withdraw ? 'withdraw' : undefined,
-      );
-      return gate.recheck(r.account_id, mode, planned, () => claim(planned.plan));
+      const planned = await planFor(caller, withdraw ? withdrawParsed(r) : parseIntent(r.text), withdraw ? 'withdraw' : undefined);
+      return gate.recheck(caller, planned, () => claim(planned.plan));
     },
-    execute: (mode: KeyKind, record: IntentRecord) => execute(mode, record),
+    execute: (caller: Caller, record: IntentRecord) => execute(caller, record),
     /** Follows a record already executing (another answer's, or one an outage left) to its end. */
-    resume: (mode: KeyKind, record: IntentRecord) => lanes[mode].resume(storeFor(mode), record),
-    /** What every answer about an intent of this key kind carries (`simulated: true` for a test key). */
-    answerOf: (mode: KeyKind) => lanes[mode].answer,
+    resume: (caller: Caller, record: IntentRecord) => lanes[caller.kind].resume(storeFor(caller.kind), record),
+    /** What every answer about an intent of this caller's key kind carries (`simulated: true` for a test key). */
+    answerOf: (caller: Caller) => lanes[caller.kind].answer,
     /**
      * Every final outcome, of either key kind, once (live ones from the executor's drives, a
      * test key's from its rehearsal).

@@ -3,11 +3,11 @@
 // intents at once (on one server or two) cannot both squeeze under the same daily cap.
 // Planning (a handful of RPCs) happens before, outside the lock, or an account's intents
 // would queue on each other's quotes. New intents pass a batch at a time (see `admit`).
-import type { KeyKind } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import type { ClusterLocks } from '../concurrency/cluster-locks';
 import { type BatchEntry, createLockBatches } from '../concurrency/lock-batches';
 import { PresenceError } from '../errors/presence-error';
+import type { Caller } from '../keys/caller';
 import type { CoreMetrics } from '../metrics/core-metrics';
 import { evaluatePolicy, type GateInput } from '../policy/policy-gate';
 import type { IntentRecord } from '../store/documents';
@@ -21,8 +21,7 @@ export type Decision = 'execute' | 'hold';
 
 /** An intent at the gate: whose, under which Idempotency-Key, and how to build its record once decided. */
 export type GateItem = {
-  accountId: string;
-  mode: KeyKind;
+  caller: Caller;
   idempotencyKey?: string | null;
   gate: GateCase;
   build: (decision: Decision) => IntentRecord;
@@ -40,18 +39,18 @@ export function createSpendGate({
   locks: ClusterLocks;
   metrics?: CoreMetrics;
 }) {
-  const lockName = (accountId: string, mode: KeyKind) => `gate:${mode}:${accountId}`;
+  const lockName = ({ accountId, kind }: Caller) => `gate:${kind}:${accountId}`;
 
   /** Spent since the start of today (UTC): the store keeps it as a running sum. */
-  const spentToday = (accountId: string, mode: KeyKind): Promise<bigint> =>
-    storeFor(mode).spentSince(accountId, Math.floor(clock.now() / DAY_MS) * DAY_MS);
+  const spentToday = ({ accountId, kind }: Caller): Promise<bigint> =>
+    storeFor(kind).spentSince(accountId, Math.floor(clock.now() / DAY_MS) * DAY_MS);
 
   /** The policy's decision against today's spend. Throws policy_block. */
-  function decide(mode: KeyKind, { policy, action, usdOf }: GateCase, spentTodayUsd: bigint): Decision {
+  function decide(caller: Caller, { policy, action, usdOf }: GateCase, spentTodayUsd: bigint): Decision {
     try {
       return evaluatePolicy({ policy, action, spentTodayUsd, usdOf }).decision;
     } catch (e) {
-      if (e instanceof PresenceError && e.type === 'policy_block') metrics?.intent?.('blocked', mode);
+      if (e instanceof PresenceError && e.type === 'policy_block') metrics?.intent?.('blocked', caller.kind);
       throw e;
     }
   }
@@ -64,11 +63,11 @@ export function createSpendGate({
    * never looser.
    */
   const batches = createLockBatches<GateItem, Admitted>(locks, async (batch) => {
-    const { accountId, mode } = (batch[0] as BatchEntry<GateItem, Admitted>).item;
-    const store = storeFor(mode);
-    const byKey = (key?: string | null) => (key ? store.findIntentByIdempotencyKey(accountId, key) : null);
+    const { caller } = (batch[0] as BatchEntry<GateItem, Admitted>).item;
+    const store = storeFor(caller.kind);
+    const byKey = (key?: string | null) => (key ? store.findIntentByIdempotencyKey(caller.accountId, key) : null);
     // Asked again under the lock: a duplicate that arrived meanwhile created it already.
-    const [today, ...priors] = await Promise.all([spentToday(accountId, mode), ...batch.map((e) => byKey(e.item.idempotencyKey))]);
+    const [today, ...priors] = await Promise.all([spentToday(caller), ...batch.map((e) => byKey(e.item.idempotencyKey))]);
     let spent = today as bigint;
     /** Records this batch is writing, by Idempotency-Key: a twin in the same batch answers with it. */
     const writing = new Map<string, Promise<IntentRecord>>();
@@ -86,7 +85,7 @@ export function createSpendGate({
         continue;
       }
       try {
-        const record = item.build(decide(mode, item.gate, spent));
+        const record = item.build(decide(caller, item.gate, spent));
         if (record.state === 'executing') spent += BigInt(record.value_usd);
         const write = store.createIntent(record).then(() => record);
         if (key) writing.set(key, write);
@@ -101,14 +100,14 @@ export function createSpendGate({
   return {
     spentToday,
     /** A new intent through the gate: its record created (held or executing), or the one its Idempotency-Key already made. */
-    admit: (item: GateItem): Promise<Admitted> => batches(lockName(item.accountId, item.mode), item),
+    admit: (item: GateItem): Promise<Admitted> => batches(lockName(item.caller), item),
     /**
      * An intent already stored through the gate again (an approval): `claim` runs under the
      * gate's lock once the policy lets it through, so it and new intents are counted in turn.
      */
-    recheck: <T>(accountId: string, mode: KeyKind, gate: GateCase, claim: () => Promise<T>): Promise<T> =>
-      locks.withLock(lockName(accountId, mode), async () => {
-        decide(mode, gate, await spentToday(accountId, mode));
+    recheck: <T>(caller: Caller, gate: GateCase, claim: () => Promise<T>): Promise<T> =>
+      locks.withLock(lockName(caller), async () => {
+        decide(caller, gate, await spentToday(caller));
         return claim();
       }),
   };

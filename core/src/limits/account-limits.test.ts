@@ -135,7 +135,7 @@ describe('standing intents', () => {
     });
     // A prepared record committed after the cap filled is refused at commit too.
     const spec = parseStanding(daily(4))!;
-    await core.standing.cancel('acct', 'live', made[0]!.id);
+    await core.standing.cancel({ accountId: 'acct', kind: 'live' }, made[0]!.id);
     const prepared = await core.standing.prepare(
       { accountId: 'acct', kind: 'live', keyId: admin.keyId, scopes: allScopes },
       daily(4),
@@ -145,41 +145,45 @@ describe('standing intents', () => {
       },
     );
     await standing(daily(5));
-    expect((await refusal(() => core.standing.commit('live', prepared))).limit).toBe('standing_per_account');
-    await core.standing.cancel('acct', 'live', made[1]!.id);
-    await expect(core.standing.commit('live', prepared)).resolves.toMatchObject({ state: 'active' });
-    await core.standing.cancel('acct', 'live', prepared.id);
-    await core.standing.cancel('acct', 'live', (await core.standing.list('acct', 'live'))[0]!.id);
+    expect((await refusal(() => core.standing.commit({ accountId: 'acct', kind: 'live' }, prepared))).limit).toBe('standing_per_account');
+    await core.standing.cancel({ accountId: 'acct', kind: 'live' }, made[1]!.id);
+    await expect(core.standing.commit({ accountId: 'acct', kind: 'live' }, prepared)).resolves.toMatchObject({ state: 'active' });
+    await core.standing.cancel({ accountId: 'acct', kind: 'live' }, prepared.id);
+    await core.standing.cancel({ accountId: 'acct', kind: 'live' }, (await core.standing.list({ accountId: 'acct', kind: 'live' }))[0]!.id);
   });
 });
 
 describe('memory', () => {
   it('refuses a pin of a new key when full; re-pinning and touching held keys always work; forgetting makes room', async () => {
-    for (const k of ['topic:a', 'topic:b']) await core.memory.pin('acct', 'live', k, 'note');
-    await core.memory.touch('acct', 'live', ['topic:c']);
-    expect(await refusal(() => core.memory.pin('acct', 'live', 'topic:d', 'note'))).toEqual({
+    for (const k of ['topic:a', 'topic:b']) await core.memory.pin({ accountId: 'acct', kind: 'live' }, k, 'note');
+    await core.memory.touch({ accountId: 'acct', kind: 'live' }, ['topic:c']);
+    expect(await refusal(() => core.memory.pin({ accountId: 'acct', kind: 'live' }, 'topic:d', 'note'))).toEqual({
       type: 'conflict',
       status: 409,
       limit: 'memory_per_account',
       detail: 'The presence remembers at most 3 keys per account; forget one first.',
     });
-    expect((await refusal(() => core.memory.previewPin('acct', 'live', 'topic:d'))).limit).toBe('memory_per_account');
+    expect((await refusal(() => core.memory.previewPin({ accountId: 'acct', kind: 'live' }, 'topic:d'))).limit).toBe('memory_per_account');
     // Held keys: a new note, a pin of the fading one, a touch.
-    await expect(core.memory.pin('acct', 'live', 'topic:a', 'new note')).resolves.toMatchObject({ changed: true });
-    await expect(core.memory.pin('acct', 'live', 'topic:c', 'now pinned')).resolves.toMatchObject({ changed: true });
+    await expect(core.memory.pin({ accountId: 'acct', kind: 'live' }, 'topic:a', 'new note')).resolves.toMatchObject({ changed: true });
+    await expect(core.memory.pin({ accountId: 'acct', kind: 'live' }, 'topic:c', 'now pinned')).resolves.toMatchObject({ changed: true });
     // A touch of a new key is skipped, not refused; a held key in the same touch is touched.
-    expect(await core.memory.touch('acct', 'live', ['topic:b', 'topic:new'])).toEqual(['topic:b']);
-    expect(await core.memory.counts('acct', 'live')).toEqual({ pinned: 3, fading: 0 });
-    await core.memory.forget('acct', 'live', 'topic:b');
-    await expect(core.memory.pin('acct', 'live', 'topic:d', 'note')).resolves.toMatchObject({ changed: true });
+    expect(await core.memory.touch({ accountId: 'acct', kind: 'live' }, ['topic:b', 'topic:new'])).toEqual(['topic:b']);
+    expect(await core.memory.counts({ accountId: 'acct', kind: 'live' })).toEqual({ pinned: 3, fading: 0 });
+    await core.memory.forget({ accountId: 'acct', kind: 'live' }, 'topic:b');
+    await expect(core.memory.pin({ accountId: 'acct', kind: 'live' }, 'topic:d', 'note')).resolves.toMatchObject({ changed: true });
   });
 
   it('counts the keys a turn staged before the one it previews', async () => {
-    await core.memory.pin('acct', 'live', 'topic:a', 'note');
+    await core.memory.pin({ accountId: 'acct', kind: 'live' }, 'topic:a', 'note');
     const staged = new Set(['topic:b', 'topic:a']);
-    await expect(core.memory.previewPin('acct', 'live', 'topic:c', undefined, staged)).resolves.toMatchObject({ key: 'topic:c' });
+    await expect(core.memory.previewPin({ accountId: 'acct', kind: 'live' }, 'topic:c', undefined, staged)).resolves.toMatchObject({
+      key: 'topic:c',
+    });
     staged.add('topic:c');
-    expect((await refusal(() => core.memory.previewPin('acct', 'live', 'topic:d', undefined, staged))).limit).toBe('memory_per_account');
+    expect((await refusal(() => core.memory.previewPin({ accountId: 'acct', kind: 'live' }, 'topic:d', undefined, staged))).limit).toBe(
+      'memory_per_account',
+    );
   });
 });
 
@@ -192,16 +196,17 @@ describe('in chat', () => {
   };
 
   it('a refusal at a cap is what the presence says, and the turn is stored', async () => {
-    for (const k of ['topic:a', 'topic:b', 'topic:c']) await core.memory.pin('acct', 'live', k, 'note');
+    for (const k of ['topic:a', 'topic:b', 'topic:c']) await core.memory.pin({ accountId: 'acct', kind: 'live' }, k, 'note');
     expect(await turn('remember that I like long walks')).toBe(
       'I could not remember that: The presence remembers at most 3 keys per account; forget one first.',
     );
     await standing(daily(1));
     await standing(daily(2));
     expect(await turn(daily(3))).toBe("I can't set that up: An account keeps at most 2 active standing intents; cancel one first.");
-    expect(await core.standing.list('acct', 'live')).toHaveLength(2);
+    expect(await core.standing.list({ accountId: 'acct', kind: 'live' })).toHaveLength(2);
     expect((await store.readThread('acct', { limit: 10 })).filter((e) => e.kind === 'turn')).toHaveLength(2);
-    for (const r of await core.standing.list('acct', 'live')) await core.standing.cancel('acct', 'live', r.id);
+    for (const r of await core.standing.list({ accountId: 'acct', kind: 'live' }))
+      await core.standing.cancel({ accountId: 'acct', kind: 'live' }, r.id);
   });
 
   it('a staged pin refused because the cap filled meanwhile ends the turn as answered, without the pin', async () => {
@@ -211,7 +216,7 @@ describe('in chat', () => {
       async run(_ctx, io) {
         const remember = io.tools.find((t) => t.name === 'memory.remember');
         const r = await remember?.run({ key: 'topic:staged', note: 'n' });
-        for (const k of ['topic:a', 'topic:b', 'topic:c']) await core.memory.pin('acct', 'live', k, 'note');
+        for (const k of ['topic:a', 'topic:b', 'topic:c']) await core.memory.pin({ accountId: 'acct', kind: 'live' }, k, 'note');
         return `staged ${JSON.stringify(r)}`;
       },
     };
@@ -229,6 +234,10 @@ describe('in chat', () => {
     const turn = await conversation.begin(admin, { text: 'hello', allowAct: false, idempotencyKey: null });
     const answer = await turn.run({ token: () => {}, tool: () => {}, needsConfirm: () => {} });
     expect(answer.status).toBe(200);
-    expect((await core.memory.list('acct', 'live')).pinned.map((e) => e.key)).toEqual(['topic:a', 'topic:b', 'topic:c']);
+    expect((await core.memory.list({ accountId: 'acct', kind: 'live' })).pinned.map((e) => e.key)).toEqual([
+      'topic:a',
+      'topic:b',
+      'topic:c',
+    ]);
   });
 });

@@ -8,11 +8,12 @@
 // subscription can replay from there: a stream without Last-Event-ID starts live, and would
 // miss what happens between redeeming and subscribing.
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
-import type { KeyKind, Scope } from '@presence/protocol';
+import type { Scope } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import { notFound, PresenceError } from '../errors/presence-error';
 import type { EventsLog } from '../events/events-log';
+import { accountCaller, type Caller } from '../keys/caller';
 import { assertMayChangeCredentials, type KeyService } from '../keys/key-service';
 import { type AccountLimits, accountLimits, assertRoom } from '../limits/account-limits';
 import type { RateLimiterPort } from '../ratelimit/sliding-window';
@@ -79,7 +80,7 @@ export function createLinkService({
     if (!link || !timingSafeEqual(Buffer.from(link.hash, 'hex'), digest)) throw gone();
     const name = `${who.surface}:${who.name}`.slice(0, 100);
     // Read once the code is spent: anything newer is after the redeem and will be replayed.
-    const { latest } = await events.bounds(link.account_id, 'live');
+    const { latest } = await events.bounds(accountCaller(link.account_id));
     // The code is spent by now: a refusal at the key cap says a new one is needed.
     const key = await keys.create(
       link.account_id,
@@ -144,8 +145,8 @@ export function createLinkService({
       }
     },
 
-    assertCanLink(mode: KeyKind) {
-      assertMayChangeCredentials({ kind: mode }, 'make link codes', 'a link issues a live key');
+    assertCanLink(caller: Caller) {
+      assertMayChangeCredentials(caller, 'make link codes', 'a link issues a live key');
     },
   };
 }

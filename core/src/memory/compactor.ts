@@ -9,6 +9,7 @@
 // indexed query per batch: its cost follows the entries with something to do.
 import type { Clock } from '../clock/clock';
 import type { EventsLog } from '../events/events-log';
+import { accountCaller } from '../keys/caller';
 import { type MemoryEntry, memoryDueAt } from '../store/documents';
 import type { StorePort } from '../store/store-port';
 import { compactionDue, DAY_MS, daysLeft, effectiveWeight, FADE_DAYS, PROMOTE_TOUCHES, PROMOTE_WEIGHT, withDue } from './memory-rules';
@@ -54,7 +55,7 @@ export function createCompactor({ store, clock, events }: { store: StorePort; cl
       }
       return { put, remove, result: changed };
     });
-    for (const c of changes) await events.emit(accountId, 'live', 'memory', c);
+    for (const c of changes) await events.emit(accountCaller(accountId), 'memory', c);
     return changes;
   }
 

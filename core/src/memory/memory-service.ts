@@ -3,10 +3,11 @@
 // An account keeps at most `limits.memory` entries: a pin of a new key beyond it is refused
 // (409, limit memory_per_account); a touch of a new key beyond it is skipped, since touches
 // are the presence's own bookkeeping and must never fail a turn (fading keys decay anyway).
-import type { KeyKind, MemoryListing } from '@presence/protocol';
+import type { MemoryListing } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { notFound } from '../errors/presence-error';
 import type { EventsLog } from '../events/events-log';
+import type { Caller } from '../keys/caller';
 import { type AccountLimits, accountLimits, assertRoom } from '../limits/account-limits';
 import type { MemoryEntry } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
@@ -45,18 +46,13 @@ export function createMemoryService({
   };
   const notStored = (key: string) => notFound(`memory key ${key} is not stored`);
 
-  /**
-   * The one mode check here: memory changes are announced to live keys only. Nothing a test
-   * key writes is broadcast (DESIGN.md), not even on its own stream, which carries what its
-   * simulated actions lead to (holds, their answers, what the presence says about them).
-   */
-  const announce = (accountId: string, mode: KeyKind, key: string, tier: 'pinned' | 'dropped') =>
-    mode === 'live' ? events.emit(accountId, mode, 'memory', { key, tier }) : undefined;
+  /** A change is announced on the caller's events (the log does not carry a test key's: see events-log.ts). */
+  const announce = (caller: Caller, key: string, tier: 'pinned' | 'dropped') => events.emit(caller, 'memory', { key, tier });
 
   return {
-    async list(accountId: string, mode: KeyKind): Promise<MemoryListing> {
+    async list(caller: Caller): Promise<MemoryListing> {
       const now = clock.now();
-      const entries = await storeFor(mode).readMemory(accountId);
+      const entries = await storeFor(caller.kind).readMemory(caller.accountId);
       const byKey = (a: MemoryEntry, b: MemoryEntry) => a.key.localeCompare(b.key);
       return {
         pinned: entries
@@ -76,23 +72,23 @@ export function createMemoryService({
       };
     },
 
-    async counts(accountId: string, mode: KeyKind) {
-      const entries = await storeFor(mode).readMemory(accountId);
+    async counts(caller: Caller) {
+      const entries = await storeFor(caller.kind).readMemory(caller.accountId);
       const pinned = entries.filter((e) => e.tier === 'pinned').length;
       return { pinned, fading: entries.length - pinned };
     },
 
-    async pin(accountId: string, mode: KeyKind, key: string, note?: string) {
+    async pin(caller: Caller, key: string, note?: string) {
       const now = clock.now();
-      const store = storeFor(mode);
+      const store = storeFor(caller.kind);
       // The entry and its event commit together (one transaction on PostgreSQL).
       const { next, changed } = await store.atomically(async () => {
-        const d = await store.changeMemory(accountId, [key], (current) => {
+        const d = await store.changeMemory(caller.accountId, [key], (current) => {
           const d = decidePin(current, key, note, now);
           // A repeated pin is a no-op: nothing written, so nothing to lose or reorder.
           return d.changed ? { put: [d.next], result: d } : { result: d };
         });
-        if (d.changed) await announce(accountId, mode, key, 'pinned');
+        if (d.changed) await announce(caller, key, 'pinned');
         return d;
       });
       return { key, tier: 'pinned' as const, note: next.note, changed };
@@ -102,19 +98,19 @@ export function createMemoryService({
      * What `pin` would answer, writing nothing (a turn answers first and writes once it is
      * stored); `staged` are the keys the turn will pin before this one.
      */
-    async previewPin(accountId: string, mode: KeyKind, key: string, note?: string, staged?: ReadonlySet<string>) {
-      const current = await storeFor(mode).peekMemory(accountId, [key, ...(staged ?? [])]);
+    async previewPin(caller: Caller, key: string, note?: string, staged?: ReadonlySet<string>) {
+      const current = await storeFor(caller.kind).peekMemory(caller.accountId, [key, ...(staged ?? [])]);
       const { next, changed } = decidePin(current, key, note, clock.now(), staged);
       return { key, tier: 'pinned' as const, note: next.note, changed };
     },
 
-    async forget(accountId: string, mode: KeyKind, key: string) {
-      const store = storeFor(mode);
+    async forget(caller: Caller, key: string) {
+      const store = storeFor(caller.kind);
       const found = await store.atomically(async () => {
-        const gone = await store.changeMemory(accountId, [key], (current) =>
+        const gone = await store.changeMemory(caller.accountId, [key], (current) =>
           current.found.has(key) ? { remove: [key], result: true } : { result: false },
         );
-        if (gone) await announce(accountId, mode, key, 'dropped');
+        if (gone) await announce(caller, key, 'dropped');
         return gone;
       });
       if (!found) throw notStored(key);
@@ -122,17 +118,17 @@ export function createMemoryService({
     },
 
     /** What `forget` would answer, writing nothing. */
-    async previewForget(accountId: string, mode: KeyKind, key: string) {
-      if (!(await storeFor(mode).peekMemory(accountId, [key])).found.has(key)) throw notStored(key);
+    async previewForget(caller: Caller, key: string) {
+      if (!(await storeFor(caller.kind).peekMemory(caller.accountId, [key])).found.has(key)) throw notStored(key);
       return { key, forgotten: true as const };
     },
 
     /** A turn mentioned these keys: raise their weight and restart their clock. Answers the keys touched. */
-    async touch(accountId: string, mode: KeyKind, keys: readonly string[]): Promise<string[]> {
+    async touch(caller: Caller, keys: readonly string[]): Promise<string[]> {
       const unique = [...new Set(keys)];
       if (unique.length === 0) return unique;
       const now = clock.now();
-      return storeFor(mode).changeMemory(accountId, unique, ({ found, count }) => {
+      return storeFor(caller.kind).changeMemory(caller.accountId, unique, ({ found, count }) => {
         const put: MemoryEntry[] = [];
         let held = count;
         for (const k of unique) {

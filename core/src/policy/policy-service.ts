@@ -1,11 +1,12 @@
 // The spend policy document: read, replace whole (bumping version). An account that never
 // set one has the default, which denies sends. Each key kind reads and writes its own store
 // (a test key's is the overlay: its PUT is answered and gates its own simulated intents).
-import { defaultPolicy, type KeyKind, type PolicyDocument, type StoredPolicy } from '@presence/protocol';
+import { defaultPolicy, type PolicyDocument, type StoredPolicy } from '@presence/protocol';
 import type { TokenList } from '../chain/token-list';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import { notFound } from '../errors/presence-error';
+import type { Caller } from '../keys/caller';
 import type { StoreFor } from '../store/overlay-store';
 import { checkPolicyUnits } from './policy-units';
 
@@ -13,14 +14,14 @@ export type PolicyService = ReturnType<typeof createPolicyService>;
 
 export function createPolicyService({ storeFor, clock, tokenList }: { storeFor: StoreFor; clock: Clock; tokenList?: TokenList | null }) {
   return {
-    async get(accountId: string, mode: KeyKind): Promise<StoredPolicy> {
-      const a = await storeFor(mode).getAccount(accountId);
+    async get(caller: Caller): Promise<StoredPolicy> {
+      const a = await storeFor(caller.kind).getAccount(caller.accountId);
       if (!a) throw notFound('no such account');
       return a.policy ?? { ...defaultPolicy, version: 0, updated_at: a.created_at };
     },
-    async put(accountId: string, mode: KeyKind, doc: PolicyDocument): Promise<StoredPolicy> {
+    async put(caller: Caller, doc: PolicyDocument): Promise<StoredPolicy> {
       if (tokenList) checkPolicyUnits(doc, tokenList);
-      const updated = await storeFor(mode).updateAccount(accountId, (a) => ({
+      const updated = await storeFor(caller.kind).updateAccount(caller.accountId, (a) => ({
         ...a,
         policy: { ...doc, version: (a.policy?.version ?? 0) + 1, updated_at: iso(clock.now()) },
       }));

@@ -48,7 +48,7 @@ export function createPresenceService({
     return {
       name: a.presence.name,
       route: { model: a.presence.model },
-      memory: await memory.counts(p.accountId, p.kind),
+      memory: await memory.counts(p),
       wallet: { chain: chainName(), spend: spendLabel(a.policy ?? defaultPolicy) },
       preferences: a.presence.preferences,
       mode: p.kind,

@@ -30,7 +30,7 @@ afterEach(async () => {
   t.restore();
   await t.core.standing.drain();
   const all = await t.store.dueStanding({ now: Number.MAX_SAFE_INTEGER, pricesMoved: true, createdSince: 0 });
-  for (const r of all) if (r.state === 'active') await t.core.standing.cancel(r.account_id, 'live', r.id);
+  for (const r of all) if (r.state === 'active') await t.core.standing.cancel({ accountId: r.account_id, kind: 'live' }, r.id);
 });
 afterAll(async () => {
   await t?.close();
@@ -99,7 +99,7 @@ describe('create', () => {
     const noAct = { ...reader, scopes: ['talk', 'wallet:read'] as Scope[] };
     await expect(create(noAct, 'when WETH is below 2000, wrap 0.001 ETH', true)).rejects.toMatchObject({ type: 'scope' });
     expect((await create(actor, 'when WETH is below 2000, wrap 0.001 ETH', true)).may_act).toBe(true);
-    expect(await t.core.standing.list(reader.accountId, 'live')).toHaveLength(1);
+    expect(await t.core.standing.list({ accountId: reader.accountId, kind: 'live' })).toHaveLength(1);
   });
 
   it('checks the tokens it names and the amount it would act with now, not when it fires', async () => {
@@ -118,7 +118,7 @@ describe('create', () => {
       created_by: o.keyId,
       pending: [],
     });
-    expect(await t.core.standing.list(o.accountId, 'live')).toEqual([r]);
+    expect(await t.core.standing.list({ accountId: o.accountId, kind: 'live' })).toEqual([r]);
   });
 
   it('is stored once when the same turn runs again with the same id', async () => {
@@ -157,10 +157,10 @@ describe('a daily trigger', () => {
   it('cancelled, never fires again; cancelling again is not_found', async () => {
     const o = await owner('cancel');
     const r = await create(o, 'every day at 23:30 tell me my balance');
-    const cancelled = await t.core.standing.cancel(o.accountId, 'live', r.id);
+    const cancelled = await t.core.standing.cancel({ accountId: o.accountId, kind: 'live' }, r.id);
     expect(cancelled.state).toBe('cancelled');
-    expect(await t.core.standing.list(o.accountId, 'live')).toEqual([]);
-    await expect(t.core.standing.cancel(o.accountId, 'live', r.id)).rejects.toMatchObject({ type: 'not_found' });
+    expect(await t.core.standing.list({ accountId: o.accountId, kind: 'live' })).toEqual([]);
+    await expect(t.core.standing.cancel({ accountId: o.accountId, kind: 'live' }, r.id)).rejects.toMatchObject({ type: 'not_found' });
     clock.set((r.next_at as number) + 1);
     expect(await t.core.standing.tick()).toBe(0);
     expect((await record(r)).fired_count).toBe(0);
@@ -169,12 +169,12 @@ describe('a daily trigger', () => {
   it('made by a test key lives in the overlay and never fires', async () => {
     const o = await owner('testkey', allScopes, 'test');
     const r = await create(o, 'every day at 23:45 tell me my balance');
-    expect((await t.core.standing.list(o.accountId, 'test')).map((x) => x.id)).toEqual([r.id]);
-    expect(await t.core.standing.list(o.accountId, 'live')).toEqual([]);
+    expect((await t.core.standing.list({ accountId: o.accountId, kind: 'test' })).map((x) => x.id)).toEqual([r.id]);
+    expect(await t.core.standing.list({ accountId: o.accountId, kind: 'live' })).toEqual([]);
     clock.set((r.next_at as number) + 1);
     expect(await t.core.standing.tick()).toBe(0);
     expect(await t.events(o.accountId, 'live')).toEqual([]);
-    await t.core.standing.cancel(o.accountId, 'test', r.id);
+    await t.core.standing.cancel({ accountId: o.accountId, kind: 'test' }, r.id);
   });
 
   it('a fire cut short before it speaks stays pending and is completed once by the next beat', async () => {
@@ -287,7 +287,7 @@ describe('an acting trigger', () => {
       expect(others).toEqual([]);
       const first = sending?.context?.standing_id === one.id ? one : two;
       const waiting = first === one ? two : one;
-      await t.core.standing.cancel(o.accountId, 'live', waiting.id);
+      await t.core.standing.cancel({ accountId: o.accountId, kind: 'live' }, waiting.id);
       release();
       await t.core.standing.drain();
       expect(await t.mined(address)).toBe(mined + 1);
@@ -329,7 +329,7 @@ describe('an acting trigger', () => {
     if (!spec) throw new Error('unparsed');
     // As a turn without allow_act could never create it, write it as an older version might have.
     const prepared = await t.core.standing.prepare(o, 'x', spec, { allowAct: true });
-    const r = await t.core.standing.commit('live', { ...prepared, may_act: false });
+    const r = await t.core.standing.commit(o, { ...prepared, may_act: false });
     expect(await t.core.standing.tick()).toBe(1);
     await t.core.standing.drain();
     expect(await t.store.listIntents(o.accountId)).toEqual([]);

@@ -10,7 +10,7 @@
 // speaking) and only then marked done. A crash anywhere in between leaves the fire pending,
 // and the next beat completes it. Acting fires run off the beat, one at a time per account,
 // so a swap waiting for its receipt never holds up every other account's alerts.
-import type { KeyKind, Scope } from '@presence/protocol';
+import type { Scope } from '@presence/protocol';
 import { formatUsd, formatUsdPrice, parseUnits, USD_DECIMALS } from '../chain/amounts';
 import type { MarketSnapshot } from '../chain/market';
 import { resolveToken, type TokenList } from '../chain/token-list';
@@ -18,6 +18,7 @@ import type { Clock } from '../clock/clock';
 import { createKeyedLock } from '../concurrency/keyed-lock';
 import { notFound, PresenceError } from '../errors/presence-error';
 import { type ParsedIntent, parseIntent } from '../intents/intent-parser';
+import { accountCaller, type Caller } from '../keys/caller';
 import { randomBase62 } from '../keys/key-secret';
 import { turnRefusal } from '../keys/scopes';
 import { type AccountLimits, accountLimits, assertRoom } from '../limits/account-limits';
@@ -47,7 +48,7 @@ export function nextDailyAt(at: string, now: number): number {
 }
 
 /** Who creates a standing intent: the authority an acting one keeps re-checking when it fires. */
-export type StandingOwner = { accountId: string; kind: KeyKind; keyId: string | null; scopes: readonly Scope[] };
+export type StandingOwner = Caller & { keyId: string | null; scopes: readonly Scope[] };
 
 /** The intent a fire submits is keyed by the fire, so completing it again never acts twice. */
 export const fireIntentKey = (standingId: string, n: number) => `standing:${standingId}:fire:${n}`;
@@ -137,7 +138,7 @@ export function createStandingService({
   ): Promise<StandingRecord> {
     const refused = turnRefusal({ scopes: owner.scopes, allowAct: opts.allowAct }, standingNeed(spec));
     if (refused) throw refused;
-    await assertStandingRoom(owner.accountId, owner.kind, opts.staged ?? 0);
+    await assertStandingRoom(owner, opts.staged ?? 0);
     const trigger = { ...spec.trigger };
     if (trigger.kind === 'price') {
       if (!wallet) throw new PresenceError('chain_unavailable', 'no chain is configured, so prices cannot be watched');
@@ -169,8 +170,8 @@ export function createStandingService({
   }
 
   /** Counted, then stored: intents made at once at the cap may pass it by the few in flight. */
-  async function assertStandingRoom(accountId: string, mode: KeyKind, staged: number) {
-    const active = (await storeFor(mode).listStanding(accountId)).filter((r) => r.state === 'active').length;
+  async function assertStandingRoom(caller: Caller, staged: number) {
+    const active = (await storeFor(caller.kind).listStanding(caller.accountId)).filter((r) => r.state === 'active').length;
     assertRoom('standing', active + staged, limits.standing);
   }
 
@@ -178,17 +179,17 @@ export function createStandingService({
    * Stores a prepared record unless one with its id exists (a re-run of the same turn);
    * answers the stored one. Refused at the cap, like `prepare`.
    */
-  async function commit(mode: KeyKind, record: StandingRecord): Promise<StandingRecord> {
-    const existing = await get(record.account_id, mode, record.id);
+  async function commit(caller: Caller, record: StandingRecord): Promise<StandingRecord> {
+    const existing = await get(caller, record.id);
     if (existing) return existing;
-    await assertStandingRoom(record.account_id, mode, 0);
-    await storeFor(mode).putStanding(record);
+    await assertStandingRoom(caller, 0);
+    await storeFor(caller.kind).putStanding(record);
     if (record.trigger.kind === 'price') fresh.add(record.id);
     return record;
   }
 
-  async function get(accountId: string, mode: KeyKind, id: string): Promise<StandingRecord | null> {
-    return (await storeFor(mode).listStanding(accountId)).find((x) => x.id === id) ?? null;
+  async function get(caller: Caller, id: string): Promise<StandingRecord | null> {
+    return (await storeFor(caller.kind).listStanding(caller.accountId)).find((x) => x.id === id) ?? null;
   }
 
   /** Why an acting intent may no longer act, or null when its creator still may. */
@@ -206,7 +207,7 @@ export function createStandingService({
     if (r.action.kind === 'notify') return f.why;
     if (r.action.kind === 'balance') {
       if (!w) return 'It is time for your balance, but no chain is configured.';
-      const v = await w.view(r.account_id, 'live').catch((e: unknown) => {
+      const v = await w.view(accountCaller(r.account_id)).catch((e: unknown) => {
         throw new RetryLater(e instanceof Error ? e.message : String(e));
       });
       return `Your daily balance: ${holdings(v)}.`;
@@ -223,8 +224,7 @@ export function createStandingService({
     }
     try {
       const result = await w.pipeline.submit({
-        accountId: r.account_id,
-        mode: 'live',
+        caller: accountCaller(r.account_id),
         text: intent,
         source: 'standing',
         idempotencyKey: key,
@@ -358,15 +358,15 @@ export function createStandingService({
     get,
     /** Creates and stores at once. */
     async create(owner: StandingOwner, text: string, spec: StandingSpec, opts: { allowAct: boolean; id?: string; staged?: number }) {
-      return commit(owner.kind, await prepare(owner, text, spec, opts));
+      return commit(owner, await prepare(owner, text, spec, opts));
     },
-    async list(accountId: string, mode: KeyKind) {
-      return (await storeFor(mode).listStanding(accountId)).filter((r) => r.state === 'active');
+    async list(caller: Caller) {
+      return (await storeFor(caller.kind).listStanding(caller.accountId)).filter((r) => r.state === 'active');
     },
-    async cancel(accountId: string, mode: KeyKind, id: string) {
-      const r = (await storeFor(mode).listStanding(accountId)).find((x) => x.id === id && x.state === 'active');
+    async cancel(caller: Caller, id: string) {
+      const r = (await storeFor(caller.kind).listStanding(caller.accountId)).find((x) => x.id === id && x.state === 'active');
       if (!r) throw notFound(`no standing intent ${id}`);
-      await storeFor(mode).updateStanding(accountId, id, (x) => ({ ...x, state: 'cancelled' }));
+      await storeFor(caller.kind).updateStanding(caller.accountId, id, (x) => ({ ...x, state: 'cancelled' }));
       return { ...r, state: 'cancelled' as const };
     },
     /**

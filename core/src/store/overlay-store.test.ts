@@ -252,13 +252,13 @@ describe('overlay store', () => {
       sub.close();
       return got;
     };
-    const liveSub = events.subscribe('a', 'live', 0, () => true);
-    const testSub = events.subscribe('a', 'test', 0, () => true);
+    const liveSub = events.subscribe({ accountId: 'a', kind: 'live' }, 0, () => true);
+    const testSub = events.subscribe({ accountId: 'a', kind: 'test' }, 0, () => true);
     // Each stream's second event was emitted after the other kind's: a leak would arrive before it.
-    await events.emit('a', 'test', 'message', { text: '1', cause: 'test' });
-    await events.emit('a', 'live', 'message', { text: '2', cause: 'test' });
-    await events.emit('a', 'test', 'message', { text: '3', cause: 'test' });
-    await events.emit('a', 'live', 'message', { text: '4', cause: 'test' });
+    await events.emit({ accountId: 'a', kind: 'test' }, 'message', { text: '1', cause: 'test' });
+    await events.emit({ accountId: 'a', kind: 'live' }, 'message', { text: '2', cause: 'test' });
+    await events.emit({ accountId: 'a', kind: 'test' }, 'message', { text: '3', cause: 'test' });
+    await events.emit({ accountId: 'a', kind: 'live' }, 'message', { text: '4', cause: 'test' });
     expect(await read(testSub, 2)).toEqual([1, 3]);
     expect(await read(liveSub, 2)).toEqual([2, 4]);
     expect((await live.eventsAfter('a', 0, 10)).map((e) => Number(e.data.text))).toEqual([2, 4]);

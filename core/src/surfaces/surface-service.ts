@@ -150,7 +150,7 @@ export function createSurfaceService({
       if (!k) throw new PresenceError('auth', 'unknown key');
       let link = await surfaces.getSurfaceLink(p.keyId);
       if (link && link.surface_id !== by.surfaceId) throw new PresenceError('conflict', `key ${p.keyId} is linked through another surface`);
-      const { latest } = await events.bounds(p.accountId, 'live');
+      const { latest } = await events.bounds(p);
       link ??= await surfaces.insertSurfaceLink({
         key_id: p.keyId,
         surface_id: by.surfaceId,

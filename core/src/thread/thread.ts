@@ -1,9 +1,10 @@
 // The conversation thread: turns (question and answer stored as one entry) and the
 // presence's unprompted speech, which is also announced as a `message` event.
-import type { KeyKind, Scope } from '@presence/protocol';
+import type { Scope } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import type { EventsLog } from '../events/events-log';
+import { accountCaller, type Caller } from '../keys/caller';
 import type { ThreadEntry } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
 import type { StorePort } from '../store/store-port';
@@ -62,9 +63,9 @@ export function createThread({
 }) {
   return {
     /** The presence speaks unprompted: kept in the thread and sent as an event; `scopes`: what the words drew on. */
-    async say(accountId: string, mode: KeyKind, text: string, cause: string, scopes: readonly Scope[]) {
-      await storeFor(mode).appendThread(accountId, { kind: 'presence', at: clock.now(), text, cause, scopes: [...scopes] });
-      await events.emit(accountId, mode, 'message', { text, cause, scopes: [...scopes] });
+    async say(caller: Caller, text: string, cause: string, scopes: readonly Scope[]) {
+      await storeFor(caller.kind).appendThread(caller.accountId, { kind: 'presence', at: clock.now(), text, cause, scopes: [...scopes] });
+      await events.emit(caller, 'message', { text, cause, scopes: [...scopes] });
     },
     /** Where the thread and the live events log end now; see `sayOnce`. */
     async marks(accountId: string): Promise<SpeechMarks> {
@@ -95,19 +96,20 @@ export function createThread({
         if (!last || page.length < SCAN_PAGE) break;
         after = last.id;
       }
-      await events.emit(accountId, 'live', 'message', { text, cause, scopes: [...scopes] });
+      await events.emit(accountCaller(accountId), 'message', { text, cause, scopes: [...scopes] });
     },
     /** A page of the thread as a key holding `held` may read it. */
-    async page(accountId: string, mode: KeyKind, before: number | undefined, limit: number, held: readonly Scope[]) {
-      const entries = (await storeFor(mode).readThread(accountId, { ...(before !== undefined ? { before } : {}), limit })).map((e) =>
+    async page(caller: Caller, before: number | undefined, limit: number, held: readonly Scope[]) {
+      const store = storeFor(caller.kind);
+      const entries = (await store.readThread(caller.accountId, { ...(before !== undefined ? { before } : {}), limit })).map((e) =>
         redactEntry(e, held),
       );
       const first = entries[0];
-      const older = first ? (await storeFor(mode).readThread(accountId, { before: first.id, limit: 1 })).length > 0 : false;
+      const older = first ? (await store.readThread(caller.accountId, { before: first.id, limit: 1 })).length > 0 : false;
       return { messages: toMessages(entries), next_before: older && first ? String(first.id) : null };
     },
     /** The recent entries, as a key holding `held` may read them (what a planner is given for its turn). */
-    history: async (accountId: string, mode: KeyKind, turns: number, held: readonly Scope[]) =>
-      (await storeFor(mode).readThread(accountId, { limit: turns })).map((e) => redactEntry(e, held)),
+    history: async (caller: Caller, turns: number, held: readonly Scope[]) =>
+      (await storeFor(caller.kind).readThread(caller.accountId, { limit: turns })).map((e) => redactEntry(e, held)),
   };
 }

@@ -1,7 +1,7 @@
 // Composition of everything that touches the chain for an account: wallets and their keys,
 // chain views, the intent pipeline, confirmations and crash recovery. Built once from the
 // chain port and token list the server chose (embedded devnet or a real network).
-import type { KeyKind, WalletView } from '@presence/protocol';
+import type { WalletView } from '@presence/protocol';
 import type { Address } from 'viem';
 import { formatUsd } from '../chain/amounts';
 import type { ChainPort } from '../chain/chain-port';
@@ -14,6 +14,7 @@ import { createConfirmations } from '../intents/confirmations';
 import { createIntentExecutor } from '../intents/intent-executor';
 import { createIntentPipeline } from '../intents/intent-pipeline';
 import { capInUsd } from '../intents/intent-planner';
+import type { Caller } from '../keys/caller';
 import type { Keystore } from '../keystore/keystore';
 import type { CoreMetrics } from '../metrics/core-metrics';
 import type { PolicyService } from '../policy/policy-service';
@@ -135,14 +136,14 @@ export function createWalletDomain(deps: {
     pipeline,
     confirmations,
 
-    async view(accountId: string, mode: KeyKind): Promise<WalletView> {
-      const address = await wallets.address(accountId);
+    async view(caller: Caller): Promise<WalletView> {
+      const address = await wallets.address(caller.accountId);
       const [positions, policy, snapshot, spent, pending] = await Promise.all([
         views.positions(address),
-        policies.get(accountId, mode),
+        policies.get(caller),
         views.market.snapshot(),
-        pipeline.spentToday(accountId, mode),
-        confirmations.list(accountId, mode, 'held'),
+        pipeline.spentToday(caller),
+        confirmations.list(caller, 'held'),
       ]);
       const daily = capInUsd(policy.daily_cap, tokenList, snapshot);
       return {

@@ -37,7 +37,7 @@ export function registerIdempotency(app: FastifyInstance, core: Core) {
     const key = request.headers['idempotency-key'];
     const p = request.principal;
     if (!p || key === undefined) return;
-    const c = await core.idempotency.claim(p.accountId, p.kind, String(key), idempotencyFingerprint(request));
+    const c = await core.idempotency.claim(p, String(key), idempotencyFingerprint(request));
     if (c.kind === 'proceed') {
       request.idempotency = c;
       return;

@@ -4,6 +4,7 @@
 // its routes form no import circle.
 import type { Core, IdempotencyClaim, Principal, ScopeRequirement, SurfacePrincipal } from '@presence/core';
 import type * as schemas from '@presence/protocol';
+import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { StreamCaps } from './stream-caps';
 import type { StreamRegistry } from './stream-registry';
@@ -22,6 +23,16 @@ export type RouteDeps = {
   metricsToken: string | null;
 };
 
+/**
+ * The key a scoped route's request was authenticated as. The auth hook sets it before any
+ * handler of a route with `config.scope` runs; a handler of a public route asking for it is a
+ * bug, said as such rather than read as undefined.
+ */
+export function callerOf(req: FastifyRequest): Principal {
+  if (!req.principal) throw new Error(`${req.routeOptions.url ?? req.url} reads a principal but declares no scope`);
+  return req.principal;
+}
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Omit for public routes (health, docs). */
@@ -32,6 +43,7 @@ declare module 'fastify' {
     surface?: boolean;
   }
   interface FastifyRequest {
+    /** Set by the auth hook on every route with a `config.scope`; read it there with `callerOf`. */
     principal: Principal | null;
     /** The surface token that authenticated the request (on its own, or acting for a linked key). */
     surface: SurfacePrincipal | null;

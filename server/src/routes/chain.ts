@@ -3,7 +3,7 @@
 import { PresenceError } from '@presence/core';
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../http/types';
+import { callerOf, type RouteDeps } from '../http/types';
 import { walletOf } from './wallet';
 
 export const chainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
@@ -28,7 +28,7 @@ export const chainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core 
         case 'pools':
           return w.views.pools(req.query.pair);
         case 'positions':
-          return w.views.positions(await w.wallets.address(req.principal!.accountId));
+          return w.views.positions(await w.wallets.address(callerOf(req).accountId));
         case 'safety':
           if (!req.query.token) throw new PresenceError('invalid_request', 'the safety view needs ?token=<symbol or address>');
           return w.views.safety(req.query.token);

@@ -1,7 +1,7 @@
 // /v1/confirm: the actions held for the user's approval — list them, approve or deny one.
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../http/types';
+import { callerOf, type RouteDeps } from '../http/types';
 import { walletOf } from './wallet';
 
 export const confirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
@@ -19,7 +19,7 @@ export const confirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { cor
       },
     },
     async (req) => ({
-      confirmations: await walletOf(core).confirmations.list(req.principal!.accountId, req.principal!.kind, req.query.status),
+      confirmations: await walletOf(core).confirmations.list(callerOf(req), req.query.status),
     }),
   );
   app.post(
@@ -47,7 +47,6 @@ export const confirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { cor
         response: { 200: schemas.ConfirmResult },
       },
     },
-    async (req) =>
-      walletOf(core).confirmations.answer(req.principal!.accountId, req.principal!.kind, req.params.confirm_id, req.body.approve),
+    async (req) => walletOf(core).confirmations.answer(callerOf(req), req.params.confirm_id, req.body.approve),
   );
 };

@@ -7,7 +7,7 @@ import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { problem } from '../http/problem';
 import { openSse } from '../http/sse';
-import type { RouteDeps } from '../http/types';
+import { callerOf, type RouteDeps } from '../http/types';
 
 export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core, streams, streamCaps, heartbeatMs }) => {
   app.get(
@@ -27,7 +27,7 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
       },
     },
     async (req, reply) => {
-      const p = req.principal!;
+      const p = callerOf(req);
       const header = req.headers['last-event-id'];
       let afterId = req.query.last_event_id;
       if (header !== undefined) {
@@ -38,7 +38,7 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
       const accept = (t: schemas.EventType) => p.scopes.includes(schemas.eventScope[t]);
       let sub: ReturnType<typeof core.events.subscribe>;
       try {
-        sub = core.events.subscribe(p.accountId, p.kind, afterId, accept);
+        sub = core.events.subscribe(p, afterId, accept);
       } catch (e) {
         release();
         throw e;

@@ -2,7 +2,7 @@
 // do with keys is the key service's to decide.
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../http/types';
+import { callerOf, type RouteDeps } from '../http/types';
 
 export const keysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
   const tags = ['keys'];
@@ -18,7 +18,7 @@ export const keysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }
         response: { 200: schemas.KeyList },
       },
     },
-    async (req) => ({ keys: await core.keys.list(req.principal!.accountId) }),
+    async (req) => ({ keys: await core.keys.list(callerOf(req).accountId) }),
   );
 
   app.post(
@@ -34,7 +34,7 @@ export const keysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }
         response: { 201: schemas.KeySecret },
       },
     },
-    async (req, reply) => reply.code(201).send(await core.keys.issue(req.principal!, req.body)),
+    async (req, reply) => reply.code(201).send(await core.keys.issue(callerOf(req), req.body)),
   );
 
   app.post(
@@ -54,7 +54,7 @@ export const keysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }
         response: { 200: schemas.KeySecret },
       },
     },
-    async (req) => core.keys.rotate(req.principal!, req.params.id, req.body?.grace_s ?? 900),
+    async (req) => core.keys.rotate(callerOf(req), req.params.id, req.body?.grace_s ?? 900),
   );
 
   app.delete(
@@ -69,7 +69,7 @@ export const keysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }
         response: { 200: schemas.KeyView },
       },
     },
-    async (req) => core.keys.revoke(req.principal!, req.principal!.keyId),
+    async (req) => core.keys.revoke(callerOf(req), callerOf(req).keyId),
   );
 
   app.delete(
@@ -85,6 +85,6 @@ export const keysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }
         response: { 200: schemas.KeyView },
       },
     },
-    async (req) => core.keys.revoke(req.principal!, req.params.id),
+    async (req) => core.keys.revoke(callerOf(req), req.params.id),
   );
 };

@@ -3,7 +3,7 @@ import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { clientAddress } from '../http/client-address';
-import type { RouteDeps } from '../http/types';
+import { callerOf, type RouteDeps } from '../http/types';
 
 export const linksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
   app.post(
@@ -20,8 +20,8 @@ export const linksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core 
       },
     },
     async (req, reply) => {
-      const p = req.principal!;
-      core.links.assertCanLink(p.kind);
+      const p = callerOf(req);
+      core.links.assertCanLink(p);
       return reply.code(201).send(await core.links.create(p.accountId, req.body?.scopes, req.body?.ttl_s));
     },
   );

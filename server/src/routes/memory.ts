@@ -1,7 +1,7 @@
 // Memory: list, pin (idempotent), forget (404 when already gone).
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../http/types';
+import { callerOf, type RouteDeps } from '../http/types';
 
 export const memoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
   const tags = ['memory'];
@@ -17,7 +17,7 @@ export const memoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
         response: { 200: schemas.MemoryListing },
       },
     },
-    async (req) => core.memory.list(req.principal!.accountId, req.principal!.kind),
+    async (req) => core.memory.list(callerOf(req)),
   );
 
   app.post(
@@ -33,7 +33,7 @@ export const memoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
         response: { 200: schemas.PinResult },
       },
     },
-    async (req) => core.memory.pin(req.principal!.accountId, req.principal!.kind, req.body.key, req.body.note),
+    async (req) => core.memory.pin(callerOf(req), req.body.key, req.body.note),
   );
 
   app.delete(
@@ -49,6 +49,6 @@ export const memoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
         response: { 200: schemas.ForgetResult },
       },
     },
-    async (req) => core.memory.forget(req.principal!.accountId, req.principal!.kind, req.params.key),
+    async (req) => core.memory.forget(callerOf(req), req.params.key),
   );
 };

@@ -9,7 +9,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { sendStoredAnswer } from '../http/idempotency';
 import { problemFor, withRequestId } from '../http/problem';
 import { openSse } from '../http/sse';
-import type { RouteDeps } from '../http/types';
+import { callerOf, type RouteDeps } from '../http/types';
 
 const SILENT: TurnSink = { token() {}, tool() {}, needsConfirm() {} };
 
@@ -30,7 +30,7 @@ export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
         response: { 200: schemas.ThreadPage },
       },
     },
-    async (req) => core.conversation.list(req.principal!, req.query.before, req.query.limit),
+    async (req) => core.conversation.list(callerOf(req), req.query.before, req.query.limit),
   );
 
   app.post(
@@ -54,7 +54,7 @@ export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
       },
     },
     async (req, reply) => {
-      const p = req.principal!;
+      const p = callerOf(req);
       const stream = req.body.stream === true || req.query.stream === 'true';
       // A streamed turn holds its connection like an events stream, and counts under the same
       // caps; taken before the turn's Idempotency-Key is claimed, so a refusal leaves it free.

@@ -1,7 +1,7 @@
 // /v1/presence/me: the presence a key resolves to (GET), and changing it (PATCH).
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../http/types';
+import { callerOf, type RouteDeps } from '../http/types';
 
 export const presenceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
   app.get(
@@ -16,7 +16,7 @@ export const presenceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
         response: { 200: schemas.PresenceView },
       },
     },
-    async (req) => core.presence.me(req.principal!),
+    async (req) => core.presence.me(callerOf(req)),
   );
 
   app.patch(
@@ -32,6 +32,6 @@ export const presenceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
         response: { 200: schemas.PresenceView },
       },
     },
-    async (req) => core.presence.patch(req.principal!, req.body),
+    async (req) => core.presence.patch(callerOf(req), req.body),
   );
 };

@@ -3,7 +3,7 @@
 import { toStandingView } from '@presence/core';
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../http/types';
+import { callerOf, type RouteDeps } from '../http/types';
 
 export const standingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
   app.get(
@@ -18,7 +18,7 @@ export const standingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
         response: { 200: schemas.StandingList },
       },
     },
-    async (req) => ({ standing: (await core.standing.list(req.principal!.accountId, req.principal!.kind)).map(toStandingView) }),
+    async (req) => ({ standing: (await core.standing.list(callerOf(req))).map(toStandingView) }),
   );
   app.delete(
     '/v1/standing/:id',
@@ -33,6 +33,6 @@ export const standingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
         response: { 200: schemas.StandingView },
       },
     },
-    async (req) => toStandingView(await core.standing.cancel(req.principal!.accountId, req.principal!.kind, req.params.id)),
+    async (req) => toStandingView(await core.standing.cancel(callerOf(req), req.params.id)),
   );
 };

@@ -5,7 +5,7 @@ import * as schemas from '@presence/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Address } from 'viem';
-import type { RouteDeps } from '../http/types';
+import { callerOf, type RouteDeps } from '../http/types';
 
 /** The wallet domain, or 503 chain_unavailable on a server without a chain. */
 export const walletOf = (core: Core) => {
@@ -38,7 +38,7 @@ export const walletRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
         response: { 200: schemas.WalletView },
       },
     },
-    async (req) => walletOf(core).view(req.principal!.accountId, req.principal!.kind),
+    async (req) => walletOf(core).view(callerOf(req)),
   );
 
   app.get(
@@ -53,7 +53,7 @@ export const walletRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
         response: { 200: schemas.PolicyView },
       },
     },
-    async (req) => core.policies.get(req.principal!.accountId, req.principal!.kind),
+    async (req) => core.policies.get(callerOf(req)),
   );
   app.put(
     '/v1/wallet/policy',
@@ -68,7 +68,7 @@ export const walletRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
         response: { 200: schemas.PolicyView },
       },
     },
-    async (req) => core.policies.put(req.principal!.accountId, req.principal!.kind, req.body),
+    async (req) => core.policies.put(callerOf(req), req.body),
   );
 
   app.post(
@@ -88,10 +88,9 @@ export const walletRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
       },
     },
     async (req, reply) => {
-      const p = req.principal!;
+      const p = callerOf(req);
       const r = await walletOf(core).pipeline.submit({
-        accountId: p.accountId,
-        mode: p.kind,
+        caller: p,
         text: req.body.do,
         source: 'api',
         idempotencyKey: idemKey(req),
@@ -117,10 +116,9 @@ export const walletRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
       },
     },
     async (req, reply) => {
-      const p = req.principal!;
+      const p = callerOf(req);
       const r = await walletOf(core).pipeline.withdraw({
-        accountId: p.accountId,
-        mode: p.kind,
+        caller: p,
         to: req.body.to as Address,
         amount: req.body.amount,
         idempotencyKey: idemKey(req),

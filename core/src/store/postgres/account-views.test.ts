@@ -69,7 +69,7 @@ describe('account views on PostgreSQL', () => {
       expect((await b.core.presence.me(p)).name).toBe('renamed');
       await vi.waitFor(async () => expect((await a.core.presence.me(p)).name).toBe('renamed'), { timeout: 500, interval: 20 });
       // A pin on a moves its counts on a at once, and on b once heard.
-      await a.core.memory.pin('acct', 'live', 'token:WETH');
+      await a.core.memory.pin({ accountId: 'acct', kind: 'live' }, 'token:WETH');
       expect((await a.core.presence.me(p)).memory).toEqual({ pinned: 1, fading: 0 });
       await vi.waitFor(async () => expect((await b.core.presence.me(p)).memory).toEqual({ pinned: 1, fading: 0 }), {
         timeout: 500, // under the second after which an entry is read again anyway

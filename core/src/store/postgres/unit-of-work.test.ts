@@ -42,11 +42,11 @@ describe('one transaction per write on PostgreSQL', () => {
   it('a pin and a forget each commit once (entry and event together); a repeated pin writes nothing', async () => {
     const core = createCore({ store, clock: createManualClock(1_000), rateLimit: { limit: 100, windowMs: 1_000 } });
     await core.accounts.create('acme');
-    expect(await writesDuring(() => core.memory.pin('acme', 'live', 'token:WETH', 'watch'))).toBe(1);
+    expect(await writesDuring(() => core.memory.pin({ accountId: 'acme', kind: 'live' }, 'token:WETH', 'watch'))).toBe(1);
     // Pinned already with that note: read without a lock, nothing written, no commit to sync.
-    expect(await writesDuring(() => core.memory.pin('acme', 'live', 'token:WETH', 'watch'))).toBe(0);
-    expect(await writesDuring(() => core.memory.pin('acme', 'live', 'pair:WETH-USDC'))).toBe(1);
-    expect(await writesDuring(() => core.memory.forget('acme', 'live', 'token:WETH'))).toBe(1);
+    expect(await writesDuring(() => core.memory.pin({ accountId: 'acme', kind: 'live' }, 'token:WETH', 'watch'))).toBe(0);
+    expect(await writesDuring(() => core.memory.pin({ accountId: 'acme', kind: 'live' }, 'pair:WETH-USDC'))).toBe(1);
+    expect(await writesDuring(() => core.memory.forget({ accountId: 'acme', kind: 'live' }, 'token:WETH'))).toBe(1);
     expect((await store.eventsAfter('acme', 0, 10)).map((e) => [e.data.key, e.data.tier])).toEqual([
       ['token:WETH', 'pinned'],
       ['pair:WETH-USDC', 'pinned'],
@@ -116,7 +116,7 @@ describe('one transaction per write on PostgreSQL', () => {
       expect(
         await writesDuring(async () => {
           await core.rateLimiter.hit('key_r');
-          await core.memory.pin('rates', 'live', 'token:WETH');
+          await core.memory.pin({ accountId: 'rates', kind: 'live' }, 'token:WETH');
         }),
       ).toBe(1);
       expect(await times()).toBe(3);
@@ -129,7 +129,7 @@ describe('one transaction per write on PostgreSQL', () => {
         }),
       ).rejects.toThrow('no');
       expect(await times()).toBe(3);
-      await core.memory.pin('rates', 'live', 'token:DAI');
+      await core.memory.pin({ accountId: 'rates', kind: 'live' }, 'token:DAI');
       expect(await times()).toBe(4);
     } finally {
       await cluster.close();
