@@ -71,59 +71,51 @@ export const walletRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
     async (req) => core.policies.put(callerOf(req), req.body),
   );
 
+  // An intent and a withdrawal are both actions: the same answers, problems and result.
+  const actionSchema = <B>(operationId: string, summary: string, body: B) => ({
+    operationId,
+    openapi: {
+      answers: { 200: 'Executed: the transaction and its block', 202: 'Held for a yes: the confirm_id and when it expires' },
+      problems: ['policy_block', 'intent_unresolved', 'conflict', 'chain_reverted', 'chain_rejected', 'chain_unavailable'] as const,
+    },
+    summary,
+    tags,
+    body,
+    response: intentResponses,
+  });
+
   app.post(
     '/v1/wallet/intent',
     {
       config: { scope: 'wallet:act' },
-      schema: {
-        operationId: 'submitIntent',
-        openapi: {
-          answers: { 200: 'Executed: the transaction and its block', 202: 'Held for a yes: the confirm_id and when it expires' },
-          problems: ['policy_block', 'intent_unresolved', 'conflict', 'chain_reverted', 'chain_rejected', 'chain_unavailable'],
-        },
-        summary: 'Act: 200 done, 202 needs_confirm, 409 policy_block, 422 intent_unresolved',
-        tags,
-        body: schemas.IntentRequest,
-        response: intentResponses,
-      },
+      schema: actionSchema(
+        'submitIntent',
+        'Act: 200 done, 202 needs_confirm, 409 policy_block, 422 intent_unresolved',
+        schemas.IntentRequest,
+      ),
     },
-    async (req, reply) => {
-      const p = callerOf(req);
-      const r = await walletOf(core).pipeline.submit({
-        caller: p,
-        text: req.body.do,
-        source: 'api',
-        idempotencyKey: idemKey(req),
-      });
-      return sendIntentResult(reply, r);
-    },
+    async (req, reply) =>
+      sendIntentResult(
+        reply,
+        await walletOf(core).pipeline.submit({ caller: callerOf(req), text: req.body.do, source: 'api', idempotencyKey: idemKey(req) }),
+      ),
   );
 
   app.post(
     '/v1/wallet/withdraw',
     {
       config: { scope: 'admin' },
-      schema: {
-        operationId: 'withdraw',
-        openapi: {
-          answers: { 200: 'Executed: the transaction and its block', 202: 'Held for a yes: the confirm_id and when it expires' },
-          problems: ['policy_block', 'intent_unresolved', 'conflict', 'chain_reverted', 'chain_rejected', 'chain_unavailable'],
-        },
-        summary: 'Send to an address on withdraw_allowlist (never available to the model)',
-        tags,
-        body: schemas.WithdrawRequest,
-        response: intentResponses,
-      },
+      schema: actionSchema('withdraw', 'Send to an address on withdraw_allowlist (never available to the model)', schemas.WithdrawRequest),
     },
-    async (req, reply) => {
-      const p = callerOf(req);
-      const r = await walletOf(core).pipeline.withdraw({
-        caller: p,
-        to: req.body.to as Address,
-        amount: req.body.amount,
-        idempotencyKey: idemKey(req),
-      });
-      return sendIntentResult(reply, r);
-    },
+    async (req, reply) =>
+      sendIntentResult(
+        reply,
+        await walletOf(core).pipeline.withdraw({
+          caller: callerOf(req),
+          to: req.body.to as Address,
+          amount: req.body.amount,
+          idempotencyKey: idemKey(req),
+        }),
+      ),
   );
 };
