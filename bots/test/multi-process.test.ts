@@ -180,7 +180,8 @@ describe('two bot processes on one PostgreSQL table', () => {
     expect(leads(standby)).toBe(false);
 
     const texts = Array.from({ length: EVENTS }, (_, i) => `burst ${i}`);
-    for (const text of texts) await presence.server.core.events.emit({ accountId: 'default', kind: 'live' }, 'message', { text, cause: 'standing:mp' });
+    for (const text of texts)
+      await presence.server.core.events.emit({ accountId: 'default', kind: 'live' }, 'message', { text, cause: 'standing:mp' });
     const delivered = () =>
       tg.calls.filter((c) => c.method === 'sendMessage' && c.status === 200 && texts.includes(String(c.payload.text)));
     await waitFor(() => delivered().length >= 20, { what: 'the burst under way' });

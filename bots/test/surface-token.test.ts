@@ -50,7 +50,8 @@ const startBots = (withSurface: boolean) =>
 const botMessage = (chatId: number, test: (m: TgMessage) => boolean, what = 'a bot message') =>
   waitFor(() => tg.botMessages(chatId).filter(test).at(-1), { what });
 const table = () => readFileSync(path.join(dataDir, LINKS_FILE), 'utf8');
-const say = (text: string) => presence.server.core.events.emit({ accountId: 'default', kind: 'live' }, 'message', { text, cause: 'standing:test' });
+const say = (text: string) =>
+  presence.server.core.events.emit({ accountId: 'default', kind: 'live' }, 'message', { text, cause: 'standing:test' });
 
 beforeAll(async () => {
   presence = await startPresence();

@@ -356,7 +356,8 @@ describe('presence CLI', () => {
         ['events', '--json', '--since', String(base), '--limit', '4'],
         env({ PRESENCE_TOKEN: s.live, PRESENCE_URL: proxy.url }),
       );
-      const emit = (i: number) => s.core.events.emit({ accountId: 'default', kind: 'live' }, 'memory', { key: `topic:cli${i}`, tier: 'fading' });
+      const emit = (i: number) =>
+        s.core.events.emit({ accountId: 'default', kind: 'live' }, 'memory', { key: `topic:cli${i}`, tier: 'fading' });
       await emit(1);
       await emit(2);
       await waitFor(() => child.stdout.split('\n').filter(Boolean).length === 2);
