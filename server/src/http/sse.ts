@@ -1,7 +1,8 @@
 // A Server-Sent Events writer over a hijacked Fastify reply. It refuses CR/LF in `event`
 // and `id`, splits data into lines, honours socket backpressure with a bounded wait (a dead
 // peer cannot hang the sender), and ends failed streams with an `error` event.
-import type { FastifyReply } from 'fastify';
+import { PresenceError } from '@presence/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export type SseWriter = {
   /** Resolves false when the stream is closed or the peer stopped reading for too long. */
@@ -93,4 +94,16 @@ export function openSse(reply: FastifyReply, headers: Record<string, string> = {
       else closers.push(fn);
     },
   };
+}
+
+/**
+ * Where a resumed stream starts: the `Last-Event-ID` header when sent, else the `last_event_id`
+ * query (for a client that cannot set headers); neither is live only. A header that is not a
+ * non-negative integer is 400 invalid_request.
+ */
+export function resumeAfter(req: FastifyRequest, query: number | undefined): number | undefined {
+  const header = req.headers['last-event-id'];
+  if (header === undefined) return query;
+  if (!/^\d{1,15}$/.test(String(header))) throw new PresenceError('invalid_request', 'Last-Event-ID must be a non-negative integer');
+  return Number(header);
 }

@@ -2,11 +2,11 @@
 // Last-Event-ID (header or ?last_event_id=), then live; each type only for keys holding its
 // scope; closes when the key is revoked or its rotation grace ends. Each open stream takes a
 // slot under the stream caps (per key, per account, server-wide) until it closes.
-import { PresenceError, redactEventData } from '@presence/core';
+import { redactEventData } from '@presence/core';
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { problem } from '../http/problem';
-import { openSse } from '../http/sse';
+import { openSse, resumeAfter } from '../http/sse';
 import { callerOf, type RouteDeps } from '../http/types';
 
 export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core, streams, streamCaps, heartbeatMs }) => {
@@ -28,12 +28,7 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
     },
     async (req, reply) => {
       const p = callerOf(req);
-      const header = req.headers['last-event-id'];
-      let afterId = req.query.last_event_id;
-      if (header !== undefined) {
-        if (!/^\d{1,15}$/.test(String(header))) throw new PresenceError('invalid_request', 'Last-Event-ID must be a non-negative integer');
-        afterId = Number(header);
-      }
+      const afterId = resumeAfter(req, req.query.last_event_id);
       const release = streamCaps.acquire(p, reply);
       const accept = (t: schemas.EventType) => p.scopes.includes(schemas.eventScope[t]);
       let sub: ReturnType<typeof core.events.subscribe>;

@@ -8,7 +8,7 @@ import { PresenceError, type SurfacePrincipal, subscribeSurfaceFeed } from '@pre
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { problem } from '../http/problem';
-import { openSse, type SseWriter } from '../http/sse';
+import { openSse, resumeAfter, type SseWriter } from '../http/sse';
 import type { RouteDeps } from '../http/types';
 
 const surfacesOf = (core: RouteDeps['core']) => {
@@ -86,12 +86,7 @@ export const surfaceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { cor
     async (req, reply) => {
       const surfaces = surfacesOf(core);
       const s = req.surface as SurfacePrincipal;
-      const header = req.headers['last-event-id'];
-      let after = req.query.last_event_id;
-      if (header !== undefined) {
-        if (!/^\d{1,15}$/.test(String(header))) throw new PresenceError('invalid_request', 'Last-Event-ID must be a non-negative integer');
-        after = Number(header);
-      }
+      const after = resumeAfter(req, req.query.last_event_id);
       const { partition, of } = req.query;
       if ((partition === undefined) !== (of === undefined) || (partition !== undefined && of !== undefined && partition >= of))
         throw new PresenceError('invalid_request', 'partition and of go together, with 0 ≤ partition < of');
