@@ -144,7 +144,7 @@ describe('Idempotency-Key', () => {
       });
       memory[op] = async (...args) => {
         calls++;
-        keys.push(String(args[2]));
+        keys.push(String(args[1])); // (caller, key, …)
         entered();
         await gate;
         return original(...args);
