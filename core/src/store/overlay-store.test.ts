@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { KeyKind } from '@presence/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { intentRecord } from '../../testing/fixtures';
+import { intentRecord, standing as standingRecord } from '../../testing/fixtures';
 import { createManualClock, type ManualClock } from '../clock/clock';
 import { createEventsLog, type FeedItem, type Subscription } from '../events/events-log';
-import type { AccountRecord, IdempotencyRecord, KeyRecord, MemoryEntry, StandingRecord } from './documents';
+import type { AccountRecord, IdempotencyRecord, KeyRecord, MemoryEntry } from './documents';
 import { createLowdbStore } from './lowdb/lowdb-store';
 import { createOverlayStore } from './overlay-store';
 import type { StorePort } from './store-port';
@@ -44,22 +44,7 @@ const key = (id: string): KeyRecord => ({
   last_used_at: null,
   revoked_at: null,
 });
-const standing = (id: string): StandingRecord => ({
-  id,
-  account_id: 'a',
-  text: 'tell me when WETH is below 2500 USD',
-  trigger: { kind: 'price', token: 'WETH', op: 'below', threshold_usd: '2500000000000000000000' },
-  action: { kind: 'notify' },
-  may_act: false,
-  armed: true,
-  next_at: null,
-  fired_count: 0,
-  last_fired_at: null,
-  state: 'active',
-  created_at: 0,
-  created_by: null,
-  pending: [],
-});
+const standing = (id: string) => standingRecord('a', id);
 const answer = (k: string, created_at: number): IdempotencyRecord => ({
   key: k,
   fingerprint: `fp-${k}`,
