@@ -28,6 +28,8 @@ function env(extra: Record<string, string | undefined> = {}) {
 }
 const configFile = () => path.join(home, 'xdg', 'presence', 'config.json');
 const oneLine = (stderr: string) => stderr.trim().split('\n');
+/** How long a spawned bin may take to connect: a bound on a hang (tsx starts slowly under CI's load), not a timing claim. */
+const CHILD_START_MS = 40_000;
 
 describe('presence CLI', () => {
   it('--help lists every command', async () => {
@@ -157,7 +159,7 @@ describe('presence CLI', () => {
           proc.stdin.write(typed);
         }
       });
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 45_000);
       return new Promise<{ code: number | null; out: string }>((resolve) =>
         proc.on('close', (code) => {
           clearTimeout(timer);
@@ -360,7 +362,7 @@ describe('presence CLI', () => {
         s.core.events.emit({ accountId: 'default', kind: 'live' }, 'memory', { key: `topic:cli${i}`, tier: 'fading' });
       await emit(1);
       await emit(2);
-      await waitFor(() => child.stdout.split('\n').filter(Boolean).length === 2);
+      await waitFor(() => child.stdout.split('\n').filter(Boolean).length === 2, CHILD_START_MS);
       proxy.dropAll();
       await emit(3);
       await emit(4);
@@ -384,7 +386,7 @@ describe('presence CLI', () => {
     // Live (no --since): only an event emitted after the line is certain to arrive, so the
     // line must mean the subscription is in place.
     const child = spawnPresence(['events', '--json', '--limit', '1'], env({ PRESENCE_TOKEN: s.live }));
-    await waitFor(() => child.stderr.includes('\n'));
+    await waitFor(() => child.stderr.includes('\n'), CHILD_START_MS);
     expect(child.stderr).toBe(`connected to ${s.url}, waiting for events (Ctrl-C to stop)\n`);
     expect(child.stdout).toBe('');
     await s.core.events.emit({ accountId: 'default', kind: 'live' }, 'memory', { key: 'topic:after-connected', tier: 'fading' });
@@ -426,7 +428,7 @@ function runNode(nodeArgs: string[], args: string[], extraEnv: Record<string, st
   proc.stderr.on('data', (d) => {
     stderr += d;
   });
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 45_000);
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
     proc.on('close', (code) => {
       clearTimeout(timer);

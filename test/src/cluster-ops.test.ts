@@ -155,7 +155,15 @@ describe('three servers, one database, one devnet', () => {
     expect(fired.fired_count).toBe(1);
     // The leader learnt of it from the store: its own beats never saw it created.
     expect(await rpc<string>('eth_blockNumber', [])).toBe(block);
-    const spoken = await c.sql`SELECT id FROM thread WHERE entry->>'cause' = ${`standing:${id}`}`;
+    // The fire is counted before its words are written: wait for the words, then check there is one.
+    const spoken = await until(
+      async () => {
+        const rows = await c.sql`SELECT id FROM thread WHERE entry->>'cause' = ${`standing:${id}`}`;
+        return rows.length > 0 ? rows : undefined;
+      },
+      10_000,
+      'the fire to be spoken in the thread',
+    );
     expect(spoken).toHaveLength(1);
     expect((await call(leader.url, 'DELETE', `/v1/standing/${id}`, { key: c.live })).status).toBe(200);
   });

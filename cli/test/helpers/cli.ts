@@ -59,7 +59,8 @@ export function runPresence(
   args: string[],
   env: Record<string, string | undefined>,
   input?: string,
-  timeoutMs = 20_000,
+  // A bound on a hang, not a timing claim: under CI's full load a tsx start alone can take seconds.
+  timeoutMs = 45_000,
 ): Promise<CliResult> {
   return settle(spawnPresence(args, env, input), timeoutMs);
 }
