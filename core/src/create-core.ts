@@ -178,6 +178,7 @@ export function createCore(o: CoreOptions) {
       events,
       links,
       rateLimiterFor,
+      ...(o.cluster ? { linkChanges: o.cluster.linkChanges } : {}),
       ...(o.onBackgroundError ? { onError: o.onBackgroundError } : {}),
     });
     surfaces = service;

@@ -42,6 +42,8 @@ export type ClusterPort = {
    * `changed` receives the account id.
    */
   accountChanges: { subscribe(handlers: KeyChangeHandlers): () => void };
+  /** Accounts a surface link was made for on any server (announced at commit); `changed` receives the account id. */
+  linkChanges: { subscribe(handlers: KeyChangeHandlers): () => void };
   /** A sliding window named `scope` whose counts are kept where every server sees them. */
   rateLimiter(scope: string, opts: { limit: number; windowMs: number }): SharedRateLimiter;
   /**

@@ -95,8 +95,7 @@ export function createEventsLog({
   async function emit<C extends Caller>(caller: C, ...[type, data]: Emitted): Promise<Announced<C>> {
     if (caller.kind === 'test' && NOT_FOR_TEST_KEYS.has(type)) return null as Announced<C>;
     const ch = channel(caller);
-    // Append and notify under one lock so listeners see ids in order.
-    const event = await lock(ch, async () => {
+    const append = async () => {
       const now = clock.now();
       const stored = await storeFor(caller.kind).appendEvent(caller.accountId, { type, data: { ...data, at: iso(now) }, at: now });
       const e: FeedEvent = { id: stored.id, type, data: stored.data };
@@ -104,7 +103,12 @@ export function createEventsLog({
       if (pumped(caller)) pumps?.wake(caller.accountId);
       else deliver(ch, e);
       return e;
-    });
+    };
+    // Delivered here: append and deliver under one lock so listeners see ids in order. Pumped:
+    // the streams read the store in id order, and the account's counter row already orders
+    // appends; a lock here as well would deadlock with it (a unit of work holding that row, as
+    // a change of the memory count does, waits for the lock its blocked neighbour holds).
+    const event = pumped(caller) ? await append() : await lock(ch, append);
     if (event.id % 1_000 === 0) void prune(caller);
     return event;
   }
@@ -122,7 +126,7 @@ export function createEventsLog({
     const { accountId } = caller;
     const ch = channel(caller);
     const store = storeFor(caller.kind);
-    const events = await lock(ch, async () => {
+    const appendAll = async () => {
       const append = ({ item }: (typeof batch)[number]) => {
         const now = clock.now();
         const [type, data] = item.event;
@@ -137,7 +141,9 @@ export function createEventsLog({
       if (pumped(caller)) pumps?.wake(accountId);
       else for (const e of [...es].sort((x, y) => x.id - y.id)) deliver(ch, e);
       return es;
-    });
+    };
+    // Under the channel's lock only where this server delivers (as in `emit`).
+    const events = pumped(caller) ? await appendAll() : await lock(ch, appendAll);
     for (const [i, e] of events.entries()) {
       batch[i]?.resolve(e);
       if (e.id % 1_000 === 0) void prune(caller);

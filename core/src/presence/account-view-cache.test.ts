@@ -64,6 +64,31 @@ describe('account view cache', () => {
     expect(await s.cache.get('a', s.load('new'))).toBe('new');
   });
 
+  it('reads of one account while its load is under way share that load, unless a change came since it began', async () => {
+    const s = setup();
+    let release: (v: string) => void = () => undefined;
+    let slowLoads = 0;
+    const slowLoad = () => {
+      slowLoads++;
+      return new Promise<string>((r) => (release = r));
+    };
+    const first = s.cache.get('a', slowLoad);
+    const second = s.cache.get('a', slowLoad);
+    expect(slowLoads).toBe(1);
+    release('v1');
+    expect([await first, await second]).toEqual(['v1', 'v1']);
+    // A change while a load is under way: a later read does not join the stale load.
+    s.advance(1_001);
+    const before = s.cache.get('a', slowLoad);
+    const releaseBefore = release;
+    s.cache.drop('a');
+    const after = s.cache.get('a', slowLoad);
+    expect(slowLoads).toBe(3);
+    release('v2');
+    releaseBefore('v1-stale');
+    expect([await before, await after]).toEqual(['v1-stale', 'v2']);
+  });
+
   it('keeps at most `max` accounts, dropping the least recently stored', async () => {
     const s = setup(2);
     await s.cache.get('a', s.load('a'));

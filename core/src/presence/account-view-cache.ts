@@ -5,7 +5,7 @@
 // keeps no cache.
 //
 // Staleness, as for keys (keys/key-cache.ts): every change to an account's document or memory
-// is announced at its commit (NOTIFY, store/postgres) and drops the account here; this
+// counts is announced at its commit (NOTIFY, store/postgres) and drops the account here; this
 // server's own changes drop it once committed (`withViewDrops` below), before their request
 // is answered. A listening connection that came back forgets everything, and an entry is read
 // again once MAX_AGE_MS old, so even a notification lost unnoticed leaves at most a second.
@@ -39,6 +39,7 @@ export function createAccountViewCache<V>({
   const views = new Map<string, { view: V; at: number }>();
   /** Bumped by every drop: a read that saw another value may have been overtaken by a change. */
   let generation = 0;
+  const loading = new Map<string, { generation: number; view: Promise<V> }>();
 
   const drop = (accountId: string) => {
     generation++;
@@ -56,8 +57,19 @@ export function createAccountViewCache<V>({
     async get(accountId, load) {
       const hit = views.get(accountId);
       if (hit && now() - hit.at < maxAgeMs) return hit.view;
+      // Reads of one account while its load is under way share it (one statement, not one
+      // per request), unless a drop came since it began.
+      const under = loading.get(accountId);
+      if (under && under.generation === generation) return under.view;
       const seen = generation;
-      const view = await load();
+      const pending = load();
+      loading.set(accountId, { generation: seen, view: pending });
+      let view: V;
+      try {
+        view = await pending;
+      } finally {
+        if (loading.get(accountId)?.view === pending) loading.delete(accountId);
+      }
       if (generation !== seen) return view;
       views.delete(accountId); // re-inserted as the newest
       if (views.size >= max) {

@@ -29,6 +29,8 @@ export interface SurfaceStorePort {
    */
   revokeSurfaceLink(keyId: string, at: number): Promise<SurfaceLinkRecord | null>;
 
+  /** Whether a live link of some surface names the account (its events then take feed positions). */
+  isLinked(accountId: string): Promise<boolean>;
   /** Gives the account's stored events that have no feed position yet one each, in id order (nothing when it is not linked). */
   sequenceFeed(accountId: string): Promise<number>;
   /** The same for every linked account at once (one statement): catches up after a crash between append and sequencing. */

@@ -6,10 +6,12 @@
 // Revoking a linked key revokes its link and puts a `link_revoked` notice in the feed.
 import type { Scope, SurfaceRedeemResult, SurfaceView } from '@presence/protocol';
 import { type Clock, iso } from '../clock/clock';
+import type { KeyChangeHandlers } from '../cluster/cluster-port';
 import { PresenceError } from '../errors/presence-error';
 import type { EventsLog } from '../events/events-log';
 import type { KeyService, Principal } from '../keys/key-service';
 import type { LinkService, RedeemWho } from '../links/link-service';
+import { createAccountViewCache } from '../presence/account-view-cache';
 import type { RateLimiterPort } from '../ratelimit/sliding-window';
 import type { StorePort } from '../store/store-port';
 import type { SurfaceRecord } from '../store/surface-records';
@@ -41,6 +43,7 @@ export function createSurfaceService({
   links,
   rateLimiterFor,
   redeemLimits,
+  linkChanges,
   onError = () => undefined,
 }: {
   store: Pick<StorePort, 'getKey'>;
@@ -51,10 +54,19 @@ export function createSurfaceService({
   links: LinkService;
   rateLimiterFor: (scope: string, opts: { limit: number; windowMs: number }) => RateLimiterPort;
   redeemLimits?: SurfaceRedeemLimits;
+  /**
+   * On a store servers share: links made on any server, announced at commit. Whether an
+   * account is linked is then remembered across its appends (an account no surface links —
+   * most of them — costs its appends no read; DESIGN.md "Cost follows work").
+   */
+  linkChanges?: { subscribe(h: KeyChangeHandlers): () => void };
   onError?: (e: unknown) => void;
 }) {
   const guard = createSurfaceRedeemGuard({ rateLimiterFor, ...(redeemLimits ? { limits: redeemLimits } : {}) });
   const fed = new Set<() => void>();
+  const linkedAccounts = linkChanges ? createAccountViewCache<boolean>({ changes: linkChanges, now: () => clock.now() }) : null;
+  /** This server linked the account: it is sequenced from its next append on. */
+  const linkedHere = (accountId: string) => linkedAccounts?.drop(accountId);
   const revokedListeners = new Set<(surfaceId: string) => void>();
   /** New feed entries may be there: every open stream on this server reads on. */
   const poke = () => {
@@ -132,6 +144,7 @@ export function createSurfaceService({
           from_seq: 0,
           revoked_at: null,
         });
+        linkedHere(accountId);
       });
       const { key: _secretless, ...rest } = made;
       return { result: { ...rest, surface: by.surfaceId }, rate: attempt.rate };
@@ -161,6 +174,7 @@ export function createSurfaceService({
         from_seq: 0,
         revoked_at: null,
       });
+      linkedHere(p.accountId);
       return {
         account: p.accountId,
         key_id: p.keyId,
@@ -211,9 +225,14 @@ export function createSurfaceService({
 
     /** An account's live event was stored: give it its feed position (not awaited by emitters). */
     sequence(accountId: string): void {
-      surfaces.sequenceFeed(accountId).then((n) => {
-        if (n > 0) poke();
-      }, onError);
+      // A link made meanwhile on another server is told at its commit; an append that still
+      // missed it is sequenced by the next one, or by upkeep (sequenceAllFeeds).
+      const linked = linkedAccounts ? linkedAccounts.get(accountId, () => surfaces.isLinked(accountId)) : Promise.resolve(true);
+      linked
+        .then((yes) => (yes ? surfaces.sequenceFeed(accountId) : 0))
+        .then((n) => {
+          if (n > 0) poke();
+        }, onError);
     },
 
     /** Upkeep: positions an append's crash left untaken, and entries past retention. */

@@ -141,6 +141,9 @@ export async function createLowdbSurfaceStore({ dataDir, events, fsync = true }:
       });
     },
 
+    async isLinked(accountId) {
+      return (liveByAccount.get(accountId)?.size ?? 0) > 0;
+    },
     sequenceFeed(accountId) {
       return serial(() => sequence(accountId));
     },

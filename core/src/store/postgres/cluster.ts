@@ -32,6 +32,8 @@ export const EVENTS_CHANNEL = 'presence_events';
 export const KEYS_CHANNEL = 'presence_keys';
 /** An account's document or memory changed: the payload is its id. */
 export const ACCOUNTS_CHANNEL = 'presence_accounts';
+/** Accounts a surface link was made for (store/postgres/surfaces.ts). */
+export const LINKS_CHANNEL = 'presence_links';
 /** Up to this many requests per window a limit is kept exactly (a log of times). */
 export const EXACT_MAX = 1_000;
 
@@ -71,6 +73,7 @@ export async function createPostgresCluster({
   const handlers = new Set<EventsWakeHandlers>();
   const keyHandlers = new Set<KeyChangeHandlers>();
   const accountHandlers = new Set<KeyChangeHandlers>();
+  const linkHandlers = new Set<KeyChangeHandlers>();
   const budgets = createFailureBudgets(sql, clock, onError);
   const requestRates: RequestRates[] = [];
   const listeningBlocks = await sql.listen(
@@ -95,6 +98,15 @@ export async function createPostgresCluster({
     },
     () => {
       for (const h of accountHandlers) h.resync();
+    },
+  );
+  const listeningLinks = await sql.listen(
+    LINKS_CHANNEL,
+    (accountId) => {
+      for (const h of linkHandlers) h.changed(accountId);
+    },
+    () => {
+      for (const h of linkHandlers) h.resync();
     },
   );
   const listening = await sql.listen(
@@ -240,6 +252,12 @@ export async function createPostgresCluster({
         return () => accountHandlers.delete(h);
       },
     },
+    linkChanges: {
+      subscribe(h) {
+        linkHandlers.add(h);
+        return () => linkHandlers.delete(h);
+      },
+    },
     rateLimiter,
     requestLimiter(opts) {
       const rates = createRequestRates({
@@ -261,7 +279,8 @@ export async function createPostgresCluster({
       handlers.clear();
       keyHandlers.clear();
       accountHandlers.clear();
-      for (const l of [listeningKeys, listeningBlocks, listeningAccounts]) {
+      linkHandlers.clear();
+      for (const l of [listeningKeys, listeningBlocks, listeningAccounts, listeningLinks]) {
         await Promise.race([l.unlisten().catch(() => undefined), new Promise((r) => setTimeout(r, 1_000).unref())]);
       }
       // With the database away, unlisten would wait for a connection: give it a moment only.

@@ -1,12 +1,12 @@
 // Memory entries on PostgreSQL (table memory_entries, migration 0004): one row per entry, so a
 // pin reads and writes the rows it names and never the rest of what the account keeps. The
-// account's entry count lives on its account_seq row; a change that moves the count takes that
-// row's lock (serializing such changes on every server, so the cap is checked against a count
-// no concurrent change can move); one that only rewrites stored entries locks just them, and
-// one that writes nothing locks nothing. One transaction per change (changeMemory below).
+// account's entry count lives on its account_seq row; a change that writes takes that row's
+// lock, then its entries' (serializing the account's changes on every server, so the cap is
+// checked against a count no concurrent change can move), and one that writes nothing locks
+// nothing. One transaction per change (changeMemory below).
 import type postgres from 'postgres';
 import { MemoryEntry, memoryDueAt } from '../documents';
-import type { MemoryChange, MemoryPeek, StorePort } from '../store-port';
+import type { MemoryPeek, StorePort } from '../store-port';
 import { ACCOUNTS_CHANNEL } from './cluster';
 import { CallerError } from './database-error';
 
@@ -14,9 +14,14 @@ type Row = { key: string; entry: unknown };
 
 const byKey = (rows: readonly Row[]) => new Map(rows.map((r) => [r.key, MemoryEntry.parse(r.entry)]));
 
-/** Whether applying `change` to `found` leaves the account's entry count as it is. */
-const keepsCount = (change: MemoryChange<unknown>, found: ReadonlyMap<string, unknown>) =>
-  (change.put ?? []).every((e) => found.has(e.key)) && !(change.remove ?? []).some((k) => found.has(k));
+/** The named entries and the account's count, in one statement (one round trip, one snapshot). */
+async function peek(db: postgres.Sql | postgres.TransactionSql, accountId: string, keys: string[]): Promise<MemoryPeek> {
+  const rows = await db<{ memory: string | null; key: string | null; entry: unknown }[]>`
+    SELECT s.memory, e.key, e.entry FROM (SELECT 1) one
+      LEFT JOIN account_seq s ON s.account_id = ${accountId}
+      LEFT JOIN memory_entries e ON e.account_id = ${accountId} AND e.key = ANY(${keys}::text[])`;
+  return { found: byKey(rows.filter((r): r is Row & { memory: string | null } => r.key !== null)), count: Number(rows[0]?.memory ?? 0) };
+}
 
 export function memoryRows(sql: postgres.Sql): Pick<StorePort, 'readMemory' | 'peekMemory' | 'changeMemory' | 'memoryDue'> {
   return {
@@ -25,11 +30,7 @@ export function memoryRows(sql: postgres.Sql): Pick<StorePort, 'readMemory' | 'p
       return rows.map((r) => MemoryEntry.parse(r.entry));
     },
     async peekMemory(accountId, keys): Promise<MemoryPeek> {
-      const [rows, [seq]] = await Promise.all([
-        sql<Row[]>`SELECT key, entry FROM memory_entries WHERE account_id = ${accountId} AND key = ANY(${[...keys]}::text[])`,
-        sql<{ memory: string }[]>`SELECT memory FROM account_seq WHERE account_id = ${accountId}`,
-      ]);
-      return { found: byKey(rows), count: Number(seq?.memory ?? 0) };
+      return peek(sql, accountId, [...keys]);
     },
     async changeMemory(accountId, keys, decide) {
       const named = [...keys];
@@ -44,36 +45,28 @@ export function memoryRows(sql: postgres.Sql): Pick<StorePort, 'readMemory' | 'p
       await sql.begin(async (tx) => {
         // 1. Read without locking: an answer that writes nothing (a repeated pin) is final,
         // and costs the account no lock and the disk no sync.
-        const seen = await tx<{ memory: string | null; key: string | null; entry: unknown }[]>`
-          SELECT s.memory, e.key, e.entry FROM (SELECT 1) one
-            LEFT JOIN account_seq s ON s.account_id = ${accountId}
-            LEFT JOIN memory_entries e ON e.account_id = ${accountId} AND e.key = ANY(${named}::text[])`;
-        const count = Number(seen[0]?.memory ?? 0);
-        const first = run({ found: byKey(seen.filter((r): r is Row & { memory: string | null } => r.key !== null)), count });
+        const first = run(await peek(tx, accountId, named));
         if ((first.put ?? []).length === 0 && (first.remove ?? []).length === 0) {
           out = { result: first.result };
           return;
         }
-        // 2. Lock the named entries (in key order, as every change does) and decide on them. A
-        // change that keeps the count (every put names a stored entry, nothing removed) needs
-        // no other lock: changes of different entries of one account commit side by side.
-        let found = byKey(
-          await tx<Row[]>`SELECT key, entry FROM memory_entries
-          WHERE account_id = ${accountId} AND key = ANY(${named}::text[]) ORDER BY key FOR UPDATE`,
-        );
-        let change = run({ found, count });
-        if (!keepsCount(change, found)) {
-          // 3. The count moves: the counter row's lock (created on the first change) serializes
-          // the account's count-changing changes on every server, so the cap is checked against
-          // a count no concurrent change can move. Taken after the entries' locks, always.
-          const [seq] = await tx<{ memory: string }[]>`INSERT INTO account_seq AS s (account_id) VALUES (${accountId})
-            ON CONFLICT (account_id) DO UPDATE SET memory = s.memory RETURNING memory`;
-          found = byKey(
-            await tx<Row[]>`SELECT key, entry FROM memory_entries
+        // 2. Lock the account's counter row, then the named entries (in key order), and decide
+        // on them. Every change takes that row first: the event a change appends in the same
+        // transaction takes it anyway (one row per account, events and memory counts), so one
+        // account's writes are serialized by it already, and one order for every transaction —
+        // counter row, then entries — leaves no cycle. (Entries first deadlocked: a change
+        // holding the row and re-reading an entry another change had just made, while that
+        // change, holding the entry, waited for the row to append its event.) The count is
+        // checked against the row no concurrent change can move.
+        // (Sent together: a transaction's statements are pipelined, and run in this order.)
+        const [[seq], locked] = await Promise.all([
+          tx<{ memory: string }[]>`INSERT INTO account_seq AS s (account_id) VALUES (${accountId})
+            ON CONFLICT (account_id) DO UPDATE SET memory = s.memory RETURNING memory`,
+          tx<Row[]>`SELECT key, entry FROM memory_entries
             WHERE account_id = ${accountId} AND key = ANY(${named}::text[]) ORDER BY key FOR UPDATE`,
-          );
-          change = run({ found, count: Number(seq?.memory ?? 0) });
-        }
+        ]);
+        const found = byKey(locked);
+        const change = run({ found, count: Number(seq?.memory ?? 0) });
         const put = change.put ?? [];
         const remove = (change.remove ?? []).filter((k) => found.has(k));
         const added = put.filter((e) => !found.has(e.key)).length;
@@ -88,8 +81,11 @@ export function memoryRows(sql: postgres.Sql): Pick<StorePort, 'readMemory' | 'p
         if (remove.length > 0) await tx`DELETE FROM memory_entries WHERE account_id = ${accountId} AND key = ANY(${remove}::text[])`;
         if (added !== remove.length)
           await tx`UPDATE account_seq SET memory = memory + ${added - remove.length} WHERE account_id = ${accountId}`;
-        // Announced at commit: every server drops what it keeps of the account (its counts).
-        if (put.length > 0 || remove.length > 0) await tx`SELECT pg_notify(${ACCOUNTS_CHANNEL}, ${accountId})`;
+        // Announced at commit when the account's counts (pinned, fading) move: every server
+        // drops what it keeps of the account. A new note on a kept entry moves none.
+        if (remove.length > 0 || put.some((e) => found.get(e.key)?.tier !== e.tier)) {
+          await tx`SELECT pg_notify(${ACCOUNTS_CHANNEL}, ${accountId})`;
+        }
         out = { result: change.result };
       });
       return (out as { result: never }).result;

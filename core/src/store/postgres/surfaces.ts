@@ -3,12 +3,13 @@
 // every server reads the same order; only linked accounts' appends take it (an unlinked
 // account's append costs one indexed read here). Each sequencing NOTIFYs the events channel
 // with "surface-feed:<seq>", so streams on every server read the new entries at once (no
-// account is named "surface-feed": account ids are acc_…).
+// account is named "surface-feed": account ids are acc_…). A new link NOTIFYs the links
+// channel with its account, for servers that remember which accounts are linked.
 import type postgres from 'postgres';
 import type { StoredEvent } from '../documents';
 import { FeedRecord, type SurfaceLinkRecord, SurfaceRecord } from '../surface-records';
 import type { SurfaceStorePort } from '../surface-store-port';
-import { EVENTS_CHANNEL } from './cluster';
+import { EVENTS_CHANNEL, LINKS_CHANNEL } from './cluster';
 import { type DatabaseSource, useDatabase } from './database';
 import { mappingStoreErrors } from './database-error';
 
@@ -91,6 +92,8 @@ export async function createPostgresSurfaceStore({ max = 3, ...source }: Databas
             ${link.from_event}, ${stored.from_seq}, ${link.revoked_at})`;
         await tx`INSERT INTO surface_marks (account_id, through) VALUES (${link.account_id}, ${link.from_event})
           ON CONFLICT (account_id) DO NOTHING`;
+        // Every server that remembers the account as unlinked forgets it at this commit.
+        await tx`SELECT pg_notify(${LINKS_CHANNEL}, ${link.account_id})`;
         return stored;
       });
     },
@@ -126,10 +129,14 @@ export async function createPostgresSurfaceStore({ max = 3, ...source }: Databas
       });
     },
 
-    async sequenceFeed(accountId) {
-      // Most appends are of accounts no surface links: one indexed read, no lock.
+    async isLinked(accountId) {
       const [marked] = await sql`SELECT 1 FROM surface_marks WHERE account_id = ${accountId}`;
-      if (!marked) return 0;
+      return marked !== undefined;
+    },
+    async sequenceFeed(accountId) {
+      // Most appends are of accounts no surface links: one indexed read, no lock (and the
+      // surface service asks isLinked first, remembered across appends, on a shared store).
+      if (!(await store.isLinked(accountId))) return 0;
       return sql.begin((tx) => sequence(tx, accountId));
     },
     async sequenceAllFeeds() {
