@@ -17,7 +17,9 @@ import {
   parseCredential,
 } from '../lib/link';
 import { isLinked, type LinkedSettings, loadSettings, type Settings, saveCursor, saveSettings } from '../lib/settings';
+import { Card } from './Card';
 import { CopyButton } from './CopyButton';
+import { Switch } from './Switch';
 import { Loading } from './states';
 
 type Status = { kind: 'idle' } | { kind: 'working'; text: string } | { kind: 'ok'; text: string } | { kind: 'error'; text: string };
@@ -187,28 +189,12 @@ export function OptionsPage() {
 
       <fieldset className="card">
         <legend className="card-title">Notifications</legend>
-        <label className="switch">
-          <input
-            type="checkbox"
-            role="switch"
-            data-testid="options-notify-confirm"
-            checked={settings.notifyConfirm}
-            aria-checked={settings.notifyConfirm}
-            onChange={(e) => void toggle({ notifyConfirm: e.target.checked })}
-          />
+        <Switch testId="options-notify-confirm" checked={settings.notifyConfirm} onChange={(on) => void toggle({ notifyConfirm: on })}>
           When an action waits for my approval
-        </label>
-        <label className="switch">
-          <input
-            type="checkbox"
-            role="switch"
-            data-testid="options-notify-messages"
-            checked={settings.notifyMessages}
-            aria-checked={settings.notifyMessages}
-            onChange={(e) => void toggle({ notifyMessages: e.target.checked })}
-          />
+        </Switch>
+        <Switch testId="options-notify-messages" checked={settings.notifyMessages} onChange={(on) => void toggle({ notifyMessages: on })}>
           When my presence says something unprompted (alerts, standing intents, resolved actions)
-        </label>
+        </Switch>
       </fieldset>
     </main>
   );
@@ -243,10 +229,7 @@ function MakeLinkCode({ settings }: { settings: LinkedSettings | null }) {
   }
 
   return (
-    <section className="card" aria-labelledby={`${hint}-title`}>
-      <h2 id={`${hint}-title`} className="card-title">
-        Link a chat or another browser
-      </h2>
+    <Card title="Link a chat or another browser">
       <p id={hint} className="muted small">
         A one-time code (8 characters, valid for 10 minutes) for the Telegram or Discord bot (<code>/link CODE</code> in a private chat) or
         another browser’s options page. Making one needs a key with the admin scope.
@@ -275,7 +258,7 @@ function MakeLinkCode({ settings }: { settings: LinkedSettings | null }) {
           {state.text}
         </p>
       ) : null}
-    </section>
+    </Card>
   );
 }
 
