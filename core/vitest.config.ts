@@ -1,11 +1,4 @@
-import { defineConfig } from 'vitest/config';
+// Core's chain tests each start an anvil: the settings every anvil-starting package shares.
+import { anvilTestConfig } from '../scripts/vitest-anvil';
 
-export default defineConfig({
-  test: {
-    include: ['src/**/*.test.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
-    // Chain tests each start an anvil; two cores are enough for two files at a time.
-    maxWorkers: 2,
-  },
-});
+export default anvilTestConfig;

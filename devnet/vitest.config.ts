@@ -1,11 +1,4 @@
-import { defineConfig } from 'vitest/config';
+// Each test file starts anvils: the settings every anvil-starting package shares.
+import { anvilTestConfig } from '../scripts/vitest-anvil';
 
-export default defineConfig({
-  test: {
-    include: ['src/**/*.test.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
-    // Each file starts anvils; two cores are enough for two files at a time.
-    maxWorkers: 2,
-  },
-});
+export default anvilTestConfig;

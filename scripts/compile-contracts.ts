@@ -1,10 +1,11 @@
 // Compiles the project's own Solidity sources (core's safety probe, the devnet's tokens) with
 // the pure-JS `solc` package and writes one `<Name>.json` artifact beside each `<Name>.sol`. The
 // artifacts are committed so the runtime never needs solc; a test in each package recompiles
-// and compares. Shared by core and @presence/devnet, hence here at the root.
+// and compares. Shared by core and @presence/devnet, hence here at the root. A source may
+// import a file beside it (the devnet tokens share DevnetERC20.sol), which gets no artifact.
 //
 //   npx tsx scripts/compile-contracts.ts          (from the repository root)
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import solc from 'solc';
@@ -51,7 +52,14 @@ export function compileContracts(only: readonly ContractSource[] = contractSourc
   for (const rel of only) {
     sources[basename(rel)] = { content: readFileSync(join(root, rel), 'utf8') };
   }
-  const output = JSON.parse(solc.compile(JSON.stringify({ language: 'Solidity', sources, settings }))) as SolcOutput;
+  // Imports (`import "./X.sol"`) resolve to bare names too, so they are looked up beside the sources.
+  const dirs = [...new Set(only.map((rel) => dirname(join(root, rel))))];
+  const findImports = (path: string) => {
+    const file = dirs.map((dir) => join(dir, path)).find((f) => existsSync(f));
+    return file ? { contents: readFileSync(file, 'utf8') } : { error: `${path} is not beside any source` };
+  };
+  const input = JSON.stringify({ language: 'Solidity', sources, settings });
+  const output = JSON.parse(solc.compile(input, { import: findImports })) as SolcOutput;
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
   if (errors.length > 0) {
     throw new Error(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`);

@@ -19,6 +19,31 @@ import { DEFAULT_MAX_EVENT_SIZE } from './sse';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8787';
 
+/** The client's resource groups, each made from the one HTTP layer: a new group is a line here. */
+const resources = {
+  meta: metaResource,
+  presence: presenceResource,
+  keys: keysResource,
+  memory: memoryResource,
+  events: eventsResource,
+  messages: messagesResource,
+  wallet: walletResource,
+  chain: chainResource,
+  confirm: confirmResource,
+  standing: standingResource,
+  links: linksResource,
+  /** The surface token's own routes: who it is, redeeming codes without a secret, its one events stream. */
+  surface: surfaceResource,
+};
+
+type Resources = { [Name in keyof typeof resources]: ReturnType<(typeof resources)[Name]> };
+
+export type PresenceClient = Resources & {
+  baseUrl: string;
+  /** A client acting for the linked key `keyId` with this client's surface token (same options otherwise). */
+  as(keyId: string): PresenceClient;
+};
+
 export type PresenceClientOptions = {
   /** Server address, e.g. http://127.0.0.1:8787 (a trailing /v1 is accepted). */
   baseUrl?: string;
@@ -64,39 +89,11 @@ export function createPresenceClient(options: PresenceClientOptions = {}): Prese
     maxEventSize: options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE,
     ...(options.onResponse ? { onResponse: options.onResponse } : {}),
   });
+  // One cast: Object.fromEntries loses the pairing of each name with its group's type.
+  const groups = Object.fromEntries(Object.entries(resources).map(([name, make]) => [name, make(http)])) as Resources;
   return {
     baseUrl: http.baseUrl,
-    meta: metaResource(http),
-    presence: presenceResource(http),
-    keys: keysResource(http),
-    memory: memoryResource(http),
-    events: eventsResource(http),
-    messages: messagesResource(http),
-    wallet: walletResource(http),
-    chain: chainResource(http),
-    confirm: confirmResource(http),
-    standing: standingResource(http),
-    links: linksResource(http),
-    /** The surface token's own routes: who it is, redeeming codes without a secret, its one events stream. */
-    surface: surfaceResource(http),
-    /** A client acting for the linked key `keyId` with this client's surface token (same options otherwise). */
+    ...groups,
     as: (keyId: string): PresenceClient => createPresenceClient({ ...options, actingFor: keyId }),
   };
 }
-
-export type PresenceClient = {
-  baseUrl: string;
-  meta: ReturnType<typeof metaResource>;
-  presence: ReturnType<typeof presenceResource>;
-  keys: ReturnType<typeof keysResource>;
-  memory: ReturnType<typeof memoryResource>;
-  events: ReturnType<typeof eventsResource>;
-  messages: ReturnType<typeof messagesResource>;
-  wallet: ReturnType<typeof walletResource>;
-  chain: ReturnType<typeof chainResource>;
-  confirm: ReturnType<typeof confirmResource>;
-  standing: ReturnType<typeof standingResource>;
-  links: ReturnType<typeof linksResource>;
-  surface: ReturnType<typeof surfaceResource>;
-  as(keyId: string): PresenceClient;
-};

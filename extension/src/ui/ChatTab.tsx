@@ -5,6 +5,7 @@ import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { describeError } from '../lib/describe-error';
 import { shortHex } from '../lib/format';
 import { usePresenceEvents, useResource } from './hooks';
+import { Switch } from './Switch';
 import { Empty, ErrorNote, Loading } from './states';
 
 type Bubble = {
@@ -182,18 +183,9 @@ export function ChatTab({ client, onShowPending }: { client: PresenceClient; onS
             {sending ? 'Sending…' : 'Send'}
           </button>
         </div>
-        <label className="switch">
-          <input
-            type="checkbox"
-            role="switch"
-            data-testid="chat-allow-act"
-            checked={allowAct}
-            aria-checked={allowAct}
-            aria-describedby={hintId}
-            onChange={(e) => setAllowAct(e.target.checked)}
-          />
+        <Switch testId="chat-allow-act" checked={allowAct} describedBy={hintId} onChange={setAllowAct}>
           Allow actions
-        </label>
+        </Switch>
         <span id={hintId} className="muted small">
           {allowAct ? 'The presence may act on the wallet, within your spend policy.' : 'Off: the presence only answers, it does not act.'}
         </span>

@@ -17,7 +17,10 @@ import {
   parseCredential,
 } from '../lib/link';
 import { isLinked, type LinkedSettings, loadSettings, type Settings, saveCursor, saveSettings } from '../lib/settings';
+import { Card } from './Card';
 import { CopyButton } from './CopyButton';
+import { Field } from './Field';
+import { Switch } from './Switch';
 import { Loading } from './states';
 
 type Status = { kind: 'idle' } | { kind: 'working'; text: string } | { kind: 'ok'; text: string } | { kind: 'error'; text: string };
@@ -27,8 +30,6 @@ export function OptionsPage() {
   const [url, setUrl] = useState(DEFAULT_BASE_URL);
   const [credential, setCredential] = useState('');
   const [status, setStatus] = useState<Status>({ kind: 'idle' });
-  const urlHint = useId();
-  const keyHint = useId();
 
   useEffect(() => {
     void loadSettings().then((s) => {
@@ -128,36 +129,29 @@ export function OptionsPage() {
       <p className="muted">Link this browser to your presence. Everything stays in this browser profile (chrome.storage.local).</p>
       <form onSubmit={save} className="card" noValidate>
         <h2 className="card-title">Server and key</h2>
-        <label htmlFor="options-url">Server address</label>
-        <input
+        <Field
           id="options-url"
-          data-testid="options-url"
+          testId="options-url"
           type="url"
+          label="Server address"
           value={url}
-          autoComplete="off"
-          spellCheck={false}
-          aria-describedby={urlHint}
-          onChange={(e) => setUrl(e.target.value)}
+          onChange={setUrl}
+          hint={<>The Presence server, e.g. {DEFAULT_BASE_URL}. The browser asks you to allow access to this address only.</>}
         />
-        <p id={urlHint} className="muted small">
-          The Presence server, e.g. {DEFAULT_BASE_URL}. The browser asks you to allow access to this address only.
-        </p>
-        <label htmlFor="options-key">Link code or key</label>
-        <input
+        <Field
           id="options-key"
-          data-testid="options-key"
-          type="text"
+          testId="options-key"
+          label="Link code or key"
           value={credential}
-          autoComplete="off"
-          spellCheck={false}
+          onChange={setCredential}
           placeholder={linked ? 'Linked — leave empty to keep the current key' : 'e.g. K7QM2-XRPK7-QM2XR-PK7QM'}
-          aria-describedby={keyHint}
-          onChange={(e) => setCredential(e.target.value)}
+          hint={
+            <>
+              A one-time code from <code>presence link</code> (or POST /v1/links) is exchanged for this browser’s own key. A key (prs_live_…
+              or prs_test_…) works too.
+            </>
+          }
         />
-        <p id={keyHint} className="muted small">
-          A one-time code from <code>presence link</code> (or POST /v1/links) is exchanged for this browser’s own key. A key (prs_live_… or
-          prs_test_…) works too.
-        </p>
         <div className="actions">
           <button type="submit" data-testid="options-save" disabled={status.kind === 'working'}>
             {status.kind === 'working' ? 'Saving…' : 'Save'}
@@ -187,28 +181,12 @@ export function OptionsPage() {
 
       <fieldset className="card">
         <legend className="card-title">Notifications</legend>
-        <label className="switch">
-          <input
-            type="checkbox"
-            role="switch"
-            data-testid="options-notify-confirm"
-            checked={settings.notifyConfirm}
-            aria-checked={settings.notifyConfirm}
-            onChange={(e) => void toggle({ notifyConfirm: e.target.checked })}
-          />
+        <Switch testId="options-notify-confirm" checked={settings.notifyConfirm} onChange={(on) => void toggle({ notifyConfirm: on })}>
           When an action waits for my approval
-        </label>
-        <label className="switch">
-          <input
-            type="checkbox"
-            role="switch"
-            data-testid="options-notify-messages"
-            checked={settings.notifyMessages}
-            aria-checked={settings.notifyMessages}
-            onChange={(e) => void toggle({ notifyMessages: e.target.checked })}
-          />
+        </Switch>
+        <Switch testId="options-notify-messages" checked={settings.notifyMessages} onChange={(on) => void toggle({ notifyMessages: on })}>
           When my presence says something unprompted (alerts, standing intents, resolved actions)
-        </label>
+        </Switch>
       </fieldset>
     </main>
   );
@@ -243,10 +221,7 @@ function MakeLinkCode({ settings }: { settings: LinkedSettings | null }) {
   }
 
   return (
-    <section className="card" aria-labelledby={`${hint}-title`}>
-      <h2 id={`${hint}-title`} className="card-title">
-        Link a chat or another browser
-      </h2>
+    <Card title="Link a chat or another browser">
       <p id={hint} className="muted small">
         A one-time code (8 characters, valid for 10 minutes) for the Telegram or Discord bot (<code>/link CODE</code> in a private chat) or
         another browser’s options page. Making one needs a key with the admin scope.
@@ -275,7 +250,7 @@ function MakeLinkCode({ settings }: { settings: LinkedSettings | null }) {
           {state.text}
         </p>
       ) : null}
-    </section>
+    </Card>
   );
 }
 

@@ -2,6 +2,7 @@
 // the block all of it was read at. Refreshed by hand or when a transaction lands.
 import type { PresenceClient } from '@presence/client';
 import { formatAmount, spendLabels } from '../lib/format';
+import { Card } from './Card';
 import { CopyButton } from './CopyButton';
 import { usePresenceEvents, useResource } from './hooks';
 import { Empty, ErrorNote, Loading } from './states';
@@ -22,22 +23,22 @@ export function WalletTab({ client }: { client: PresenceClient }) {
   const label = spendLabels[policy.spend];
   return (
     <div className="wallet">
-      <section aria-labelledby="wallet-address-label" className="card">
-        <h2 id="wallet-address-label" className="card-title">
-          Address <span className="muted small">on {w.chain.name}</span>
-        </h2>
+      <Card
+        title={
+          <>
+            Address <span className="muted small">on {w.chain.name}</span>
+          </>
+        }
+      >
         <div className="address-row">
           <code data-testid="wallet-address" className="address">
             {w.address}
           </code>
           <CopyButton value={w.address} label="Copy address" testId="wallet-copy" />
         </div>
-      </section>
+      </Card>
 
-      <section aria-labelledby="wallet-total-label" className="card total">
-        <h2 id="wallet-total-label" className="card-title">
-          Total
-        </h2>
+      <Card title="Total" className="total">
         <p className="total-value" data-testid="wallet-total">
           {formatAmount(w.total_usd)}
         </p>
@@ -45,12 +46,9 @@ export function WalletTab({ client }: { client: PresenceClient }) {
           as of block {w.as_of_block}
           {refreshing ? ' · refreshing…' : ''}
         </p>
-      </section>
+      </Card>
 
-      <section aria-labelledby="wallet-balances-label" className="card">
-        <h2 id="wallet-balances-label" className="card-title">
-          Balances
-        </h2>
+      <Card title="Balances">
         {w.balances.length === 0 ? (
           <Empty title="No tokens yet" />
         ) : (
@@ -86,12 +84,15 @@ export function WalletTab({ client }: { client: PresenceClient }) {
             ))}
           </ul>
         ) : null}
-      </section>
+      </Card>
 
-      <section aria-labelledby="wallet-policy-label" className="card">
-        <h2 id="wallet-policy-label" className="card-title">
-          Spending <span className={`pill spend-${policy.spend}`}>{label.title}</span>
-        </h2>
+      <Card
+        title={
+          <>
+            Spending <span className={`pill spend-${policy.spend}`}>{label.title}</span>
+          </>
+        }
+      >
         <p className="muted small">{label.detail}</p>
         <dl className="caps">
           <dt>Per action</dt>
@@ -105,7 +106,7 @@ export function WalletTab({ client }: { client: PresenceClient }) {
           <dt>Left today</dt>
           <dd>{formatAmount(policy.left_today)}</dd>
         </dl>
-      </section>
+      </Card>
 
       {refreshError ? <ErrorNote error={refreshError} /> : null}
       <button type="button" className="secondary" onClick={() => void reload()} disabled={refreshing}>

@@ -1,7 +1,7 @@
 // The server's metrics, in Prometheus form (served by GET /metrics). One registry per app
 // instance, never prom-client's global one: a process may hold several apps (tests do). Core
 // reports through its metrics port (`core`), the store and chain ports are timed by wrapping
-// them (metered-store.ts, metered-chain.ts), HTTP answers by an onResponse hook.
+// them (metered-ports.ts), HTTP answers by an onResponse hook.
 import type { CoreOptions } from '@presence/core';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
@@ -19,6 +19,12 @@ export function createMetrics(options: { process?: boolean } = {}) {
   // Process figures (CPU, memory, event-loop lag, handles) for a real server only: their
   // event-loop monitor runs for good, which tests making many apps do not want.
   if (options.process) collectDefaultMetrics({ register: registry });
+
+  /** A histogram of one port's calls by operation and outcome (ok or error), and the function that records a call. */
+  const operationTimer = (name: string, help: string, buckets: number[]) => {
+    const histogram = new Histogram({ name, help, labelNames: ['operation', 'outcome'] as const, buckets, registers });
+    return (operation: string, ok: boolean, seconds: number) => histogram.observe({ operation, outcome: ok ? 'ok' : 'error' }, seconds);
+  };
 
   const http = new Histogram({
     name: 'http_request_duration_seconds',
@@ -49,20 +55,16 @@ export function createMetrics(options: { process?: boolean } = {}) {
     registers,
   });
   const standing = new Counter({ name: 'presence_standing_fires_total', help: 'Standing intents fired', registers });
-  const chain = new Histogram({
-    name: 'presence_chain_rpc_duration_seconds',
-    help: 'Time of each chain port call (one or a batch of JSON-RPC requests), by operation and outcome',
-    labelNames: ['operation', 'outcome'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers,
-  });
-  const store = new Histogram({
-    name: 'presence_store_write_duration_seconds',
-    help: 'Time of each store write (durable when it resolves), by operation and outcome',
-    labelNames: ['operation', 'outcome'] as const,
-    buckets: STORE_BUCKETS,
-    registers,
-  });
+  const chainCall = operationTimer(
+    'presence_chain_rpc_duration_seconds',
+    'Time of each chain port call (one or a batch of JSON-RPC requests), by operation and outcome',
+    LATENCY_BUCKETS,
+  );
+  const storeWrite = operationTimer(
+    'presence_store_write_duration_seconds',
+    'Time of each store write (durable when it resolves), by operation and outcome',
+    STORE_BUCKETS,
+  );
 
   const core: CoreMetrics = {
     eventAppended: (type, mode) => events.inc({ type, mode }),
@@ -77,12 +79,8 @@ export function createMetrics(options: { process?: boolean } = {}) {
     request(method: string, route: string, status: number, seconds: number) {
       http.observe({ method, route, status }, seconds);
     },
-    chainCall(operation: string, ok: boolean, seconds: number) {
-      chain.observe({ operation, outcome: ok ? 'ok' : 'error' }, seconds);
-    },
-    storeWrite(operation: string, ok: boolean, seconds: number) {
-      store.observe({ operation, outcome: ok ? 'ok' : 'error' }, seconds);
-    },
+    chainCall,
+    storeWrite,
     /** Where the open-streams gauge reads its value when scraped. */
     countStreams(source: () => number) {
       openStreams = source;
