@@ -62,7 +62,7 @@ export function createPresenceClient(options: PresenceClientOptions = {}): Prese
     sleep: options.sleep ?? abortableSleep,
     random: options.random ?? Math.random,
     maxEventSize: options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE,
-    ...(options.onResponse ? { onResponse: options.onResponse } : {}),
+    onResponse: options.onResponse,
   });
   return {
     baseUrl: http.baseUrl,

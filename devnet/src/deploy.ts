@@ -58,8 +58,8 @@ export function deployerRpc(client: PublicClient, timeoutMs: number): DeployerRp
     async send(what, tx) {
       const params = {
         from: DEPLOYER,
-        ...(tx.to ? { to: tx.to } : {}),
-        ...(tx.data ? { data: tx.data } : {}),
+        to: tx.to,
+        data: tx.data,
         ...(tx.value ? { value: toHex(tx.value) } : {}),
       };
       const hash = (await client.request({ method: 'eth_sendTransaction', params: [params] } as never)) as Hash;

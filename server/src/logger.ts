@@ -47,7 +47,7 @@ export function productionLogger(
     level,
     // pino's own base (pid, hostname) plus what names this server among many.
     ...(bindings ? { base: { pid: process.pid, hostname: hostname(), ...bindings } } : {}),
-    ...(stream ? { stream } : {}),
+    stream,
     serializers: {
       req: (req: FastifyRequest) => ({
         method: req.method,

@@ -41,16 +41,16 @@ export function createServerCore(
     locks: coordination.locks,
     leases: coordination.leases,
     chainName: () => config.PRESENCE_CHAIN,
-    ...(storage.cluster ? { cluster: storage.cluster } : {}),
-    ...(storage.overlayShare ? { overlayShare: storage.overlayShare } : {}),
+    cluster: storage.cluster ?? undefined,
+    overlayShare: storage.overlayShare ?? undefined,
     onBackgroundError: (err) => console.error('presence: background store read failed:', err instanceof Error ? err.message : err),
     metrics: metrics.core,
-    ...(chain ? { chain: { runtime: chain, keystore } } : {}),
+    chain: chain ? { runtime: chain, keystore } : undefined,
     ...(config.PRESENCE_LLM_BASE_URL
       ? {
           modelPlanner: createAiPlanner({
             baseUrl: config.PRESENCE_LLM_BASE_URL,
-            ...(config.PRESENCE_LLM_API_KEY ? { apiKey: config.PRESENCE_LLM_API_KEY } : {}),
+            apiKey: config.PRESENCE_LLM_API_KEY,
           }),
         }
       : {}),

@@ -53,7 +53,7 @@ export function createSurfaceService({
   redeemLimits?: SurfaceRedeemLimits;
   onError?: (e: unknown) => void;
 }) {
-  const guard = createSurfaceRedeemGuard({ rateLimiterFor, ...(redeemLimits ? { limits: redeemLimits } : {}) });
+  const guard = createSurfaceRedeemGuard({ rateLimiterFor, limits: redeemLimits });
   const fed = new Set<() => void>();
   const revokedListeners = new Set<(surfaceId: string) => void>();
   /** New feed entries may be there: every open stream on this server reads on. */

@@ -113,6 +113,6 @@ export function rpcTransport(url: string, opts: RpcTransportOptions): Transport 
           if (queue.length === 1) setImmediate(flush);
         }),
     },
-    { retryCount: opts.retryCount ?? 1, ...(opts.retryDelay !== undefined ? { retryDelay: opts.retryDelay } : {}) },
+    { retryCount: opts.retryCount ?? 1, retryDelay: opts.retryDelay },
   );
 }
