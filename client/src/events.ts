@@ -108,7 +108,7 @@ export function subscribeStream<T>(
               method: 'GET',
               path: shape.path,
               query: shape.query,
-              ...(lastEventId !== undefined ? { headers: { 'last-event-id': String(lastEventId) } } : {}),
+              headers: lastEventId !== undefined ? { 'last-event-id': String(lastEventId) } : undefined,
             },
             {
               signal,

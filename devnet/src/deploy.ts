@@ -60,7 +60,7 @@ export function deployerRpc(client: PublicClient, timeoutMs: number): DeployerRp
         from: DEPLOYER,
         to: tx.to,
         data: tx.data,
-        ...(tx.value ? { value: toHex(tx.value) } : {}),
+        value: tx.value ? toHex(tx.value) : undefined,
       };
       const hash = (await client.request({ method: 'eth_sendTransaction', params: [params] } as never)) as Hash;
       const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 10, timeout: timeoutMs });

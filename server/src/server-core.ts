@@ -46,13 +46,8 @@ export function createServerCore(
     onBackgroundError: (err) => console.error('presence: background store read failed:', err instanceof Error ? err.message : err),
     metrics: metrics.core,
     chain: chain ? { runtime: chain, keystore } : undefined,
-    ...(config.PRESENCE_LLM_BASE_URL
-      ? {
-          modelPlanner: createAiPlanner({
-            baseUrl: config.PRESENCE_LLM_BASE_URL,
-            apiKey: config.PRESENCE_LLM_API_KEY,
-          }),
-        }
-      : {}),
+    modelPlanner: config.PRESENCE_LLM_BASE_URL
+      ? createAiPlanner({ baseUrl: config.PRESENCE_LLM_BASE_URL, apiKey: config.PRESENCE_LLM_API_KEY })
+      : undefined,
   });
 }

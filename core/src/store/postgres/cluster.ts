@@ -249,7 +249,7 @@ export async function createPostgresCluster({
         clock,
         unit: unitOfWorkOn(sql),
         onError,
-        ...(requestSyncMs === undefined ? {} : { syncMs: requestSyncMs }),
+        syncMs: requestSyncMs,
       });
       requestRates.push(rates);
       return rates;
