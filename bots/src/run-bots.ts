@@ -44,9 +44,10 @@ export async function runBots(
         client: surfaceClient,
         store,
         log,
-        ...(tuning.events?.reconnect ? { reconnect: tuning.events.reconnect } : {}),
-        ...(tuning.events?.restartMs !== undefined ? { restartMs: tuning.events.restartMs } : {}),
-        ...(shared ? { lead: shared.leadStream, ...(tuning.leadRetryMs ? { leadRetryMs: tuning.leadRetryMs } : {}) } : {}),
+        reconnect: tuning.events?.reconnect,
+        restartMs: tuning.events?.restartMs,
+        lead: shared?.leadStream,
+        leadRetryMs: tuning.leadRetryMs || undefined,
       })
     : null;
   const common = {
@@ -55,14 +56,14 @@ export async function runBots(
     presenceUrl: config.presenceUrl,
     log,
     onSecret: log.addSecret,
-    ...(surfaceClient && surfaceStream ? { surfaceToken: { client: surfaceClient, stream: surfaceStream } } : {}),
+    surfaceToken: surfaceClient && surfaceStream ? { client: surfaceClient, stream: surfaceStream } : undefined,
   } satisfies Omit<DiscordBotOptions, 'token'>;
   const telegram = config.telegram
     ? createTelegramBot({
         ...common,
         token: config.telegram.token,
         apiRoot: config.telegram.apiRoot,
-        ...(config.telegram.webhook ? { webhook: config.telegram.webhook } : {}),
+        webhook: config.telegram.webhook,
       })
     : null;
   const discord = config.discord
@@ -70,7 +71,7 @@ export async function runBots(
         ...common,
         token: config.discord.token,
         apiRoot: config.discord.apiRoot,
-        ...(config.discord.shards ? { shards: config.discord.shards } : {}),
+        shards: config.discord.shards,
       })
     : null;
   const stop = async () => {

@@ -87,7 +87,7 @@ export function createPresenceClient(options: PresenceClientOptions = {}): Prese
     sleep: options.sleep ?? abortableSleep,
     random: options.random ?? Math.random,
     maxEventSize: options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE,
-    ...(options.onResponse ? { onResponse: options.onResponse } : {}),
+    onResponse: options.onResponse,
   });
   // One cast: Object.fromEntries loses the pairing of each name with its group's type.
   const groups = Object.fromEntries(Object.entries(resources).map(([name, make]) => [name, make(http)])) as Resources;

@@ -107,14 +107,14 @@ export function subscribeStream<T>(
             {
               method: 'GET',
               path: shape.path,
-              ...(shape.query ? { query: shape.query } : {}),
-              ...(lastEventId !== undefined ? { headers: { 'last-event-id': String(lastEventId) } } : {}),
+              query: shape.query,
+              headers: lastEventId !== undefined ? { 'last-event-id': String(lastEventId) } : undefined,
             },
             {
               signal,
               retries: 0, // reconnects are ours, so one backoff rule and one onReconnect cover every failure
               idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_MS,
-              ...(options.connectTimeoutMs !== undefined ? { timeoutMs: options.connectTimeoutMs } : {}),
+              timeoutMs: options.connectTimeoutMs,
               onOpen: () => {
                 failures = 0;
                 options.onOpen?.({ lastEventId });

@@ -148,7 +148,7 @@ export function createHttp(config: HttpConfig) {
       response = await config.fetch(urlOf(req.path, req.query), {
         method: req.method,
         headers,
-        ...(body !== undefined ? { body } : {}),
+        body,
         signal: controller.signal,
       });
     } catch (e) {

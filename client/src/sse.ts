@@ -60,7 +60,7 @@ export function createSseParser(options: SseParserOptions = {}): SseParser {
 
   const dispatch = (out: SseItem[]) => {
     if (data.length > 0) {
-      out.push({ kind: 'event', event: event || 'message', data: data.join('\n'), ...(id !== undefined ? { id } : {}) });
+      out.push({ kind: 'event', event: event || 'message', data: data.join('\n'), id });
     } else if (id !== undefined) {
       out.push({ kind: 'id', id });
     }

@@ -92,8 +92,8 @@ export function createCore(o: CoreOptions) {
   const log = createEventsLog({
     storeFor,
     clock,
-    ...(o.cluster ? { wake: o.cluster.eventsWake } : {}),
-    ...(o.onBackgroundError ? { onError: o.onBackgroundError } : {}),
+    wake: o.cluster?.eventsWake,
+    onError: o.onBackgroundError,
   });
   /** A sliding window counted by every server when there is a cluster, else in memory. */
   const rateLimiterFor = (scope: string, opts: { limit: number; windowMs: number }): RateLimiterPort =>
@@ -120,7 +120,7 @@ export function createCore(o: CoreOptions) {
           emitTogether: async (caller, ...event) => emitted(caller, event[0], await log.emitTogether(caller, ...event)),
         }
       : log;
-  const keys = createKeyService({ store, clock, limits, ...(o.cluster ? { changes: o.cluster.keyChanges } : {}) });
+  const keys = createKeyService({ store, clock, limits, changes: o.cluster?.keyChanges });
   const memory = createMemoryService({ storeFor, clock, events, limits });
   const policies = createPolicyService({ storeFor, clock, tokenList: o.chain?.runtime.tokenList ?? null });
   const wallet: WalletDomain | null = o.chain
@@ -132,8 +132,8 @@ export function createCore(o: CoreOptions) {
         policies,
         keystore: o.chain.keystore,
         runtime: o.chain.runtime,
-        ...(o.locks ? { locks: o.locks } : {}),
-        ...(metrics ? { metrics } : {}),
+        locks: o.locks,
+        metrics,
       })
     : null;
   const thread = createThread({ store, storeFor, events, clock });
@@ -178,8 +178,8 @@ export function createCore(o: CoreOptions) {
       events,
       links,
       rateLimiterFor,
-      ...(o.cluster ? { linkChanges: o.cluster.linkChanges } : {}),
-      ...(o.onBackgroundError ? { onError: o.onBackgroundError } : {}),
+      linkChanges: o.cluster?.linkChanges,
+      onError: o.onBackgroundError,
     });
     surfaces = service;
     keys.onRevoke((keyId) => void service.keyRevoked(keyId));

@@ -58,9 +58,9 @@ export function deployerRpc(client: PublicClient, timeoutMs: number): DeployerRp
     async send(what, tx) {
       const params = {
         from: DEPLOYER,
-        ...(tx.to ? { to: tx.to } : {}),
-        ...(tx.data ? { data: tx.data } : {}),
-        ...(tx.value ? { value: toHex(tx.value) } : {}),
+        to: tx.to,
+        data: tx.data,
+        value: tx.value ? toHex(tx.value) : undefined,
       };
       const hash = (await client.request({ method: 'eth_sendTransaction', params: [params] } as never)) as Hash;
       const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 10, timeout: timeoutMs });

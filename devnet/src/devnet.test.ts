@@ -19,7 +19,7 @@ const tempDir = async () => {
   return d;
 };
 const start = async (dataDir: string, stateIntervalSec?: number) => {
-  const d = await startDevnet({ dataDir, ...(stateIntervalSec ? { stateIntervalSec } : {}) });
+  const d = await startDevnet({ dataDir, stateIntervalSec });
   running.push(d);
   return d;
 };

@@ -8,6 +8,5 @@ const fromHash = (): TabName | undefined => {
 };
 
 export default function PopupEntry() {
-  const tab = fromHash();
-  return <Popup {...(tab ? { initialTab: tab } : {})} />;
+  return <Popup initialTab={fromHash()} />;
 }

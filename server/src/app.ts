@@ -230,7 +230,7 @@ export async function buildApp({
     } catch {
       chain = null;
     }
-    return { ok: true, version: VERSION, chain, store, ...(server ? { server: server() } : {}) };
+    return { ok: true, version: VERSION, chain, store, server: server?.() };
   };
   const streamCaps = createStreamCaps(limits.streams);
   metrics.countStreams(() => streamCaps.open);

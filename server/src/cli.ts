@@ -267,7 +267,7 @@ program
     if (!/^\d{1,5}$/.test(port) || Number(port) > 65_535) fail(`--port must be a port number, not ${JSON.stringify(port)}`, 2);
     const code = await runDevnet({
       port: Number(port),
-      ...(state ? { statePath: path.resolve(invocationDir(process.env), state) } : {}),
+      statePath: state ? path.resolve(invocationDir(process.env), state) : undefined,
       out: (line) => process.stdout.write(`${line}\n`),
     });
     process.exit(code);

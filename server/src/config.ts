@@ -232,7 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, openFiles = rea
   return {
     ...r.data,
     PRESENCE_DATA_DIR: path.resolve(from, r.data.PRESENCE_DATA_DIR),
-    ...(tokenList ? { PRESENCE_TOKEN_LIST: tokenList } : {}),
+    PRESENCE_TOKEN_LIST: tokenList,
     PRESENCE_MAX_CONNECTIONS: limits.connections,
     PRESENCE_MAX_STREAMS: limits.streams,
   };

@@ -45,9 +45,10 @@ export function productionLogger(
 ): NonNullable<FastifyServerOptions['logger']> {
   return {
     level,
-    // pino's own base (pid, hostname) plus what names this server among many.
+    // pino's own base (pid, hostname) plus what names this server among many. A spread: pino lays
+    // these options over its defaults, so an explicit `base: undefined` would drop pid and hostname.
     ...(bindings ? { base: { pid: process.pid, hostname: hostname(), ...bindings } } : {}),
-    ...(stream ? { stream } : {}),
+    stream,
     serializers: {
       req: (req: FastifyRequest) => ({
         method: req.method,

@@ -41,18 +41,13 @@ export function createServerCore(
     locks: coordination.locks,
     leases: coordination.leases,
     chainName: () => config.PRESENCE_CHAIN,
-    ...(storage.cluster ? { cluster: storage.cluster } : {}),
-    ...(storage.overlayShare ? { overlayShare: storage.overlayShare } : {}),
+    cluster: storage.cluster ?? undefined,
+    overlayShare: storage.overlayShare ?? undefined,
     onBackgroundError: (err) => console.error('presence: background store read failed:', err instanceof Error ? err.message : err),
     metrics: metrics.core,
-    ...(chain ? { chain: { runtime: chain, keystore } } : {}),
-    ...(config.PRESENCE_LLM_BASE_URL
-      ? {
-          modelPlanner: createAiPlanner({
-            baseUrl: config.PRESENCE_LLM_BASE_URL,
-            ...(config.PRESENCE_LLM_API_KEY ? { apiKey: config.PRESENCE_LLM_API_KEY } : {}),
-          }),
-        }
-      : {}),
+    chain: chain ? { runtime: chain, keystore } : undefined,
+    modelPlanner: config.PRESENCE_LLM_BASE_URL
+      ? createAiPlanner({ baseUrl: config.PRESENCE_LLM_BASE_URL, apiKey: config.PRESENCE_LLM_API_KEY })
+      : undefined,
   });
 }

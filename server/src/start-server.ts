@@ -143,7 +143,7 @@ export async function startServer({
         requestTimeoutMs: config.PRESENCE_REQUEST_TIMEOUT,
       },
       trustedProxies: config.PRESENCE_TRUSTED_PROXIES,
-      ...(chain ? { chainHead: chainHead(chain.runtime) } : {}),
+      chainHead: chain ? chainHead(chain.runtime) : undefined,
       ...(logging ? logging.options : { logger }),
       heartbeatMs,
       streamRecheckMs: storage.cluster ? STREAM_RECHECK_MS : 0,

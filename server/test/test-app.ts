@@ -51,7 +51,7 @@ export async function startTestApp(
     surfaces,
     rateLimit: options.rateLimit ?? { limit: 120, windowMs: 60_000 },
     metrics: metrics.core,
-    ...(options.chain ? { chain: options.chain } : {}),
+    chain: options.chain,
   });
   const keys = await core.accounts.bootstrap({ saved: null, save: async () => undefined });
   if (!keys) throw new Error('bootstrap made no keys');

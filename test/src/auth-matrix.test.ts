@@ -108,9 +108,9 @@ describe('auth matrix', () => {
 
   const send = (route: Route, key?: string, headers?: Record<string, string>, target = NO_KEY_ID) =>
     call(s.url, route.method, typeof route.url === 'string' ? route.url : route.url(target), {
-      ...(key ? { key } : {}),
-      ...(route.body !== undefined ? { body: route.body } : {}),
-      ...(headers ? { headers } : {}),
+      key,
+      body: route.body,
+      headers,
     });
   const keyed = (r: Answer) => {
     expect(r.headers.get('presence-mode')).toBe('live');

@@ -16,7 +16,7 @@ type Scope = (typeof ALL)[number];
 
 let s: TestServer;
 let model: Awaited<ReturnType<typeof startScriptedModel>>;
-const admin = (method: string, url: string, body?: unknown) => call(s.url, method, url, { key: s.live, ...(body ? { body } : {}) });
+const admin = (method: string, url: string, body?: unknown) => call(s.url, method, url, { key: s.live, body });
 const walletNonce = async () => s.core.wallet!.chain.nonceOf(await s.core.wallet!.wallets.address('default'), 'latest');
 const memoryRaw = async () => JSON.stringify(await s.core.store.readMemory('default'));
 const latestEvent = async () => (await s.core.events.bounds({ accountId: 'default', kind: 'live' })).latest;

@@ -23,7 +23,7 @@ import {
 
 let s: TestServer;
 const say = (text: string, extra: Record<string, unknown> = {}, key = s.live, idempotencyKey?: string) =>
-  call(s.url, 'POST', '/v1/messages', { key, body: { text, ...extra }, ...(idempotencyKey ? { idempotencyKey } : {}) });
+  call(s.url, 'POST', '/v1/messages', { key, body: { text, ...extra }, idempotencyKey });
 const walletNonce = async () => s.core.wallet!.chain.nonceOf(await s.core.wallet!.wallets.address('default'), 'latest');
 
 beforeAll(async () => {

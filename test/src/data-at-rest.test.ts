@@ -42,7 +42,7 @@ describe.runIf(process.platform !== 'win32')('data at rest', () => {
     expect(wrong(modes(dataDir))).toEqual([]);
 
     const ok = async (method: string, url: string, body: unknown, idempotencyKey?: string) => {
-      const r = await call(s.url, method, url, { key: s.live, body, ...(idempotencyKey ? { idempotencyKey } : {}) });
+      const r = await call(s.url, method, url, { key: s.live, body, idempotencyKey });
       expect(r.status, r.text).toBeLessThan(300);
       return r;
     };

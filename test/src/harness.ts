@@ -32,12 +32,12 @@ export async function startTestServer(
   const config = loadConfig({ PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: '0', PRESENCE_HOST: '127.0.0.1', ...database, ...options.env });
   const server = await startServer({
     config,
-    ...(options.clock ? { clock: options.clock } : {}),
+    clock: options.clock,
     logger: false,
     maintenanceMs: 0,
     standingMs: options.beatMs ?? 0,
     chain: options.chain ?? false,
-    ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
+    heartbeatMs: options.heartbeatMs,
   });
   const keys = server.bootstrap ?? options.keys;
   if (!keys) throw new Error('no keys: pass the keys from the first start');
@@ -77,7 +77,7 @@ export async function call(
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(base + url, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const res = await fetch(base + url, { method, headers, body });
   const text = await res.text();
   let json: unknown = null;
   try {
@@ -129,8 +129,7 @@ export function openStream(base: string, url: string, key: string, headers: Reco
             else if (line.startsWith('data: ')) frame.dataLines.push(line.slice(6));
           }
           if (!frame.event && frame.id && frame.dataLines.length === 0) cursors.push(Number(frame.id));
-          if (frame.event)
-            frames.push({ ...(frame.id ? { id: frame.id } : {}), event: frame.event, data: JSON.parse(frame.dataLines.join('\n')) });
+          if (frame.event) frames.push({ id: frame.id, event: frame.event, data: JSON.parse(frame.dataLines.join('\n')) });
           i = buf.indexOf('\n\n');
         }
         check();

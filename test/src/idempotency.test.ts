@@ -154,7 +154,7 @@ describe('Idempotency-Key', () => {
         const key = `k-abort-${op}`;
         const headers: Record<string, string> = { authorization: `Bearer ${s.live}`, 'idempotency-key': key };
         if (body) headers['content-type'] = 'application/json';
-        const send = () => fetch(s.url + url, { method, headers, ...(body ? { body } : {}) });
+        const send = () => fetch(s.url + url, { method, headers, body });
         const first = hangingRequest(s.url, method, url, headers, body);
         await inside;
         await first.hungUp();
@@ -162,7 +162,7 @@ describe('Idempotency-Key', () => {
         // A marker sent after the retry, under a key of its own: once it reaches the action,
         // a retry that did not wait for the first run would have reached it before.
         const markerHeaders = { ...headers, 'idempotency-key': `${key}-marker` };
-        const markerSent = fetch(s.url + marker.url, { method, headers: markerHeaders, ...(marker.body ? { body: marker.body } : {}) });
+        const markerSent = fetch(s.url + marker.url, { method, headers: markerHeaders, body: marker.body });
         await until(() => keys.length === 2, 10_000, 'the marker to reach the action');
         expect(keys).toEqual(['topic:abort', keys[1]]); // the retry waits; it does not run the action again
         expect(keys[1]).toMatch(/^topic:abort-marker/);

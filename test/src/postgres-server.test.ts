@@ -80,7 +80,7 @@ describe('a server on PostgreSQL', () => {
         ['GET', '/v1/keys', undefined],
         ['GET', '/v1/presence/me', undefined],
       ] as const) {
-        const r = await call(s.url, method, path, { key: s.live, ...(body ? { body } : {}) });
+        const r = await call(s.url, method, path, { key: s.live, body });
         expect([r.status, r.headers.get('content-type')?.split(';')[0], r.json?.type]).toEqual([
           503,
           'application/problem+json',

@@ -46,7 +46,7 @@ export async function spawnServer(
   const proc = spawn(file, args, {
     env: childEnv({ PRESENCE_LOG_LEVEL: 'warn', ...database, ...env }),
     stdio: ['pipe', 'pipe', 'pipe'],
-    ...(cwd ? { cwd } : {}),
+    cwd,
   });
   let out = '';
   let err = '';

@@ -29,7 +29,7 @@ beforeAll(async () => {
     dirs.push(dataDir);
     const first = servers[0];
     servers.push(
-      await startTestServer({ dataDir, env, heartbeatMs: 200, ...(first ? { keys: { live: first.live, test: first.test } } : {}) }),
+      await startTestServer({ dataDir, env, heartbeatMs: 200, keys: first ? { live: first.live, test: first.test } : undefined }),
     );
   }
   [a, b] = servers as [TestServer, TestServer];

@@ -210,7 +210,7 @@ describe('an unreachable chain RPC', () => {
       ['GET', '/v1/wallet'],
       ['POST', '/v1/wallet/intent', { do: 'swap 5 USDC for WETH' }],
     ] as const) {
-      const r = await call(s.url, method, url, { key: s.live, ...(body ? { body } : {}) });
+      const r = await call(s.url, method, url, { key: s.live, body });
       expect([r.status, r.json.type], url).toEqual([503, 'chain_unavailable']);
     }
     // Everything that needs no chain still works.

@@ -37,7 +37,7 @@ describe('spend policy and confirmations', () => {
   });
 
   const intent = (key: string, text: string, idempotencyKey?: string) =>
-    call(s.url, 'POST', '/v1/wallet/intent', { key, body: { do: text }, ...(idempotencyKey ? { idempotencyKey } : {}) });
+    call(s.url, 'POST', '/v1/wallet/intent', { key, body: { do: text }, idempotencyKey });
   const answer = (key: string, id: string, approve: boolean) => call(s.url, 'POST', `/v1/confirm/${id}`, { key, body: { approve } });
   const held = async (key: string, status = 'held') =>
     ((await call(s.url, 'GET', `/v1/confirm?status=${status}`, { key })).json.confirmations as { confirm_id: string }[]).map(

@@ -76,8 +76,8 @@ export function createCards(o: {
       if (found?.status === 'executed')
         return close(card, {
           status: 'executed',
-          ...(found.tx ? { tx: found.tx } : {}),
-          ...(found.block !== null ? { block: found.block } : {}),
+          tx: found.tx || undefined,
+          block: found.block ?? undefined,
         });
       if (found?.status === 'denied' || found?.status === 'expired' || found?.status === 'failed')
         return close(card, { status: found.status });
@@ -148,11 +148,10 @@ export function createCards(o: {
       if (data.status === 'executed') {
         await close(card, {
           status: data.status,
-          ...(data.tx !== undefined ? { tx: data.tx } : {}),
-          ...(data.block !== undefined ? { block: data.block } : {}),
+          tx: data.tx,
+          block: data.block,
         });
-      } else if (data.status === 'failed')
-        await close(card, { status: data.status, ...(data.reason !== undefined ? { reason: data.reason } : {}) });
+      } else if (data.status === 'failed') await close(card, { status: data.status, reason: data.reason });
       else await close(card, { status: data.status });
     },
 

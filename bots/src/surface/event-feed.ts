@@ -58,9 +58,9 @@ export function createEventFeeds(o: EventFeedOptions) {
       const link = o.store.get(owner);
       if (!link) return;
       const sub = o.clientFor(owner).events.subscribe({
-        ...(link.last_event_id !== null ? { lastEventId: link.last_event_id } : {}),
+        lastEventId: link.last_event_id ?? undefined,
         signal,
-        ...(o.reconnect ? { reconnect: o.reconnect } : {}),
+        reconnect: o.reconnect,
         // Only reached between events (the iterator is pulled), so it never records past an event still being handled.
         onCursor: (id) => {
           o.store

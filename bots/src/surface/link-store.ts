@@ -90,7 +90,7 @@ function readDocument(file: string): Document {
     version: 1,
     links: doc.links,
     cards: doc.cards ?? {},
-    ...(typeof doc.surface_cursor === 'number' ? { surface_cursor: doc.surface_cursor } : {}),
+    surface_cursor: typeof doc.surface_cursor === 'number' ? doc.surface_cursor : undefined,
   };
 }
 

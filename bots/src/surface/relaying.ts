@@ -69,7 +69,7 @@ export function createRelaying(o: {
           {
             // A stalled stream must not hold the user's queue (or a card waiting for this reply) for ever.
             idleTimeoutMs: TURN_IDLE_MS,
-            ...(source ? { idempotencyKey: `${port.surface}:${source.chatId}:${source.messageId}` } : {}),
+            idempotencyKey: source ? `${port.surface}:${source.chatId}:${source.messageId}` : undefined,
           },
         );
         for await (const ev of stream) {

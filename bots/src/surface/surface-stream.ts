@@ -133,9 +133,9 @@ export function createSurfaceStream(o: {
     while (!signal.aborted) {
       const cursor = store.surfaceCursor();
       const sub = o.client.surface.events.subscribe({
-        ...(cursor !== undefined ? { lastEventId: cursor } : {}),
+        lastEventId: cursor,
         signal,
-        ...(o.reconnect ? { reconnect: o.reconnect } : {}),
+        reconnect: o.reconnect,
         onCursor: (id) => track(id, [], signal),
         onReconnect: ({ attempt, delayMs, error }) =>
           log('warn', 'surface events stream dropped; reconnecting', { attempt, delayMs, error: error.message }),

@@ -94,8 +94,8 @@ export function createSurface(o: SurfaceOptions) {
     handle: handleEvent,
     revoked: (owner) => users.revoked(owner),
     log,
-    ...(o.events?.reconnect ? { reconnect: o.events.reconnect } : {}),
-    ...(o.events?.restartMs !== undefined ? { restartMs: o.events.restartMs } : {}),
+    reconnect: o.events?.reconnect,
+    restartMs: o.events?.restartMs,
   });
 
   const linking = createLinking({

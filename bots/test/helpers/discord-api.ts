@@ -93,7 +93,7 @@ export async function startDiscordApi({ token }: { token: string }) {
       components: (body.components as DcMessage['components']) ?? [],
       history: [String(body.content ?? '')],
       edits: 0,
-      ...(webhook ? { webhook } : {}),
+      webhook,
     };
     messages.set(m.id, m);
     return m;

@@ -60,9 +60,9 @@ export async function startTelegramApi({ token, username = 'presence_test_bot' }
     message_id: m.message_id,
     date: Math.floor(Date.now() / 1000),
     chat: m.chat,
-    ...(m.fromBot ? { from: bot } : {}),
+    from: m.fromBot ? bot : undefined,
     text: m.text,
-    ...(m.reply_markup && m.reply_markup.inline_keyboard.length > 0 ? { reply_markup: m.reply_markup } : {}),
+    reply_markup: m.reply_markup?.inline_keyboard.length ? m.reply_markup : undefined,
   });
   const bad = (res: http.ServerResponse, description: string, code = 400) => json(res, code, { ok: false, error_code: code, description });
   const ok = (res: http.ServerResponse, result: unknown) => json(res, 200, { ok: true, result });

@@ -24,7 +24,7 @@ export function registerChat(program: Command, cli: CliContext) {
       const { io } = cli;
 
       const turn = async (text: string) => {
-        const params = { text, ...(opts.act ? { allow_act: true } : {}) };
+        const params = { text, allow_act: opts.act };
         if (json) {
           io.stdout(`${JSON.stringify(await client.messages.send(params))}\n`);
           return;
@@ -47,7 +47,7 @@ export function registerChat(program: Command, cli: CliContext) {
 
       const input = io.stdin ?? process.stdin;
       const tty = Boolean((input as { isTTY?: boolean }).isTTY);
-      const rl = createInterface({ input, ...(tty ? { output: process.stdout, prompt: 'you> ' } : {}), terminal: tty });
+      const rl = createInterface({ input, output: tty ? process.stdout : undefined, prompt: tty ? 'you> ' : undefined, terminal: tty });
       if (tty) rl.prompt();
       try {
         for await (const raw of rl) {

@@ -45,7 +45,7 @@ export function registerEvents(program: Command, cli: CliContext) {
         const client = cli.client();
         const events = client.events.subscribe({
           signal: stop.signal,
-          ...(opts.since !== undefined ? { lastEventId: opts.since } : {}),
+          lastEventId: opts.since,
           // On stderr, so stdout stays data. Until this line, nothing emitted yet is certain to arrive.
           onOpen: () => {
             cli.io.stderr(

@@ -38,7 +38,7 @@ export function registerMemory(program: Command, cli: CliContext) {
     .argument('<key>', 'keyword as <namespace>:<name>, namespace token, pair, addr, topic or pref')
     .option('--note <note>', 'why it matters')
     .action(async (key: string, opts: { note?: string }, cmd: Command) => {
-      const r = await cli.client().memory.pin({ key, ...(opts.note !== undefined ? { note: opts.note } : {}) });
+      const r = await cli.client().memory.pin({ key, note: opts.note });
       cli.print(cmd, r, () => (r.changed ? `pinned ${r.key}` : `${r.key} was already pinned`));
       cli.noteIfTest();
     });

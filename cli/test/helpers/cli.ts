@@ -31,7 +31,7 @@ function spawnCollected(file: string, args: string[], env: Record<string, string
   const proc = spawn(file, args, {
     env: cleanEnv(env),
     stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    ...(cwd !== undefined ? { cwd } : {}),
+    cwd,
   });
   if (input !== undefined) proc.stdin?.end(input);
   let stdout = '';

@@ -62,7 +62,7 @@ export const surfaceResource = (http: Http) => ({
     subscribe: ({ partition, ...options }: SurfaceSubscribeOptions = {}): SurfaceSubscription =>
       subscribeStream(http, options, {
         path: '/v1/surface/events',
-        ...(partition ? { query: { partition: partition.index, of: partition.of } } : {}),
+        query: partition ? { partition: partition.index, of: partition.of } : undefined,
         typed: typedSurfaceEvent,
       }),
   },

@@ -166,8 +166,8 @@ export function createAiPlanner(o: AiPlannerOptions): (route: string) => Planner
   const provider = createOpenAICompatible({
     name: 'presence-llm',
     baseURL: o.baseUrl,
-    ...(o.apiKey ? { apiKey: o.apiKey } : {}),
-    ...(o.fetch ? { fetch: o.fetch } : {}),
+    apiKey: o.apiKey,
+    fetch: o.fetch,
   });
   const maxToolSteps = o.maxToolSteps ?? AI_MAX_TOOL_STEPS;
   const cache = new Map<string, Planner>();

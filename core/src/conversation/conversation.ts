@@ -126,8 +126,8 @@ export function createConversation(deps: {
       used: effects.used,
       memory: { touched },
       acted: effects.acted,
-      ...(effects.tx ? { tx: effects.tx } : {}),
-      ...(effects.confirm_id ? { confirm_id: effects.confirm_id } : {}),
+      tx: effects.tx || undefined,
+      confirm_id: effects.confirm_id || undefined,
     };
     await storeFor(p.kind).appendThread(p.accountId, {
       kind: 'turn',
@@ -217,8 +217,8 @@ function resultOf(e: Extract<ThreadEntry, { kind: 'turn' }>): MessageResult {
     used: e.used,
     memory: { touched: e.touched },
     acted: e.acted,
-    ...(e.tx ? { tx: e.tx } : {}),
-    ...(e.confirm_id ? { confirm_id: e.confirm_id } : {}),
+    tx: e.tx || undefined,
+    confirm_id: e.confirm_id || undefined,
   };
 }
 

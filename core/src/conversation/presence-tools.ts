@@ -244,7 +244,7 @@ export function createPresenceTools(deps: {
       const record = await standing.prepare({ accountId: p.accountId, kind: p.kind, keyId: p.keyId, scopes: p.scopes }, a.text, spec, {
         allowAct: deps.allowAct,
         staged: stagedStanding,
-        ...(id ? { id } : {}),
+        id,
       });
       stagedStanding++;
       effects.deferred.push(() => unlessAtCap(standing.commit(p, record)));

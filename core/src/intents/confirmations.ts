@@ -31,8 +31,9 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
       confirm_id: r.record.confirm_id as string,
       intent_id: r.record.id,
       status: r.status,
-      ...(r.tx ? { tx: r.tx, block: r.block } : {}),
-      ...(r.record.error ? { reason: r.record.error } : {}),
+      tx: r.tx,
+      block: r.block,
+      reason: r.record.error || undefined,
     });
     for (const l of listeners) await l(r);
   }

@@ -76,7 +76,7 @@ export function createIntentPipeline(deps: {
 }) {
   const { storeFor, clock, chain, tokenList, market, wallets, executor, policies, events, metrics } = deps;
   const locks = deps.locks ?? createLocalLocks();
-  const gate = createSpendGate({ storeFor, clock, locks, ...(metrics ? { metrics } : {}) });
+  const gate = createSpendGate({ storeFor, clock, locks, metrics });
   const timingListeners = new Set<(t: IntentTiming) => void>();
   const outcomeListeners = new Set<(o: KindOutcome) => Promise<void> | void>();
   const publish = async (o: KindOutcome) => {

@@ -32,7 +32,7 @@ function setup(max?: number) {
       },
     },
     now: () => t,
-    ...(max ? { max } : {}),
+    max,
   });
   const find = (hash: string) =>
     cache.find(hash, async () => {

@@ -67,7 +67,7 @@ export function createLinkService({
   };
   const guard: { attempt(address: string): RedeemAttempt | Promise<RedeemAttempt> } = rateLimiterFor
     ? createSharedRedeemGuard({ limits: redeemLimits ?? defaultRedeemLimits, rateLimiterFor })
-    : createRedeemGuard({ clock, ...(redeemLimits ? { limits: redeemLimits } : {}) });
+    : createRedeemGuard({ clock, limits: redeemLimits });
 
   async function redeemCode(code: string, who: RedeemWho, via?: SurfaceLinker) {
     // Typed by people: spaces and hyphens between groups are not part of it.

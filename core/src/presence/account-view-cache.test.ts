@@ -17,7 +17,7 @@ function setup(max?: number) {
       },
     },
     now: () => t,
-    ...(max ? { max } : {}),
+    max,
   });
   let loads = 0;
   const load = (v: string) => async () => {

@@ -146,9 +146,7 @@ describe('overlay store', () => {
     await say(overlay, 'mine');
     await say(live, 'two');
     const texts = async (s: StorePort, before?: number) =>
-      (await s.readThread('a', { ...(before ? { before } : {}), limit: 10 })).map((e) =>
-        e.kind === 'presence' ? `${e.id}:${e.text}` : '',
-      );
+      (await s.readThread('a', { before, limit: 10 })).map((e) => (e.kind === 'presence' ? `${e.id}:${e.text}` : ''));
     expect(await texts(overlay)).toEqual(['1:one', '2:mine', '2:two']);
     expect(await texts(overlay, 2)).toEqual(['1:one']);
     expect(await texts(live)).toEqual(['1:one', '2:two']);

@@ -327,7 +327,7 @@ export function createOverlayStore(
       });
     },
     async readThread(accountId, { before, limit }) {
-      const page = await live.readThread(accountId, { ...(before !== undefined ? { before } : {}), limit });
+      const page = await live.readThread(accountId, { before, limit });
       const mine = (peek(accountId)?.thread ?? []).filter((e) => before === undefined || e.id < before);
       if (mine.length === 0) return page;
       // A live entry written later may share a number with one of ours: then time decides.

@@ -62,7 +62,7 @@ export function createSurfaceService({
   linkChanges?: { subscribe(h: KeyChangeHandlers): () => void };
   onError?: (e: unknown) => void;
 }) {
-  const guard = createSurfaceRedeemGuard({ rateLimiterFor, ...(redeemLimits ? { limits: redeemLimits } : {}) });
+  const guard = createSurfaceRedeemGuard({ rateLimiterFor, limits: redeemLimits });
   const fed = new Set<() => void>();
   const linkedAccounts = linkChanges ? createAccountViewCache<boolean>({ changes: linkChanges, now: () => clock.now() }) : null;
   /** This server linked the account: it is sequenced from its next append on. */

@@ -82,7 +82,7 @@ export function createThread({
       const same = (e: { text?: unknown; cause?: unknown }) => e.text === text && e.cause === cause;
       let inThread = false;
       for (let before: number | undefined; !inThread; ) {
-        const page = await store.readThread(accountId, { ...(before !== undefined ? { before } : {}), limit: SCAN_PAGE });
+        const page = await store.readThread(accountId, { before, limit: SCAN_PAGE });
         inThread = page.some((e) => e.id > marks.thread_after && e.kind === 'presence' && same(e));
         const first = page[0];
         if (!first || first.id <= marks.thread_after + 1) break;
@@ -101,9 +101,7 @@ export function createThread({
     /** A page of the thread as a key holding `held` may read it. */
     async page(caller: Caller, before: number | undefined, limit: number, held: readonly Scope[]) {
       const store = storeFor(caller.kind);
-      const entries = (await store.readThread(caller.accountId, { ...(before !== undefined ? { before } : {}), limit })).map((e) =>
-        redactEntry(e, held),
-      );
+      const entries = (await store.readThread(caller.accountId, { before, limit })).map((e) => redactEntry(e, held));
       const first = entries[0];
       const older = first ? (await store.readThread(caller.accountId, { before: first.id, limit: 1 })).length > 0 : false;
       return { messages: toMessages(entries), next_before: older && first ? String(first.id) : null };

@@ -74,7 +74,7 @@ export function createWalletDomain(deps: {
     executor,
     policies,
     events,
-    ...(deps.metrics ? { metrics: deps.metrics } : {}),
+    metrics: deps.metrics,
   });
   const confirmations = createConfirmations({ pipeline, events, clock });
 

@@ -89,10 +89,7 @@ export function ChatTab({ client, onShowPending }: { client: PresenceClient; onS
     const controller = new AbortController();
     abort.current = controller;
     try {
-      const stream = client.messages.send(
-        { text: message, stream: true, ...(allowAct ? { allow_act: true } : {}) },
-        { signal: controller.signal },
-      );
+      const stream = client.messages.send({ text: message, stream: true, allow_act: allowAct }, { signal: controller.signal });
       for await (const ev of stream) {
         if (ev.type === 'token') update(replyId, (b) => ({ text: b.text + ev.text }));
         else if (ev.type === 'tool') update(replyId, (b) => ({ tools: [...b.tools, ev.name] }));

@@ -49,7 +49,7 @@ export function Popup({ initialTab }: { initialTab?: TabName }) {
       key={`${settings.serverUrl} ${settings.linkedAt}`}
       client={client}
       name={settings.presenceName ?? 'Presence'}
-      {...(initialTab ? { initialTab } : {})}
+      initialTab={initialTab}
     />
   );
 }

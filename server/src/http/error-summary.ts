@@ -8,7 +8,7 @@ export function errorSummary(err: unknown): Record<string, unknown> {
   if (isPresenceError(err)) return { type: err.type, message: err.detail };
   if (err instanceof Error) {
     const code = (err as { code?: unknown }).code;
-    return { type: err.constructor?.name ?? err.name, message: err.message, ...(typeof code === 'string' ? { code } : {}) };
+    return { type: err.constructor?.name ?? err.name, message: err.message, code: typeof code === 'string' ? code : undefined };
   }
   if (err && typeof err === 'object') {
     const { stack: _stack, ...rest } = err as Record<string, unknown>;

@@ -20,7 +20,7 @@ export const metricsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { met
         openapi: {
           answers: { 200: 'Prometheus text: HTTP latency by route and status, presence_* counters, gauges and histograms' },
           text: 'text/plain; version=0.0.4',
-          ...(expected ? { problems: ['auth'] } : {}),
+          problems: expected ? ['auth'] : undefined,
         },
       },
     },

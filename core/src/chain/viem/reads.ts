@@ -134,9 +134,9 @@ export function createReads({ client, guard }: RpcClient, tokenList: TokenList):
         const { data } = await client.call({
           to: req.to,
           data: req.data,
-          ...(req.from ? { account: req.from } : {}),
-          ...(req.value !== undefined ? { value: req.value } : {}),
-          ...(req.stateOverride ? { stateOverride: req.stateOverride } : {}),
+          account: req.from,
+          value: req.value,
+          stateOverride: req.stateOverride,
           ...blockTag(o),
         });
         return data ?? '0x';

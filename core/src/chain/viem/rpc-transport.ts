@@ -109,10 +109,10 @@ export function rpcTransport(url: string, opts: RpcTransportOptions): Transport 
     {
       request: ({ method, params }: Call) =>
         new Promise((resolve, reject) => {
-          queue.push({ body: { jsonrpc: '2.0', id: nextId++, method, ...(params === undefined ? {} : { params }) }, resolve, reject });
+          queue.push({ body: { jsonrpc: '2.0', id: nextId++, method, params }, resolve, reject });
           if (queue.length === 1) setImmediate(flush);
         }),
     },
-    { retryCount: opts.retryCount ?? 1, ...(opts.retryDelay !== undefined ? { retryDelay: opts.retryDelay } : {}) },
+    { retryCount: opts.retryCount ?? 1, retryDelay: opts.retryDelay },
   );
 }

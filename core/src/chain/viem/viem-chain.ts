@@ -31,7 +31,7 @@ export function createViemChain(opts: ViemChainOptions): ChainPort {
     rpcUrl: opts.rpcUrl,
     chain: tokenList.chain,
     timeoutMs: opts.timeoutMs,
-    ...(opts.retryCount === undefined ? {} : { retryCount: opts.retryCount }),
+    retryCount: opts.retryCount,
   });
 
   const port: ChainPort = {

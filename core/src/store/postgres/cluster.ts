@@ -267,7 +267,7 @@ export async function createPostgresCluster({
         clock,
         unit: unitOfWorkOn(sql),
         onError,
-        ...(requestSyncMs === undefined ? {} : { syncMs: requestSyncMs }),
+        syncMs: requestSyncMs,
       });
       requestRates.push(rates);
       return rates;

@@ -64,7 +64,7 @@ async function allEvents(store: StorePort, accountId: string): Promise<StoredEve
 async function allThread(store: StorePort, accountId: string): Promise<ThreadEntry[]> {
   const out: ThreadEntry[] = [];
   for (let before: number | undefined; ; ) {
-    const page = await store.readThread(accountId, { ...(before === undefined ? {} : { before }), limit: PAGE });
+    const page = await store.readThread(accountId, { before, limit: PAGE });
     out.unshift(...page);
     if (page.length < PAGE) return out;
     before = (page[0] as ThreadEntry).id;

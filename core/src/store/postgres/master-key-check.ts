@@ -5,7 +5,7 @@ import postgres from 'postgres';
 import type { MasterKeyCheck, MasterKeyCheckPort } from '../master-key-check';
 
 type Row = { check_value: string; rotating_to: string | null };
-const toCheck = (r: Row): MasterKeyCheck => ({ check: r.check_value, ...(r.rotating_to ? { rotating_to: r.rotating_to } : {}) });
+const toCheck = (r: Row): MasterKeyCheck => ({ check: r.check_value, rotating_to: r.rotating_to || undefined });
 
 export function postgresMasterKeyCheck(url: string): MasterKeyCheckPort {
   const sql = postgres(url, { max: 1, onnotice: () => undefined, connect_timeout: 10 });
