@@ -8,7 +8,7 @@
 // `emit` to the listeners: a pump per open channel reads them from the store on each wake-up
 // (event-pumps.ts), so events appended on any server reach every server's streams. Test keys'
 // events live in one server's memory and stay on the direct path (per server).
-import type { EventType, KeyKind, TypedEventData } from '@presence/protocol';
+import type { EventType, TypedEventData } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import type { EventsWake } from '../cluster/cluster-port';
@@ -16,6 +16,7 @@ import { createLocalLocks } from '../concurrency/cluster-locks';
 import { createKeyedLock } from '../concurrency/keyed-lock';
 import { createLockBatches } from '../concurrency/lock-batches';
 import { accountCaller, type Caller } from '../keys/caller';
+import type { ByKind } from '../store/overlay-store';
 import type { StorePort } from '../store/store-port';
 import { createEventPumps } from './event-pumps';
 
@@ -63,7 +64,7 @@ export function createEventsLog({
   wake,
   onError,
 }: {
-  storeFor: (mode: KeyKind) => EventStore;
+  storeFor: ByKind<EventStore>;
   clock: Clock;
   retention?: EventsRetention;
   highWaterMark?: number;

@@ -18,7 +18,7 @@ import type { Clock } from '../clock/clock';
 import { PresenceError } from '../errors/presence-error';
 import type { Caller } from '../keys/caller';
 import type { IdempotencyRecord } from '../store/documents';
-import type { StoreFor } from '../store/overlay-store';
+import type { ByKind, StoreFor } from '../store/overlay-store';
 import type { IdempotencyLeases } from './idempotency-leases';
 
 export const IDEMPOTENCY_KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
@@ -78,7 +78,7 @@ export function createIdempotency({
 }: {
   storeFor: StoreFor;
   /** Where each key kind's leases are held: the deployment's for live keys, memory for test keys. */
-  leasesFor: (kind: KeyKind) => IdempotencyLeases;
+  leasesFor: ByKind<IdempotencyLeases>;
   clock: Clock;
   /** This server's name on the claims it takes (random per process). */
   owner?: string;

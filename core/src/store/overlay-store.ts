@@ -28,8 +28,10 @@ import { createOverlayAccounts, type Family, type OverlayAccounts, type Records 
 import { applied, type Changes, changeFrom, copy, overlaid, remember } from './overlay-changes';
 import type { MemoryPeek, StorePort } from './store-port';
 
-/** The store a key of each kind reads and writes: chosen once, in create-core. */
-export type StoreFor = (kind: KeyKind) => StorePort;
+/** What a key of each kind uses (its store, its leases): chosen once, in create-core. */
+export type ByKind<T> = (kind: KeyKind) => T;
+/** The store a key of each kind reads and writes. */
+export type StoreFor = ByKind<StorePort>;
 
 export type OverlayCaps = {
   /** Per account and family: changed records, thread entries, events, intents, answers, link codes. */
