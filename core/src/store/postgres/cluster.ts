@@ -71,9 +71,6 @@ export async function createPostgresCluster({
   const pool = useDatabase(source, max);
   const sql = pool.sql;
   const handlers = new Set<EventsWakeHandlers>();
-  const keyHandlers = new Set<KeyChangeHandlers>();
-  const accountHandlers = new Set<KeyChangeHandlers>();
-  const linkHandlers = new Set<KeyChangeHandlers>();
   const budgets = createFailureBudgets(sql, clock, onError);
   const requestRates: RequestRates[] = [];
   const listeningBlocks = await sql.listen(
@@ -81,34 +78,35 @@ export async function createPostgresCluster({
     (payload) => budgets.heard(payload),
     () => budgets.resync(),
   );
-  // On the same LISTEN connection as the events (the driver keeps one for all channels).
-  const listeningKeys = await sql.listen(
-    KEYS_CHANNEL,
-    (keyId) => {
-      for (const h of keyHandlers) h.changed(keyId);
-    },
-    () => {
-      for (const h of keyHandlers) h.resync();
-    },
-  );
-  const listeningAccounts = await sql.listen(
-    ACCOUNTS_CHANNEL,
-    (accountId) => {
-      for (const h of accountHandlers) h.changed(accountId);
-    },
-    () => {
-      for (const h of accountHandlers) h.resync();
-    },
-  );
-  const listeningLinks = await sql.listen(
-    LINKS_CHANNEL,
-    (accountId) => {
-      for (const h of linkHandlers) h.changed(accountId);
-    },
-    () => {
-      for (const h of linkHandlers) h.resync();
-    },
-  );
+  /**
+   * A channel whose notices name what changed (a key id, an account id), told to the handlers
+   * subscribed; a re-established listening connection tells them to forget everything. On the
+   * same LISTEN connection as the events (the driver keeps one for all channels).
+   */
+  async function changesOn(channel: string) {
+    const heard = new Set<KeyChangeHandlers>();
+    const listening = await sql.listen(
+      channel,
+      (id) => {
+        for (const h of heard) h.changed(id);
+      },
+      () => {
+        for (const h of heard) h.resync();
+      },
+    );
+    return {
+      listening,
+      heard,
+      subscribe(h: KeyChangeHandlers) {
+        heard.add(h);
+        return () => heard.delete(h);
+      },
+    };
+  }
+  const keyChanges = await changesOn(KEYS_CHANNEL);
+  const accountChanges = await changesOn(ACCOUNTS_CHANNEL);
+  const linkChanges = await changesOn(LINKS_CHANNEL);
+  const changeChannels = [keyChanges, accountChanges, linkChanges];
   const listening = await sql.listen(
     EVENTS_CHANNEL,
     (payload) => {
@@ -240,24 +238,9 @@ export async function createPostgresCluster({
         return () => handlers.delete(h);
       },
     },
-    keyChanges: {
-      subscribe(h) {
-        keyHandlers.add(h);
-        return () => keyHandlers.delete(h);
-      },
-    },
-    accountChanges: {
-      subscribe(h) {
-        accountHandlers.add(h);
-        return () => accountHandlers.delete(h);
-      },
-    },
-    linkChanges: {
-      subscribe(h) {
-        linkHandlers.add(h);
-        return () => linkHandlers.delete(h);
-      },
-    },
+    keyChanges: { subscribe: keyChanges.subscribe },
+    accountChanges: { subscribe: accountChanges.subscribe },
+    linkChanges: { subscribe: linkChanges.subscribe },
     rateLimiter,
     requestLimiter(opts) {
       const rates = createRequestRates({
@@ -277,10 +260,8 @@ export async function createPostgresCluster({
       // What was admitted and not yet written is written now, while the pool is open.
       await Promise.all(requestRates.map((r) => r.close()));
       handlers.clear();
-      keyHandlers.clear();
-      accountHandlers.clear();
-      linkHandlers.clear();
-      for (const l of [listeningKeys, listeningBlocks, listeningAccounts, listeningLinks]) {
+      for (const c of changeChannels) c.heard.clear();
+      for (const l of [listeningBlocks, ...changeChannels.map((c) => c.listening)]) {
         await Promise.race([l.unlisten().catch(() => undefined), new Promise((r) => setTimeout(r, 1_000).unref())]);
       }
       // With the database away, unlisten would wait for a connection: give it a moment only.
