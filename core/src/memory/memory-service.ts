@@ -13,6 +13,7 @@ import type { MemoryEntry } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
 import type { MemoryPeek } from '../store/store-port';
 import { daysLeft, effectiveWeight, touched, withDue } from './memory-rules';
+import { createPinBatches } from './pin-batches';
 
 export type MemoryService = ReturnType<typeof createMemoryService>;
 
@@ -48,6 +49,13 @@ export function createMemoryService({
 
   /** A change is announced on the caller's events (the log does not carry a test key's: see events-log.ts). */
   const announce = (caller: Caller, key: string, tier: 'pinned' | 'dropped') => events.emit(caller, 'memory', { key, tier });
+  // One account's pins arriving together are written together (one commit), each decided in turn.
+  const pins = createPinBatches({
+    storeFor,
+    now: () => clock.now(),
+    decide: decidePin,
+    announce: (caller, key) => announce(caller, key, 'pinned'),
+  });
 
   return {
     async list(caller: Caller): Promise<MemoryListing> {
@@ -78,20 +86,9 @@ export function createMemoryService({
       return { pinned, fading: entries.length - pinned };
     },
 
-    async pin(caller: Caller, key: string, note?: string) {
-      const now = clock.now();
-      const store = storeFor(caller.kind);
-      // The entry and its event commit together (one transaction on PostgreSQL).
-      const { next, changed } = await store.atomically(async () => {
-        const d = await store.changeMemory(caller.accountId, [key], (current) => {
-          const d = decidePin(current, key, note, now);
-          // A repeated pin is a no-op: nothing written, so nothing to lose or reorder.
-          return d.changed ? { put: [d.next], result: d } : { result: d };
-        });
-        if (d.changed) await announce(caller, key, 'pinned');
-        return d;
-      });
-      return { key, tier: 'pinned' as const, note: next.note, changed };
+    /** Pins a key (a no-op answer when it already is, with that note). Not from inside a unit of work (pin-batches.ts). */
+    pin(caller: Caller, key: string, note?: string) {
+      return pins(caller, key, note);
     },
 
     /**
