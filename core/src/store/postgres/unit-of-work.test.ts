@@ -15,6 +15,7 @@ import type { StorePort } from '../store-port';
 import { createPostgresCluster } from './cluster';
 import { openDatabase } from './database';
 import { createPostgresStore } from './postgres-store';
+import { unitOfWorkOn } from './unit-of-work';
 
 let pg: ThrowawayPostgres;
 let store: StorePort;
@@ -78,6 +79,28 @@ describe('one transaction per write on PostgreSQL', () => {
     });
     unitOver(); // the unit has committed: the late work starts only now
     await expect(late).resolves.toMatchObject({ id: 1 });
+  });
+
+  it('a statement that failed fails its unit, even when the work swallowed its error: nothing the unit wrote is kept', async () => {
+    const db = openDatabase(pg.url, { max: 2 });
+    try {
+      const unit = unitOfWorkOn(db);
+      await unit.db`CREATE TABLE IF NOT EXISTS scratch (n int)`;
+      await expect(
+        unit.atomically(async () => {
+          await unit.db`INSERT INTO scratch VALUES (1)`;
+          await unit.db`SELECT 1 / 0`.catch(() => undefined); // aborts the transaction
+        }),
+      ).rejects.toThrow(/rolled back/);
+      expect(await unit.db`SELECT n FROM scratch`).toHaveLength(0);
+      // The connection went back to the pool fit for use: the next unit commits.
+      await unit.atomically(async () => {
+        await unit.db`INSERT INTO scratch VALUES (2)`;
+      });
+      expect((await unit.db<{ n: number }[]>`SELECT n FROM scratch`).map((r) => r.n)).toEqual([2]);
+    } finally {
+      await db.end();
+    }
   });
 
   it('afterCommit waits for the unit to commit (and never runs for one rolled back); outside a unit it runs at once', async () => {

@@ -10,6 +10,7 @@
 // request-rates.ts) it hands to `beforeCommit`, and a write request still commits once.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type postgres from 'postgres';
+import { sessionLost } from './database';
 
 type Unit = { tx: postgres.TransactionSql; open: boolean; after: (() => void)[] };
 
@@ -42,33 +43,51 @@ function createUnitOfWork(sql: postgres.Sql) {
     const u = current.getStore();
     return u?.open ? u.tx : undefined;
   };
-  /** Runs `fn` with every store statement in one transaction (joins one already open). */
+  /**
+   * Runs `fn` with every store statement in one transaction (joins one already open). The
+   * transaction is a reserved connection with BEGIN sent but not waited for: the unit's first
+   * statement travels right behind it, so BEGIN costs no round trip of its own (the driver's
+   * `begin` waits for it, one round trip more on every write). A statement that failed aborts
+   * the transaction, and a COMMIT then answers ROLLBACK: that is a failure here, even when
+   * `fn` swallowed the statement's error.
+   */
   async function atomically<T>(fn: () => Promise<T>): Promise<T> {
     if (tx()) return fn();
-    let out: { value: T } | undefined;
-    const unit: Partial<Unit> = { open: true, after: [] };
+    const conn = await sql.reserve();
+    const unit: Unit = { tx: conn as unknown as postgres.TransactionSql, open: true, after: [] };
     const settling: ((committed: boolean) => void)[] = [];
+    let lost = false;
+    let value: T;
     try {
-      await sql.begin((t) => {
-        unit.tx = t;
-        return current.run(unit as Unit, async () => {
-          out = { value: await fn() };
-          for (const h of hooks) {
-            const s = await h();
-            if (s) settling.push(s);
-          }
-        });
+      const begin = conn.unsafe('BEGIN');
+      begin.catch(() => undefined); // sends it; its failure fails what follows on the connection
+      value = await current.run(unit, async () => {
+        const v = await fn();
+        for (const h of hooks) {
+          const s = await h();
+          if (s) settling.push(s);
+        }
+        return v;
       });
+      await begin;
+      unit.open = false;
+      const committed = await conn.unsafe('COMMIT');
+      if (committed.command !== 'COMMIT') throw new Error('the transaction was rolled back at COMMIT: one of its statements failed');
     } catch (e) {
+      unit.open = false;
+      lost = sessionLost(e);
+      if (!lost) await conn.unsafe('ROLLBACK').catch((r: unknown) => (lost = sessionLost(r)));
       for (const s of settling) s(false);
       throw e;
     } finally {
       unit.open = false;
+      // A connection that is gone is not handed back: the pool already counts it closed.
+      if (!lost) conn.release();
     }
     for (const s of settling) s(true);
     // Committed: what waited for it runs now (a rolled-back unit's never runs).
-    for (const f of unit.after ?? []) f();
-    return (out as { value: T }).value;
+    for (const f of unit.after) f();
+    return value;
   }
 
   /**
