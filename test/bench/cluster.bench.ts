@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { startPostgres } from '../../scripts/postgres';
 import { type Cluster, type ClusterServer, startCluster } from '../src/cluster';
+import { OPEN_POLICY, type PolicyDoc } from '../src/wallet-helpers';
 import { fmt, type Row } from './stats';
 
 const PINS = 600;
@@ -37,21 +38,11 @@ const put = (url: string, key: string, body: unknown) =>
     body: JSON.stringify(body),
   });
 
-const POLICY = {
-  per_tx_cap: '100000 USD',
-  confirm_over: '100000 USD',
-  daily_cap: '1000000 USD',
-  deny: [],
-  withdraw_allowlist: [],
-  max_slippage_bps: 100,
-  confirm_timeout_s: 600,
-};
-
-async function newWallet(c: Cluster, name: string, policy: Partial<typeof POLICY> = {}) {
+async function newWallet(c: Cluster, name: string, policy: Partial<PolicyDoc> = {}) {
   const key = c.createAccount(name);
   const s = c.servers[0] as ClusterServer;
   await fetch(`${s.url}/v1/wallet`, { headers: { authorization: `Bearer ${key}` } });
-  await put(`${s.url}/v1/wallet/policy`, key, { ...POLICY, ...policy });
+  await put(`${s.url}/v1/wallet/policy`, key, { ...OPEN_POLICY, ...policy });
   return key;
 }
 

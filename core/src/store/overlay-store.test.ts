@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { KeyKind } from '@presence/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { intentRecord, standing as standingRecord } from '../../testing/fixtures';
+import { apiKey, intentRecord, memo, standing as standingRecord } from '../../testing/fixtures';
 import { createManualClock, type ManualClock } from '../clock/clock';
 import { createEventsLog, type FeedItem, type Subscription } from '../events/events-log';
-import type { AccountRecord, IdempotencyRecord, KeyRecord, MemoryEntry } from './documents';
+import type { AccountRecord, IdempotencyRecord } from './documents';
 import { createLowdbStore } from './lowdb/lowdb-store';
 import { createOverlayStore } from './overlay-store';
 import type { StorePort } from './store-port';
@@ -23,27 +23,8 @@ const account = (id: string): AccountRecord => ({
   presence: { name: 'Presence', model: 'local', preferences: {} },
   policy: null,
 });
-const entry = (key: string, note = ''): MemoryEntry => ({
-  key,
-  tier: 'pinned',
-  pinned_by: 'user',
-  weight: 1,
-  note,
-  touches: 1,
-  last_seen: 0,
-});
-const key = (id: string): KeyRecord => ({
-  id,
-  account_id: 'a',
-  kind: 'live',
-  name: id,
-  scopes: ['talk'],
-  secrets: [{ hash: `hash-${id}`, last4: '0000', valid_until: null }],
-  state: 'active',
-  created_at: new Date(0).toISOString(),
-  last_used_at: null,
-  revoked_at: null,
-});
+// The contract's fixtures, for the account 'a' every test here uses.
+const key = (id: string) => apiKey(id, 'a', [`hash-${id}`]);
 const standing = (id: string) => standingRecord('a', id);
 const answer = (k: string, created_at: number): IdempotencyRecord => ({
   key: k,
@@ -53,7 +34,7 @@ const answer = (k: string, created_at: number): IdempotencyRecord => ({
   body: '{}',
   created_at,
 });
-const pin = (s: StorePort, k: string, note = '') => s.changeMemory('a', [k], () => ({ put: [entry(k, note)], result: undefined }));
+const pin = (s: StorePort, k: string, note = '') => s.changeMemory('a', [k], () => ({ put: [memo(k, note)], result: undefined }));
 const keysOf = async (s: StorePort) => (await s.readMemory('a')).map((e) => e.key);
 let said = 0;
 const say = (s: StorePort, text: string) => s.appendThread('a', { kind: 'presence', at: ++said, text, cause: 'test' });
