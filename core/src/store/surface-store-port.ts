@@ -31,7 +31,10 @@ export interface SurfaceStorePort {
 
   /** Whether a live link of some surface names the account (its events then take feed positions). */
   isLinked(accountId: string): Promise<boolean>;
-  /** Gives the account's stored events that have no feed position yet one each, in id order (nothing when it is not linked). */
+  /**
+   * Gives the account's stored events that have no feed position yet one each, in id order
+   * (nothing when it is not linked; ask `isLinked` first, since this may take the feed's lock).
+   */
   sequenceFeed(accountId: string): Promise<number>;
   /** The same for every linked account at once (one statement): catches up after a crash between append and sequencing. */
   sequenceAllFeeds(): Promise<number>;

@@ -227,7 +227,7 @@ export function createSurfaceService({
     sequence(accountId: string): void {
       // A link made meanwhile on another server is told at its commit; an append that still
       // missed it is sequenced by the next one, or by upkeep (sequenceAllFeeds).
-      const linked = linkedAccounts ? linkedAccounts.get(accountId, () => surfaces.isLinked(accountId)) : Promise.resolve(true);
+      const linked = linkedAccounts ? linkedAccounts.get(accountId, () => surfaces.isLinked(accountId)) : surfaces.isLinked(accountId);
       linked
         .then((yes) => (yes ? surfaces.sequenceFeed(accountId) : 0))
         .then((n) => {

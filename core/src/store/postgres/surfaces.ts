@@ -1,7 +1,7 @@
 // The surfaces port on PostgreSQL (tables of migrations/0010_surfaces.sql). Sequencing takes
 // one advisory transaction lock, so feed positions commit in the order they are taken and
-// every server reads the same order; only linked accounts' appends take it (an unlinked
-// account's append costs one indexed read here). Each sequencing NOTIFYs the events channel
+// every server reads the same order; only linked accounts' appends take it (the surface
+// service asks `isLinked`, one indexed read, and remembers the answer). Each sequencing NOTIFYs the events channel
 // with "surface-feed:<seq>", so streams on every server read the new entries at once (no
 // account is named "surface-feed": account ids are acc_…). A new link NOTIFYs the links
 // channel with its account, for servers that remember which accounts are linked.
@@ -134,9 +134,8 @@ export async function createPostgresSurfaceStore({ max = 3, ...source }: Databas
       return marked !== undefined;
     },
     async sequenceFeed(accountId) {
-      // Most appends are of accounts no surface links: one indexed read, no lock (and the
-      // surface service asks isLinked first, remembered across appends, on a shared store).
-      if (!(await store.isLinked(accountId))) return 0;
+      // The surface service asks isLinked first (remembered across appends on a shared
+      // store): most appends are of accounts no surface links, and they take no lock.
       return sql.begin((tx) => sequence(tx, accountId));
     },
     async sequenceAllFeeds() {
