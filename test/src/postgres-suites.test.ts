@@ -12,18 +12,4 @@ await import('./conversation.test');
 await import('./crash-burst.test');
 await import('./wallet-crash.test');
 
-const { describe, expect, it } = await import('vitest');
-const { call, removeDir, startTestServer } = await import('./harness');
-const { loadMigrations } = await import('@presence/core/postgres');
-const SCHEMA = Math.max(...loadMigrations().map((m) => m.version));
-describe('the suites above', () => {
-  it('ran their servers on PostgreSQL', async () => {
-    const s = await startTestServer();
-    try {
-      expect((await call(s.url, 'GET', '/v1/health')).json.store).toEqual({ kind: 'postgres', schema: SCHEMA });
-    } finally {
-      await s.close();
-      removeDir(s.dataDir);
-    }
-  });
-});
+(await import('./ran-on-postgres')).checkRanOnPostgres();
