@@ -6,7 +6,10 @@
 // answers stay sealed under the same master key (both stores seal answers alike).
 // The embedded store is read through its own port (which cuts a torn last line and moves an
 // old layout over first); the two families the port cannot list, answers and link codes, are
-// read from their files.
+// read from their files. The master key is checked against the install first (its check value,
+// and every wallet), before anything is read or sealed with it, and the database gets the
+// check value in the same transaction, so a server started with another key stops at once
+// even on an install that kept no wallet.
 import path from 'node:path';
 import type postgres from 'postgres';
 import { z } from 'zod';
@@ -15,6 +18,7 @@ import { createAppendLog } from '../append-log';
 import { LinkRecord, memoryDueAt, type StoredEvent, StoredIdempotencyRecord, type ThreadEntry } from '../documents';
 import { accountFile, readJson } from '../lowdb/files';
 import { createLowdbStore } from '../lowdb/lowdb-store';
+import { fileMasterKeyCheck, MasterKeyMismatch, masterKeyCheckValue, masterKeyMismatch } from '../master-key-check';
 import type { StorePort } from '../store-port';
 import { openDatabase } from './database';
 import { migrate } from './migrate';
@@ -71,6 +75,19 @@ async function allThread(store: StorePort, accountId: string): Promise<ThreadEnt
   }
 }
 
+/** Throws MasterKeyMismatch unless every wallet of the install opens with `keystore`. */
+async function walletsOpenWith(store: StorePort, keystore: Keystore) {
+  for (const account of await store.listAccounts()) {
+    const wallet = await store.getWallet(account.id);
+    if (!wallet) continue;
+    try {
+      keystore.open(account.id, wallet.address, wallet.key);
+    } catch {
+      throw new MasterKeyMismatch(`it does not open the wallet of account ${account.id}`);
+    }
+  }
+}
+
 /** The first table of the database that holds a row, or null when every one is empty. */
 async function firstNonEmpty(sql: postgres.Sql): Promise<string | null> {
   for (const table of TABLES) {
@@ -96,6 +113,9 @@ export async function importLowdb({
   keystore: Keystore;
   now?: number;
 }): Promise<ImportCounts> {
+  const installCheck = await fileMasterKeyCheck(dataDir).read();
+  const wrong = installCheck ? masterKeyMismatch(installCheck, keystore) : null;
+  if (wrong) throw new MasterKeyMismatch(wrong);
   await migrate(url);
   const sql = openDatabase(url, { max: 1 });
   const lowdb = await createLowdbStore({ dataDir, keystore });
@@ -115,7 +135,11 @@ export async function importLowdb({
   try {
     const taken = await firstNonEmpty(sql);
     if (taken) throw new Error(`the database is not empty (table ${taken} has rows): import-lowdb copies into an empty database only`);
+    await walletsOpenWith(lowdb, keystore);
     await sql.begin(async (tx) => {
+      // An empty database may hold the check value of a server that started on it and stopped: the install's key replaces it.
+      await tx`INSERT INTO master_key_check (check_value) VALUES (${masterKeyCheckValue(keystore)})
+        ON CONFLICT (id) DO UPDATE SET check_value = EXCLUDED.check_value, rotating_to = NULL, written_at = now()`;
       for (const account of await lowdb.listAccounts()) {
         const id = account.id;
         await tx`INSERT INTO accounts (id, doc) VALUES (${id}, ${json(account)}::text::json)`;
