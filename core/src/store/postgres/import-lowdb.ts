@@ -76,7 +76,7 @@ async function allThread(store: StorePort, accountId: string): Promise<ThreadEnt
 }
 
 /** Throws MasterKeyMismatch unless every wallet of the install opens with `keystore`. */
-async function walletsOpenWith(store: StorePort, keystore: Keystore) {
+async function requireWalletsOpen(store: StorePort, keystore: Keystore) {
   for (const account of await store.listAccounts()) {
     const wallet = await store.getWallet(account.id);
     if (!wallet) continue;
@@ -135,7 +135,7 @@ export async function importLowdb({
   try {
     const taken = await firstNonEmpty(sql);
     if (taken) throw new Error(`the database is not empty (table ${taken} has rows): import-lowdb copies into an empty database only`);
-    await walletsOpenWith(lowdb, keystore);
+    await requireWalletsOpen(lowdb, keystore);
     await sql.begin(async (tx) => {
       // An empty database may hold the check value of a server that started on it and stopped: the install's key replaces it.
       await tx`INSERT INTO master_key_check (check_value) VALUES (${masterKeyCheckValue(keystore)})
