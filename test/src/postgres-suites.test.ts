@@ -12,4 +12,8 @@ await import('./conversation.test');
 await import('./crash-burst.test');
 await import('./wallet-crash.test');
 
-(await import('./ran-on-postgres')).checkRanOnPostgres();
+const { describe, expect, it } = await import('vitest');
+const { postgresStore, storeOfATestServer } = await import('./ran-on-postgres');
+describe('the suites above', () => {
+  it('ran their servers on PostgreSQL', async () => expect(await storeOfATestServer()).toEqual(postgresStore()));
+});

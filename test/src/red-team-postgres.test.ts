@@ -11,4 +11,9 @@ await import('./red-team-master-key.test');
 await import('./red-team-scopes.test');
 await import('./logging.test');
 await import('./red-team-service-log.test');
-(await import('./ran-on-postgres')).checkRanOnPostgres();
+
+const { describe, expect, it } = await import('vitest');
+const { postgresStore, storeOfATestServer } = await import('./ran-on-postgres');
+describe('the suites above', () => {
+  it('ran their servers on PostgreSQL', async () => expect(await storeOfATestServer()).toEqual(postgresStore()));
+});
