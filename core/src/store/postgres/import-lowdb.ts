@@ -7,7 +7,10 @@
 // The embedded store is read through its own port (which cuts a torn last line and moves an
 // old layout over first); the families the port cannot list, answers, link codes and surfaces
 // (tokens, links and feed, so a bot's saved cursor still means the same place), are read from
-// their files.
+// their files. The master key is checked against the install first (its check value,
+// and every wallet), before anything is read or sealed with it, and the database gets the
+// check value in the same transaction, so a server started with another key stops at once
+// even on an install that kept no wallet.
 import path from 'node:path';
 import type postgres from 'postgres';
 import { z } from 'zod';
@@ -17,6 +20,7 @@ import { LinkRecord, memoryDueAt, type StoredEvent, StoredIdempotencyRecord, typ
 import { accountFile, readJson } from '../lowdb/files';
 import { createLowdbStore } from '../lowdb/lowdb-store';
 import { surfaceLogs } from '../lowdb/surfaces';
+import { fileMasterKeyCheck, MasterKeyMismatch, masterKeyCheckValue, masterKeyMismatch } from '../master-key-check';
 import type { StorePort } from '../store-port';
 import { openDatabase } from './database';
 import { migrate } from './migrate';
@@ -75,6 +79,19 @@ async function allThread(store: StorePort, accountId: string): Promise<ThreadEnt
     out.unshift(...page);
     if (page.length < PAGE) return out;
     before = (page[0] as ThreadEntry).id;
+  }
+}
+
+/** Throws MasterKeyMismatch unless every wallet of the install opens with `keystore`. */
+async function requireWalletsOpen(store: StorePort, keystore: Keystore) {
+  for (const account of await store.listAccounts()) {
+    const wallet = await store.getWallet(account.id);
+    if (!wallet) continue;
+    try {
+      keystore.open(account.id, wallet.address, wallet.key);
+    } catch {
+      throw new MasterKeyMismatch(`it does not open the wallet of account ${account.id}`);
+    }
   }
 }
 
@@ -146,6 +163,9 @@ export async function importLowdb({
   keystore: Keystore;
   now?: number;
 }): Promise<ImportCounts> {
+  const installCheck = await fileMasterKeyCheck(dataDir).read();
+  const wrong = installCheck ? masterKeyMismatch(installCheck, keystore) : null;
+  if (wrong) throw new MasterKeyMismatch(wrong);
   await migrate(url);
   const sql = openDatabase(url, { max: 1 });
   const lowdb = await createLowdbStore({ dataDir, keystore });
@@ -167,7 +187,11 @@ export async function importLowdb({
   try {
     const taken = await firstNonEmpty(sql);
     if (taken) throw new Error(`the database is not empty (table ${taken} has rows): import-lowdb copies into an empty database only`);
+    await requireWalletsOpen(lowdb, keystore);
     await sql.begin(async (tx) => {
+      // An empty database may hold the check value of a server that started on it and stopped: the install's key replaces it.
+      await tx`INSERT INTO master_key_check (check_value) VALUES (${masterKeyCheckValue(keystore)})
+        ON CONFLICT (id) DO UPDATE SET check_value = EXCLUDED.check_value, rotating_to = NULL, written_at = now()`;
       for (const account of await lowdb.listAccounts()) {
         const id = account.id;
         await tx`INSERT INTO accounts (id, doc) VALUES (${id}, ${json(account)}::text::json)`;
