@@ -44,6 +44,7 @@ export type {
   SurfaceSubscribeOptions,
   SurfaceSubscription,
 } from './resources/surface';
+export { surfaceEventFor } from './resources/surface';
 export type { IntentResult, PolicyDocument, PolicyView, WalletView } from './resources/wallet';
 export type { RetryPolicy } from './retry';
 export type { SseRequestOptions } from './sse-request';

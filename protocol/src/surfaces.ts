@@ -46,6 +46,12 @@ export const SurfaceEventData = z.object({
   /** The surface's linked keys of the account whose scopes show this event. */
   key_ids: z.array(z.string()).min(1),
   event: PresenceEvent,
+  /**
+   * Per listed key lacking a scope a `message`'s text drew on: the text that key reads instead
+   * of `event.data.text` (`[redacted: …]`, as on its own GET /v1/events). When no listed key
+   * may read the text whole, `event.data.text` is itself redacted.
+   */
+  redacted: z.record(z.string(), z.string()).optional(),
 });
 export type SurfaceEventData = z.infer<typeof SurfaceEventData>;
 

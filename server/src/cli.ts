@@ -12,7 +12,15 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createCore, createKeystore, isPresenceError, makeTreePrivate, type StorePort, systemClock } from '@presence/core';
+import {
+  createCore,
+  createKeystore,
+  isPresenceError,
+  MasterKeyMismatch,
+  makeTreePrivate,
+  type StorePort,
+  systemClock,
+} from '@presence/core';
 import { createLowdbStore } from '@presence/core/lowdb';
 import { createPostgresStore, importLowdb, type MigrationStatus, migrate, migrationStatus } from '@presence/core/postgres';
 import { Command } from 'commander';
@@ -228,6 +236,11 @@ program
     const unlock = takeDataDirLock(dataDir);
     try {
       const counts = await importLowdb({ dataDir, url, keystore: createKeystore(Buffer.from(masterKey, 'hex')) }).catch((e: unknown) => {
+        if (e instanceof MasterKeyMismatch)
+          fail(
+            `PRESENCE_MASTER_KEY is not ${dataDir}'s key (${e.message}): set it to the key that install ran with, here and for every server on the database; nothing was copied`,
+            2,
+          );
         throw isPresenceError(e) || (e instanceof Error && typeof (e as { code?: unknown }).code === 'string')
           ? databaseFailure(url, e)
           : e;

@@ -3,6 +3,7 @@
 // hold a stack trace, an API key, the master key or a link code — in JSON lines (for
 // machines) and in the readable lines a terminal gets. And, as a process writes them to
 // stdout (asynchronously): one line per request, none lost on a clean shutdown.
+// red-team-postgres.test.ts runs it again on PostgreSQL (red-team case 5: link codes in logs).
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -10,6 +11,7 @@ import { loadConfig, type RunningServer, startServer } from '@presence/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, removeDir, tempDir } from './harness';
 import { spawnServer } from './process';
+import { databaseEnvFor, onPostgres } from './test-database';
 import { until } from './wallet-helpers';
 
 describe.each(['json', 'pretty'] as const)('log lines (%s)', (format) => {
@@ -22,6 +24,8 @@ describe.each(['json', 'pretty'] as const)('log lines (%s)', (format) => {
   beforeAll(async () => {
     dataDir = tempDir();
     const config = loadConfig({
+      // Under PRESENCE_TEST_STORE=postgres (red-team-postgres.test.ts), the data directory's own database.
+      ...(await databaseEnvFor(dataDir)),
       PRESENCE_DATA_DIR: dataDir,
       PRESENCE_PORT: '0',
       PRESENCE_LOG_LEVEL: 'info',
@@ -37,6 +41,7 @@ describe.each(['json', 'pretty'] as const)('log lines (%s)', (format) => {
   });
 
   it('holds no stack, no key, no master key and no link code', async () => {
+    expect((await call(s.url, 'GET', '/v1/health')).json.store.kind).toBe(onPostgres() ? 'postgres' : 'lowdb');
     const original = s.core.presence.me;
     // A failure core did not foresee: a plain Error thrown deep inside a handler.
     s.core.presence.me = async () => {

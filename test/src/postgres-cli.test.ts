@@ -93,6 +93,19 @@ describe('presence-server on PostgreSQL', () => {
     expect((await call(lowdb.url, 'POST', '/v1/memory/pin', pin)).status).toBe(200);
     expect((await call(lowdb.url, 'POST', '/v1/messages', { key: lowdb.live, body: { text: 'hello there' } })).status).toBe(200);
     expect((await call(lowdb.url, 'POST', '/v1/links', { key: lowdb.live, body: {} })).status).toBe(201);
+    // A surface (a bot) linked to the account, and its feed a position further on.
+    const bot = await (lowdb.core.surfaces as NonNullable<typeof lowdb.core.surfaces>).create('bot');
+    const code = (await call(lowdb.url, 'POST', '/v1/links', { key: lowdb.live, body: {} })).json.code;
+    const redeemed = await call(lowdb.url, 'POST', `/v1/links/${code}/redeem`, {
+      key: bot.token,
+      body: { surface: 'telegram', user_id: 'ada', name: 'ada' },
+    });
+    expect(redeemed.status).toBe(200);
+    const feed = openStream(lowdb.url, '/v1/surface/events', bot.token);
+    await call(lowdb.url, 'POST', '/v1/memory/pin', { key: lowdb.live, body: { key: 'topic:linked', note: 'seen by the bot' } });
+    await feed.until(() => feed.frames.some((f) => f.id));
+    const botCursor = Number(feed.frames.find((f) => f.id)?.id);
+    await feed.close();
     const oldLatest = await latestEventId(lowdb.url, lowdb.live, 1);
     const thread = (await call(lowdb.url, 'GET', '/v1/messages?limit=10', { key: lowdb.live })).json;
     const keys = { live: lowdb.live, test: lowdb.test };
@@ -108,10 +121,10 @@ describe('presence-server on PostgreSQL', () => {
     const env = { ...database, PRESENCE_MASTER_KEY: masterKey };
     const r = cli(['import-lowdb', dataDir], env);
     expect([r.status, r.stderr]).toEqual([0, '']);
-    expect(r.stdout).toMatch(/\n {2}accounts +1\n {2}keys +3\n/);
+    expect(r.stdout).toMatch(/\n {2}accounts +1\n {2}keys +4\n/);
     expect(r.stdout).toMatch(new RegExp(`\\n {2}events +${oldLatest}\\n`));
     expect(r.stdout).toMatch(/\n {2}idempotency +2\n/);
-    expect(r.stdout).toMatch(/\n {2}links +1\n/);
+    expect(r.stdout).toMatch(/\n {2}links +2\n {2}surfaces +1\n {2}surface_links +1\n/);
     const again = cli(['import-lowdb', dataDir], env);
     expect([again.status, again.stderr]).toEqual([1, expect.stringMatching(/^error: the database is not empty \(table \w+ has rows\)/)]);
 
@@ -122,6 +135,7 @@ describe('presence-server on PostgreSQL', () => {
       expect((await call(pg.url, 'GET', '/v1/presence/me', { key: keys.live })).status).toBe(200);
       expect((await call(pg.url, 'GET', '/v1/presence/me', { key: made.json.secret })).status).toBe(200);
       expect((await call(pg.url, 'GET', '/v1/memory', { key: keys.live })).json.pinned).toEqual([
+        expect.objectContaining({ key: 'topic:linked' }),
         expect.objectContaining({ key: 'topic:moving' }),
       ]);
       expect((await call(pg.url, 'GET', '/v1/messages?limit=10', { key: keys.live })).json).toEqual(thread);
@@ -132,6 +146,11 @@ describe('presence-server on PostgreSQL', () => {
         body: { name: 'bot', scopes: ['talk'] },
       });
       expect([replay.status, replay.json]).toEqual([201, made.json]);
+      // The surface token, its link and its feed came along: it acts for its user, and its
+      // stream resumes from the cursor the bot kept.
+      const acting = { authorization: `Bearer ${bot.token}`, 'presence-acting-for': redeemed.json.key_id };
+      expect((await call(pg.url, 'GET', '/v1/presence/me', { headers: acting })).status).toBe(200);
+      const resumed = openStream(pg.url, '/v1/surface/events', bot.token, { 'last-event-id': String(botCursor) });
       // The next event takes the next id.
       const stream = openStream(pg.url, `/v1/events?last_event_id=${oldLatest}`, keys.live);
       await call(pg.url, 'POST', '/v1/memory/pin', {
@@ -142,6 +161,9 @@ describe('presence-server on PostgreSQL', () => {
       await stream.until(() => stream.frames.some((f) => f.id));
       expect(Number(stream.frames.find((f) => f.id)?.id)).toBe(oldLatest + 1);
       await stream.close();
+      await resumed.until(() => resumed.frames.some((f) => f.id));
+      expect(resumed.frames.filter((f) => f.id).map((f) => Number(f.id))).toEqual([botCursor + 1]);
+      await resumed.close();
     } finally {
       await pg.close();
     }

@@ -30,38 +30,6 @@ describe('server process', () => {
     }
   });
 
-  it('not on a terminal: every stdout line is JSON, the keys are saved 0600 and only their file is named; stops on SIGTERM', async () => {
-    const dataDir = tempDir();
-    const child = await spawnServer({ PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: '0', PRESENCE_LOG_LEVEL: 'info' });
-    const file = path.join(dataDir, 'bootstrap-keys.json');
-    const saved = JSON.parse(readFileSync(file, 'utf8'));
-    expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(child.stdout()).not.toContain(saved.live);
-    expect(child.stdout()).not.toMatch(/prs_(live|test)_/);
-    expect((await call(child.url, 'GET', '/v1/presence/me', { key: saved.live })).status).toBe(200);
-    child.proc.kill('SIGTERM');
-    const code = await child.exited;
-    expect(code, child.stderr()).toBe(0);
-    const lines = child
-      .stdout()
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    expect(lines).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ msg: expect.stringMatching(/^Presence listening on /), url: child.url }),
-        expect.objectContaining({ account: saved.account, keys_file: file }),
-        expect.objectContaining({ msg: 'SIGTERM, shutting down' }),
-        expect.objectContaining({ msg: 'request completed' }),
-      ]),
-    );
-    const again = await spawnServer({ PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: '0' });
-    expect(again.stdout()).not.toContain(saved.live);
-    again.proc.kill('SIGINT');
-    expect(await again.exited).toBe(0);
-    removeDir(dataDir);
-  });
-
   it('SIGTERM lets an in-flight request finish before the process exits', async () => {
     // A model server that holds its answer until the test lets it go: the turn stays in
     // flight across the SIGTERM.

@@ -1,13 +1,18 @@
 // Upgrades and backups (docs/operations.md): a server refuses a database migrated by a newer
 // Presence, in one line, before touching it; a data directory imported into PostgreSQL is
-// refused by a later start (and `accounts create`) without the database URL; and
+// refused by a later start (and `accounts create`) without the database URL, and by a server
+// with another master key (import checks the key and writes its check value); and
 // `presence-server backup` copies an embedded install while its server takes a burst of
 // writes, and `restore` brings that copy back into a data directory a server starts on.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
-import { loadMigrations } from '@presence/core/postgres';
+import { createKeystore, masterKeyCheckValue } from '@presence/core';
+import { createLowdbStore } from '@presence/core/lowdb';
+import { loadMigrations, postgresMasterKeyCheck } from '@presence/core/postgres';
 import postgres from 'postgres';
+import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, openStream, removeDir, startTestServer, tempDir } from './harness';
 import { childEnv, serverCli, serverMain, spawnServer } from './process';
@@ -86,6 +91,67 @@ describe('a data directory imported into PostgreSQL', () => {
     const onDatabase = await startTestServer({ dataDir, env: { ...database, PRESENCE_MASTER_KEY: masterKey }, keys: lowdb });
     expect((await call(onDatabase.url, 'GET', '/v1/presence/me', { key: lowdb.live })).status).toBe(200);
     await onDatabase.close();
+  }, 120_000);
+});
+
+describe('a data directory imported into PostgreSQL, then a server with another master key', () => {
+  it('import refuses a wrong key; a start with another key stops with one line (exit 2), by the check value import wrote or, without one, by the wallets', async () => {
+    const dataDir = dir();
+    const install = await startTestServer({ dataDir });
+    await install.close();
+    const masterKey = readFileSync(path.join(dataDir, 'master.key'), 'utf8').trim();
+    // A wallet sealed under the install's key, as the wallet layer seals it.
+    const keystore = createKeystore(Buffer.from(masterKey, 'hex'));
+    const pk = `0x${randomBytes(32).toString('hex')}` as const;
+    const address = privateKeyToAccount(pk).address;
+    const store = await createLowdbStore({ dataDir, keystore });
+    await store.createWallet({
+      account_id: 'default',
+      address,
+      key: keystore.seal('default', address, pk),
+      created_at: new Date().toISOString(),
+      funded: false,
+    });
+    await store.close();
+    const database = await freshDatabaseEnv({ empty: true });
+    const url = database.PRESENCE_DATABASE_URL as string;
+    const other = randomBytes(32).toString('hex');
+    const oneLine = (r: { stderr: string }, pattern: RegExp) => {
+      expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(pattern)]);
+      expect(r.stderr).not.toContain(other);
+    };
+
+    // Started with PRESENCE_MASTER_KEY (no master.key to compare with): the install's check value refuses another key.
+    renameSync(path.join(dataDir, 'master.key'), path.join(dataDir, 'master.key.away'));
+    const wrongImport = cli(['import-lowdb', dataDir], { ...database, PRESENCE_MASTER_KEY: other });
+    expect(wrongImport.status).toBe(2);
+    oneLine(wrongImport, /^error: PRESENCE_MASTER_KEY is not .*'s key \(it is not the key .*\): .*nothing was copied$/);
+    renameSync(path.join(dataDir, 'master.key.away'), path.join(dataDir, 'master.key'));
+    const imported = cli(['import-lowdb', dataDir], { ...database, PRESENCE_MASTER_KEY: masterKey });
+    expect([imported.status, imported.stderr]).toEqual([0, '']);
+    const check = postgresMasterKeyCheck(url);
+    expect(await check.read()).toEqual({ check: masterKeyCheckValue(keystore) });
+
+    const startWith = (key: string) => start({ ...database, PRESENCE_DATA_DIR: dir(), PRESENCE_MASTER_KEY: key });
+    const refused = startWith(other);
+    expect(refused.status).toBe(2);
+    oneLine(refused, /^presence: invalid PRESENCE_MASTER_KEY \(value not shown: it is a secret\): it is not the key/);
+    // Imported by an earlier version (no check value): the probe of the stored wallets refuses it, and stores nothing.
+    const sql = postgres(url, { max: 1, onnotice: () => undefined });
+    try {
+      await sql`DELETE FROM master_key_check`;
+      const probed = startWith(other);
+      expect(probed.status).toBe(2);
+      oneLine(probed, /^presence: invalid PRESENCE_MASTER_KEY .*: it does not open the wallets already stored$/);
+      expect(await sql`SELECT check_value FROM master_key_check`).toHaveLength(0);
+    } finally {
+      await sql.end();
+    }
+    const right = await startTestServer({ dataDir: dir(), env: { ...database, PRESENCE_MASTER_KEY: masterKey }, keys: install });
+    expect((await call(right.url, 'GET', '/v1/ready')).status).toBe(200);
+    await right.close();
+    expect(await check.read()).toEqual({ check: masterKeyCheckValue(keystore) });
+    await check.close?.();
   }, 120_000);
 });
 

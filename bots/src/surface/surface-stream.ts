@@ -8,7 +8,7 @@
 // nothing. The stream's cursor is saved up to the oldest frame still being handled, so a
 // crash loses nothing either.
 import { setTimeout as delay } from 'node:timers/promises';
-import type { PresenceClient, PresenceEvent } from '@presence/client';
+import { type PresenceClient, type PresenceEvent, surfaceEventFor } from '@presence/client';
 import type { SurfaceName } from './chat-port';
 import type { LinkStore } from './link-store';
 import type { Log } from './logging';
@@ -157,7 +157,8 @@ export function createSurfaceStream(o: {
           } else {
             for (const keyId of item.key_ids) {
               const owner = store.ownerOfKey(keyId);
-              if (owner && handlerOf(owner)) tasks.push(enqueue(owner, () => handleOnce(owner, item.event, signal)));
+              // Each key its own reading of the event: a message's text redacted where its scopes fall short.
+              if (owner && handlerOf(owner)) tasks.push(enqueue(owner, () => handleOnce(owner, surfaceEventFor(item, keyId), signal)));
             }
           }
           track(item.id, tasks, signal);

@@ -19,8 +19,25 @@ import type { RedeemLinkParameters } from './links';
 export type SurfaceStatusReturnType = z.infer<typeof SurfaceStatus>;
 export type SurfaceRedeemReturnType = z.infer<typeof SurfaceRedeemResult>;
 
-/** One linked account's event: `id` is the stream's cursor (persist it), `event.id` the account's own event id. */
-export type SurfaceAccountEvent = { type: 'event'; id: number; account: string; key_ids: string[]; event: PresenceEvent };
+/**
+ * One linked account's event: `id` is the stream's cursor (persist it), `event.id` the
+ * account's own event id. `redacted`: per listed key lacking a scope a message's text drew on,
+ * the text it reads instead; hand each key `surfaceEventFor(item, keyId)`, never `event` itself.
+ */
+export type SurfaceAccountEvent = {
+  type: 'event';
+  id: number;
+  account: string;
+  key_ids: string[];
+  event: PresenceEvent;
+  redacted: Record<string, string>;
+};
+
+/** The event as the linked key `keyId` may read it (a message's text redacted where its scopes fall short). */
+export function surfaceEventFor(item: SurfaceAccountEvent, keyId: string): PresenceEvent {
+  const text = item.redacted[keyId];
+  return text !== undefined && item.event.type === 'message' ? { ...item.event, data: { ...item.event.data, text } } : item.event;
+}
 /** A key this surface linked was revoked: its user is unlinked, and its account's events stop. */
 export type LinkRevokedEvent = { type: 'link_revoked'; id: number; data: z.output<typeof LinkRevokedData> };
 export type SurfaceEventsItem = SurfaceAccountEvent | LinkRevokedEvent | GapEvent | UnrecognizedEvent;
@@ -45,7 +62,8 @@ function typedSurfaceEvent(id: number, event: string, raw: string): SurfaceAccou
   if (!parsed.success) return unrecognized(id, event, data, parsed.error.issues[0]?.message);
   const inner = typedData(parsed.data.event.id, parsed.data.event.type, { ok: true, value: parsed.data.event.data });
   if (inner.type === 'unrecognized') return { ...inner, id };
-  return { type: 'event', id, account: parsed.data.account, key_ids: parsed.data.key_ids, event: inner };
+  const { account, key_ids, redacted = {} } = parsed.data;
+  return { type: 'event', id, account, key_ids, event: inner, redacted };
 }
 
 export const surfaceResource = (http: Http) => ({

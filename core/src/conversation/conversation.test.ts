@@ -26,7 +26,10 @@ import type { Planner, PlannerContext } from './planner-port';
 
 const tokenList = await loadTokenList(path.join(import.meta.dirname, '../chain/lists/base-mainnet.json'));
 
-/** A planner that answers "reply to <text>" and records what it was given; a text in `gates` waits for it. */
+/**
+ * A planner that answers "reply to <text>" ("repeat…": the last reply in its history, word for
+ * word) and records what it was given; a text in `gates` waits for it.
+ */
 function recordingPlanner() {
   const seen: PlannerContext[] = [];
   const gates = new Map<string, { entered: () => void; open: Promise<void> }>();
@@ -39,7 +42,11 @@ function recordingPlanner() {
         gate.entered();
         await gate.open;
       }
-      const reply = ctx.text.startsWith('long ') ? `long reply ${'y'.repeat(1_000)}` : `reply to ${ctx.text}`;
+      const reply = ctx.text.startsWith('long ')
+        ? `long reply ${'y'.repeat(1_000)}`
+        : ctx.text.startsWith('repeat')
+          ? (ctx.history.at(-1)?.reply ?? 'nothing to repeat')
+          : `reply to ${ctx.text}`;
       io.token(reply);
       return reply;
     },
@@ -267,6 +274,21 @@ describe('the history a planner sees', () => {
     // A key holding memory:read sees it all.
     await say(principal(['talk', 'memory:read']), 'and again');
     expect(JSON.stringify(recording.seen.at(-1)?.history)).toContain('0451');
+  });
+
+  it('marks a reply with the scopes of the history it was shown: a repeat made for a full key reaches a talk-only key redacted', async () => {
+    await core.memory.pin({ accountId: 'acct', kind: 'live' }, 'topic:vault', 'the vault code is 0451');
+    await useModel('local');
+    expect(JSON.stringify((await say(principal(), 'what do you remember')).answer)).toContain('0451');
+    // Unpinned: the repeat sees no pinned memory, only the turn that quoted it.
+    await core.memory.forget({ accountId: 'acct', kind: 'live' }, 'topic:vault');
+    await useModel('stub:recording');
+    const repeated = await say(principal(), 'repeat what you said before');
+    expect(recording.seen.at(-1)?.pinned).toEqual([]);
+    expect(JSON.stringify(repeated.answer)).toContain('0451');
+    expect((await thread()).at(-1)).toMatchObject({ kind: 'turn', user: 'repeat what you said before', scopes: ['memory:read'] });
+    const page = await conversation.list(principal(['talk']), undefined, 50);
+    expect(JSON.stringify(page)).not.toContain('0451');
   });
 
   it(`is the last ${HISTORY_TURNS} turns, oldest first, without the presence's own speech`, async () => {

@@ -13,7 +13,7 @@
 // the turn runs or is a replay, and a replay (of the stored answer, or of the turn the thread
 // kept when the answer was not stored) re-emits the turn's tool, needs_confirm and token
 // events before the answer. Transports only carry what this gives them, as JSON or a stream.
-import type { MessageResult } from '@presence/protocol';
+import type { MessageResult, Scope } from '@presence/protocol';
 import type { TokenList } from '../chain/token-list';
 import type { Clock } from '../clock/clock';
 import { createKeyedLock } from '../concurrency/keyed-lock';
@@ -25,6 +25,7 @@ import type { MemoryService } from '../memory/memory-service';
 import type { StandingService } from '../standing/standing-service';
 import type { ThreadEntry } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
+import { lackedScopes } from '../thread/scope-redaction';
 import type { Thread } from '../thread/thread';
 import type { WalletDomain } from '../wallet/wallet-domain';
 import { drawnScopes } from './drawn-scopes';
@@ -75,21 +76,27 @@ export function createConversation(deps: {
   const { storeFor, clock, memory, wallet, standing, thread, idempotency } = deps;
   const turns = createKeyedLock();
 
-  async function context(p: Principal, text: string, allowAct: boolean): Promise<{ ctx: PlannerContext; model: string }> {
+  async function context(
+    p: Principal,
+    text: string,
+    allowAct: boolean,
+  ): Promise<{ ctx: PlannerContext; model: string; historyScopes: Scope[] }> {
     const account = await storeFor(p.kind).getAccount(p.accountId);
     if (!account) throw new PresenceError('not_found', 'this key’s account no longer exists');
     const history = boundHistory(
       (await thread.history(p, HISTORY_LOOKBACK_ENTRIES, p.scopes)).flatMap((e) =>
-        e.kind === 'turn' ? [{ user: e.user, reply: e.reply }] : [],
+        e.kind === 'turn' ? [{ user: e.user, reply: e.reply, scopes: e.scopes ?? [] }] : [],
       ),
     );
     const mem = p.scopes.includes('memory:read') ? await memory.list(p) : { pinned: [] };
     return {
       model: account.presence.model,
+      // What the turns shown as they were drew on (one naming a scope this key lacks was shown redacted).
+      historyScopes: [...new Set(history.flatMap((t) => (lackedScopes(t.scopes, p.scopes).length === 0 ? t.scopes : [])))] as Scope[],
       ctx: {
         presenceName: account.presence.name,
         text,
-        history,
+        history: history.map(({ user, reply }) => ({ user, reply })),
         pinned: mem.pinned.map((e) => ({ key: e.key, note: e.note })),
         touched: p.scopes.includes('memory:write') ? mentionedKeys(text, deps.tokenList) : [],
         scopes: p.scopes,
@@ -106,7 +113,7 @@ export function createConversation(deps: {
       const prior = await storedTurn(p, input.idempotencyKey);
       if (prior) return replay(resultOf(prior), sink);
     }
-    const { ctx, model } = await context(p, input.text, input.allowAct);
+    const { ctx, model, historyScopes } = await context(p, input.text, input.allowAct);
     const effects = newTurnEffects(ctx.touched);
     const tools = createPresenceTools({
       principal: p,
@@ -140,7 +147,7 @@ export function createConversation(deps: {
       tx: effects.tx,
       confirm_id: effects.confirm_id,
       idempotency_key: input.idempotencyKey,
-      scopes: drawnScopes(effects.used, ctx.pinned.length > 0),
+      scopes: drawnScopes(effects.used, ctx.pinned.length > 0, historyScopes),
     });
     for (const apply of effects.deferred) await apply();
     await memory.touch(p, touched);

@@ -17,12 +17,12 @@ export type HistoryTurn = { user: string; reply: string };
 
 const clip = (s: string) => (s.length > HISTORY_MESSAGE_CHARS ? `${s.slice(0, HISTORY_MESSAGE_CHARS)}…` : s);
 
-/** The last turns (at most HISTORY_TURNS) within the budget, newest kept first, oldest first in the result. */
-export function boundHistory(turns: readonly HistoryTurn[]): HistoryTurn[] {
-  const out: HistoryTurn[] = [];
+/** The last turns (at most HISTORY_TURNS) within the budget, newest kept first, oldest first in the result; other fields ride along. */
+export function boundHistory<T extends HistoryTurn>(turns: readonly T[]): T[] {
+  const out: T[] = [];
   let left = HISTORY_BUDGET_CHARS;
   for (const t of turns.slice(-HISTORY_TURNS).reverse()) {
-    const turn = { user: clip(t.user), reply: clip(t.reply) };
+    const turn = { ...t, user: clip(t.user), reply: clip(t.reply) };
     left -= turn.user.length + turn.reply.length;
     if (left < 0) break;
     out.unshift(turn);

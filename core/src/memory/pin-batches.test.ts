@@ -23,17 +23,24 @@ let store: StorePort;
 let core: Core;
 /** Memory changes that reached the store: a batch is one. */
 let changes = 0;
+/** Plain reads of named entries (the path of a pin that likely changes nothing). */
+let peeks = 0;
 
 beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'pin-batches-'));
   const keystore = createKeystore(randomBytes(32));
   store = await createLowdbStore({ dataDir: dir, fsync: false, keystore });
   changes = 0;
+  peeks = 0;
   const counted: StorePort = {
     ...store,
     changeMemory: (...args) => {
       changes++;
       return store.changeMemory(...args);
+    },
+    peekMemory: (...args) => {
+      peeks++;
+      return store.peekMemory(...args);
     },
   };
   core = createCore({ store: counted, clock, keystore, rateLimit: { limit: 1_000, windowMs: 1_000 }, accountLimits: { memory: 3 } });
@@ -90,5 +97,31 @@ describe('pins of one account arriving together', () => {
     ]);
     expect(changes).toBe(2);
     expect((await core.memory.list(other)).pinned.map((e) => e.note)).toEqual(['theirs']);
+  });
+
+  it('bringing again the note last answered are decided on one read and write nothing; a note changed meanwhile elsewhere is written back', async () => {
+    await core.memory.pin(caller, 'topic:a', 'first');
+    changes = 0;
+    peeks = 0;
+    // The same note again (and a pin without a note) changes nothing: one read, no change.
+    expect(await settled([core.memory.pin(caller, 'topic:a', 'first'), core.memory.pin(caller, 'topic:a', undefined)])).toEqual([
+      { key: 'topic:a', tier: 'pinned', note: 'first', changed: false },
+      { key: 'topic:a', tier: 'pinned', note: 'first', changed: false },
+    ]);
+    expect([peeks, changes]).toEqual([1, 0]);
+    // Another server (straight through the store) pins a new note; this server's guess is now
+    // wrong: the read sees the change, and the pin goes on to write the note back.
+    await store.changeMemory('acct', ['topic:a'], (current) => {
+      const entry = current.found.get('topic:a');
+      if (!entry) throw new Error('topic:a is stored');
+      return { put: [{ ...entry, note: 'elsewhere' }], result: null };
+    });
+    expect(await core.memory.pin(caller, 'topic:a', 'first')).toEqual({ key: 'topic:a', tier: 'pinned', note: 'first', changed: true });
+    expect([peeks, changes]).toEqual([2, 1]);
+    expect((await core.memory.list(caller)).pinned.map((e) => e.note)).toEqual(['first']);
+    // A new note is never guessed a repeat: straight to the change, no read first.
+    await core.memory.pin(caller, 'topic:a', 'second');
+    expect([peeks, changes]).toEqual([2, 2]);
+    expect(await memoryEvents()).toEqual(['topic:a', 'topic:a', 'topic:a']);
   });
 });

@@ -5,8 +5,16 @@
 // same key pinned twice: the later note wins, as if one after the other), and one refused —
 // the memory full — refuses only itself. Never from inside a unit of work: the batch runs in
 // its first caller's, and would commit or roll back with it.
+//
+// A pin bringing again the note this server last answered for that key (a client retrying, a
+// bot re-pinning what it holds) most likely changes nothing. Such a batch is first decided on
+// one plain read (`peekMemory`: one statement, one round trip on PostgreSQL, where a unit of
+// work costs two even when it writes nothing); only if something would change does it go on to
+// the unit of work, which decides again under the locks. The guess picks the path, never the
+// answer: a wrong one costs one read, and a pin with a new note never takes that path, so a
+// writing pin still commits once.
 import { createLocalLocks } from '../concurrency/cluster-locks';
-import { createLockBatches } from '../concurrency/lock-batches';
+import { type BatchEntry, createLockBatches } from '../concurrency/lock-batches';
 import { PresenceError } from '../errors/presence-error';
 import type { Caller } from '../keys/caller';
 import type { MemoryEntry } from '../store/documents';
@@ -16,6 +24,9 @@ import type { MemoryPeek } from '../store/store-port';
 export type PinAnswer = { key: string; tier: 'pinned'; note: string; changed: boolean };
 type Decide = (current: MemoryPeek, key: string, note: string | undefined, now: number) => { next: MemoryEntry; changed: boolean };
 type Outcome = { answer: PinAnswer } | { refused: PresenceError };
+
+/** How many (account, key) notes a server remembers for that guess; the oldest go first. */
+const KNOWN_NOTES = 4_096;
 
 export function createPinBatches({
   storeFor,
@@ -31,45 +42,74 @@ export function createPinBatches({
   announce: (caller: Caller, key: string) => Promise<unknown>;
 }) {
   type Ask = { caller: Caller; key: string; note: string | undefined };
+  type Batch = BatchEntry<Ask, PinAnswer>[];
+  const known = new Map<string, string>();
+  const noteKey = (ask: Ask) => `${ask.caller.kind}:${ask.caller.accountId}\0${ask.key}`;
+  const remember = (ask: Ask, note: string) => {
+    const k = noteKey(ask);
+    known.delete(k);
+    known.set(k, note);
+    if (known.size > KNOWN_NOTES) known.delete(known.keys().next().value as string);
+  };
+  const likelyRepeat = (ask: Ask) => {
+    const was = known.get(noteKey(ask));
+    return was !== undefined && (ask.note === undefined || ask.note === was);
+  };
+
+  /** Each pin decided in turn on `current` and what the pins before it left (pure in `current`). */
+  const decideAll = (batch: Batch, current: MemoryPeek, at: number) => {
+    const found = new Map(current.found);
+    let count = current.count;
+    const put = new Map<string, MemoryEntry>();
+    const out: Outcome[] = batch.map(({ item }) => {
+      try {
+        const d = decide({ found, count }, item.key, item.note, at);
+        if (d.changed) {
+          if (!found.has(item.key)) count++;
+          found.set(item.key, d.next);
+          put.set(item.key, d.next);
+        }
+        return { answer: { key: item.key, tier: 'pinned', note: d.next.note, changed: d.changed } };
+      } catch (e) {
+        if (e instanceof PresenceError) return { refused: e };
+        throw e;
+      }
+    });
+    return { put: [...put.values()], out };
+  };
+
+  const settle = (batch: Batch, outcomes: Outcome[]) => {
+    for (const [i, o] of outcomes.entries()) {
+      const entry = batch[i] as Batch[number];
+      if ('answer' in o) {
+        remember(entry.item, o.answer.note);
+        entry.resolve(o.answer);
+      } else entry.reject(o.refused);
+    }
+  };
+
   const batches = createLockBatches<Ask, PinAnswer>(createLocalLocks(), async (batch) => {
-    const { caller } = (batch[0] as (typeof batch)[number]).item;
+    const { caller } = (batch[0] as Batch[number]).item;
     const store = storeFor(caller.kind);
     const at = now();
     const keys = [...new Set(batch.map((b) => b.item.key))];
+    if (batch.every((b) => likelyRepeat(b.item))) {
+      const { out } = decideAll(batch, await store.peekMemory(caller.accountId, keys), at);
+      if (out.every((o) => 'answer' in o && !o.answer.changed)) return settle(batch, out);
+    }
     const outcomes = await store.atomically(async () => {
       const decided = await store.changeMemory(caller.accountId, keys, (current) => {
-        // Pure in `current` (PostgreSQL decides again once it holds the locks).
-        const found = new Map(current.found);
-        let count = current.count;
-        const put = new Map<string, MemoryEntry>();
-        const out: Outcome[] = batch.map(({ item }) => {
-          try {
-            const d = decide({ found, count }, item.key, item.note, at);
-            if (d.changed) {
-              if (!found.has(item.key)) count++;
-              found.set(item.key, d.next);
-              put.set(item.key, d.next);
-            }
-            return { answer: { key: item.key, tier: 'pinned', note: d.next.note, changed: d.changed } };
-          } catch (e) {
-            if (e instanceof PresenceError) return { refused: e };
-            throw e;
-          }
-        });
+        const { put, out } = decideAll(batch, current, at);
         // Pins that change nothing write nothing.
-        return put.size > 0 ? { put: [...put.values()], result: out } : { result: out };
+        return put.length > 0 ? { put, result: out } : { result: out };
       });
       // Sent together: in a transaction the appends are pipelined, and run (and number) in this order.
       await Promise.all(
-        decided.map((o, i) => ('answer' in o && o.answer.changed ? announce(caller, (batch[i] as (typeof batch)[number]).item.key) : null)),
+        decided.map((o, i) => ('answer' in o && o.answer.changed ? announce(caller, (batch[i] as Batch[number]).item.key) : null)),
       );
       return decided;
     });
-    for (const [i, o] of outcomes.entries()) {
-      const entry = batch[i] as (typeof batch)[number];
-      if ('answer' in o) entry.resolve(o.answer);
-      else entry.reject(o.refused);
-    }
+    settle(batch, outcomes);
   });
   return (caller: Caller, key: string, note: string | undefined): Promise<PinAnswer> =>
     batches(`${caller.kind}:${caller.accountId}`, { caller, key, note });

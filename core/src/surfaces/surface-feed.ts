@@ -5,10 +5,15 @@
 // server's notice arrived), with a slow fallback read, never a loop over accounts. Each event
 // goes out once, naming its account and the surface's linked keys of it whose scopes show its
 // type; an event no linked key may see is passed over (a cursor frame moves the client on).
-import { accountPartition, type EventType, eventScope } from '@presence/protocol';
+// A `message` whose text drew on scopes some of those keys lack (thread/scope-redaction.ts)
+// still goes out once: `redacted` gives each such key the text it reads instead, exactly as
+// on its own GET /v1/events, and when no listed key may read the text whole the event itself
+// carries it redacted, so the surface never receives what none of its keys may read.
+import { accountPartition, type EventType, eventScope, type Scope } from '@presence/protocol';
 import type { StorePort } from '../store/store-port';
 import type { FeedEntry, SurfaceLinkRecord } from '../store/surface-records';
 import type { SurfaceStorePort } from '../store/surface-store-port';
+import { redactEventData } from '../thread/scope-redaction';
 
 export type SurfaceFrame =
   | {
@@ -17,6 +22,8 @@ export type SurfaceFrame =
       account: string;
       key_ids: string[];
       event: { id: number; type: EventType; data: Record<string, unknown> };
+      /** Per listed key that lacks a scope the event's text drew on: the text it reads instead. */
+      redacted?: Record<string, string> | undefined;
     }
   | { kind: 'link_revoked'; seq: number; account: string; key_id: string; surface_user: string; at: number }
   /** No frame to send up to here: sets the client's Last-Event-ID so it resumes after it. */
@@ -62,7 +69,7 @@ export function subscribeSurfaceFeed({
   /** Which of the surface's live keys of each account may see what: read once per page. */
   async function keysOf(entries: FeedEntry[]) {
     const accounts = [...new Set(entries.filter((e) => e.kind === 'event').map((e) => e.account_id))];
-    const linksOf = new Map<string, { link: SurfaceLinkRecord; scopes: readonly string[] }[]>();
+    const linksOf = new Map<string, { link: SurfaceLinkRecord; scopes: readonly Scope[] }[]>();
     for (const link of await surfaces.surfaceLinksOf(surfaceId, accounts)) {
       if (link.revoked_at !== null) continue;
       const k = await store.getKey(link.key_id);
@@ -112,12 +119,23 @@ export function subscribeSurfaceFeed({
           }
           if (!f.event) continue;
           const type = f.event.type as EventType;
-          const keyIds = (keys.get(f.account_id) ?? [])
+          const full = f.event.data;
+          const views = (keys.get(f.account_id) ?? [])
             .filter(({ link, scopes }) => link.from_seq < f.seq && scopes.includes(eventScope[type]))
-            .map(({ link }) => link.key_id);
-          if (keyIds.length === 0) continue;
+            .map(({ link, scopes }) => ({ keyId: link.key_id, data: redactEventData(type, full, scopes) }));
+          const first = views[0];
+          if (!first) continue;
+          const lacking = views.filter((v) => v.data !== full);
+          const data = lacking.length < views.length ? full : first.data;
           sent = f.seq;
-          yield { kind: 'event', seq: f.seq, account: f.account_id, key_ids: keyIds, event: { id: f.event.id, type, data: f.event.data } };
+          yield {
+            kind: 'event',
+            seq: f.seq,
+            account: f.account_id,
+            key_ids: views.map((v) => v.keyId),
+            event: { id: f.event.id, type, data },
+            redacted: lacking.length > 0 ? Object.fromEntries(lacking.map((v) => [v.keyId, String(v.data.text)])) : undefined,
+          };
         }
         cursor = Math.max(cursor, through);
         if (entries.length < PAGE) break;

@@ -1,9 +1,10 @@
 // The surface token's own routes: who it is (GET /v1/surface) and its one multiplexed stream
 // (GET /v1/surface/events): every event of every account it linked, each where the linked
-// key's scopes show it, resumable with one Last-Event-ID (a feed position, the same on every
-// server). Partitions (`?partition=i&of=n`, by account) let several consumers split it; the
-// bots run one elected consumer instead (bots/README.md). The stream takes one slot under the
-// stream caps (as one key of one account) and ends when the surface token is revoked.
+// key's scopes show it (a message's text redacted per key as on GET /v1/events), resumable
+// with one Last-Event-ID (a feed position, the same on every server). Partitions
+// (`?partition=i&of=n`, by account) let several consumers split it; the bots run one elected
+// consumer instead (bots/README.md). The stream takes one slot under the stream caps (as one
+// key of one account) and ends when the surface token is revoked.
 import { PresenceError, type SurfacePrincipal, subscribeSurfaceFeed } from '@presence/core';
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -73,7 +74,7 @@ export const surfaceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { cor
         operationId: 'streamSurfaceEvents',
         openapi: {
           answers: {
-            200: "An SSE stream of every linked account's events (data: { account, key_ids, event }) and link_revoked notices; id: the feed position, one cursor for all accounts",
+            200: "An SSE stream of every linked account's events (data: { account, key_ids, event, redacted? }) and link_revoked notices; id: the feed position, one cursor for all accounts",
           },
           problems: ['unavailable'],
           stream: 'only',
@@ -134,7 +135,7 @@ export const surfaceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { cor
                   : await sse.send({
                       id: f.seq,
                       event: f.event.type,
-                      data: { account: f.account, key_ids: f.key_ids, event: f.event },
+                      data: { account: f.account, key_ids: f.key_ids, event: f.event, redacted: f.redacted },
                     });
             if (!ok) break;
           }

@@ -19,11 +19,18 @@ export type LowdbSurfaceStoreOptions = {
   fsync?: boolean;
 };
 
-export async function createLowdbSurfaceStore({ dataDir, events, fsync = true }: LowdbSurfaceStoreOptions): Promise<SurfaceStorePort> {
+/** The three logs of a data directory's surfaces (import-lowdb reads them too). */
+export function surfaceLogs(dataDir: string, fsync: boolean) {
   const dir = path.join(dataDir, 'data', 'surfaces');
-  const tokenLog: AppendLog<SurfaceRecord> = createAppendLog(path.join(dir, 'tokens.jsonl'), SurfaceRecord, { fsync });
-  const linkLog: AppendLog<SurfaceLinkRecord> = createAppendLog(path.join(dir, 'links.jsonl'), SurfaceLinkRecord, { fsync });
-  const feedLog: AppendLog<FeedRecord> = createAppendLog(path.join(dir, 'feed.jsonl'), FeedRecord, { fsync });
+  return {
+    tokenLog: createAppendLog(path.join(dir, 'tokens.jsonl'), SurfaceRecord, { fsync }) as AppendLog<SurfaceRecord>,
+    linkLog: createAppendLog(path.join(dir, 'links.jsonl'), SurfaceLinkRecord, { fsync }) as AppendLog<SurfaceLinkRecord>,
+    feedLog: createAppendLog(path.join(dir, 'feed.jsonl'), FeedRecord, { fsync }) as AppendLog<FeedRecord>,
+  };
+}
+
+export async function createLowdbSurfaceStore({ dataDir, events, fsync = true }: LowdbSurfaceStoreOptions): Promise<SurfaceStorePort> {
+  const { tokenLog, linkLog, feedLog } = surfaceLogs(dataDir, fsync);
 
   const surfaces = new Map<string, SurfaceRecord>();
   for (const s of await tokenLog.readAll()) surfaces.set(s.id, s);

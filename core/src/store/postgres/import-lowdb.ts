@@ -5,8 +5,12 @@
 // stood (a pruned log's next id is still the old latest + 1), wallets and Idempotency-Key
 // answers stay sealed under the same master key (both stores seal answers alike).
 // The embedded store is read through its own port (which cuts a torn last line and moves an
-// old layout over first); the two families the port cannot list, answers and link codes, are
-// read from their files.
+// old layout over first); the families the port cannot list, answers, link codes and surfaces
+// (tokens, links and feed, so a bot's saved cursor still means the same place), are read from
+// their files. The master key is checked against the install first (its check value,
+// and every wallet), before anything is read or sealed with it, and the database gets the
+// check value in the same transaction, so a server started with another key stops at once
+// even on an install that kept no wallet.
 import path from 'node:path';
 import type postgres from 'postgres';
 import { z } from 'zod';
@@ -15,6 +19,8 @@ import { createAppendLog } from '../append-log';
 import { LinkRecord, memoryDueAt, type StoredEvent, StoredIdempotencyRecord, type ThreadEntry } from '../documents';
 import { accountFile, readJson } from '../lowdb/files';
 import { createLowdbStore } from '../lowdb/lowdb-store';
+import { surfaceLogs } from '../lowdb/surfaces';
+import { fileMasterKeyCheck, MasterKeyMismatch, masterKeyCheckValue, masterKeyMismatch } from '../master-key-check';
 import type { StorePort } from '../store-port';
 import { openDatabase } from './database';
 import { migrate } from './migrate';
@@ -34,6 +40,8 @@ export type ImportCounts = {
   idempotency: number;
   standing: number;
   links: number;
+  surfaces: number;
+  surface_links: number;
 };
 
 const TABLES = [
@@ -48,6 +56,9 @@ const TABLES = [
   'thread',
   'standing',
   'links',
+  'surfaces',
+  'surface_links',
+  'surface_feed',
 ];
 const PAGE = 5_000;
 
@@ -71,6 +82,19 @@ async function allThread(store: StorePort, accountId: string): Promise<ThreadEnt
   }
 }
 
+/** Throws MasterKeyMismatch unless every wallet of the install opens with `keystore`. */
+async function requireWalletsOpen(store: StorePort, keystore: Keystore) {
+  for (const account of await store.listAccounts()) {
+    const wallet = await store.getWallet(account.id);
+    if (!wallet) continue;
+    try {
+      keystore.open(account.id, wallet.address, wallet.key);
+    } catch {
+      throw new MasterKeyMismatch(`it does not open the wallet of account ${account.id}`);
+    }
+  }
+}
+
 /** The first table of the database that holds a row, or null when every one is empty. */
 async function firstNonEmpty(sql: postgres.Sql): Promise<string | null> {
   for (const table of TABLES) {
@@ -78,6 +102,49 @@ async function firstNonEmpty(sql: postgres.Sql): Promise<string | null> {
     if (row?.any) return table;
   }
   return null;
+}
+
+/** Newest line per id wins in an append log of records. */
+const newest = <T>(records: T[], id: (r: T) => string) => [...new Map(records.map((r) => [id(r), r])).values()];
+
+/**
+ * Surface tokens, their links and the feed, positions kept (a bot's cursor is a position), the
+ * feed's counter continuing after them; a mark for each account a live link still names, as
+ * the embedded store derives them (the newest event linked past or placed).
+ */
+async function copySurfaces(tx: postgres.TransactionSql, dataDir: string, counts: ImportCounts) {
+  const { tokenLog, linkLog, feedLog } = surfaceLogs(dataDir, false);
+  try {
+    for (const s of newest(await tokenLog.readAll(), (s) => s.id)) {
+      await tx`INSERT INTO surfaces (id, hash, revoked_at, doc) VALUES (${s.id}, ${s.hash}, ${s.revoked_at}, ${json(s)}::text::json)`;
+      counts.surfaces++;
+    }
+    const links = newest(await linkLog.readAll(), (l) => l.key_id);
+    for (const l of links) {
+      await tx`INSERT INTO surface_links (key_id, surface_id, account_id, surface_user, created_at, from_event, from_seq, revoked_at)
+        VALUES (${l.key_id}, ${l.surface_id}, ${l.account_id}, ${l.surface_user}, ${l.created_at}, ${l.from_event}, ${l.from_seq}, ${l.revoked_at})`;
+      counts.surface_links++;
+    }
+    const feed = await feedLog.readAll();
+    const marks = new Map<string, number>();
+    for (const l of links) if (l.revoked_at === null) marks.set(l.account_id, Math.max(marks.get(l.account_id) ?? 0, l.from_event));
+    for (const f of feed) {
+      const mark = marks.get(f.account_id);
+      if (mark !== undefined && f.event_id !== null) marks.set(f.account_id, Math.max(mark, f.event_id));
+    }
+    for (let i = 0; i < feed.length; i += PAGE) {
+      const page = feed.slice(i, i + PAGE);
+      await tx`INSERT INTO surface_feed (seq, account_id, kind, event_id, key_id, surface_id, at)
+        SELECT * FROM unnest(${page.map((f) => f.seq)}::bigint[], ${page.map((f) => f.account_id)}::text[], ${page.map((f) => f.kind)}::text[],
+          ${page.map((f) => f.event_id) as number[]}::bigint[], ${page.map((f) => f.key_id) as string[]}::text[],
+          ${page.map((f) => f.surface_id) as string[]}::text[], ${page.map((f) => f.at)}::float8[])`;
+    }
+    const last = feed.at(-1)?.seq;
+    if (last !== undefined) await tx`SELECT setval(pg_get_serial_sequence('surface_feed', 'seq'), ${last})`;
+    for (const [account, through] of marks) await tx`INSERT INTO surface_marks (account_id, through) VALUES (${account}, ${through})`;
+  } finally {
+    await Promise.all([tokenLog.close(), linkLog.close(), feedLog.close()]);
+  }
 }
 
 /**
@@ -96,6 +163,9 @@ export async function importLowdb({
   keystore: Keystore;
   now?: number;
 }): Promise<ImportCounts> {
+  const installCheck = await fileMasterKeyCheck(dataDir).read();
+  const wrong = installCheck ? masterKeyMismatch(installCheck, keystore) : null;
+  if (wrong) throw new MasterKeyMismatch(wrong);
   await migrate(url);
   const sql = openDatabase(url, { max: 1 });
   const lowdb = await createLowdbStore({ dataDir, keystore });
@@ -111,11 +181,17 @@ export async function importLowdb({
     idempotency: 0,
     standing: 0,
     links: 0,
+    surfaces: 0,
+    surface_links: 0,
   };
   try {
     const taken = await firstNonEmpty(sql);
     if (taken) throw new Error(`the database is not empty (table ${taken} has rows): import-lowdb copies into an empty database only`);
+    await requireWalletsOpen(lowdb, keystore);
     await sql.begin(async (tx) => {
+      // An empty database may hold the check value of a server that started on it and stopped: the install's key replaces it.
+      await tx`INSERT INTO master_key_check (check_value) VALUES (${masterKeyCheckValue(keystore)})
+        ON CONFLICT (id) DO UPDATE SET check_value = EXCLUDED.check_value, rotating_to = NULL, written_at = now()`;
       for (const account of await lowdb.listAccounts()) {
         const id = account.id;
         await tx`INSERT INTO accounts (id, doc) VALUES (${id}, ${json(account)}::text::json)`;
@@ -200,6 +276,7 @@ export async function importLowdb({
           counts.links++;
         }
       }
+      await copySurfaces(tx, dataDir, counts);
     });
     return counts;
   } finally {
