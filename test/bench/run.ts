@@ -15,6 +15,7 @@ import { serveBenchmarks } from './serve.bench';
 import { printTable, type Row } from './stats';
 import { storeBenchmarks } from './store.bench';
 import { surfacesBenchmarks } from './surfaces.bench';
+import { surfacesTakeoverBenchmarks } from './surfaces-takeover.bench';
 import { walletBenchmarks } from './wallet.bench';
 
 const rows: Row[] = [];
@@ -32,7 +33,10 @@ if (!only || only === 'cluster-msg') await clusterMessagingBenchmarks(rows);
 if (!only || only === 'serve') await serveBenchmarks(rows);
 if (!only || only === 'cluster') await clusterBenchmarks(rows);
 if (!only || only === 'packages') await packagesBenchmarks(rows);
-if (!only || only === 'surfaces') await surfacesBenchmarks(rows);
+if (!only || only === 'surfaces') {
+  await surfacesBenchmarks(rows);
+  await surfacesTakeoverBenchmarks(rows);
+}
 if (!only || only === 'devnet') await devnetBenchmarks(rows);
 if (!only || only === 'outage') await outageBenchmarks(rows);
 printTable(rows);

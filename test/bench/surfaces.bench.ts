@@ -19,13 +19,13 @@ import { sample } from '../src/prometheus-sample';
 import { fmt, percentile, type Row } from './stats';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const botsBin = path.resolve(here, '../../bots/bin/presence-bots.js');
+export const botsBin = path.resolve(here, '../../bots/bin/presence-bots.js');
 const ACCOUNTS = 100;
 const USERS_PER_ACCOUNT = 100;
 const TOKEN = '123456789:AAF-bench-telegram-token';
 
 /** The Bot API calls the bench needs: long polls that find nothing, and sendMessage recorded with its time. */
-async function loopbackBotApi() {
+export async function loopbackBotApi() {
   const sent: { chat: string; text: string; at: number }[] = [];
   const sockets = new Set<import('node:net').Socket>();
   let nextId = 1;
@@ -64,8 +64,11 @@ async function loopbackBotApi() {
   };
 }
 
-/** 10,000 keys linked through one surface, and the bot's link table naming them (no secrets). */
-async function seed(dataDir: string, botsDir: string) {
+/**
+ * `accounts` × `users` keys (10,000 by default) linked through one surface, and the bot's link
+ * table in `botsDir` naming them (no secrets). Users are numbered from 100,000 (their chat ids).
+ */
+export async function seedSurface(dataDir: string, botsDir: string, { accounts = ACCOUNTS, users = USERS_PER_ACCOUNT } = {}) {
   const keystore = createKeystore(loadOrCreateMasterKey({ dataDir }));
   const store = await createLowdbStore({ dataDir, fsync: false, keystore });
   const surfaces = await createLowdbSurfaceStore({ dataDir, events: store, fsync: false });
@@ -75,16 +78,16 @@ async function seed(dataDir: string, botsDir: string) {
     keystore,
     clock: systemClock,
     rateLimit: { limit: 1, windowMs: 1 },
-    accountLimits: { keys: USERS_PER_ACCOUNT + 1 },
+    accountLimits: { keys: users + 1 },
   });
   await core.accounts.bootstrap({ saved: null, save: async () => undefined });
   const { surface, token } = await (core.surfaces as NonNullable<typeof core.surfaces>).create('bench-bot');
   const links: Record<string, unknown> = {};
   let user = 100_000;
-  for (let a = 0; a < ACCOUNTS; a++) {
+  for (let a = 0; a < accounts; a++) {
     const account = `acct${a}`;
     await core.accounts.create(account);
-    for (let u = 0; u < USERS_PER_ACCOUNT; u++) {
+    for (let u = 0; u < users; u++) {
       const id = String(user++);
       const key = await core.keys.create(account, { kind: 'live', name: `telegram:${id}`, scopes: ['talk', 'wallet:read'] });
       await surfaces.insertSurfaceLink({
@@ -117,9 +120,22 @@ async function seed(dataDir: string, botsDir: string) {
   return token;
 }
 
+/** A `presence-bots` process's environment: Telegram only, through the surface token, JSON logs. */
+export const botEnv = (o: { api: string; presence: string; surfaceToken: string; dataDir: string }, more: Record<string, string> = {}) => ({
+  PATH: process.env.PATH ?? '',
+  HOME: process.env.HOME ?? '',
+  TELEGRAM_BOT_TOKEN: TOKEN,
+  TELEGRAM_API_ROOT: o.api,
+  PRESENCE_URL: o.presence,
+  PRESENCE_SURFACE_TOKEN: o.surfaceToken,
+  PRESENCE_BOTS_DATA_DIR: o.dataDir,
+  PRESENCE_LOG_FORMAT: 'json',
+  ...more,
+});
+
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN) / 1024;
 
-async function until(what: string, ok: () => boolean | Promise<boolean>, timeoutMs: number) {
+export async function until(what: string, ok: () => boolean | Promise<boolean>, timeoutMs: number) {
   const end = Date.now() + timeoutMs;
   while (!(await ok())) {
     if (Date.now() > end) throw new Error(`surfaces bench: timed out waiting for ${what}`);
@@ -130,7 +146,7 @@ async function until(what: string, ok: () => boolean | Promise<boolean>, timeout
 export async function surfacesBenchmarks(rows: Row[]) {
   const dataDir = tempDir('bench-surfaces-');
   const botsDir = tempDir('bench-surfaces-bots-');
-  const token = await seed(dataDir, botsDir);
+  const token = await seedSurface(dataDir, botsDir);
   const server = await startServer({
     config: loadConfig({ PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: '0', PRESENCE_HOST: '127.0.0.1', PRESENCE_RATE_LIMIT: '100000000/1s' }),
     logger: false,
@@ -144,16 +160,7 @@ export async function surfacesBenchmarks(rows: Row[]) {
     const streamsOpen = async () => sample((await call(server.url, 'GET', '/metrics')).text, 'presence_sse_streams_open') ?? Number.NaN;
     const before = await streamsOpen();
     bot = spawn(process.execPath, [botsBin], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        TELEGRAM_BOT_TOKEN: TOKEN,
-        TELEGRAM_API_ROOT: api.url,
-        PRESENCE_URL: server.url,
-        PRESENCE_SURFACE_TOKEN: token,
-        PRESENCE_BOTS_DATA_DIR: botsDir,
-        PRESENCE_LOG_FORMAT: 'json',
-      },
+      env: botEnv({ api: api.url, presence: server.url, surfaceToken: token, dataDir: botsDir }),
       stdio: ['ignore', 'ignore', 'ignore'],
     });
     const pid = bot.pid as number;

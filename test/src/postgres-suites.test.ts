@@ -1,7 +1,7 @@
 // The suites that matter once more, with every server on PostgreSQL: each server the harness
 // starts (in process or as a child) gets a database of its own on this file's throwaway
-// cluster (test-database.ts). Platform, wallet, conversation and crash safety (kill -9 in a
-// burst of writes, and mid-intent).
+// cluster (test-database.ts). Platform, wallet, conversation, crash safety (kill -9 in a
+// burst of writes, and mid-intent) and surfaces (tokens, acting for, the multiplexed stream).
 process.env.PRESENCE_TEST_STORE = 'postgres';
 
 export {}; // a module: the suites are imported with top-level await, after the variable is set
@@ -11,6 +11,7 @@ await import('./wallet-intents.test');
 await import('./conversation.test');
 await import('./crash-burst.test');
 await import('./wallet-crash.test');
+await import('./surfaces.test');
 
 const { describe, expect, it } = await import('vitest');
 const { postgresStore, storeOfATestServer } = await import('./ran-on-postgres');

@@ -245,4 +245,48 @@ describe('server process', () => {
       removeDir(dataDir);
     }
   });
+  it('presence-server surfaces create|list|revoke on a data directory: the server started there takes the token, until it is revoked', async () => {
+    const dataDir = tempDir();
+    const env = childEnv({ PRESENCE_DATA_DIR: dataDir });
+    const surfaces = (...args: string[]) => spawnSync(process.execPath, [serverCli, 'surfaces', ...args], { env, encoding: 'utf8' });
+    const redeem = async (url: string, live: string, token: string) => {
+      const { code } = (await call(url, 'POST', '/v1/links', { key: live, body: {} })).json;
+      return call(url, 'POST', `/v1/links/${code}/redeem`, { key: token, body: { surface: 'telegram', user_id: 'u1', name: 'u1' } });
+    };
+    try {
+      const made = surfaces('create', 'tg-main');
+      expect(made.status, made.stderr).toBe(0);
+      expect(made.stdout).toContain(`(data in ${dataDir})`);
+      const [, id, token] = /^surface (srf_\w+) tg-main .*\nsurface token (prs_surface_\w+)\n/.exec(made.stdout) ?? [];
+      expect(id && token).toBeTruthy();
+      const listed = surfaces('list');
+      expect(listed.stdout).toMatch(new RegExp(`^${id}  tg-main .*…${(token as string).slice(-4)} +0 links  live since `));
+      expect(listed.stdout).not.toContain(token);
+
+      let child = await spawnServer({ PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: '0' });
+      const { live } = JSON.parse(readFileSync(path.join(dataDir, 'bootstrap-keys.json'), 'utf8'));
+      try {
+        expect((await redeem(child.url, live, token as string)).status).toBe(200);
+        expect(surfaces('list').status).toBe(3); // the data directory is the running server's
+      } finally {
+        child.proc.kill('SIGTERM');
+        await child.exited;
+      }
+      expect(surfaces('list').stdout).toMatch(/ 1 links {2}live since /);
+      const revoked = surfaces('revoke', 'tg-main');
+      expect([revoked.status, revoked.stdout]).toEqual([0, `revoked surface ${id} tg-main\n`]);
+      expect(surfaces('list').stdout).toMatch(/ 1 links {2}revoked /);
+
+      child = await spawnServer({ PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: '0' });
+      try {
+        const refused = await redeem(child.url, live, token as string);
+        expect([refused.status, refused.json.type]).toEqual([401, 'auth']);
+      } finally {
+        child.proc.kill('SIGTERM');
+        await child.exited;
+      }
+    } finally {
+      removeDir(dataDir);
+    }
+  });
 });

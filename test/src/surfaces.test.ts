@@ -1,8 +1,8 @@
 // Surfaces at scale (DESIGN.md "Surfaces at scale"): a surface token redeems link codes
 // without receiving a secret, acts for the keys it linked with Presence-Acting-For (both
 // gates as for the key itself), and reads one multiplexed stream of every linked account's
-// events with one resumable cursor. Runs on lowdb, and on PostgreSQL with
-// PRESENCE_TEST_STORE=postgres.
+// events with one resumable cursor. Runs on lowdb, and on PostgreSQL in postgres-suites.test.ts
+// (PRESENCE_TEST_STORE=postgres).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, openStream, removeDir, startTestServer, type TestServer } from './harness';
 

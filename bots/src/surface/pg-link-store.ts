@@ -7,7 +7,8 @@
 // press. Writes are single statements that touch only what they change (a user's last event
 // id never undoes another process's home chat). One process at a time reads the surface
 // stream: `leadStream` takes a session advisory lock, released when its connection ends (a
-// process killed with -9 included), so a standby takes over within its retry period.
+// process killed with -9 included), so a standby takes over within its retry period, reading
+// the table afresh as it does (what the last reader recorded, not what its notices said).
 // Linking needs the surface token (no key secret is kept here, so none is sealed).
 import postgres from 'postgres';
 import type { CardRecord, LinkRecord, LinkStore } from './link-store';
@@ -76,9 +77,15 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
       putCardLocal(id, row?.doc ?? null);
     }
   }
+  /** The whole table as it stands, replacing what the notices told (rows deleted meanwhile go too). */
   async function loadAll() {
-    for (const r of await sql<{ owner: string; doc: LinkRecord }[]>`SELECT owner, doc FROM bots_links`) putLinkLocal(r.owner, r.doc);
-    for (const r of await sql<{ id: string; doc: CardRecord }[]>`SELECT id, doc FROM bots_cards`) putCardLocal(r.id, r.doc);
+    const linkRows = await sql<{ owner: string; doc: LinkRecord }[]>`SELECT owner, doc FROM bots_links`;
+    const cardRows = await sql<{ id: string; doc: CardRecord }[]>`SELECT id, doc FROM bots_cards`;
+    links.clear();
+    byKeyId.clear();
+    cards.clear();
+    for (const r of linkRows) putLinkLocal(r.owner, r.doc);
+    for (const r of cardRows) putCardLocal(r.id, r.doc);
     await reload('cursor');
   }
   const listening = await sql.listen(
@@ -187,11 +194,19 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
         return null;
       }
       lockConnection = conn;
-      return async () => {
+      const release = async () => {
         await conn`SELECT pg_advisory_unlock(${STREAM_LOCK.toString()}::bigint)`.catch(() => undefined);
         conn.release();
         if (lockConnection === conn) lockConnection = null;
       };
+      // What the last reader recorded, read from the table rather than from its notices: a
+      // reader killed between a row's write and its notice (or a notice not yet read here)
+      // would otherwise have its last delivery, or its card, sent again.
+      await loadAll().catch(async (e: unknown) => {
+        await release();
+        throw e;
+      });
+      return release;
     },
     async claimUpdate(platform, updateId) {
       const r = await sql`INSERT INTO bots_updates (platform, update_id, claimed_at) VALUES (${platform}, ${updateId}, ${now()})

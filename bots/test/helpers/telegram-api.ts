@@ -1,6 +1,6 @@
 // A loopback Telegram Bot API for tests: just the methods the bot calls, with long-polled
 // getUpdates fed by the test, a message table the test can read (text, keyboard, edits),
-// callback answers, 429s on demand, and methods that never answer (a hung Bot API). Unknown
+// callback answers, 429s on demand, and methods that do not answer (a hung Bot API). Unknown
 // methods are logged in `unknown`.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -50,6 +50,8 @@ export async function startTelegramApi({ token, username = 'presence_test_bot' }
   const chats = new Map<number, TgChat>();
   const failures: { method: string; retryAfter: number }[] = [];
   const hung = new Set<string>();
+  /** Calls taken while their method hung, to be answered by `unhang`. */
+  const held: { method: string; answer: () => Promise<void> }[] = [];
   const sockets = new Set<import('node:net').Socket>();
   /** What setWebhook was called with, in order. */
   const webhooks: { url: string; secret: string }[] = [];
@@ -171,7 +173,10 @@ export async function startTelegramApi({ token, username = 'presence_test_bot' }
         call.status = 401;
         return bad(res, 'Unauthorized', 401);
       }
-      if (hung.has(method)) return; // left open until close()
+      if (hung.has(method)) {
+        held.push({ method, answer: () => handle(method, payload, res) }); // left open until unhang() or close()
+        return;
+      }
       const f = failures.findIndex((x) => x.method === method);
       if (f !== -1) {
         const { retryAfter } = failures.splice(f, 1)[0] as { retryAfter: number };
@@ -225,9 +230,17 @@ export async function startTelegramApi({ token, username = 'presence_test_bot' }
     failNext(method: string, retryAfter: number) {
       failures.push({ method, retryAfter });
     },
-    /** From now on, calls of `method` are taken and never answered. */
+    /** From now on, calls of `method` are taken and not answered (until `unhang`). */
     hang(method: string) {
       hung.add(method);
+    },
+    /** Calls of `method` are answered again, those taken meanwhile first. */
+    async unhang(method: string) {
+      hung.delete(method);
+      for (const h of held.filter((x) => x.method === method)) {
+        held.splice(held.indexOf(h), 1);
+        await h.answer();
+      }
     },
     async close() {
       for (const w of [...waiters]) w();
