@@ -123,7 +123,7 @@ mkdir -p "${root}/nginx" "${root}/run" "${root}/log"
     for (let i = 0; i < 9; i++) ids.add((await call(url, 'GET', '/v1/health')).json.server.id);
     // Each is the instance the recipe named for its port (presence-server@8801 → <host>-8801).
     expect([...ids].sort()).toEqual([1, 2, 3].map((i) => `${hostname()}-${prefix}${i}`));
-    // The key the recipe's journalctl line showed works through nginx, on the database.
+    // The key the recipe's `cat …/bootstrap-keys.json` line showed works through nginx, on the database.
     const live = /"live": *"(prs_live_\w+)"/.exec(r.stdout)?.[1];
     expect(live, r.stdout).toBeDefined();
     const me = await call(url, 'GET', '/v1/presence/me', { key: live as string });
