@@ -1,15 +1,18 @@
 // The deployment's balancer, for real: Debian's nginx running deploy/nginx.conf (the file an
 // operator installs; only its ports and log directory moved) in front of three servers on one
-// PostgreSQL database. Requests spread over the servers, an events stream comes through as it
-// is written (the file turns buffering off; the servers also send X-Accel-Buffering: no), /metrics is not served, and when one server is killed (kill -9) every request
-// through nginx still succeeds — reads and writes — and a stream resumed through it replays.
+// PostgreSQL database. Requests spread over the servers; an events stream comes through as it
+// is written with the file's own settings alone (nginx here ignores the servers'
+// X-Accel-Buffering: no); /metrics is not served; and when one server is killed (kill -9)
+// every request through nginx still succeeds — reads and writes — and a stream resumed
+// through it replays.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Cluster, startCluster } from './cluster';
 import { call, openStream } from './harness';
-import { freePort, NGINX_CONF, type Nginx, nginxConfFor, runNginx } from './nginx';
+import { freePort, ignoringServerBufferingHint, mainLocation, NGINX_CONF, type Nginx, nginxConfFor, runNginx } from './nginx';
 import { freshDatabaseEnv } from './test-database';
 
+const conf = readFileSync(NGINX_CONF, 'utf8');
 let c: Cluster;
 let nginx: Nginx;
 
@@ -17,7 +20,7 @@ beforeAll(async () => {
   c = await startCluster({ database: (await freshDatabaseEnv()) as never, servers: 3 });
   const port = await freePort();
   const upstreams = c.servers.map((s) => new URL(s.url).host);
-  nginx = await runNginx((dir) => nginxConfFor(readFileSync(NGINX_CONF, 'utf8'), upstreams, port, dir), port);
+  nginx = await runNginx((dir) => ignoringServerBufferingHint(nginxConfFor(conf, upstreams, port, dir)), port);
 }, 180_000);
 
 afterAll(async () => {
@@ -39,7 +42,12 @@ describe('deploy/nginx.conf in front of three servers', () => {
     expect((await call(c.servers[0]?.url as string, 'GET', '/metrics')).status).toBe(200);
   });
 
-  it('passes an events stream through as it is written: a write through nginx arrives on the open stream', async () => {
+  it('passes an events stream through as it is written, unbuffered by the file itself: a write through nginx arrives on the open stream', async () => {
+    // nginx 1.22 passes a chunked stream's frames on promptly even buffered; what the line
+    // adds is that a client that stops reading holds the server back instead of nginx
+    // spooling the stream into memory and temp files. Showing that takes megabytes of
+    // stream, so the line itself is checked here, and the stream below runs on it alone.
+    expect(mainLocation(conf)).toMatch(/^\s*proxy_buffering off;/m);
     const stream = openStream(nginx.url, '/v1/events', c.live);
     try {
       await stream.until(() => stream.status === 200 && stream.cursors.length > 0);
