@@ -1,23 +1,38 @@
 // The deployment's balancer, for real: Debian's nginx running deploy/nginx.conf (the file an
 // operator installs; only its ports and log directory moved) in front of three servers on one
-// PostgreSQL database. Requests spread over the servers, an events stream comes through as it
-// is written (the file turns buffering off; the servers also send X-Accel-Buffering: no), /metrics is not served, and when one server is killed (kill -9) every request
-// through nginx still succeeds — reads and writes — and a stream resumed through it replays.
+// PostgreSQL database, which trust it as deploy/presence.env says (PRESENCE_TRUSTED_PROXIES).
+// Requests spread over the servers; an events stream comes through as it is written with the
+// file's own settings alone (nginx here ignores the servers' X-Accel-Buffering: no); each
+// client is known by the address nginx forwards, so one that exhausts its failed
+// authentications locks out only itself; /metrics is not served; and when one server is
+// killed (kill -9) every request through nginx still succeeds — reads and writes — and a
+// stream resumed through it replays.
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Cluster, startCluster } from './cluster';
+import { callFrom } from './from-address';
 import { call, openStream } from './harness';
-import { freePort, NGINX_CONF, type Nginx, nginxConfFor, runNginx } from './nginx';
+import { freePort, ignoringServerBufferingHint, mainLocation, NGINX_CONF, type Nginx, nginxConfFor, runNginx } from './nginx';
 import { freshDatabaseEnv } from './test-database';
 
+const conf = readFileSync(NGINX_CONF, 'utf8');
+const trustedProxies = /^PRESENCE_TRUSTED_PROXIES=(.+)$/m.exec(
+  readFileSync(path.join(path.dirname(NGINX_CONF), 'presence.env'), 'utf8'),
+)?.[1];
 let c: Cluster;
 let nginx: Nginx;
 
 beforeAll(async () => {
-  c = await startCluster({ database: (await freshDatabaseEnv()) as never, servers: 3 });
+  if (!trustedProxies) throw new Error('deploy/presence.env sets no PRESENCE_TRUSTED_PROXIES');
+  c = await startCluster({
+    database: (await freshDatabaseEnv()) as never,
+    servers: 3,
+    env: { PRESENCE_TRUSTED_PROXIES: trustedProxies, PRESENCE_AUTH_FAIL_LIMIT: '3/60s' },
+  });
   const port = await freePort();
   const upstreams = c.servers.map((s) => new URL(s.url).host);
-  nginx = await runNginx((dir) => nginxConfFor(readFileSync(NGINX_CONF, 'utf8'), upstreams, port, dir), port);
+  nginx = await runNginx((dir) => ignoringServerBufferingHint(nginxConfFor(conf, upstreams, port, dir)), port);
 }, 180_000);
 
 afterAll(async () => {
@@ -39,7 +54,12 @@ describe('deploy/nginx.conf in front of three servers', () => {
     expect((await call(c.servers[0]?.url as string, 'GET', '/metrics')).status).toBe(200);
   });
 
-  it('passes an events stream through as it is written: a write through nginx arrives on the open stream', async () => {
+  it('passes an events stream through as it is written, unbuffered by the file itself: a write through nginx arrives on the open stream', async () => {
+    // nginx 1.22 passes a chunked stream's frames on promptly even buffered; what the line
+    // adds is that a client that stops reading holds the server back instead of nginx
+    // spooling the stream into memory and temp files. Showing that takes megabytes of
+    // stream, so the line itself is checked here, and the stream below runs on it alone.
+    expect(mainLocation(conf)).toMatch(/^\s*proxy_buffering off;/m);
     const stream = openStream(nginx.url, '/v1/events', c.live);
     try {
       await stream.until(() => stream.status === 200 && stream.cursors.length > 0);
@@ -50,6 +70,27 @@ describe('deploy/nginx.conf in front of three servers', () => {
     } finally {
       stream.close();
     }
+  });
+
+  it("takes each client's address from X-Forwarded-For: one that exhausts its failed authentications locks out only itself", async () => {
+    const me = (from: string, key: string, headers?: Record<string, string>) =>
+      callFrom(from, nginx.url, 'GET', '/v1/presence/me', { key, headers });
+    /** Whether `attempt` is refused for failed authentications within a few tries (a server may hear of a full budget a moment late). */
+    const refused = async (attempt: () => ReturnType<typeof me>) => {
+      for (let i = 0; i < 10; i++) if ((await attempt()).json?.limit === 'auth_failures') return true;
+      return false;
+    };
+    // 127.0.0.2 guesses keys until even the right one is refused from there…
+    const wrong = `prs_live_${'x'.repeat(40)}`;
+    const guessThenTry = async () => {
+      await me('127.0.0.2', wrong);
+      return me('127.0.0.2', c.live);
+    };
+    expect(await refused(guessThenTry)).toBe(true);
+    // …while 127.0.0.3, through the same nginx to the same servers, gets through every time,
+    for (let i = 0; i < 6; i++) expect((await me('127.0.0.3', c.live)).status).toBe(200);
+    // and 127.0.0.2 cannot pass for it: nginx appends the address it saw to the one claimed.
+    expect(await refused(() => me('127.0.0.2', c.live, { 'x-forwarded-for': '127.0.0.3' }))).toBe(true);
   });
 
   it('keeps answering through the kill of one server: reads, writes, and a resumed stream', async () => {

@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -34,7 +35,7 @@ function recipe(): string {
   return block as string;
 }
 
-/** A 4-digit prefix P whose ports P1, P2, P3 are free (the recipe's 8801…8803 become them). */
+/** A 4-digit prefix P whose ports P1, P2, P3 are free (the recipe's 8801…8803 become them, instance names included). */
 async function freePrefix(): Promise<string> {
   for (;;) {
     const prefix = String(2000 + Math.floor(Math.random() * 1200));
@@ -73,7 +74,7 @@ describe('docs/operations.md, followed from nothing', () => {
       ...moved.map((p): [string, string, string] => [`${p.replace(/\//g, '\\/')}(?=[/\\s'"]|$)`, 'gm', `${root}${p}`]),
       ['\\b8080\\b', 'g', String(lb)],
       ['\\b8545\\b', 'g', String(chain)],
-      ['\\b880(?=[1-9%])', 'g', prefix],
+      ['\\b880(?=[1-9])', 'g', prefix],
       ['^DATABASE_URL=.*$', 'm', `DATABASE_URL='${database.PRESENCE_DATABASE_URL}'`],
     ];
     for (const p of moved) mkdirSync(path.join(root, p === '/opt/presence' ? '/opt' : p), { recursive: true });
@@ -112,7 +113,7 @@ mkdir -p "${root}/nginx" "${root}/run" "${root}/log"
 `,
     );
     const r = spawnSync('bash', [script], { cwd: root, env, encoding: 'utf8', timeout: 900_000 });
-    const logs = () => standIn(['journalctl', '-u', 'presence-server@1'], env).stdout;
+    const logs = () => standIn(['journalctl', '-u', `presence-server@${prefix}1`], env).stdout;
     expect(r.status, `${r.stdout}\n${r.stderr}\n${logs()}`).toBe(0);
 
     // nginx answers from the servers, spread over all three.
@@ -120,8 +121,9 @@ mkdir -p "${root}/nginx" "${root}/run" "${root}/log"
     expect(JSON.parse(r.stdout.trim().split('\n').at(-1) as string)).toHaveProperty('ok', true);
     const ids = new Set<string>();
     for (let i = 0; i < 9; i++) ids.add((await call(url, 'GET', '/v1/health')).json.server.id);
-    expect(ids.size).toBe(3);
-    // The key the recipe's journalctl line showed works through nginx, on the database.
+    // Each is the instance the recipe named for its port (presence-server@8801 → <host>-8801).
+    expect([...ids].sort()).toEqual([1, 2, 3].map((i) => `${hostname()}-${prefix}${i}`));
+    // The key the recipe's `cat …/bootstrap-keys.json` line showed works through nginx, on the database.
     const live = /"live": *"(prs_live_\w+)"/.exec(r.stdout)?.[1];
     expect(live, r.stdout).toBeDefined();
     const me = await call(url, 'GET', '/v1/presence/me', { key: live as string });

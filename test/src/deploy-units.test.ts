@@ -24,8 +24,8 @@ describe('deploy/systemd', () => {
     try {
       for (const u of units) copyFileSync(path.join(UNITS, u), path.join(dir, u));
       // A template is verified through an instance, as systemctl would start it.
-      copyFileSync(path.join(UNITS, 'presence-server@.service'), path.join(dir, 'presence-server@1.service'));
-      const names = ['presence-server@1.service', ...units.filter((u) => !u.includes('@'))].map((u) => `./${u}`);
+      copyFileSync(path.join(UNITS, 'presence-server@.service'), path.join(dir, 'presence-server@8801.service'));
+      const names = ['presence-server@8801.service', ...units.filter((u) => !u.includes('@'))].map((u) => `./${u}`);
       const r = spawnSync(analyze as string, ['verify', '--man=no', ...names], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
       expect(r.status, r.stderr).toBe(0);
       // Unknown keys and bad values are warnings with status 0: none may name our files.
@@ -33,6 +33,28 @@ describe('deploy/systemd', () => {
     } finally {
       removeDir(dir);
     }
+  });
+
+  it('runs as many servers as there are ports: each instance listens on the port it is named for, with a directory and id of its own', () => {
+    const template = readFileSync(path.join(UNITS, 'presence-server@.service'), 'utf8');
+    /** The instance's Environment= assignments, with %i and %H as systemd expands them. */
+    const environment = (instance: string) =>
+      Object.fromEntries(
+        [
+          ...template
+            .replace(/%i/g, instance)
+            .replace(/%H/g, 'host')
+            .matchAll(/^Environment=(.*)$/gm),
+        ]
+          .flatMap((m) => (m[1] as string).trim().split(/\s+/))
+          .map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]),
+      );
+    const ports = Array.from({ length: 12 }, (_, i) => String(8801 + i));
+    const servers = ports.map(environment);
+    expect(servers.map((e) => e.PRESENCE_PORT)).toEqual(ports);
+    expect(new Set(servers.map((e) => e.PRESENCE_DATA_DIR)).size).toBe(ports.length);
+    expect(new Set(servers.map((e) => e.PRESENCE_SERVER_ID)).size).toBe(ports.length);
+    expect(environment('8810')).toMatchObject({ PRESENCE_DATA_DIR: '/var/lib/presence/server-8810', PRESENCE_SERVER_ID: 'host-8810' });
   });
 
   it('names only variables of the configuration table, in the units and the environment template', () => {

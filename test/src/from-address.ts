@@ -8,10 +8,10 @@ export function callFrom(
   base: string,
   method: string,
   url: string,
-  options: { key?: string; body?: unknown } = {},
+  options: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
 ): Promise<Answer> {
   const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers.authorization = `Bearer ${options.key}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   return new Promise((resolve, reject) => {

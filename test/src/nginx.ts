@@ -39,6 +39,21 @@ export function nginxConfFor(conf: string, upstreams: string[], listenPort: numb
   return replaceExactly(text, /access_log \/var\/log\/nginx\//, () => `access_log ${logDir}/`, 1);
 }
 
+/**
+ * Has nginx ignore the servers' `X-Accel-Buffering: no`, so how a stream is passed on rests on
+ * the configuration alone (its `proxy_buffering off`), not on a header the servers send.
+ */
+export function ignoringServerBufferingHint(conf: string): string {
+  return replaceExactly(conf, /proxy_pass http:\/\/presence;/, (m) => `${m}\n      proxy_ignore_headers X-Accel-Buffering;`, 1);
+}
+
+/** The body of the configuration's `location / { … }`, where every request but /metrics goes. */
+export function mainLocation(conf: string): string {
+  const body = /^\s*location \/ \{\n([^}]*)\}/m.exec(conf)?.[1];
+  if (body === undefined) throw new Error('deploy/nginx.conf: no `location / { … }`');
+  return body;
+}
+
 export type Nginx = { url: string; dir: string; errorLog(): string; stop(): Promise<void> };
 
 /** nginx with the configuration `confFor(its directory)` answers, until stop(); ready once it answers on `port`. */
