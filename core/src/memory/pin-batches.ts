@@ -98,11 +98,16 @@ export function createPinBatches({
       if (out.every((o) => 'answer' in o && !o.answer.changed)) return settle(batch, out);
     }
     const outcomes = await store.atomically(async () => {
-      const decided = await store.changeMemory(caller.accountId, keys, (current) => {
-        const { put, out } = decideAll(batch, current, at);
-        // Pins that change nothing write nothing.
-        return put.length > 0 ? { put, result: out } : { result: out };
-      });
+      const decided = await store.changeMemory(
+        caller.accountId,
+        keys,
+        (current) => {
+          const { put, out } = decideAll(batch, current, at);
+          // Pins that change nothing write nothing.
+          return put.length > 0 ? { put, result: out } : { result: out };
+        },
+        { likelyWrites: true },
+      );
       // Sent together: in a transaction the appends are pipelined, and run (and number) in this order.
       await Promise.all(
         decided.map((o, i) => ('answer' in o && o.answer.changed ? announce(caller, (batch[i] as Batch[number]).item.key) : null)),

@@ -97,8 +97,8 @@ export function withViewDrops(store: StorePort, drop: (accountId: string) => voi
       store.afterCommit(() => drop(id));
       return next;
     },
-    async changeMemory(accountId, keys, decide) {
-      const out = await store.changeMemory(accountId, keys, decide);
+    async changeMemory(accountId, keys, decide, options) {
+      const out = await store.changeMemory(accountId, keys, decide, options);
       store.afterCommit(() => drop(accountId));
       return out;
     },

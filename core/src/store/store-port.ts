@@ -77,8 +77,15 @@ export interface StorePort {
    * atomically: what it writes was decided under the locks the write needs. `decide` may run
    * more than once (it must have no effects of its own), and an answer that writes nothing may
    * come from a read taken without any lock (a concurrent change then counts as after it).
+   * `likelyWrites`: the caller expects a write (a pin with a note it has not seen there), so a
+   * store that would first read without locks, hoping to write nothing, goes straight to them.
    */
-  changeMemory<T>(accountId: string, keys: readonly string[], decide: (current: MemoryPeek) => MemoryChange<T>): Promise<T>;
+  changeMemory<T>(
+    accountId: string,
+    keys: readonly string[],
+    decide: (current: MemoryPeek) => MemoryChange<T>,
+    options?: { likelyWrites?: boolean },
+  ): Promise<T>;
   /** Across accounts: the entries whose `due_at` is at or before `now` (what the compactor looks at), at most `limit`. */
   memoryDue(now: number, limit: number): Promise<{ account_id: string; key: string }[]>;
 

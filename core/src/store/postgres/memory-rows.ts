@@ -32,7 +32,7 @@ export function memoryRows(sql: postgres.Sql): Pick<StorePort, 'readMemory' | 'p
     async peekMemory(accountId, keys): Promise<MemoryPeek> {
       return peek(sql, accountId, [...keys]);
     },
-    async changeMemory(accountId, keys, decide) {
+    async changeMemory(accountId, keys, decide, { likelyWrites = false } = {}) {
       const named = [...keys];
       const run = (current: MemoryPeek) => {
         try {
@@ -44,11 +44,14 @@ export function memoryRows(sql: postgres.Sql): Pick<StorePort, 'readMemory' | 'p
       let out: { result: unknown } | undefined;
       await sql.begin(async (tx) => {
         // 1. Read without locking: an answer that writes nothing (a repeated pin) is final,
-        // and costs the account no lock and the disk no sync.
-        const first = run(await peek(tx, accountId, named));
-        if ((first.put ?? []).length === 0 && (first.remove ?? []).length === 0) {
-          out = { result: first.result };
-          return;
+        // and costs the account no lock and the disk no sync. (Not when a write is likely: it
+        // would be a round trip for nothing.)
+        if (!likelyWrites) {
+          const first = run(await peek(tx, accountId, named));
+          if ((first.put ?? []).length === 0 && (first.remove ?? []).length === 0) {
+            out = { result: first.result };
+            return;
+          }
         }
         // 2. Lock the account's counter row, then the named entries (in key order), and decide
         // on them. Every change takes that row first: the event a change appends in the same
@@ -70,22 +73,25 @@ export function memoryRows(sql: postgres.Sql): Pick<StorePort, 'readMemory' | 'p
         const put = change.put ?? [];
         const remove = (change.remove ?? []).filter((k) => found.has(k));
         const added = put.filter((e) => !found.has(e.key)).length;
+        // The writes are sent together (pipelined; they run in this order), one round trip.
+        const writes: Promise<unknown>[] = [];
         if (put.length > 0) {
           // Entries as text cast in SQL, as every other record (postgres-store.ts, `json`).
-          await tx`INSERT INTO memory_entries (account_id, key, due_at, entry)
+          writes.push(tx`INSERT INTO memory_entries (account_id, key, due_at, entry)
             SELECT ${accountId}::text, k, d, e::json
             FROM unnest(${put.map((e) => e.key)}::text[], ${put.map(memoryDueAt)}::float8[], ${put.map((e) => JSON.stringify(e))}::text[])
               AS t(k, d, e)
-            ON CONFLICT (account_id, key) DO UPDATE SET due_at = EXCLUDED.due_at, entry = EXCLUDED.entry`;
+            ON CONFLICT (account_id, key) DO UPDATE SET due_at = EXCLUDED.due_at, entry = EXCLUDED.entry`);
         }
-        if (remove.length > 0) await tx`DELETE FROM memory_entries WHERE account_id = ${accountId} AND key = ANY(${remove}::text[])`;
+        if (remove.length > 0) writes.push(tx`DELETE FROM memory_entries WHERE account_id = ${accountId} AND key = ANY(${remove}::text[])`);
         if (added !== remove.length)
-          await tx`UPDATE account_seq SET memory = memory + ${added - remove.length} WHERE account_id = ${accountId}`;
+          writes.push(tx`UPDATE account_seq SET memory = memory + ${added - remove.length} WHERE account_id = ${accountId}`);
         // Announced at commit when the account's counts (pinned, fading) move: every server
         // drops what it keeps of the account. A new note on a kept entry moves none.
         if (remove.length > 0 || put.some((e) => found.get(e.key)?.tier !== e.tier)) {
-          await tx`SELECT pg_notify(${ACCOUNTS_CHANNEL}, ${accountId})`;
+          writes.push(tx`SELECT pg_notify(${ACCOUNTS_CHANNEL}, ${accountId})`);
         }
+        await Promise.all(writes);
         out = { result: change.result };
       });
       return (out as { result: never }).result;
