@@ -7,12 +7,14 @@
 // its first caller's, and would commit or roll back with it.
 //
 // A pin bringing again the note this server last answered for that key (a client retrying, a
-// bot re-pinning what it holds) most likely changes nothing. Such a batch is first decided on
-// one plain read (`peekMemory`: one statement, one round trip on PostgreSQL, where a unit of
-// work costs two even when it writes nothing); only if something would change does it go on to
-// the unit of work, which decides again under the locks. The guess picks the path, never the
-// answer: a wrong one costs one read, and a pin with a new note never takes that path, so a
-// writing pin still commits once.
+// bot re-pinning what it holds) most likely changes nothing. Such pins are decided on one
+// plain read (`peekMemory`: one statement, one round trip on PostgreSQL, where a unit of work
+// costs two even when it writes nothing), batched like the writes but apart from them: a read
+// that writes nothing need not wait for the account's write under way (it orders before it,
+// which nobody can tell: that write has not answered yet). Only if something would change do
+// they go on to the write batches, which decide again under the locks. The guess picks the
+// path, never the answer: a wrong one costs one read, and a pin with a new note never takes
+// that path, so a writing pin still commits once.
 import { createLocalLocks } from '../concurrency/cluster-locks';
 import { type BatchEntry, createLockBatches } from '../concurrency/lock-batches';
 import { PresenceError } from '../errors/presence-error';
@@ -57,7 +59,7 @@ export function createPinBatches({
   };
 
   /** Each pin decided in turn on `current` and what the pins before it left (pure in `current`). */
-  const decideAll = (batch: Batch, current: MemoryPeek, at: number) => {
+  const decideAll = (batch: readonly { item: Ask }[], current: MemoryPeek, at: number) => {
     const found = new Map(current.found);
     let count = current.count;
     const put = new Map<string, MemoryEntry>();
@@ -93,10 +95,6 @@ export function createPinBatches({
     const store = storeFor(caller.kind);
     const at = now();
     const keys = [...new Set(batch.map((b) => b.item.key))];
-    if (batch.every((b) => likelyRepeat(b.item))) {
-      const { out } = decideAll(batch, await store.peekMemory(caller.accountId, keys), at);
-      if (out.every((o) => 'answer' in o && !o.answer.changed)) return settle(batch, out);
-    }
     const outcomes = await store.atomically(async () => {
       const decided = await store.changeMemory(
         caller.accountId,
@@ -116,6 +114,22 @@ export function createPinBatches({
     });
     settle(batch, outcomes);
   });
-  return (caller: Caller, key: string, note: string | undefined): Promise<PinAnswer> =>
-    batches(`${caller.kind}:${caller.accountId}`, { caller, key, note });
+  /** Likely repeats, on one read: answered if none changes anything, else each goes on to `batches` (null). */
+  const repeats = createLockBatches<Ask, PinAnswer | null>(createLocalLocks(), async (batch) => {
+    const { caller } = (batch[0] as (typeof batch)[number]).item;
+    const keys = [...new Set(batch.map((b) => b.item.key))];
+    const { out } = decideAll(batch, await storeFor(caller.kind).peekMemory(caller.accountId, keys), now());
+    const unchanged = out.every((o) => 'answer' in o && !o.answer.changed);
+    for (const [i, o] of out.entries()) (batch[i] as (typeof batch)[number]).resolve(unchanged && 'answer' in o ? o.answer : null);
+  });
+
+  return async (caller: Caller, key: string, note: string | undefined): Promise<PinAnswer> => {
+    const ask = { caller, key, note };
+    const name = `${caller.kind}:${caller.accountId}`;
+    if (likelyRepeat(ask)) {
+      const answer = await repeats(name, ask);
+      if (answer) return answer;
+    }
+    return batches(name, ask);
+  };
 }
