@@ -7,11 +7,10 @@
 // a second, said beside the figure), and how many were sent twice. Three rounds: each kills
 // the reader of the round before, and a fresh process stands by.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { loadConfig, startServer } from '@presence/server';
 import { startPostgres } from '../../scripts/postgres';
 import { removeDir, tempDir } from '../src/harness';
 import { fmt, percentile, type Row } from './stats';
-import { botEnv, botsBin, loopbackBotApi, seedSurface, until } from './surfaces.bench';
+import { botEnv, botsBin, loopbackBotApi, seedSurface, startSurfacesServer, until } from './surfaces.bench';
 
 const USERS = 50;
 const EVENTS = 3;
@@ -30,13 +29,7 @@ export async function surfacesTakeoverBenchmarks(rows: Row[]) {
   // The first process copies the seeded links.json into the table (import-file-table.ts).
   const token = await seedSurface(dataDir, firstDir, { accounts: 1, users: USERS });
   const pg = await startPostgres();
-  const server = await startServer({
-    config: loadConfig({ PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: '0', PRESENCE_HOST: '127.0.0.1', PRESENCE_RATE_LIMIT: '100000000/1s' }),
-    logger: false,
-    maintenanceMs: 0,
-    standingMs: 0,
-    chain: false,
-  });
+  const server = await startSurfacesServer(dataDir);
   const api = await loopbackBotApi();
   const databaseUrl = await pg.createDatabase();
   const bots: Bot[] = [];

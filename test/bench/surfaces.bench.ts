@@ -143,17 +143,21 @@ export async function until(what: string, ok: () => boolean | Promise<boolean>, 
   }
 }
 
-export async function surfacesBenchmarks(rows: Row[]) {
-  const dataDir = tempDir('bench-surfaces-');
-  const botsDir = tempDir('bench-surfaces-bots-');
-  const token = await seedSurface(dataDir, botsDir);
-  const server = await startServer({
+/** The server the bots talk to, in this process over the seeded data directory: no chain, no background work, no rate limit in the way. */
+export const startSurfacesServer = (dataDir: string) =>
+  startServer({
     config: loadConfig({ PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: '0', PRESENCE_HOST: '127.0.0.1', PRESENCE_RATE_LIMIT: '100000000/1s' }),
     logger: false,
     maintenanceMs: 0,
     standingMs: 0,
     chain: false,
   });
+
+export async function surfacesBenchmarks(rows: Row[]) {
+  const dataDir = tempDir('bench-surfaces-');
+  const botsDir = tempDir('bench-surfaces-bots-');
+  const token = await seedSurface(dataDir, botsDir);
+  const server = await startSurfacesServer(dataDir);
   const api = await loopbackBotApi();
   let bot: ChildProcess | null = null;
   try {
