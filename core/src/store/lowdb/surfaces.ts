@@ -29,12 +29,28 @@ export function surfaceLogs(dataDir: string, fsync: boolean) {
   };
 }
 
-export async function createLowdbSurfaceStore({ dataDir, events, fsync = true }: LowdbSurfaceStoreOptions): Promise<SurfaceStorePort> {
-  const { tokenLog, linkLog, feedLog } = surfaceLogs(dataDir, fsync);
-
+/**
+ * What the logs hold: the newest line of each token and link, the feed, and per account the
+ * newest event id with a feed position (or that linking passed over).
+ */
+export async function readSurfaceLogs({ tokenLog, linkLog, feedLog }: ReturnType<typeof surfaceLogs>) {
   const surfaces = new Map<string, SurfaceRecord>();
   for (const s of await tokenLog.readAll()) surfaces.set(s.id, s);
   const links = new Map<string, SurfaceLinkRecord>();
+  for (const l of await linkLog.readAll()) links.set(l.key_id, l);
+  const feed = await feedLog.readAll();
+  const marks = new Map<string, number>();
+  for (const l of links.values()) marks.set(l.account_id, Math.max(marks.get(l.account_id) ?? 0, l.from_event));
+  for (const f of feed) if (f.event_id !== null) marks.set(f.account_id, Math.max(marks.get(f.account_id) ?? 0, f.event_id));
+  return { surfaces, links, feed, marks };
+}
+
+export async function createLowdbSurfaceStore({ dataDir, events, fsync = true }: LowdbSurfaceStoreOptions): Promise<SurfaceStorePort> {
+  const logs = surfaceLogs(dataDir, fsync);
+  const { tokenLog, linkLog, feedLog } = logs;
+  const read = await readSurfaceLogs(logs);
+  const { surfaces, links, marks } = read;
+  let feed: FeedRecord[] = read.feed;
   /** Live links per account: what makes an account's events worth sequencing. */
   const liveByAccount = new Map<string, Set<string>>();
   const index = (l: SurfaceLinkRecord) => {
@@ -48,12 +64,7 @@ export async function createLowdbSurfaceStore({ dataDir, events, fsync = true }:
     else set.delete(l.key_id);
     if (set.size === 0) liveByAccount.delete(l.account_id);
   };
-  for (const l of await linkLog.readAll()) index(l);
-  let feed: FeedRecord[] = await feedLog.readAll();
-  /** Per account, the newest event id with a feed position (or that linking passed over). */
-  const marks = new Map<string, number>();
-  for (const l of links.values()) marks.set(l.account_id, Math.max(marks.get(l.account_id) ?? 0, l.from_event));
-  for (const f of feed) if (f.event_id !== null) marks.set(f.account_id, Math.max(marks.get(f.account_id) ?? 0, f.event_id));
+  for (const l of links.values()) index(l);
   /** The last position taken; `published()` the last one readers may see (committed). */
   let head = feed.at(-1)?.seq ?? 0;
   const published = () => feed.at(-1)?.seq ?? 0;

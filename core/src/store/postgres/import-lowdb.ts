@@ -19,7 +19,7 @@ import { createAppendLog } from '../append-log';
 import { LinkRecord, memoryDueAt, type StoredEvent, StoredIdempotencyRecord, type ThreadEntry } from '../documents';
 import { accountFile, readJson } from '../lowdb/files';
 import { createLowdbStore } from '../lowdb/lowdb-store';
-import { surfaceLogs } from '../lowdb/surfaces';
+import { readSurfaceLogs, surfaceLogs } from '../lowdb/surfaces';
 import { fileMasterKeyCheck, MasterKeyMismatch, masterKeyCheckValue, masterKeyMismatch } from '../master-key-check';
 import type { StorePort } from '../store-port';
 import { openDatabase } from './database';
@@ -104,33 +104,25 @@ async function firstNonEmpty(sql: postgres.Sql): Promise<string | null> {
   return null;
 }
 
-/** Newest line per id wins in an append log of records. */
-const newest = <T>(records: T[], id: (r: T) => string) => [...new Map(records.map((r) => [id(r), r])).values()];
-
 /**
  * Surface tokens, their links and the feed, positions kept (a bot's cursor is a position), the
- * feed's counter continuing after them; a mark for each account a live link still names, as
- * the embedded store derives them (the newest event linked past or placed).
+ * feed's counter continuing after them; the embedded store's mark for each account a live link
+ * still names (PostgreSQL keeps marks only while a link is live).
  */
 async function copySurfaces(tx: postgres.TransactionSql, dataDir: string, counts: ImportCounts) {
-  const { tokenLog, linkLog, feedLog } = surfaceLogs(dataDir, false);
+  const logs = surfaceLogs(dataDir, false);
   try {
-    for (const s of newest(await tokenLog.readAll(), (s) => s.id)) {
+    const { surfaces, links, feed, marks } = await readSurfaceLogs(logs);
+    for (const s of surfaces.values()) {
       await tx`INSERT INTO surfaces (id, hash, revoked_at, doc) VALUES (${s.id}, ${s.hash}, ${s.revoked_at}, ${json(s)}::text::json)`;
       counts.surfaces++;
     }
-    const links = newest(await linkLog.readAll(), (l) => l.key_id);
-    for (const l of links) {
+    const linked = new Set<string>();
+    for (const l of links.values()) {
       await tx`INSERT INTO surface_links (key_id, surface_id, account_id, surface_user, created_at, from_event, from_seq, revoked_at)
         VALUES (${l.key_id}, ${l.surface_id}, ${l.account_id}, ${l.surface_user}, ${l.created_at}, ${l.from_event}, ${l.from_seq}, ${l.revoked_at})`;
       counts.surface_links++;
-    }
-    const feed = await feedLog.readAll();
-    const marks = new Map<string, number>();
-    for (const l of links) if (l.revoked_at === null) marks.set(l.account_id, Math.max(marks.get(l.account_id) ?? 0, l.from_event));
-    for (const f of feed) {
-      const mark = marks.get(f.account_id);
-      if (mark !== undefined && f.event_id !== null) marks.set(f.account_id, Math.max(mark, f.event_id));
+      if (l.revoked_at === null) linked.add(l.account_id);
     }
     for (let i = 0; i < feed.length; i += PAGE) {
       const page = feed.slice(i, i + PAGE);
@@ -141,9 +133,9 @@ async function copySurfaces(tx: postgres.TransactionSql, dataDir: string, counts
     }
     const last = feed.at(-1)?.seq;
     if (last !== undefined) await tx`SELECT setval(pg_get_serial_sequence('surface_feed', 'seq'), ${last})`;
-    for (const [account, through] of marks) await tx`INSERT INTO surface_marks (account_id, through) VALUES (${account}, ${through})`;
+    for (const account of linked) await tx`INSERT INTO surface_marks (account_id, through) VALUES (${account}, ${marks.get(account) ?? 0})`;
   } finally {
-    await Promise.all([tokenLog.close(), linkLog.close(), feedLog.close()]);
+    await Promise.all([logs.tokenLog.close(), logs.linkLog.close(), logs.feedLog.close()]);
   }
 }
 
