@@ -1,6 +1,6 @@
 // The per-key request window on a real PostgreSQL, two cluster handles standing for two
 // servers: one server alone is exact (racing hits included); what each admitted reaches the
-// table at its next sync and the other then counts it; limits above EXACT_MAX keep buckets;
+// table at its next sync (or the one after, when a write fails) and the other then counts it; limits above EXACT_MAX keep buckets;
 // keys idle for a window leave the server's memory.
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,6 +56,27 @@ describe('request windows on PostgreSQL', () => {
       // The oldest leaves the window: one more passes.
       clock.advance(60_000);
       expect((await p.hit('k1')).allowed).toBe(true);
+    } finally {
+      await close();
+    }
+  });
+
+  it('a write that fails gives its counts back: they still count here and reach the table at the next sync', async () => {
+    const { clock, p, probe, close } = await twoServers({ limit: 5, windowMs: 60_000 });
+    try {
+      // Two in the same millisecond, one later: the table keeps every time, repeats included.
+      await p.hit('k2');
+      await p.hit('k2');
+      clock.advance(1);
+      await p.hit('k2');
+      await probe`ALTER TABLE rate_logs RENAME TO rate_logs_away`;
+      await expect(p.sync()).rejects.toThrow();
+      await probe`ALTER TABLE rate_logs_away RENAME TO rate_logs`;
+      expect((await p.peek('k2')).remaining).toBe(2);
+      await p.sync();
+      const [row] = await probe<{ times: number[] }[]>`SELECT times FROM rate_logs WHERE scope = 'key' AND id = 'k2'`;
+      expect(row?.times.map(Number)).toEqual([1_000_000, 1_000_000, 1_000_001]);
+      expect((await p.hit('k2')).remaining).toBe(1);
     } finally {
       await close();
     }

@@ -27,15 +27,22 @@ import type { UnitOfWork } from './unit-of-work';
 
 type Shared = { kind: 'log'; times: number[] } | { kind: 'buckets'; bucket: number; cur: number; prev: number };
 
-type Batch = { id: string; e: Entry; times: number[] }[];
+/**
+ * Requests admitted here, as counts: per millisecond in the exact shape (the table keeps the
+ * times), per bucket start in the bucketed one (it keeps only counts). A busy key admits
+ * thousands between two writes; a list of their times was walked and copied on every request.
+ */
+type Tally = Map<number, number>;
+
+type Batch = { id: string; e: Entry; tally: Tally }[];
 
 type Entry = {
   /** The row as the table last answered it (null until read on first sight). */
   shared: Shared | null;
   loading: Promise<void> | null;
   /** Admitted here, not yet written; and batches written by a statement not yet committed. */
-  pending: number[];
-  inFlight: number[][];
+  pending: Tally;
+  inFlight: Tally[];
   lastAt: number;
 };
 
@@ -76,23 +83,43 @@ export function createRequestRates({
   const syncing = new Set<Promise<void>>();
 
   const bucketOf = (t: number) => Math.floor(t / windowMs) * windowMs;
+  const count = (tally: Tally, slot: number, k: number) => tally.set(slot, (tally.get(slot) ?? 0) + k);
 
   /** How many of the window's slots are taken at `now`, and when the next one frees. */
   function used(e: Entry, now: number): { used: number; resetS: number } {
-    const mine = [...e.inFlight.flat(), ...e.pending];
-    if (exact || e.shared?.kind === 'log') {
-      const times = [...(e.shared?.kind === 'log' ? e.shared.times : []), ...mine].filter((t) => t > now - windowMs);
-      const oldest = times.length > 0 ? Math.min(...times) : now;
-      return { used: times.length, resetS: Math.max(1, Math.ceil((oldest + windowMs - now) / 1000)) };
+    if (exact) {
+      const cutoff = now - windowMs;
+      let n = 0;
+      let oldest = Number.POSITIVE_INFINITY;
+      if (e.shared?.kind === 'log') {
+        for (const t of e.shared.times) {
+          if (t <= cutoff) continue;
+          n++;
+          if (t < oldest) oldest = t;
+        }
+      }
+      const mine = (tally: Tally) => {
+        for (const [t, k] of tally) {
+          if (t <= cutoff) continue;
+          n += k;
+          if (t < oldest) oldest = t;
+        }
+      };
+      mine(e.pending);
+      for (const tally of e.inFlight) mine(tally);
+      if (n === 0) oldest = now;
+      return { used: n, resetS: Math.max(1, Math.ceil((oldest + windowMs - now) / 1000)) };
     }
     const bucket = bucketOf(now);
-    const s = e.shared;
+    const s = e.shared?.kind === 'buckets' ? e.shared : null;
     let cur = s?.bucket === bucket ? s.cur : 0;
     let prev = s?.bucket === bucket ? s.prev : s?.bucket === bucket - windowMs ? s.cur : 0;
-    for (const t of mine) {
-      if (bucketOf(t) === bucket) cur++;
-      else if (bucketOf(t) === bucket - windowMs) prev++;
-    }
+    const mine = (tally: Tally) => {
+      cur += tally.get(bucket) ?? 0;
+      prev += tally.get(bucket - windowMs) ?? 0;
+    };
+    mine(e.pending);
+    for (const tally of e.inFlight) mine(tally);
     const weight = 1 - (now - bucket) / windowMs;
     return { used: Math.ceil(prev * weight + cur), resetS: Math.max(1, Math.ceil((bucket + windowMs - now) / 1000)) };
   }
@@ -112,7 +139,7 @@ export function createRequestRates({
   async function entry(id: string): Promise<Entry> {
     let e = entries.get(id);
     if (!e) {
-      e = { shared: null, loading: null, pending: [], inFlight: [], lastAt: clock.now() };
+      e = { shared: null, loading: null, pending: new Map(), inFlight: [], lastAt: clock.now() };
       entries.set(id, e);
     }
     if (e.shared === null) {
@@ -130,7 +157,7 @@ export function createRequestRates({
     if (now - lastSweep < windowMs) return;
     lastSweep = now;
     for (const [id, e] of entries) {
-      if (e.lastAt <= now - windowMs && e.pending.length === 0 && e.inFlight.length === 0 && !e.loading) entries.delete(id);
+      if (e.lastAt <= now - windowMs && e.pending.size === 0 && e.inFlight.length === 0 && !e.loading) entries.delete(id);
     }
     // Rows of keys idle for a window are dropped, as the exact limiter does.
     const table = exact ? sql`rate_logs` : sql`rate_buckets`;
@@ -155,10 +182,10 @@ export function createRequestRates({
   async function flush(db: Database): Promise<((committed: boolean) => void) | undefined> {
     const batch: Batch = [];
     for (const [id, e] of entries) {
-      if (e.pending.length === 0) continue;
-      batch.push({ id, e, times: e.pending });
+      if (e.pending.size === 0) continue;
+      batch.push({ id, e, tally: e.pending });
       e.inFlight.push(e.pending);
-      e.pending = [];
+      e.pending = new Map();
     }
     if (batch.length === 0) return undefined;
     batch.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)); // one lock order on every server
@@ -179,8 +206,8 @@ export function createRequestRates({
 
   function settle(batch: Batch, rows: Map<string, Shared> | null) {
     for (const x of batch) {
-      x.e.inFlight = x.e.inFlight.filter((b) => b !== x.times);
-      if (rows === null) x.e.pending.unshift(...x.times);
+      x.e.inFlight = x.e.inFlight.filter((b) => b !== x.tally);
+      if (rows === null) for (const [slot, k] of x.tally) count(x.e.pending, slot, k);
       else x.e.shared = rows.get(x.id) ?? x.e.shared;
     }
   }
@@ -203,7 +230,8 @@ export function createRequestRates({
 
   async function writeLogs(db: Database, batch: Batch, now: number): Promise<Map<string, Shared>> {
     const cutoff = now - windowMs;
-    const input = JSON.stringify(batch.map((b) => ({ i: b.id, t: b.times })));
+    const times = (tally: Tally) => [...tally].flatMap(([t, k]) => Array<number>(k).fill(t));
+    const input = JSON.stringify(batch.map((b) => ({ i: b.id, t: times(b.tally) })));
     // The window's newest `limit` times, old and new together: the count saturates at the limit.
     const rows = await db<{ id: string; times: number[] }[]>`
       INSERT INTO rate_logs AS r (scope, id, times, last_at, allowed)
@@ -220,8 +248,7 @@ export function createRequestRates({
 
   async function writeBuckets(db: Database, batch: Batch, now: number): Promise<Map<string, Shared>> {
     const bucket = bucketOf(now);
-    const count = (times: number[], b: number) => times.filter((t) => bucketOf(t) === b).length;
-    const input = JSON.stringify(batch.map((b) => ({ i: b.id, c: count(b.times, bucket), p: count(b.times, bucket - windowMs) })));
+    const input = JSON.stringify(batch.map((b) => ({ i: b.id, c: b.tally.get(bucket) ?? 0, p: b.tally.get(bucket - windowMs) ?? 0 })));
     // The row rolled forward to this bucket, then the counts added to the bucket each fell in.
     const prev = db`(CASE WHEN r.bucket_start = ${bucket} THEN r.prev WHEN r.bucket_start = ${bucket - windowMs} THEN r.cur ELSE 0 END)`;
     const cur = db`(CASE WHEN r.bucket_start = ${bucket} THEN r.cur ELSE 0 END)`;
@@ -273,7 +300,7 @@ export function createRequestRates({
       e.lastAt = now;
       const before = used(e, now);
       if (before.used >= limit) return decide(before, false);
-      e.pending.push(now);
+      count(e.pending, exact ? now : bucketOf(now), 1);
       schedule();
       return decide(used(e, now), true);
     },
