@@ -103,6 +103,41 @@ describe('one transaction per write on PostgreSQL', () => {
     }
   });
 
+  it('a unit closing while another is open leaves the other in its transaction; units after both still find theirs', async () => {
+    const db = openDatabase(pg.url, { max: 3 });
+    try {
+      const unit = unitOfWorkOn(db);
+      await unit.db`CREATE TABLE IF NOT EXISTS overlap (n int)`;
+      let bDone!: () => void;
+      const bCommitted = new Promise<void>((r) => {
+        bDone = r;
+      });
+      const a = unit.atomically(async () => {
+        await unit.db`INSERT INTO overlap VALUES (1)`;
+        await bCommitted; // B opens and commits meanwhile: A is still open
+        await unit.db`INSERT INTO overlap VALUES (2)`;
+        throw new Error('A fails');
+      });
+      await unit.atomically(async () => {
+        await unit.db`INSERT INTO overlap VALUES (10)`;
+      });
+      bDone();
+      await expect(a).rejects.toThrow('A fails');
+      // Both of A's rows went with its rollback: neither reached the pool on its own.
+      expect((await unit.db<{ n: number }[]>`SELECT n FROM overlap`).map((r) => r.n)).toEqual([10]);
+      // No unit open now; the next one still runs its statements in its own transaction.
+      await expect(
+        unit.atomically(async () => {
+          await unit.db`INSERT INTO overlap VALUES (20)`;
+          throw new Error('C fails');
+        }),
+      ).rejects.toThrow('C fails');
+      expect((await unit.db<{ n: number }[]>`SELECT n FROM overlap`).map((r) => r.n)).toEqual([10]);
+    } finally {
+      await db.end();
+    }
+  });
+
   it('afterCommit waits for the unit to commit (and never runs for one rolled back); outside a unit it runs at once', async () => {
     const seen: string[] = [];
     await store.atomically(async () => {

@@ -37,6 +37,12 @@ export function unitOfWorkOn(sql: postgres.Sql): UnitOfWork {
 function createUnitOfWork(sql: postgres.Sql) {
   const hooks = new Set<CommitHook>();
   const current = new AsyncLocalStorage<Unit>();
+  // On Node 20 an enabled AsyncLocalStorage puts a hook on every promise the process makes, a
+  // unit's or not (an authenticated read paid about a third of its time for it). It is enabled
+  // only while some unit is open: the last one to close disables it, the next `run` enables it
+  // again. Work a unit started and did not await then finds no unit, as it would find a closed
+  // one: it goes to the pool.
+  let opened = 0;
   // Work started inside a unit and not awaited by it (a prune, a wake-up) keeps its context
   // after the commit: it then goes to the pool, never to a finished transaction.
   const tx = () => {
@@ -54,6 +60,7 @@ function createUnitOfWork(sql: postgres.Sql) {
   async function atomically<T>(fn: () => Promise<T>): Promise<T> {
     if (tx()) return fn();
     const conn = await sql.reserve();
+    opened++;
     const unit: Unit = { tx: conn as unknown as postgres.TransactionSql, open: true, after: [] };
     const settling: ((committed: boolean) => void)[] = [];
     let lost = false;
@@ -81,6 +88,7 @@ function createUnitOfWork(sql: postgres.Sql) {
       throw e;
     } finally {
       unit.open = false;
+      if (--opened === 0) current.disable();
       // A connection that is gone is not handed back: the pool already counts it closed.
       if (!lost) conn.release();
     }
