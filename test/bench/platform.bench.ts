@@ -1,4 +1,4 @@
-// Platform benchmarks (issue 3): auth overhead vs bare Fastify, durable pin throughput at
+// Platform benchmarks (issue 3): auth overhead vs bare Fastify on each store (issue 20), durable pin throughput at
 // 100 and 100,000 stored events, and one event fanned out to 1,000 SSE streams; (issue 13)
 // health and write latency with every stream cap full.
 import { spawn } from 'node:child_process';
@@ -11,6 +11,7 @@ import { createLowdbStore } from '@presence/core/lowdb';
 import { createMetrics } from '@presence/server';
 import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
+import { startPostgres, type ThrowawayPostgres } from '../../scripts/postgres';
 import { call, removeDir, tempDir } from '../src/harness';
 import { spawnServer } from '../src/process';
 import { sample } from '../src/prometheus-sample';
@@ -28,62 +29,123 @@ async function cannon(opts: autocannon.Options) {
   return r.requests.average;
 }
 
-async function authOverhead(rows: Row[]) {
-  const dataDir = tempDir('bench-');
-  // The server's default logging (info, JSON lines on a pipe: a line per request), read and
-  // dropped by this process as a log collector would read it.
-  const server = await spawnServer({ ...FAST, PRESENCE_LOG_LEVEL: 'info', PRESENCE_DATA_DIR: dataDir }, { discardStdout: true });
-  const { live } = JSON.parse(readFileSync(path.join(dataDir, 'bootstrap-keys.json'), 'utf8'));
-  const me = await call(server.url, 'GET', '/v1/presence/me', { key: live });
-  const bareProc = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'bare-server.ts')], {
-    env: { ...process.env, BARE_BODY: me.text },
+/** A baseline from bare-server.ts in a process of its own (logged as the server logs, or not at all; spinning `busyUs` a request); answers it and its URL. */
+async function startBare(body: string, { logged = false, busyUs = 0 } = {}) {
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'bare-server.ts')], {
+    env: { ...process.env, BARE_BODY: body, BARE_LOGGING: logged ? '1' : '0', BARE_BUSY_US: String(busyUs) },
   });
-  const bareUrl = await new Promise<string>((resolve) => {
+  // Its log is read and dropped, as the server's is.
+  proc.stdout.on('data', () => undefined);
+  const url = await new Promise<string>((resolve, reject) => {
     let out = '';
-    bareProc.stdout.on('data', (d) => {
+    proc.stderr.on('data', (d) => {
       out += d;
       const m = /listening on (\S+)/.exec(out);
       if (m) resolve(m[1] as string);
     });
+    proc.on('exit', (code) => reject(new Error(`bare server exited with ${code}: ${out}`)));
   });
+  return { proc, url };
+}
+
+/** Our server on one store, logging at its default level (info: a JSON line per request on a pipe, read and dropped here as a log collector would read it). */
+async function startOurs(store: 'lowdb' | 'PostgreSQL', pg: ThrowawayPostgres) {
+  const dataDir = tempDir('bench-');
+  const database = store === 'PostgreSQL' ? { PRESENCE_DATABASE_URL: await pg.createDatabase(), PRESENCE_MASTER_KEY: 'ab'.repeat(32) } : {};
+  const server = await spawnServer(
+    { ...FAST, ...database, PRESENCE_LOG_LEVEL: 'info', PRESENCE_DATA_DIR: dataDir },
+    { discardStdout: true, timeoutMs: 120_000 },
+  );
+  const { live } = JSON.parse(readFileSync(path.join(dataDir, 'bootstrap-keys.json'), 'utf8'));
+  return { store, server, live, dataDir };
+}
+
+/**
+ * Authenticated GET /v1/presence/me on each store against bare Fastify serving the same JSON,
+ * and, for scale, bare Fastify logging each request as the server does. Every server runs in a
+ * process of its own; they take their rounds in turn, so load from elsewhere falls on all alike.
+ */
+async function authOverhead(rows: Row[]) {
+  const BUSY_US = 10;
+  const pg = await startPostgres({ fsync: true });
+  const ours = [await startOurs('lowdb', pg), await startOurs('PostgreSQL', pg)];
+  const me = await call(ours[0]!.server.url, 'GET', '/v1/presence/me', { key: ours[0]!.live });
+  const bare = await startBare(me.text);
+  const bareLogged = await startBare(me.text, { logged: true });
+  const bareBusy = await startBare(me.text, { busyUs: BUSY_US });
+  // Metrics are always on: every request below is timed into http_request_duration_seconds,
+  // and a scraper reads each server's /metrics each second meanwhile (a busy Prometheus).
+  const scraper = setInterval(() => {
+    for (const o of ours) void call(o.server.url, 'GET', '/metrics').catch(() => undefined);
+  }, 1_000);
   try {
-    // Two shared cores make single runs noisy (the devnet's periodic state dump lands on
-    // one of them): alternate the two servers over several rounds and report medians.
+    // Two shared cores make single runs noisy (the devnet's periodic state dump lands on one
+    // of them): alternate the servers over several rounds and report medians.
     const bares: number[] = [];
-    const ourss: number[] = [];
-    // Metrics are always on: every request below is timed into http_request_duration_seconds,
-    // and a scraper reads /metrics each second meanwhile (a busy Prometheus).
-    let sent = 0;
-    const scraper = setInterval(() => void call(server.url, 'GET', '/metrics').catch(() => undefined), 1_000);
-    try {
-      for (let round = 0; round < 3; round++) {
-        bares.push(await cannon({ url: `${bareUrl}/v1/presence/me`, duration: 4 }));
-        ourss.push(await cannon({ url: `${server.url}/v1/presence/me`, headers: { authorization: `Bearer ${live}` }, duration: 4 }));
-        sent += lastSent;
+    const logged: number[] = [];
+    const busy: number[] = [];
+    const oursRps = ours.map(() => [] as number[]);
+    const sent = ours.map(() => 0);
+    for (let round = 0; round < 3; round++) {
+      bares.push(await cannon({ url: `${bare.url}/v1/presence/me`, duration: 4 }));
+      logged.push(await cannon({ url: `${bareLogged.url}/v1/presence/me`, duration: 4 }));
+      busy.push(await cannon({ url: `${bareBusy.url}/v1/presence/me`, duration: 4 }));
+      for (const [i, o] of ours.entries()) {
+        oursRps[i]?.push(
+          await cannon({ url: `${o.server.url}/v1/presence/me`, headers: { authorization: `Bearer ${o.live}` }, duration: 4 }),
+        );
+        sent[i] = (sent[i] ?? 0) + lastSent;
       }
-    } finally {
-      clearInterval(scraper);
     }
-    const counted =
-      sample((await call(server.url, 'GET', '/metrics')).text, 'http_request_duration_seconds_count', {
-        route: '/v1/presence/me',
-        status: '200',
-      }) ?? 0;
-    const ratios = ourss.map((o, i) => o / (bares[i] as number));
-    rows.push({
-      benchmark: 'GET /v1/presence/me (authenticated, metrics on, default logging) req/s, median of 3',
-      figure: fmt(percentile(ourss, 50), 0),
-      target: '',
-    });
+    clearInterval(scraper);
+    const ratio = (xs: number[]) => {
+      const rs = xs.map((x, i) => x / (bares[i] as number));
+      return `${fmt(percentile(rs, 50), 2)} (${fmt(Math.min(...rs), 2)}–${fmt(Math.max(...rs), 2)})`;
+    };
     rows.push({ benchmark: 'bare Fastify, same JSON, req/s, median of 3', figure: fmt(percentile(bares, 50), 0), target: '' });
     rows.push({
-      benchmark: 'ratio authenticated (metrics on, default logging) / bare, median (range)',
-      figure: `${fmt(percentile(ratios, 50), 2)} (${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)})`,
-      target: '>= 0.7',
+      benchmark: 'bare Fastify logging each request as the server does ÷ bare, median (range)',
+      figure: ratio(logged),
+      target: '(the ceiling for a logged route)',
     });
-    // /metrics counts every request the server answered: the one before the rounds (`me`), the
-    // ones autocannon saw answered, and those still in flight when it stopped each round (it
-    // does not wait for them: at most one per connection, 20 a round).
+    rows.push({
+      benchmark: `bare Fastify spinning ${BUSY_US} µs a request ÷ bare, median (range)`,
+      figure: ratio(busy),
+      target: '(what a few µs cost here)',
+    });
+    for (const [i, o] of ours.entries()) {
+      const rps = oursRps[i] as number[];
+      rows.push({
+        benchmark: `GET /v1/presence/me (authenticated, metrics on, default logging), ${o.store}, req/s, median of 3`,
+        figure: fmt(percentile(rps, 50), 0),
+        target: '',
+      });
+      rows.push({ benchmark: `  ÷ bare, ${o.store}, median (range)`, figure: ratio(rps), target: '>= 0.7' });
+      rows.push({
+        benchmark: `  ÷ bare Fastify logging as the server does, ${o.store}, median`,
+        figure: fmt(
+          percentile(
+            rps.map((x, j) => x / (logged[j] as number)),
+            50,
+          ),
+          2,
+        ),
+        target: '',
+      });
+      // /metrics counts every request the server answered: the one before the rounds (`me`, on
+      // lowdb), the ones autocannon saw answered, and those still in flight when it stopped
+      // each round (it does not wait for them: at most one per connection, 20 a round).
+      const counted =
+        sample((await call(o.server.url, 'GET', '/metrics')).text, 'http_request_duration_seconds_count', {
+          route: '/v1/presence/me',
+          status: '200',
+        }) ?? 0;
+      rows.push({
+        benchmark: `  requests /metrics counted beyond those autocannon saw answered, ${o.store}`,
+        figure: String(counted - (sent[i] ?? 0) - (i === 0 ? 1 : 0)),
+        target: '0–60',
+      });
+    }
     // What metrics themselves cost, apart from the noise of a shared machine.
     const m = createMetrics({ process: true });
     const n = 200_000;
@@ -98,16 +160,17 @@ async function authOverhead(rows: Row[]) {
       figure: fmt((performance.now() - t1) / 20, 2),
       target: '',
     });
-    rows.push({
-      benchmark: 'requests /metrics counted beyond those autocannon saw answered',
-      figure: String(counted - sent - 1),
-      target: '0–60',
-    });
   } finally {
-    bareProc.kill();
-    server.proc.kill('SIGTERM');
-    await server.exited;
-    removeDir(dataDir);
+    clearInterval(scraper);
+    bare.proc.kill();
+    bareLogged.proc.kill();
+    bareBusy.proc.kill();
+    for (const o of ours) {
+      o.server.proc.kill('SIGTERM');
+      await o.server.exited;
+      removeDir(o.dataDir);
+    }
+    await pg.stop();
   }
 }
 
