@@ -1,6 +1,6 @@
-// For tests: core wired as the server wires it — a temporary lowdb store, a real anvil devnet
-// behind the viem chain port, a driven clock — plus what tests of the intent path keep asking:
-// a fresh account under a policy, its events, its mined transaction count, and a chain outage
+// For tests: core wired as the server wires it — a temporary store (lowdb by default, or
+// PostgreSQL on a throwaway cluster from scripts/postgres.ts), a real anvil devnet behind the
+// viem chain port, a driven clock — plus what tests of the intent path keep asking: a fresh account under a policy, its events, its mined transaction count, and a chain outage
 // injected into the real port for one call. One per test file (beforeAll): anvil starts in
 // about a second, and fresh accounts keep tests apart (each gets its own funded wallet).
 import { randomBytes } from 'node:crypto';
@@ -16,7 +16,7 @@ import { createViemChain } from '../src/chain/viem/viem-chain';
 import type { ManualClock } from '../src/clock/clock';
 import { type Core, createCore } from '../src/create-core';
 import { accountCaller } from '../src/keys/caller';
-import { createKeystore } from '../src/keystore/keystore';
+import { createKeystore, type Keystore } from '../src/keystore/keystore';
 import type { StoredEvent } from '../src/store/documents';
 import { createLowdbStore } from '../src/store/lowdb/lowdb-store';
 import type { StorePort } from '../src/store/store-port';
@@ -39,6 +39,8 @@ export type DevnetCore = {
   core: Core;
   wallet: WalletDomain;
   store: StorePort;
+  /** SQL statements the store has sent so far (PostgreSQL); null where there is no SQL (lowdb). */
+  statements(): number | null;
   devnet: Devnet;
   /** The very port core uses: `failNth` patches it in place, `restore` undoes that. */
   chain: ChainPort;
@@ -54,16 +56,66 @@ export type DevnetCore = {
   close(): Promise<void>;
 };
 
-/** `wrap` lets a test see core's calls to the store (e.g. count them) without changing them. */
+export type DevnetStoreKind = 'lowdb' | 'postgres';
+
+type OpenedStore = {
+  store: StorePort;
+  /** SQL statements the store has sent so far (PostgreSQL); null where there is no SQL (lowdb). */
+  statements(): number | null;
+  stop(): Promise<void>;
+};
+
+/** The store to build, and how to let go of what it holds beyond itself (a pool, a cluster). */
+async function openStore(kind: DevnetStoreKind, dir: string, keystore: Keystore): Promise<OpenedStore> {
+  if (kind === 'lowdb') {
+    const store = await createLowdbStore({ dataDir: dir, fsync: false, keystore });
+    return { store, statements: () => null, stop: async () => undefined };
+  }
+  // Loaded only when asked for, so lowdb runs do not load the PostgreSQL binaries' wrapper.
+  const [{ startPostgres }, { openDatabase }, { createPostgresStore }] = await Promise.all([
+    import('../../scripts/postgres'),
+    import('../src/store/postgres/database'),
+    import('../src/store/postgres/postgres-store'),
+  ]);
+  const pg = await startPostgres();
+  // The pool is ours, so its statements can be counted: a store that answered a question
+  // with a query per account would show there, behind one call through the port.
+  let statements = 0;
+  const sql = openDatabase(pg.url, { onStatement: () => statements++ });
+  const stop = async () => {
+    await sql.end({ timeout: 5 });
+    await pg.stop();
+  };
+  try {
+    return { store: await createPostgresStore({ sql, keystore }), statements: () => statements, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
+
+/**
+ * `wrap` lets a test see core's calls to the store (e.g. count them) without changing them;
+ * `kind` picks the store behind the port.
+ */
 export async function startDevnetCore(
   clock: ManualClock,
   prefix = 'core',
   wrap: (store: StorePort) => StorePort = (s) => s,
+  kind: DevnetStoreKind = 'lowdb',
 ): Promise<DevnetCore> {
   const dir = await mkdtemp(join(tmpdir(), `presence-${prefix}-`));
   const devnet = await startDevnet({ dataDir: dir });
   const keystore = createKeystore(randomBytes(32));
-  const store = wrap(await createLowdbStore({ dataDir: dir, fsync: false, keystore }));
+  let opened: OpenedStore;
+  try {
+    opened = await openStore(kind, dir, keystore);
+  } catch (e) {
+    await devnet.stop();
+    await rm(dir, { recursive: true, force: true });
+    throw e;
+  }
+  const store = wrap(opened.store);
   const chain = createViemChain({ rpcUrl: devnet.rpcUrl, tokenList: devnet.deployment, timeoutMs: 5_000 });
   const core = createCore({
     store,
@@ -78,6 +130,7 @@ export async function startDevnetCore(
     core,
     wallet,
     store,
+    statements: opened.statements,
     devnet,
     chain,
     async account(name, policy = {}) {
@@ -106,6 +159,7 @@ export async function startDevnetCore(
     async close() {
       await core.standing.drain();
       await store.close();
+      await opened.stop();
       await devnet.stop();
       await rm(dir, { recursive: true, force: true });
     },

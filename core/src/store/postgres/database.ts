@@ -15,9 +15,16 @@ export type Database = postgres.Sql;
 /** Where a part gets its connections: the server's pool, or a URL to open a pool of its own. */
 export type DatabaseSource = { sql: Database } | { url: string };
 
-export function openDatabase(url: string, { max = 10 }: { max?: number } = {}): Database {
+export type OpenDatabaseOptions = {
+  max?: number;
+  /** Told of every statement the pool sends (a test counting the database work behind a call). */
+  onStatement?: (statement: string) => void;
+};
+
+export function openDatabase(url: string, { max = 10, onStatement }: OpenDatabaseOptions = {}): Database {
   return postgres(url, {
     max,
+    ...(onStatement ? { debug: (_connection: number, statement: string) => onStatement(statement) } : {}),
     onnotice: () => undefined,
     connect_timeout: 10,
     // Connections live as long as the pool: a reserved session (leadership's advisory lock)
