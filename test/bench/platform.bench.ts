@@ -2,7 +2,7 @@
 // 100 and 100,000 stored events, and one event fanned out to 1,000 SSE streams; (issue 13)
 // health and write latency with every stream cap full.
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,19 +60,53 @@ async function startOurs(store: 'lowdb' | 'PostgreSQL', pg: ThrowawayPostgres) {
   return { store, server, live, dataDir };
 }
 
+/** A process's CPU time so far (user + system), in ms; null where /proc is not there to read. */
+function cpuMs(pid: number | undefined): number | null {
+  if (pid === undefined || !existsSync(`/proc/${pid}/stat`)) return null;
+  // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+  const f = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // USER_HZ is 100 on Linux
+}
+
+type AuthTarget = {
+  name: string;
+  url: string;
+  pid: number | undefined;
+  headers?: Record<string, string>;
+  rps: number[];
+  cpuUs: number[];
+  sent: number;
+};
+
 /**
  * Authenticated GET /v1/presence/me on each store against bare Fastify serving the same JSON,
- * and, for scale, bare Fastify logging each request as the server does. Every server runs in a
- * process of its own; they take their rounds in turn, so load from elsewhere falls on all alike.
+ * and, for scale, bare Fastify logging each request as the server does and bare Fastify
+ * spinning a few µs a request. Every server runs in a process of its own; they take their
+ * rounds in turn, so load from elsewhere falls on all alike. Besides req/s, each server's own
+ * CPU time per request (from /proc): the load generator shares the two cores, so throughput
+ * also moves with what else runs, the CPU a request costs much less.
  */
 async function authOverhead(rows: Row[]) {
   const BUSY_US = 10;
   const pg = await startPostgres({ fsync: true });
   const ours = [await startOurs('lowdb', pg), await startOurs('PostgreSQL', pg)];
   const me = await call(ours[0]!.server.url, 'GET', '/v1/presence/me', { key: ours[0]!.live });
-  const bare = await startBare(me.text);
-  const bareLogged = await startBare(me.text, { logged: true });
-  const bareBusy = await startBare(me.text, { busyUs: BUSY_US });
+  const bares = [await startBare(me.text), await startBare(me.text, { logged: true }), await startBare(me.text, { busyUs: BUSY_US })];
+  const target = (name: string, url: string, pid: number | undefined, headers?: Record<string, string>): AuthTarget => ({
+    name,
+    url: `${url}/v1/presence/me`,
+    pid,
+    headers,
+    rps: [],
+    cpuUs: [],
+    sent: 0,
+  });
+  const [bare, logged, busy, ...oursTargets] = [
+    target('bare Fastify', bares[0]!.url, bares[0]!.proc.pid),
+    target('bare Fastify logging each request as the server does', bares[1]!.url, bares[1]!.proc.pid),
+    target(`bare Fastify spinning ${BUSY_US} µs a request`, bares[2]!.url, bares[2]!.proc.pid),
+    ...ours.map((o) => target(o.store, o.server.url, o.server.proc.pid, { authorization: `Bearer ${o.live}` })),
+  ] as [AuthTarget, AuthTarget, AuthTarget, ...AuthTarget[]];
   // Metrics are always on: every request below is timed into http_request_duration_seconds,
   // and a scraper reads each server's /metrics each second meanwhile (a busy Prometheus).
   const scraper = setInterval(() => {
@@ -81,68 +115,55 @@ async function authOverhead(rows: Row[]) {
   try {
     // Two shared cores make single runs noisy (the devnet's periodic state dump lands on one
     // of them): alternate the servers over several rounds and report medians.
-    const bares: number[] = [];
-    const logged: number[] = [];
-    const busy: number[] = [];
-    const oursRps = ours.map(() => [] as number[]);
-    const sent = ours.map(() => 0);
     for (let round = 0; round < 3; round++) {
-      bares.push(await cannon({ url: `${bare.url}/v1/presence/me`, duration: 4 }));
-      logged.push(await cannon({ url: `${bareLogged.url}/v1/presence/me`, duration: 4 }));
-      busy.push(await cannon({ url: `${bareBusy.url}/v1/presence/me`, duration: 4 }));
-      for (const [i, o] of ours.entries()) {
-        oursRps[i]?.push(
-          await cannon({ url: `${o.server.url}/v1/presence/me`, headers: { authorization: `Bearer ${o.live}` }, duration: 4 }),
-        );
-        sent[i] = (sent[i] ?? 0) + lastSent;
+      for (const t of [bare, logged, busy, ...oursTargets]) {
+        const c0 = cpuMs(t.pid);
+        t.rps.push(await cannon({ url: t.url, headers: t.headers, duration: 4 }));
+        const c1 = cpuMs(t.pid);
+        if (c0 !== null && c1 !== null) t.cpuUs.push(((c1 - c0) * 1000) / lastSent);
+        t.sent += lastSent;
       }
     }
     clearInterval(scraper);
-    const ratio = (xs: number[]) => {
-      const rs = xs.map((x, i) => x / (bares[i] as number));
+    const ratio = (t: AuthTarget, to = bare) => {
+      const rs = t.rps.map((x, i) => x / (to.rps[i] as number));
       return `${fmt(percentile(rs, 50), 2)} (${fmt(Math.min(...rs), 2)}–${fmt(Math.max(...rs), 2)})`;
     };
-    rows.push({ benchmark: 'bare Fastify, same JSON, req/s, median of 3', figure: fmt(percentile(bares, 50), 0), target: '' });
+    const cpu = (t: AuthTarget) => (t.cpuUs.length > 0 ? fmt(percentile(t.cpuUs, 50), 1) : 'n/a');
     rows.push({
-      benchmark: 'bare Fastify logging each request as the server does ÷ bare, median (range)',
-      figure: ratio(logged),
-      target: '(the ceiling for a logged route)',
+      benchmark: 'bare Fastify, same JSON: req/s, median of 3; its CPU µs a request',
+      figure: `${fmt(percentile(bare.rps, 50), 0)}; ${cpu(bare)}`,
+      target: '',
     });
-    rows.push({
-      benchmark: `bare Fastify spinning ${BUSY_US} µs a request ÷ bare, median (range)`,
-      figure: ratio(busy),
-      target: '(what a few µs cost here)',
-    });
-    for (const [i, o] of ours.entries()) {
-      const rps = oursRps[i] as number[];
+    for (const [t, note] of [
+      [logged, '(the ceiling for a logged route)'],
+      [busy, '(what a few µs cost here)'],
+    ] as const) {
+      rows.push({ benchmark: `${t.name} ÷ bare, median (range); its CPU µs a request`, figure: `${ratio(t)}; ${cpu(t)}`, target: note });
+    }
+    for (const [i, t] of oursTargets.entries()) {
       rows.push({
-        benchmark: `GET /v1/presence/me (authenticated, metrics on, default logging), ${o.store}, req/s, median of 3`,
-        figure: fmt(percentile(rps, 50), 0),
+        benchmark: `GET /v1/presence/me (authenticated, metrics on, default logging), ${t.name}: req/s, median of 3; its CPU µs a request`,
+        figure: `${fmt(percentile(t.rps, 50), 0)}; ${cpu(t)}`,
         target: '',
       });
-      rows.push({ benchmark: `  ÷ bare, ${o.store}, median (range)`, figure: ratio(rps), target: '>= 0.7' });
+      rows.push({ benchmark: `  ÷ bare, ${t.name}, median (range)`, figure: ratio(t), target: '>= 0.7' });
       rows.push({
-        benchmark: `  ÷ bare Fastify logging as the server does, ${o.store}, median`,
-        figure: fmt(
-          percentile(
-            rps.map((x, j) => x / (logged[j] as number)),
-            50,
-          ),
-          2,
-        ),
+        benchmark: `  ÷ bare Fastify logging as the server does, ${t.name}, median (range)`,
+        figure: ratio(t, logged),
         target: '',
       });
       // /metrics counts every request the server answered: the one before the rounds (`me`, on
       // lowdb), the ones autocannon saw answered, and those still in flight when it stopped
       // each round (it does not wait for them: at most one per connection, 20 a round).
       const counted =
-        sample((await call(o.server.url, 'GET', '/metrics')).text, 'http_request_duration_seconds_count', {
+        sample((await call(ours[i]!.server.url, 'GET', '/metrics')).text, 'http_request_duration_seconds_count', {
           route: '/v1/presence/me',
           status: '200',
         }) ?? 0;
       rows.push({
-        benchmark: `  requests /metrics counted beyond those autocannon saw answered, ${o.store}`,
-        figure: String(counted - (sent[i] ?? 0) - (i === 0 ? 1 : 0)),
+        benchmark: `  requests /metrics counted beyond those autocannon saw answered, ${t.name}`,
+        figure: String(counted - t.sent - (i === 0 ? 1 : 0)),
         target: '0–60',
       });
     }
@@ -162,9 +183,7 @@ async function authOverhead(rows: Row[]) {
     });
   } finally {
     clearInterval(scraper);
-    bare.proc.kill();
-    bareLogged.proc.kill();
-    bareBusy.proc.kill();
+    for (const b of bares) b.proc.kill();
     for (const o of ours) {
       o.server.proc.kill('SIGTERM');
       await o.server.exited;
