@@ -84,9 +84,9 @@ export function createWallets({
       const w = await ensureRecord(accountId);
       const entry = known.get(accountId);
       // Opened once per remembered wallet (a record just read past a full map is opened each time).
-      const key =
-        entry?.record === w ? (entry.key ??= keystore.open(accountId, w.address, w.key)) : keystore.open(accountId, w.address, w.key);
-      return { address: w.address as Address, key };
+      if (entry?.record !== w) return { address: w.address as Address, key: keystore.open(accountId, w.address, w.key) };
+      entry.key ??= keystore.open(accountId, w.address, w.key);
+      return { address: w.address as Address, key: entry.key };
     },
   };
 }
