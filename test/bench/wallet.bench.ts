@@ -3,10 +3,13 @@
 //   sign+send and receipt (from the pipeline's onTiming hook), and our overhead: the request's
 //   time minus the time the chain's JSON-RPC was busy answering us (measured on the wire from
 //   undici's diagnostics channels for requests to the devnet; overlapping requests count once).
+//   On lowdb, then on PostgreSQL (fsync on): the overhead per store.
 // - GET /v1/chain/pools, p50/p99 within one block (the per-block cache) and right after a new
 //   block (everything read again).
+import { randomBytes } from 'node:crypto';
 import diagnostics from 'node:diagnostics_channel';
 import { Pool } from 'undici';
+import { startPostgres } from '../../scripts/postgres';
 import { call, removeDir, startTestServer, type TestServer } from '../src/harness';
 import { anvilsOf, OPEN_POLICY, putPolicy, rpc } from '../src/wallet-helpers';
 import { fmt, percentile, type Row } from './stats';
@@ -78,7 +81,18 @@ function leanClient(s: TestServer) {
   };
 }
 
-async function intentLatency(s: TestServer, rpcUrl: string, rows: Row[], n = 300) {
+type Phase = 'quote' | 'gate' | 'sign+send' | 'receipt';
+const PHASES: Phase[] = ['quote', 'gate', 'sign+send', 'receipt'];
+type IntentFigures = {
+  total: number[];
+  chain: number[];
+  ours: number[];
+  phases: Record<Phase, number[]>;
+  phaseOurs: Record<Phase, number[]>;
+};
+
+/** `n` swaps within policy, one at a time, after a warm-up: each one's time, its chain RPC time and its phases. */
+async function measureIntents(s: TestServer, rpcUrl: string, n: number): Promise<IntentFigures> {
   await putPolicy(s, s.live, OPEN_POLICY);
   const wallet = s.core.wallet;
   if (!wallet) throw new Error('no chain');
@@ -92,11 +106,8 @@ async function intentLatency(s: TestServer, rpcUrl: string, rows: Row[], n = 300
   const meter = meterRpc(rpcUrl);
   const timings = new Map<string, Parameters<Parameters<typeof wallet.pipeline.onTiming>[0]>[0]>();
   const stop = wallet.pipeline.onTiming((t) => timings.set(t.intent_id, t));
-  const total: number[] = [];
-  const chain: number[] = [];
-  const ours: number[] = [];
-  const phases = { quote: [] as number[], gate: [] as number[], 'sign+send': [] as number[], receipt: [] as number[] };
-  const phaseOurs = { quote: [] as number[], gate: [] as number[], 'sign+send': [] as number[], receipt: [] as number[] };
+  const perPhase = () => Object.fromEntries(PHASES.map((name) => [name, [] as number[]])) as Record<Phase, number[]>;
+  const f: IntentFigures = { total: [], chain: [], ours: [], phases: perPhase(), phaseOurs: perPhase() };
   const client = leanClient(s);
   try {
     for (let i = 0; i < n; i++) {
@@ -108,18 +119,18 @@ async function intentLatency(s: TestServer, rpcUrl: string, rows: Row[], n = 300
       const t = timings.get(r.json.intent_id);
       if (!t) throw new Error('no timing reported for the intent');
       const rpcMs = meter.busyWithin(t0, t1);
-      total.push(t1 - t0);
-      chain.push(rpcMs);
-      ours.push(t1 - t0 - rpcMs);
-      const spans: [keyof typeof phases, number, number][] = [
+      f.total.push(t1 - t0);
+      f.chain.push(rpcMs);
+      f.ours.push(t1 - t0 - rpcMs);
+      const spans: [Phase, number, number][] = [
         ['quote', t.start, t.quoted],
         ['gate', t.quoted, t.gated],
         ['sign+send', t.gated, t.sent],
         ['receipt', t.sent, t.settled],
       ];
       for (const [name, a, b] of spans) {
-        phases[name].push(b - a);
-        phaseOurs[name].push(b - a - meter.busyWithin(a, b));
+        f.phases[name].push(b - a);
+        f.phaseOurs[name].push(b - a - meter.busyWithin(a, b));
       }
     }
   } finally {
@@ -127,25 +138,56 @@ async function intentLatency(s: TestServer, rpcUrl: string, rows: Row[], n = 300
     meter.restore();
     await client.close();
   }
+  return f;
+}
+
+async function intentLatency(s: TestServer, rpcUrl: string, rows: Row[], n = 300) {
+  const f = await measureIntents(s, rpcUrl, n);
   const label = `POST /v1/wallet/intent (swap, within policy, n=${n})`;
-  rows.push({ benchmark: `${label}: total p50 / p99 ms`, figure: `${p(total, 50)} / ${p(total, 99)}`, target: '' });
-  for (const name of Object.keys(phases) as (keyof typeof phases)[]) {
+  rows.push({ benchmark: `${label}: total p50 / p99 ms`, figure: `${p(f.total, 50)} / ${p(f.total, 99)}`, target: '' });
+  for (const name of PHASES) {
     rows.push({
       benchmark: `  ${name}: p50 / p99 ms (ours p50)`,
-      figure: `${p(phases[name], 50)} / ${p(phases[name], 99)} (${p(phaseOurs[name], 50)})`,
+      figure: `${p(f.phases[name], 50)} / ${p(f.phases[name], 99)} (${p(f.phaseOurs[name], 50)})`,
       target: '',
     });
   }
-  rows.push({ benchmark: '  chain JSON-RPC time: p50 / p99 ms', figure: `${p(chain, 50)} / ${p(chain, 99)}`, target: '' });
-  // The receipt poll's sleeps (5 ms, doubling) while anvil has not mined yet are time spent
-  // waiting for the chain, though not inside an RPC: they count as ours here.
+  rows.push({ benchmark: '  chain JSON-RPC time: p50 / p99 ms', figure: `${p(f.chain, 50)} / ${p(f.chain, 99)}`, target: '' });
+  // The receipt poll's waits while anvil has not mined yet are time spent waiting for the
+  // chain, though not inside an RPC: they count as ours here.
   rows.push({
     benchmark: '  our overhead (total - chain RPC): p50 / p99 ms',
-    figure: `${p(ours, 50)} / ${p(ours, 99)}`,
+    figure: `${p(f.ours, 50)} / ${p(f.ours, 99)}`,
     target: '< 5 p50',
   });
-  const polled = phases.receipt.filter((ms) => ms >= 20).length;
+  const polled = f.phases.receipt.filter((ms) => ms >= 20).length;
   rows.push({ benchmark: '  receipts that took 20 ms or more (several polls)', figure: `${polled}/${n}`, target: '' });
+}
+
+/**
+ * The same intents on a server over PostgreSQL (fsync on, as deployed): the store's round
+ * trips and commits count as ours, as lowdb's fsyncs do.
+ */
+async function intentLatencyOnPostgres(rows: Row[], n = 300) {
+  const pg = await startPostgres({ fsync: true });
+  try {
+    const env = { PRESENCE_DATABASE_URL: await pg.createDatabase(), PRESENCE_MASTER_KEY: randomBytes(32).toString('hex') };
+    await withWalletServer(env, async (s, rpcUrl) => {
+      const f = await measureIntents(s, rpcUrl, n);
+      rows.push({
+        benchmark: `POST /v1/wallet/intent on PostgreSQL (swap, n=${n}): total p50 / p99 ms`,
+        figure: `${p(f.total, 50)} / ${p(f.total, 99)}`,
+        target: '',
+      });
+      rows.push({
+        benchmark: '  our overhead on PostgreSQL (total - chain RPC): p50 / p99 ms',
+        figure: `${p(f.ours, 50)} / ${p(f.ours, 99)} (quote ${p(f.phaseOurs.quote, 50)}, gate ${p(f.phaseOurs.gate, 50)}, sign+send ${p(f.phaseOurs['sign+send'], 50)}, receipt ${p(f.phaseOurs.receipt, 50)})`,
+        target: '',
+      });
+    });
+  } finally {
+    await pg.stop();
+  }
 }
 
 async function poolsLatency(s: TestServer, rpcUrl: string, rows: Row[], n = 300) {
@@ -175,15 +217,23 @@ async function poolsLatency(s: TestServer, rpcUrl: string, rows: Row[], n = 300)
   });
 }
 
-export async function walletBenchmarks(rows: Row[]) {
-  const s = await startTestServer({ chain: true, env: { PRESENCE_RATE_LIMIT: '100000000/1s' } });
+/** A server with the embedded devnet in this process, on the store `env` names (lowdb when empty). */
+async function withWalletServer(env: Record<string, string>, run: (s: TestServer, rpcUrl: string) => Promise<void>) {
+  const s = await startTestServer({ chain: true, env: { PRESENCE_RATE_LIMIT: '100000000/1s', ...env } });
   try {
     const anvil = anvilsOf(s.dataDir)[0];
     if (!anvil) throw new Error('no devnet found');
-    await intentLatency(s, anvil.rpcUrl, rows);
-    await poolsLatency(s, anvil.rpcUrl, rows);
+    await run(s, anvil.rpcUrl);
   } finally {
     await s.close();
     removeDir(s.dataDir);
   }
+}
+
+export async function walletBenchmarks(rows: Row[]) {
+  await withWalletServer({}, async (s, rpcUrl) => {
+    await intentLatency(s, rpcUrl, rows);
+    await poolsLatency(s, rpcUrl, rows);
+  });
+  await intentLatencyOnPostgres(rows);
 }

@@ -87,6 +87,19 @@ describe('drive', () => {
     expect(Number((await t.chain.waitForReceipt(done.hash)).block)).toBe(done.block);
   });
 
+  it('a drive handed a record as just stored (fresh) that another drive has finished meanwhile sends nothing more', async () => {
+    const a = await t.account('fresh');
+    const r = await stored(a.id, [wrap('0.001')]);
+    const mined = await t.mined(a.address);
+    // Both take the record as stored before either drove it; the second comes after the first is done.
+    const first = await executor.drive(t.store, r, { fresh: true });
+    const second = await executor.drive(t.store, r, { fresh: true });
+    expect(second.hash).toBe(first.hash);
+    expect(await t.mined(a.address)).toBe(mined + 1);
+    expect((await get(r)).txs).toHaveLength(1);
+    expect(statuses()).toEqual([`done ${r.id}`]);
+  });
+
   it('run by several at once signs once; every one answers the same and the outcome is published once', async () => {
     const a = await t.account('together');
     const r = await stored(a.id, [wrap('0.001')]);

@@ -47,6 +47,8 @@ export type Outcome = { status: 'done'; record: IntentRecord; hash: Hash; block:
 
 const RECEIPT_TIMEOUT_MS = 60_000;
 
+type DriveOptions = { onSent?: () => void; fresh?: boolean };
+
 /** Another drive (on another server) signed this step or ended the intent first. */
 class Superseded extends Error {}
 
@@ -93,9 +95,11 @@ export function createIntentExecutor({
   /**
    * Brings a live intent in `executing` or `signed` to `done`, or to `failed` when the chain
    * refuses it. A chain outage leaves a signed record as it is (the next drive resumes it).
-   * `onSent` marks the moment the last transaction is broadcast (timing only).
+   * `onSent` marks the moment the last transaction is broadcast (timing only). `fresh` says
+   * `intent` is the record exactly as its caller has just stored it (a new intent from the
+   * gate): it is not read back first (see driveLocked).
    */
-  async function drive(store: IntentStore, intent: IntentRecord, opts: { onSent?: () => void } = {}): Promise<Executed> {
+  async function drive(store: IntentStore, intent: IntentRecord, opts: DriveOptions = {}): Promise<Executed> {
     let outcome: Outcome | null = null;
     const settle = (o: Outcome) => {
       outcome = o;
@@ -118,13 +122,17 @@ export function createIntentExecutor({
   async function driveLocked(
     store: IntentStore,
     intent: IntentRecord,
-    opts: { onSent?: () => void },
+    opts: DriveOptions,
     settle: (o: Outcome) => void,
   ): Promise<Executed> {
     // The wallet is read alongside the record (one round trip, not two, on PostgreSQL).
     const signer = wallets.signer(intent.account_id);
     signer.catch(() => undefined);
-    let r = await store.getIntent(intent.account_id, intent.id);
+    // A record just stored by the caller is taken as it is, a round trip less on PostgreSQL:
+    // even if another drive got to it first (a retry's), nothing is signed from a stale copy,
+    // as each step is recorded only once `unchanged` has read the record again under the
+    // wallet's lock; a drive that finds it moved on starts again from a fresh read.
+    let r = opts.fresh ? intent : await store.getIntent(intent.account_id, intent.id);
     if (!r) throw new PresenceError('conflict', `intent ${intent.id} is gone`);
     if (r.state === 'done') return executedOf(r);
     if (r.state !== 'executing' && r.state !== 'signed') throw endedError(r);
@@ -220,7 +228,7 @@ export function createIntentExecutor({
         }
         // Signed but never sent: the approval it stood for is not pending (or it would drop itself when signed again).
         if (e instanceof SignAgain && approvedAt !== undefined) approvals.unsigned(address, step, approvedAt);
-        if (e instanceof Superseded || e instanceof SignAgain) return driveLocked(store, intent, opts, settle);
+        if (e instanceof Superseded || e instanceof SignAgain) return driveLocked(store, intent, { onSent: opts.onSent }, settle);
         // Reverted while estimating, or refused by the node: this step cannot land.
         if (e instanceof ChainRevertedError || e instanceof TransactionRejectedError) throw await fail(e.message);
         if (e instanceof ChainUnavailableError) {

@@ -123,17 +123,14 @@ export function createIntentPipeline(deps: {
 
   /** A live intent: signed, stored and sent by the executor, which announces its outcome. */
   async function drive(store: IntentStore, record: IntentRecord, marks?: Marks): Promise<Executed> {
-    const done = await executor.drive(
-      store,
-      record,
-      marks
-        ? {
-            onSent: () => {
-              marks.sent = performance.now();
-            },
-          }
-        : {},
-    );
+    // The record as its caller has just stored it: the gate's new one, or an approval's claim
+    // (see the executor's `fresh`).
+    const onSent = marks
+      ? () => {
+          marks.sent = performance.now();
+        }
+      : undefined;
+    const done = await executor.drive(store, record, { onSent, fresh: true });
     if (marks) {
       marks.settled = performance.now();
       const t = { ...marks, intent_id: done.record.id } as IntentTiming;

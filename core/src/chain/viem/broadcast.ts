@@ -7,13 +7,13 @@ import { revertReason, toChainError } from './rpc-errors';
 
 export function sendRaw({ client, guard }: RpcClient, raw: Hex): Promise<Hash> {
   return guard('eth_sendRawTransaction', async () => {
-    const hash = keccak256(raw);
     try {
       return await client.request({ method: 'eth_sendRawTransaction', params: [raw] });
     } catch (err) {
       const mapped = toChainError('eth_sendRawTransaction', err);
       if (mapped instanceof ChainUnavailableError) throw mapped;
       // A resend after a crash or retry: the node may already hold or have mined it.
+      const hash = keccak256(raw);
       const known = await client.getTransaction({ hash }).catch(() => null);
       if (known) return hash;
       throw new TransactionRejectedError(err instanceof BaseError ? revertReason(err) : String(err), {

@@ -12,7 +12,9 @@ export function prepareTransaction({ client, guard }: RpcClient, from: Address, 
     const [gas, latest, tip] = await Promise.all([
       tx.gas ??
         client
-          .estimateGas({ account: from, to: tx.to, data: tx.data, value: tx.value })
+          // prepare: false — viem's request preparation (nonce, fees, blob hashes) is for a
+          // transaction it would sign; for an estimate from an address it only costs CPU.
+          .estimateGas({ account: from, to: tx.to, data: tx.data, value: tx.value, prepare: false })
           .then((g) => (g * 12n) / 10n + (tx.gasHeadroom ?? 0n)),
       client.getBlock({ blockTag: 'latest' }),
       client.estimateMaxPriorityFeePerGas(),

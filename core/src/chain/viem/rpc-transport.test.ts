@@ -1,13 +1,13 @@
 // The JSON-RPC transport: calls made together travel as one batch and get their own answers
 // (a revert among them fails only itself), a node that refuses batches is asked one call at
-// a time from then on, and URL credentials become a Basic header.
+// a time from then on, URL credentials become a Basic header, and failures are viem's errors.
 import diagnostics from 'node:diagnostics_channel';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Devnet, startDevnet } from '@presence/devnet';
-import { createPublicClient, type Hex } from 'viem';
+import { createPublicClient, type Hex, HttpRequestError, TimeoutError } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChainRevertedError } from '../errors';
 import { rpcTransport } from './rpc-transport';
@@ -108,6 +108,28 @@ describe('against a scripted node', () => {
       expect(n.seen.map((s) => (Array.isArray(s.body) ? s.body.length : 1))).toEqual([2, 1, 1, 1, 1]);
     } finally {
       await n.close();
+    }
+  });
+
+  it('fails with viem errors: a node that does not answer in time, an answer that is not JSON', async () => {
+    const stalled = createServer(() => undefined); // reads the request, never answers
+    const garbled = createServer((_req, res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<html>bad gateway</html>'));
+    const ports: number[] = [];
+    for (const server of [stalled, garbled]) {
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      ports.push((server.address() as { port: number }).port);
+    }
+    try {
+      const [slow, bad] = ports.map((port) =>
+        createPublicClient({ transport: rpcTransport(`http://127.0.0.1:${port}`, { timeoutMs: 200, retryCount: 0 }) }),
+      ) as [ReturnType<typeof createPublicClient>, ReturnType<typeof createPublicClient>];
+      await expect(slow.getChainId()).rejects.toBeInstanceOf(TimeoutError);
+      const err = await bad.getChainId().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(HttpRequestError);
+      expect((err as HttpRequestError).status).toBe(502);
+    } finally {
+      stalled.closeAllConnections();
+      for (const server of [stalled, garbled]) await new Promise((r) => server.close(r));
     }
   });
 

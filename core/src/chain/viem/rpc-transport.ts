@@ -52,6 +52,34 @@ export function rpcTransport(url: string, opts: RpcTransportOptions): Transport 
   let queue: Pending[] = [];
   let nextId = 1;
 
+  /**
+   * One POST on the pool's lowest layer (`dispatch`): the answer's chunks are collected as they
+   * come. undici's `request` would wrap them in a Readable stream (and the call in an
+   * AsyncResource) per call — JSON-RPC answers are a few hundred bytes that need neither.
+   */
+  function post(text: string): Promise<{ statusCode: number; text: string }> {
+    return new Promise((resolve, reject) => {
+      let statusCode = 0;
+      const chunks: Buffer[] = [];
+      pool.dispatch(
+        { path, method: 'POST', headers, body: text },
+        {
+          onConnect: () => undefined,
+          onHeaders: (status: number) => {
+            statusCode = status;
+            return true;
+          },
+          onData: (chunk: Buffer) => {
+            chunks.push(chunk);
+            return true;
+          },
+          onComplete: () => resolve({ statusCode, text: Buffer.concat(chunks).toString('utf8') }),
+          onError: reject,
+        },
+      );
+    });
+  }
+
   function flush() {
     while (queue.length > 0) {
       const group = queue.slice(0, maxBatch);
@@ -63,8 +91,8 @@ export function rpcTransport(url: string, opts: RpcTransportOptions): Transport 
   async function send(group: Pending[]) {
     const body = group.length === 1 ? (group[0] as Pending).body : group.map((p) => p.body);
     try {
-      const res = await pool.request({ path, method: 'POST', headers, body: JSON.stringify(body) });
-      const text = await res.body.text();
+      const res = await post(JSON.stringify(body));
+      const text = res.text;
       let data: unknown;
       try {
         data = JSON.parse(text);
