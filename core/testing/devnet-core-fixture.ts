@@ -1,6 +1,7 @@
 // For tests: core wired as the server wires it — a temporary store (lowdb by default, or
 // PostgreSQL on a throwaway cluster from scripts/postgres.ts), a real anvil devnet behind the
-// viem chain port, a driven clock — plus what tests of the intent path keep asking: a fresh account under a policy, its events, its mined transaction count, and a chain outage
+// viem chain port, a driven clock — plus what tests of the intent path keep asking: a fresh
+// account under a policy, its events, its mined transaction count, and a chain outage
 // injected into the real port for one call. One per test file (beforeAll): anvil starts in
 // about a second, and fresh accounts keep tests apart (each gets its own funded wallet).
 import { randomBytes } from 'node:crypto';

@@ -91,22 +91,14 @@ export function createRequestRates({
       const cutoff = now - windowMs;
       let n = 0;
       let oldest = Number.POSITIVE_INFINITY;
-      if (e.shared?.kind === 'log') {
-        for (const t of e.shared.times) {
-          if (t <= cutoff) continue;
-          n++;
-          if (t < oldest) oldest = t;
-        }
-      }
-      const mine = (tally: Tally) => {
-        for (const [t, k] of tally) {
-          if (t <= cutoff) continue;
-          n += k;
-          if (t < oldest) oldest = t;
-        }
+      /** `k` requests at time `t`, if still in the window. */
+      const take = (t: number, k: number) => {
+        if (t <= cutoff) return;
+        n += k;
+        if (t < oldest) oldest = t;
       };
-      mine(e.pending);
-      for (const tally of e.inFlight) mine(tally);
+      if (e.shared?.kind === 'log') for (const t of e.shared.times) take(t, 1);
+      for (const tally of [e.pending, ...e.inFlight]) for (const [t, k] of tally) take(t, k);
       if (n === 0) oldest = now;
       return { used: n, resetS: Math.max(1, Math.ceil((oldest + windowMs - now) / 1000)) };
     }
@@ -114,12 +106,10 @@ export function createRequestRates({
     const s = e.shared?.kind === 'buckets' ? e.shared : null;
     let cur = s?.bucket === bucket ? s.cur : 0;
     let prev = s?.bucket === bucket ? s.prev : s?.bucket === bucket - windowMs ? s.cur : 0;
-    const mine = (tally: Tally) => {
+    for (const tally of [e.pending, ...e.inFlight]) {
       cur += tally.get(bucket) ?? 0;
       prev += tally.get(bucket - windowMs) ?? 0;
-    };
-    mine(e.pending);
-    for (const tally of e.inFlight) mine(tally);
+    }
     const weight = 1 - (now - bucket) / windowMs;
     return { used: Math.ceil(prev * weight + cur), resetS: Math.max(1, Math.ceil((bucket + windowMs - now) / 1000)) };
   }
