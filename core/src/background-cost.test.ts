@@ -12,7 +12,7 @@ import type { StorePort } from './store/store-port';
 
 const calls = new Map<string, number>();
 /** Every call core makes to the store, counted by operation. */
-const counting = (store: StorePort): StorePort =>
+const counting = <S extends StorePort>(store: S): S =>
   new Proxy(store, {
     get(target, name, receiver) {
       const v = Reflect.get(target, name, receiver);

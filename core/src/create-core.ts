@@ -31,14 +31,30 @@ import { createRateLimiter, type RateLimiterPort } from './ratelimit/sliding-win
 import { createStandingService } from './standing/standing-service';
 import { createOverlayStore, overlayAccountsFor, type StoreFor } from './store/overlay-store';
 import { type OverlayShare, shareOverlay } from './store/shared-overlay';
-import type { StorePort } from './store/store-port';
+import type { EmbeddedStore, SharedStore } from './store/store-port';
 import type { SurfaceStorePort } from './store/surface-store-port';
 import { createSurfaceService, type SurfaceService } from './surfaces/surface-service';
 import { createThread } from './thread/thread';
 import { type ChainRuntime, createWalletDomain, type WalletDomain } from './wallet/wallet-domain';
 
-export type CoreOptions = {
-  store: StorePort;
+/**
+ * How the store is shared. One process (lowdb): events fan out and requests are counted in it.
+ * Several servers (PostgreSQL) need the cluster port: without it the events log would take an
+ * in-process lock inside units of work holding the account's row, and deadlock (events-log.ts),
+ * so that wiring does not compile.
+ */
+export type StoreWiring =
+  | { store: EmbeddedStore; cluster?: undefined }
+  | {
+      store: SharedStore;
+      /**
+       * The other servers sharing the store: live events arrive from every server and rate
+       * limits count every server's requests.
+       */
+      cluster: ClusterPort;
+    };
+
+export type CoreOptions = StoreWiring & {
   clock: Clock;
   rateLimit: { limit: number; windowMs: number };
   chainName?: () => string;
@@ -52,11 +68,6 @@ export type CoreOptions = {
   locks?: ClusterLocks;
   /** Planner for `provider:model` routes (the AI SDK adapter); absent, such routes are 502 model_unavailable. */
   modelPlanner?: (model: string) => Planner;
-  /**
-   * The other servers sharing the store (PostgreSQL): live events arrive from every server
-   * and rate limits count every server's requests. Absent (embedded store), both stay in-process.
-   */
-  cluster?: ClusterPort;
   /** Idempotency-Key leases of live keys: shared by the servers of a deployment (PostgreSQL); default in memory. */
   leases?: IdempotencyLeases;
   /** Where a failure that nobody awaits is reported (a pump's failed read of the events table). */
@@ -87,13 +98,20 @@ export function createCore(o: CoreOptions) {
   const overlay = o.overlayShare ? shareOverlay(own, accounts, o.overlayShare) : own;
   const stores = { live: store, test: overlay } as const;
   const storeFor: StoreFor = (kind) => stores[kind];
-  const { metrics } = o;
   const limits: AccountLimits = { ...accountLimits, ...o.accountLimits };
-  const log = createEventsLog({
+  const { metrics } = o;
+  // Set once the surface service exists (it needs the key and link services made below).
+  let surfaces: SurfaceService | null = null;
+  const events = createEventsLog({
     storeFor,
     clock,
     wake: o.cluster?.eventsWake,
     onError: o.onBackgroundError,
+    // Once committed, an event is counted, and a linked account's takes its place in the surface feed.
+    announced: (caller, type) => {
+      metrics?.eventAppended?.(type, caller.kind);
+      if (caller.kind === 'live') surfaces?.sequence(caller.accountId);
+    },
   });
   /** A sliding window counted by every server when there is a cluster, else in memory. */
   const rateLimiterFor = (scope: string, opts: { limit: number; windowMs: number }): RateLimiterPort =>
@@ -101,25 +119,6 @@ export function createCore(o: CoreOptions) {
   /** A window of failures whose refusals are known without asking the shared store on every request (cluster-port.ts). */
   const failureBudgetFor = (scope: string, opts: { limit: number; windowMs: number }): RateLimiterPort =>
     o.cluster ? o.cluster.failureBudget(scope, opts) : createRateLimiter({ ...opts, clock });
-  const counted = metrics?.eventAppended;
-  // Set once the surface service exists (it needs the key and link services made below).
-  let surfaces: SurfaceService | null = null;
-  /** What follows every appended event: it is counted, and a linked account's takes its place in the surface feed. */
-  const emitted = <E>(caller: Caller, type: EventType, e: E): E => {
-    if (e === null) return e;
-    counted?.(type, caller.kind);
-    // Once committed (a pin's event commits with its entry: StorePort.atomically).
-    if (caller.kind === 'live' && surfaces) store.afterCommit(() => surfaces?.sequence(caller.accountId));
-    return e;
-  };
-  const events: typeof log =
-    counted || o.surfaces
-      ? {
-          ...log,
-          emit: async (caller, ...event) => emitted(caller, event[0], await log.emit(caller, ...event)),
-          emitTogether: async (caller, ...event) => emitted(caller, event[0], await log.emitTogether(caller, ...event)),
-        }
-      : log;
   const keys = createKeyService({ store, clock, limits, changes: o.cluster?.keyChanges });
   const memory = createMemoryService({ storeFor, clock, events, limits });
   const policies = createPolicyService({ storeFor, clock, tokenList: o.chain?.runtime.tokenList ?? null });

@@ -12,7 +12,7 @@ export { type ClusterLocks, createLocalLocks } from './concurrency/cluster-locks
 export type { PreparedTurn, TurnAnswer, TurnSink } from './conversation/conversation';
 export { HISTORY_BUDGET_CHARS, HISTORY_TURNS } from './conversation/history-budget';
 export type { Planner, PlannerContext, PlannerIO, ToolDef } from './conversation/planner-port';
-export { type Core, type CoreOptions, createCore } from './create-core';
+export { type Core, type CoreOptions, createCore, type StoreWiring } from './create-core';
 export { isPresenceError, PresenceError, type Problem } from './errors/presence-error';
 export type { FeedEvent, FeedItem, Subscription } from './events/events-log';
 export { checkIdempotencyKey, fingerprintRequest, type IdempotencyClaim, type StoredAnswer } from './idempotency/idempotency';
@@ -37,7 +37,7 @@ export {
 } from './store/master-key-check';
 export { makeTreePrivate } from './store/private-tree';
 export { type ResealCounts, type Resealer, type RotationResult, rotateMasterKey } from './store/rotate-master-key';
-export type { StorePort } from './store/store-port';
+export type { EmbeddedStore, SharedStore, StoreOps, StorePort, StoreSharing, StoreTx } from './store/store-port';
 export type { FeedEntry, SurfaceLinkRecord, SurfaceRecord } from './store/surface-records';
 export type { SurfaceStorePort } from './store/surface-store-port';
 export { type SurfaceFrame, type SurfaceSubscription, subscribeSurfaceFeed } from './surfaces/surface-feed';

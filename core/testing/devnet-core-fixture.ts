@@ -15,7 +15,7 @@ import type { ChainPort } from '../src/chain/chain-port';
 import { ChainUnavailableError } from '../src/chain/errors';
 import { createViemChain } from '../src/chain/viem/viem-chain';
 import type { ManualClock } from '../src/clock/clock';
-import { type Core, createCore } from '../src/create-core';
+import { type Core, createCore, type StoreWiring } from '../src/create-core';
 import { accountCaller } from '../src/keys/caller';
 import { createKeystore, type Keystore } from '../src/keystore/keystore';
 import type { StoredEvent } from '../src/store/documents';
@@ -60,35 +60,42 @@ export type DevnetCore = {
 export type DevnetStoreKind = 'lowdb' | 'postgres';
 
 type OpenedStore = {
-  store: StorePort;
+  /** The store, and on PostgreSQL the cluster port a shared store is served with (as the server wires it). */
+  wiring: StoreWiring;
   /** SQL statements the store has sent so far (PostgreSQL); null where there is no SQL (lowdb). */
   statements(): number | null;
   stop(): Promise<void>;
 };
 
 /** The store to build, and how to let go of what it holds beyond itself (a pool, a cluster). */
-async function openStore(kind: DevnetStoreKind, dir: string, keystore: Keystore): Promise<OpenedStore> {
+async function openStore(kind: DevnetStoreKind, dir: string, keystore: Keystore, clock: ManualClock): Promise<OpenedStore> {
   if (kind === 'lowdb') {
     const store = await createLowdbStore({ dataDir: dir, fsync: false, keystore });
-    return { store, statements: () => null, stop: async () => undefined };
+    return { wiring: { store }, statements: () => null, stop: async () => undefined };
   }
   // Loaded only when asked for, so lowdb runs do not load the PostgreSQL binaries' wrapper.
-  const [{ startPostgres }, { openDatabase }, { createPostgresStore }] = await Promise.all([
+  const [{ startPostgres }, { openDatabase }, { createPostgresStore }, { createPostgresCluster }] = await Promise.all([
     import('../../scripts/postgres'),
     import('../src/store/postgres/database'),
     import('../src/store/postgres/postgres-store'),
+    import('../src/store/postgres/cluster'),
   ]);
   const pg = await startPostgres();
   // The pool is ours, so its statements can be counted: a store that answered a question
   // with a query per account would show there, behind one call through the port.
   let statements = 0;
   const sql = openDatabase(pg.url, { onStatement: () => statements++ });
+  let cluster: { close(): Promise<void> } | null = null;
   const stop = async () => {
+    await cluster?.close();
     await sql.end({ timeout: 5 });
     await pg.stop();
   };
   try {
-    return { store: await createPostgresStore({ sql, keystore }), statements: () => statements, stop };
+    const store = await createPostgresStore({ sql, keystore });
+    const shared = await createPostgresCluster({ sql, clock });
+    cluster = shared;
+    return { wiring: { store, cluster: shared }, statements: () => statements, stop };
   } catch (e) {
     await stop();
     throw e;
@@ -102,7 +109,7 @@ async function openStore(kind: DevnetStoreKind, dir: string, keystore: Keystore)
 export async function startDevnetCore(
   clock: ManualClock,
   prefix = 'core',
-  wrap: (store: StorePort) => StorePort = (s) => s,
+  wrap: <S extends StorePort>(store: S) => S = (s) => s,
   kind: DevnetStoreKind = 'lowdb',
 ): Promise<DevnetCore> {
   const dir = await mkdtemp(join(tmpdir(), `presence-${prefix}-`));
@@ -110,16 +117,20 @@ export async function startDevnetCore(
   const keystore = createKeystore(randomBytes(32));
   let opened: OpenedStore;
   try {
-    opened = await openStore(kind, dir, keystore);
+    opened = await openStore(kind, dir, keystore, clock);
   } catch (e) {
     await devnet.stop();
     await rm(dir, { recursive: true, force: true });
     throw e;
   }
-  const store = wrap(opened.store);
+  // Wrapped as it is, so the wiring keeps its kind: a shared store goes with its cluster port.
+  const wiring: StoreWiring = opened.wiring.cluster
+    ? { store: wrap(opened.wiring.store), cluster: opened.wiring.cluster }
+    : { store: wrap(opened.wiring.store) };
+  const { store } = wiring;
   const chain = createViemChain({ rpcUrl: devnet.rpcUrl, tokenList: devnet.deployment, timeoutMs: 5_000 });
   const core = createCore({
-    store,
+    ...wiring,
     clock,
     rateLimit: { limit: 1_000_000, windowMs: 1_000 },
     chain: { runtime: { chain, tokenList: devnet.deployment, fund: (a) => devnet.fund(a) }, keystore },

@@ -18,11 +18,20 @@ import {
   isPresenceError,
   MasterKeyMismatch,
   makeTreePrivate,
-  type StorePort,
+  type SharedStore,
+  type StoreWiring,
   systemClock,
 } from '@presence/core';
 import { createLowdbStore } from '@presence/core/lowdb';
-import { createPostgresStore, importLowdb, type MigrationStatus, migrate, migrationStatus } from '@presence/core/postgres';
+import {
+  createPostgresCluster,
+  createPostgresStore,
+  importLowdb,
+  type MigrationStatus,
+  migrate,
+  migrationStatus,
+  openDatabase,
+} from '@presence/core/postgres';
 import { Command } from 'commander';
 import { backupDataDir, restoreDataDir } from './backup';
 import { type Config, ConfigError, invocationDir, loadConfig, loadDatabaseUrl } from './config';
@@ -54,20 +63,51 @@ program
     const config = loadConfig();
     const url = config.PRESENCE_DATABASE_URL;
     if (url) {
-      const store = await createPostgresStore({ url, max: 2 }).catch((e: unknown) => {
-        throw databaseFailure(url, e);
-      });
-      return createAccount(store, config, name, `in the database at ${databaseLabel(url)}`);
+      const db = await openOperatorDatabase(url);
+      try {
+        return await createAccount(db.wiring, config, name, `in the database at ${databaseLabel(url)}`);
+      } finally {
+        await db.close();
+      }
     }
     const dataDir = config.PRESENCE_DATA_DIR;
     refuseImported(dataDir);
     const unlock = holdDataDir(dataDir);
     try {
-      await createAccount(await createLowdbStore({ dataDir }), config, name, `data in ${dataDir}`);
+      const store = await createLowdbStore({ dataDir });
+      try {
+        await createAccount({ store }, config, name, `data in ${dataDir}`);
+      } finally {
+        await store.close();
+      }
     } finally {
       unlock();
     }
   });
+
+/**
+ * The database as an operator's one-off command uses it beside running servers: the store and
+ * the cluster port (a shared store is served only with it: core/src/create-core.ts) on one
+ * small pool of its own.
+ */
+async function openOperatorDatabase(url: string): Promise<{ wiring: StoreWiring & { store: SharedStore }; close(): Promise<void> }> {
+  const sql = openDatabase(url, { max: 3 });
+  try {
+    const store = await createPostgresStore({ sql });
+    const cluster = await createPostgresCluster({ sql, clock: systemClock });
+    return {
+      wiring: { store, cluster },
+      async close() {
+        await cluster.close();
+        await store.close();
+        await sql.end({ timeout: 5 });
+      },
+    };
+  } catch (e) {
+    await sql.end({ timeout: 1 }).catch(() => undefined);
+    throw databaseFailure(url, e);
+  }
+}
 
 /**
  * Takes the data directory for an operator's writes: refused (exit 3) while a server runs on it,
@@ -100,18 +140,19 @@ async function withOperatorCore<T>(work: (core: ReturnType<typeof createCore>, w
   const config = loadConfig();
   const url = config.PRESENCE_DATABASE_URL;
   if (url) {
-    const store = await createPostgresStore({ url, max: 2 }).catch((e: unknown) => {
-      throw databaseFailure(url, e);
-    });
-    const surfaces = await openSurfaceStore(config, store);
+    const db = await openOperatorDatabase(url);
     try {
-      return await work(
-        createCore({ store, surfaces, clock: systemClock, rateLimit: config.PRESENCE_RATE_LIMIT }),
-        `in the database at ${databaseLabel(url)}`,
-      );
+      const surfaces = await openSurfaceStore(config, db.wiring.store);
+      try {
+        return await work(
+          createCore({ ...db.wiring, surfaces, clock: systemClock, rateLimit: config.PRESENCE_RATE_LIMIT }),
+          `in the database at ${databaseLabel(url)}`,
+        );
+      } finally {
+        await surfaces.close();
+      }
     } finally {
-      await surfaces.close();
-      await store.close();
+      await db.close();
     }
   }
   const dataDir = config.PRESENCE_DATA_DIR;
@@ -174,14 +215,10 @@ surfacesCommand
     });
   });
 
-async function createAccount(store: StorePort, config: Config, name: string, where: string) {
-  const core = createCore({ store, clock: systemClock, rateLimit: config.PRESENCE_RATE_LIMIT });
-  try {
-    const { account, admin } = await core.accounts.create(name);
-    process.stdout.write(`account ${account} (${where})\nadmin key ${admin.secret}\n(shown once; it has every scope)\n`);
-  } finally {
-    await store.close();
-  }
+async function createAccount(wiring: StoreWiring, config: Config, name: string, where: string) {
+  const core = createCore({ ...wiring, clock: systemClock, rateLimit: config.PRESENCE_RATE_LIMIT });
+  const { account, admin } = await core.accounts.create(name);
+  process.stdout.write(`account ${account} (${where})\nadmin key ${admin.secret}\n(shown once; it has every scope)\n`);
 }
 
 const migrationName = (m: { version: number; name: string }) => `${String(m.version).padStart(4, '0')}_${m.name}`;

@@ -3,7 +3,7 @@
 // the cluster port (events, key and account changes and rate counts travelling between
 // servers: LISTEN/NOTIFY and shared tables) and the test keys' shared overlay — all on the
 // server's one pool, which closes after everything that uses it.
-import type { Clock, CoreOptions, Keystore, StorePort, SurfaceStorePort } from '@presence/core';
+import type { Clock, CoreOptions, Keystore, StoreWiring, SurfaceStorePort } from '@presence/core';
 import { createPostgresCluster, createPostgresOverlayShare, type Database, type PostgresCluster } from '@presence/core/postgres';
 import type { StoreInfo } from '@presence/protocol';
 import type { Cleanups } from './cleanups';
@@ -15,8 +15,8 @@ import { databaseFailure, openStore } from './open-store';
 import { openSurfaceStore } from './open-surfaces';
 
 export type Storage = {
-  /** The store core works on (timed: its writes show on /metrics). */
-  store: StorePort;
+  /** The store core works on (timed: its writes show on /metrics), with the cluster port when it is shared. */
+  wiring: StoreWiring;
   info: StoreInfo;
   /** The server's pool, on PostgreSQL. */
   database: Database | null;
@@ -39,17 +39,21 @@ export async function openStorage(
   await checkMasterKey(config, keystore, opened.store);
   const surfaces = await openSurfaceStore(config, opened.store, database);
   cleanups.add(() => surfaces.close());
-  const cluster = database
-    ? await createPostgresCluster({
-        sql: database,
-        clock,
-        onError: (err) => console.error('presence: cluster read failed:', err instanceof Error ? err.message : err),
-      }).catch((e: unknown) => {
-        throw databaseFailure(config.PRESENCE_DATABASE_URL as string, e);
-      })
-    : null;
-  if (cluster) cleanups.add(() => cluster.close());
+  let cluster: PostgresCluster | null = null;
+  let wiring: StoreWiring;
+  if (opened.database) {
+    const shared = await createPostgresCluster({
+      sql: opened.database,
+      clock,
+      onError: (err) => console.error('presence: cluster read failed:', err instanceof Error ? err.message : err),
+    }).catch((e: unknown) => {
+      throw databaseFailure(config.PRESENCE_DATABASE_URL as string, e);
+    });
+    cleanups.add(() => shared.close());
+    cluster = shared;
+    wiring = { store: meteredStore(opened.store, metrics), cluster: shared };
+  } else wiring = { store: meteredStore(opened.store, metrics) };
   const overlayShare = database ? createPostgresOverlayShare({ sql: database }) : null;
   if (overlayShare) cleanups.add(() => overlayShare.close());
-  return { store: meteredStore(opened.store, metrics), info: opened.info, database, surfaces, cluster, overlayShare };
+  return { wiring, info: opened.info, database, surfaces, cluster, overlayShare };
 }

@@ -7,7 +7,7 @@
 // On PostgreSQL this opens the server's one pool (PRESENCE_DATABASE_POOL connections): the
 // store, the cluster messaging, the locks, leadership and the deployment book all run on it
 // (see docs/operations.md for the arithmetic against max_connections).
-import { isPresenceError, type Keystore, type StorePort } from '@presence/core';
+import { type EmbeddedStore, isPresenceError, type Keystore, type SharedStore } from '@presence/core';
 import { createLowdbStore } from '@presence/core/lowdb';
 import { createPostgresStore, type Database, loadMigrations, migrationStatus, openDatabase } from '@presence/core/postgres';
 import type { StoreInfo } from '@presence/protocol';
@@ -15,12 +15,14 @@ import type { Config } from './config';
 import { refuseImported } from './imported-marker';
 import { refuseNewerSchema } from './schema-check';
 
-export type OpenedStore = {
-  store: StorePort;
-  info: StoreInfo;
-  /** The server's pool, on PostgreSQL: ended by the caller, after everything that uses it. */
-  database: Database | null;
-};
+export type OpenedStore = { info: StoreInfo } & (
+  | { store: EmbeddedStore; database: null }
+  | {
+      store: SharedStore;
+      /** The server's pool, on PostgreSQL: ended by the caller, after everything that uses it. */
+      database: Database;
+    }
+);
 
 /** host:port/database of a database URL, for messages: the credentials stay out. */
 export function databaseLabel(url: string): string {

@@ -27,7 +27,7 @@ export function createServerCore(
   },
 ): Core {
   return createCore({
-    store: storage.store,
+    ...storage.wiring,
     clock,
     rateLimit: config.PRESENCE_RATE_LIMIT,
     accountLimits: {
@@ -41,7 +41,6 @@ export function createServerCore(
     locks: coordination.locks,
     leases: coordination.leases,
     chainName: () => config.PRESENCE_CHAIN,
-    cluster: storage.cluster ?? undefined,
     overlayShare: storage.overlayShare ?? undefined,
     onBackgroundError: (err) => console.error('presence: background store read failed:', err instanceof Error ? err.message : err),
     metrics: metrics.core,

@@ -18,7 +18,7 @@ import type { Principal } from '../keys/key-service';
 import { createKeystore } from '../keystore/keystore';
 import { scopesMissing } from '../replies/replies';
 import { createLowdbStore } from '../store/lowdb/lowdb-store';
-import type { StorePort } from '../store/store-port';
+import type { EmbeddedStore } from '../store/store-port';
 import { type Conversation, createConversation, type PlannerResolver, type TurnSink } from './conversation';
 import { HISTORY_BUDGET_CHARS, HISTORY_MESSAGE_CHARS, HISTORY_TURNS } from './history-budget';
 import { createLocalPlanner } from './local-planner';
@@ -76,7 +76,7 @@ function collect() {
 }
 
 let dir: string;
-let store: StorePort;
+let store: EmbeddedStore;
 let core: Core;
 let conversation: Conversation;
 let recording: ReturnType<typeof recordingPlanner>;

@@ -10,12 +10,12 @@ import { eventDataSchemas } from '@presence/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createManualClock, iso } from '../clock/clock';
 import { createLowdbStore } from '../store/lowdb/lowdb-store';
-import type { StorePort } from '../store/store-port';
+import type { EmbeddedStore } from '../store/store-port';
 import { createEventsLog, type Emitted, type FeedItem } from './events-log';
 
 describe('events log', () => {
   let dir: string;
-  let store: StorePort;
+  let store: EmbeddedStore;
   beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'events-'));
     store = await createLowdbStore({ dataDir: dir });
@@ -158,23 +158,22 @@ describe('events log', () => {
   });
 
   it('emitTogether appends what arrives while a batch is appended in one unit of work: each its own id, in call order, delivered in order', async () => {
-    let open = false;
     let units = 0;
     let inUnit = 0;
-    const counted: StorePort = {
+    // Appends counted where they are made: on a unit handed out, or on the store itself.
+    const counted: EmbeddedStore = {
       ...store,
       async atomically(fn) {
         units++;
-        open = true;
-        try {
-          return await store.atomically(fn);
-        } finally {
-          open = false;
-        }
-      },
-      async appendEvent(accountId, event) {
-        if (open) inUnit++;
-        return store.appendEvent(accountId, event);
+        return store.atomically((tx) =>
+          fn({
+            ...tx,
+            appendEvent(accountId, event) {
+              inUnit++;
+              return tx.appendEvent(accountId, event);
+            },
+          }),
+        );
       },
     };
     const log = createEventsLog({ storeFor: () => counted, clock: createManualClock() });
@@ -199,5 +198,37 @@ describe('events log', () => {
     await reading;
     sub.close();
     expect(got).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+  });
+
+  it('a prune that fails is reported and the log goes on: the next thousandth event prunes again', async () => {
+    const fast = await createLowdbStore({ dataDir: path.join(dir, 'fast'), fsync: false });
+    let prunes = 0;
+    const failing: EmbeddedStore = {
+      ...fast,
+      async pruneEvents(...args) {
+        if (++prunes === 1) throw new Error('the disk is away');
+        return fast.pruneEvents(...args);
+      },
+    };
+    const errors: unknown[] = [];
+    const log = createEventsLog({
+      storeFor: () => failing,
+      clock: createManualClock(),
+      retention: { maxEvents: 500, maxAgeMs: 3_600_000 },
+      onError: (e) => errors.push(e),
+    });
+    try {
+      // Had the failed prune floated, the test run would fail with an unhandled rejection.
+      await emitN(log, 2_000);
+      await expect.poll(() => prunes).toBe(2);
+      expect(errors).toEqual([expect.objectContaining({ message: 'the disk is away' })]);
+      // The second prune ran: the oldest kept is within the newest 500.
+      await expect.poll(async () => (await fast.eventBounds('a')).oldest).toBe(1_501);
+      expect(await log.emit({ accountId: 'a', kind: 'live' }, 'memory', { key: 'topic:after', tier: 'fading' })).toMatchObject({
+        id: 2_001,
+      });
+    } finally {
+      await fast.close();
+    }
   });
 });

@@ -17,7 +17,7 @@ import { createKeyedLock } from '../concurrency/keyed-lock';
 import { createLockBatches } from '../concurrency/lock-batches';
 import { accountCaller, type Caller } from '../keys/caller';
 import type { ByKind } from '../store/overlay-store';
-import type { StorePort } from '../store/store-port';
+import type { StorePort, StoreTx } from '../store/store-port';
 import { createEventPumps } from './event-pumps';
 
 /** Where events are kept: the live store for live keys, the overlay for test keys (create-core). */
@@ -25,6 +25,8 @@ export type EventStore = Pick<
   StorePort,
   'atomically' | 'appendEvent' | 'eventsAfter' | 'eventBounds' | 'pruneEvents' | 'pruneEventsOlderThan'
 >;
+/** A unit of work an event is appended in: it is announced once the unit commits. */
+export type EventUnit = Pick<StoreTx, 'appendEvent' | 'afterCommit'>;
 
 export type FeedEvent = { id: number; type: EventType; data: Record<string, unknown> };
 /** What `emit` answers: the event, which a live caller's always is; a test key's may be null (see `emit`). */
@@ -51,6 +53,9 @@ export type EventsRetention = { maxEvents: number; maxAgeMs: number };
 export const defaultRetention: EventsRetention = { maxEvents: 10_000, maxAgeMs: 7 * 24 * 3600_000 };
 
 const REPLAY_PAGE = 500;
+
+/** An append on the store itself: it has committed when it resolves, so what follows it runs at once. */
+const alone = (store: EventStore): EventUnit => ({ appendEvent: store.appendEvent, afterCommit: (fn) => fn() });
 /** What a test key's writes would announce, and its channel never carries (see `emit`). */
 const NOT_FOR_TEST_KEYS: ReadonlySet<EventType> = new Set(['memory']);
 
@@ -62,7 +67,8 @@ export function createEventsLog({
   retention = defaultRetention,
   highWaterMark = 1_000,
   wake,
-  onError,
+  onError = () => undefined,
+  announced,
 }: {
   storeFor: ByKind<EventStore>;
   clock: Clock;
@@ -70,8 +76,10 @@ export function createEventsLog({
   highWaterMark?: number;
   /** Wake-ups from the other servers sharing the store; absent, live events fan out in-process. */
   wake?: EventsWake;
-  /** A pump's failed read (it retries by itself). */
+  /** Work nobody awaits that failed: a pump's read (it retries by itself), a prune (the next one tries again). */
   onError?: (e: unknown) => void;
+  /** Told of each event once it is committed (counted, sequenced for the surfaces): never of one rolled back. */
+  announced?: (caller: Caller, type: EventType) => void;
 }) {
   // A channel per account and key kind: test keys' events never reach live streams, nor live
   // events test ones (each kind's ids are a sequence of their own).
@@ -89,66 +97,84 @@ export function createEventsLog({
   const pumped = ({ kind }: Caller) => pumps !== null && kind === 'live';
 
   /**
-   * Appends and announces an event. Answers null for one a test key's channel never carries: a
-   * test key's writes are not broadcast (DESIGN.md), not even on its own stream, which carries
-   * only what its simulated actions lead to (holds, their answers, what the presence says).
+   * What follows an append once it is committed (and only then: a unit that rolls back
+   * announces nothing, and no stream sees an id that was not committed). Pumped, this server's
+   * streams are woken at once rather than by the notification's round trip; otherwise the
+   * event goes straight to the listeners, in id order under the channel's lock.
    */
-  async function emit<C extends Caller>(caller: C, ...[type, data]: Emitted): Promise<Announced<C>> {
-    if (caller.kind === 'test' && NOT_FOR_TEST_KEYS.has(type)) return null as Announced<C>;
-    const ch = channel(caller);
-    const append = async () => {
-      const now = clock.now();
-      const stored = await storeFor(caller.kind).appendEvent(caller.accountId, { type, data: { ...data, at: iso(now) }, at: now });
-      const e: FeedEvent = { id: stored.id, type, data: stored.data };
-      // Pumped: this server's streams need not wait for the notification's round trip.
-      if (pumped(caller)) pumps?.wake(caller.accountId);
-      else deliver(ch, e);
-      return e;
-    };
+  const announce = (caller: Caller, es: readonly FeedEvent[]) => {
+    if (pumped(caller)) pumps?.wake(caller.accountId);
+    else for (const e of es) deliver(channel(caller), e);
+    for (const e of es) {
+      announced?.(caller, e.type);
+      // Not awaited: retention is never the writer's wait; a failed prune is reported, and the
+      // next thousandth event tries again.
+      if (e.id % 1_000 === 0) void prune(caller).catch(onError);
+    }
+  };
+
+  /** One append in `unit`, announced after its commit. */
+  const appendIn = async (unit: EventUnit, caller: Caller, [type, data]: Emitted): Promise<FeedEvent> => {
+    const now = clock.now();
+    const stored = await unit.appendEvent(caller.accountId, { type, data: { ...data, at: iso(now) }, at: now });
+    const e: FeedEvent = { id: stored.id, type, data: stored.data };
+    unit.afterCommit(() => announce(caller, [e]));
+    return e;
+  };
+
+  /**
+   * Appends in `unit` (the caller's unit of work; or the store itself, where the append commits
+   * alone) and announces once that commits. Answers null for one a test key's channel never
+   * carries: a test key's writes are not broadcast (DESIGN.md), not even on its own stream,
+   * which carries only what its simulated actions lead to (holds, their answers, what the
+   * presence says).
+   */
+  async function emitIn<C extends Caller>(unit: EventUnit | null, caller: C, event: Emitted): Promise<Announced<C>> {
+    if (caller.kind === 'test' && NOT_FOR_TEST_KEYS.has(event[0])) return null as Announced<C>;
+    const on = unit ?? alone(storeFor(caller.kind));
     // Delivered here: append and deliver under one lock so listeners see ids in order. Pumped:
     // the streams read the store in id order, and the account's counter row already orders
     // appends; a lock here as well would deadlock with it (a unit of work holding that row, as
     // a change of the memory count does, waits for the lock its blocked neighbour holds).
-    const event = pumped(caller) ? await append() : await lock(ch, append);
-    if (event.id % 1_000 === 0) void prune(caller);
-    return event;
+    return (pumped(caller) ? appendIn(on, caller, event) : lock(channel(caller), () => appendIn(on, caller, event))) as Promise<
+      Announced<C>
+    >;
   }
 
   type Queued = { caller: Caller; event: Emitted };
   /**
    * `emit` for events that may be appended together: what arrives for a channel while its
-   * previous batch is being appended goes in the next batch, appended in one unit of work.
-   * On PostgreSQL one account's appends queue on its event counter row, a synced commit
-   * each; a batch pays one. Never from inside a unit of work (the batch runs in its first
-   * caller's).
+   * previous batch is being appended goes in the next batch, appended in one unit of work of
+   * its own. On PostgreSQL one account's appends queue on its event counter row, a synced
+   * commit each; a batch pays one. Not for a caller inside a unit of work: the batch commits on
+   * its own, and would wait for the row that caller holds (use `emitIn`).
    */
   const together = createLockBatches<Queued, FeedEvent>(createLocalLocks(), async (batch) => {
     const { caller } = (batch[0] as (typeof batch)[number]).item;
-    const { accountId } = caller;
-    const ch = channel(caller);
     const store = storeFor(caller.kind);
-    const appendAll = async () => {
-      const append = ({ item }: (typeof batch)[number]) => {
-        const now = clock.now();
-        const [type, data] = item.event;
-        return store.appendEvent(accountId, { type, data: { ...data, at: iso(now) }, at: now });
-      };
-      // Issued at once: in a transaction the statements are pipelined, and run in this order.
-      const stored =
-        batch.length === 1
-          ? [await append(batch[0] as (typeof batch)[number])]
-          : await store.atomically(() => Promise.all(batch.map(append)));
-      const es = stored.map((e, i): FeedEvent => ({ id: e.id, type: (batch[i] as (typeof batch)[number]).item.event[0], data: e.data }));
-      if (pumped(caller)) pumps?.wake(accountId);
-      else for (const e of [...es].sort((x, y) => x.id - y.id)) deliver(ch, e);
-      return es;
+    const appendAll = async (): Promise<FeedEvent[]> => {
+      if (batch.length === 1) return [await appendIn(alone(store), caller, (batch[0] as (typeof batch)[number]).item.event)];
+      return store.atomically(async (tx) => {
+        // Issued at once: in a transaction the statements are pipelined, and run in this order.
+        const stored = await Promise.all(
+          batch.map(({ item: { event } }) => {
+            const now = clock.now();
+            return tx.appendEvent(caller.accountId, { type: event[0], data: { ...event[1], at: iso(now) }, at: now });
+          }),
+        );
+        const es = stored.map((e, i): FeedEvent => ({ id: e.id, type: (batch[i] as (typeof batch)[number]).item.event[0], data: e.data }));
+        tx.afterCommit(() =>
+          announce(
+            caller,
+            [...es].sort((x, y) => x.id - y.id),
+          ),
+        );
+        return es;
+      });
     };
     // Under the channel's lock only where this server delivers (as in `emit`).
-    const events = pumped(caller) ? await appendAll() : await lock(ch, appendAll);
-    for (const [i, e] of events.entries()) {
-      batch[i]?.resolve(e);
-      if (e.id % 1_000 === 0) void prune(caller);
-    }
+    const events = pumped(caller) ? await appendAll() : await lock(channel(caller), appendAll);
+    for (const [i, e] of events.entries()) batch[i]?.resolve(e);
   });
 
   function prune(caller: Caller) {
@@ -267,7 +293,10 @@ export function createEventsLog({
   }
 
   return {
-    emit,
+    /** Appends an event on its own (it commits alone) and announces it. */
+    emit: <C extends Caller>(caller: C, ...event: Emitted): Promise<Announced<C>> => emitIn(null, caller, event),
+    /** Appends an event in the caller's unit of work; it is announced once that unit commits. */
+    emitIn: <C extends Caller>(unit: EventUnit, caller: C, ...event: Emitted): Promise<Announced<C>> => emitIn(unit, caller, event),
     emitTogether: (caller: Caller, ...event: Emitted): Promise<FeedEvent> => together(channel(caller), { caller, event }),
     subscribe,
     prune,

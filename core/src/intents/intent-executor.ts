@@ -23,7 +23,7 @@ import type { Clock } from '../clock/clock';
 import { createKeyedLock } from '../concurrency/keyed-lock';
 import { PresenceError } from '../errors/presence-error';
 import type { IntentRecord, PlannedTx } from '../store/documents';
-import type { StorePort } from '../store/store-port';
+import type { StoreOps, StorePort } from '../store/store-port';
 import { type ApprovalLedger, createApprovalLedger } from '../wallet/signers/approvals';
 import { type NonceAllocator, SignAgain } from '../wallet/signers/nonce-allocator';
 import type { Wallets } from '../wallet/signers/wallets';
@@ -174,8 +174,8 @@ export function createIntentExecutor({
       let approvedAt: number | undefined;
       try {
         /** Whether the stored record still lacks this step (no other drive signed it or ended the intent). */
-        const unchanged = async () => {
-          const stored = await store.getIntent(current.account_id, current.id);
+        const unchanged = async (on: Pick<StoreOps, 'getIntent'> = store) => {
+          const stored = await on.getIntent(current.account_id, current.id);
           return !!stored && (stored.state === 'executing' || stored.state === 'signed') && stored.txs.length === current.txs.length;
         };
         const tx = (signed: SignedTx, nonce: number) => ({ hash: signed.hash, raw: signed.raw, nonce, label: step.label });
@@ -183,7 +183,7 @@ export function createIntentExecutor({
         // every intent in it commit together, before any of them is broadcast.
         const next = await nonces.claim(address, {
           atomically: store.atomically,
-          ready: unchanged,
+          ready: (unit) => unchanged(unit),
           async sign(nonce) {
             // Once per token and spender: an approval another intent already sent is not sent again.
             // Dropping the step writes the record, so it is first checked as `ready` checks.
@@ -204,14 +204,14 @@ export function createIntentExecutor({
             }
             return signed;
           },
-          record: (signed, nonce) =>
-            store.transitionIntent(current.account_id, current.id, ['executing', 'signed'], 'signed', {
+          record: (signed, nonce, unit) =>
+            unit.transitionIntent(current.account_id, current.id, ['executing', 'signed'], 'signed', {
               txs: [...current.txs, tx(signed, nonce)],
               updated_at: clock.now(),
             }),
           // Never sent: as it was before this step was signed.
-          unrecord: () =>
-            store.transitionIntent(current.account_id, current.id, ['signed'], current.state, {
+          unrecord: (_, unit) =>
+            unit.transitionIntent(current.account_id, current.id, ['signed'], current.state, {
               txs: current.txs,
               updated_at: clock.now(),
             }),

@@ -19,13 +19,13 @@ import type { Principal } from '../keys/key-service';
 import { createKeystore } from '../keystore/keystore';
 import { parseStanding } from '../standing/standing-parser';
 import { createLowdbStore } from '../store/lowdb/lowdb-store';
-import type { StorePort } from '../store/store-port';
+import type { EmbeddedStore } from '../store/store-port';
 import { accountLimits } from './account-limits';
 
 const clock = createManualClock(Date.parse('2026-05-01T08:00:00Z'));
 const small = { links: 3, standing: 2, memory: 3 };
 let dir: string;
-let store: StorePort;
+let store: EmbeddedStore;
 let core: Core;
 let admin: Principal;
 

@@ -6,12 +6,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createManualClock } from '../clock/clock';
 import { createCore } from '../create-core';
 import { createLowdbStore } from '../store/lowdb/lowdb-store';
-import type { StorePort } from '../store/store-port';
+import type { EmbeddedStore } from '../store/store-port';
 import { DAY_MS } from './memory-rules';
 
 describe('memory compactor', () => {
   let dir: string;
-  let store: StorePort;
+  let store: EmbeddedStore;
   const clock = createManualClock(Date.parse('2026-03-01T00:00:00Z'));
   let core: ReturnType<typeof createCore>;
 

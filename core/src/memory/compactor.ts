@@ -40,24 +40,26 @@ function compact(e: MemoryEntry, now: number): { next: MemoryEntry | null; chang
 }
 
 export function createCompactor({ store, clock, events }: { store: StorePort; clock: Clock; events: EventsLog }) {
-  async function compactAccount(accountId: string, keys: readonly string[], now: number): Promise<Change[]> {
-    const changes = await store.changeMemory(accountId, keys, ({ found }) => {
-      const put: MemoryEntry[] = [];
-      const remove: string[] = [];
-      const changed: Change[] = [];
-      for (const e of found.values()) {
-        const due = memoryDueAt(e);
-        if (due === null || due > now) continue; // touched since the query
-        const { next, change } = compact(e, now);
-        if (next) put.push(next);
-        else remove.push(e.key);
-        if (change) changed.push(change);
-      }
-      return { put, remove, result: changed };
+  /** One account's due entries and the events announcing what changed, in one unit of work (they commit together). */
+  const compactAccount = (accountId: string, keys: readonly string[], now: number): Promise<Change[]> =>
+    store.atomically(async (tx) => {
+      const changes = await tx.changeMemory(accountId, keys, ({ found }) => {
+        const put: MemoryEntry[] = [];
+        const remove: string[] = [];
+        const changed: Change[] = [];
+        for (const e of found.values()) {
+          const due = memoryDueAt(e);
+          if (due === null || due > now) continue; // touched since the query
+          const { next, change } = compact(e, now);
+          if (next) put.push(next);
+          else remove.push(e.key);
+          if (change) changed.push(change);
+        }
+        return { put, remove, result: changed };
+      });
+      for (const c of changes) await events.emitIn(tx, accountCaller(accountId), 'memory', c);
+      return changes;
     });
-    for (const c of changes) await events.emit(accountCaller(accountId), 'memory', c);
-    return changes;
-  }
 
   return {
     /** One pass over the entries that are due (one indexed query per batch), never over every account. */

@@ -11,7 +11,7 @@ import type { Caller } from '../keys/caller';
 import { type AccountLimits, accountLimits, assertRoom } from '../limits/account-limits';
 import type { MemoryEntry } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
-import type { MemoryPeek } from '../store/store-port';
+import type { MemoryPeek, StoreTx } from '../store/store-port';
 import { daysLeft, effectiveWeight, touched, withDue } from './memory-rules';
 import { createPinBatches } from './pin-batches';
 
@@ -48,13 +48,14 @@ export function createMemoryService({
   const notStored = (key: string) => notFound(`memory key ${key} is not stored`);
 
   /** A change is announced on the caller's events (the log does not carry a test key's: see events-log.ts). */
-  const announce = (caller: Caller, key: string, tier: 'pinned' | 'dropped') => events.emit(caller, 'memory', { key, tier });
+  const announce = (tx: StoreTx, caller: Caller, key: string, tier: 'pinned' | 'dropped') =>
+    events.emitIn(tx, caller, 'memory', { key, tier });
   // One account's pins arriving together are written together (one commit), each decided in turn.
   const pins = createPinBatches({
     storeFor,
     now: () => clock.now(),
     decide: decidePin,
-    announce: (caller, key) => announce(caller, key, 'pinned'),
+    announce: (tx, caller, key) => announce(tx, caller, key, 'pinned'),
   });
 
   return {
@@ -86,7 +87,7 @@ export function createMemoryService({
       return { pinned, fading: entries.length - pinned };
     },
 
-    /** Pins a key (a no-op answer when it already is, with that note). Not from inside a unit of work (pin-batches.ts). */
+    /** Pins a key (a no-op answer when it already is, with that note). Not for a caller inside a unit of work (pin-batches.ts). */
     pin(caller: Caller, key: string, note?: string) {
       return pins(caller, key, note);
     },
@@ -103,11 +104,11 @@ export function createMemoryService({
 
     async forget(caller: Caller, key: string) {
       const store = storeFor(caller.kind);
-      const found = await store.atomically(async () => {
-        const gone = await store.changeMemory(caller.accountId, [key], (current) =>
+      const found = await store.atomically(async (tx) => {
+        const gone = await tx.changeMemory(caller.accountId, [key], (current) =>
           current.found.has(key) ? { remove: [key], result: true } : { result: false },
         );
-        if (gone) await announce(caller, key, 'dropped');
+        if (gone) await announce(tx, caller, key, 'dropped');
         return gone;
       });
       if (!found) throw notStored(key);

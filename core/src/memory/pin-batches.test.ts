@@ -14,12 +14,13 @@ import type { PresenceError } from '../errors/presence-error';
 import { accountCaller } from '../keys/caller';
 import { createKeystore } from '../keystore/keystore';
 import { createLowdbStore } from '../store/lowdb/lowdb-store';
-import type { StorePort } from '../store/store-port';
+import type { EmbeddedStore } from '../store/store-port';
+import { withOps } from '../store/with-ops';
 
 const clock = createManualClock(Date.parse('2026-05-01T08:00:00Z'));
 const caller = accountCaller('acct');
 let dir: string;
-let store: StorePort;
+let store: EmbeddedStore;
 let core: Core;
 /** Memory changes that reached the store: a batch is one. */
 let changes = 0;
@@ -32,17 +33,17 @@ beforeEach(async () => {
   store = await createLowdbStore({ dataDir: dir, fsync: false, keystore });
   changes = 0;
   peeks = 0;
-  const counted: StorePort = {
-    ...store,
+  // Counted in the pins' units of work too (where a pin's change is made).
+  const counted = withOps(store, (ops) => ({
     changeMemory: (...args) => {
       changes++;
-      return store.changeMemory(...args);
+      return ops.changeMemory(...args);
     },
     peekMemory: (...args) => {
       peeks++;
-      return store.peekMemory(...args);
+      return ops.peekMemory(...args);
     },
-  };
+  }));
   core = createCore({ store: counted, clock, keystore, rateLimit: { limit: 1_000, windowMs: 1_000 }, accountLimits: { memory: 3 } });
   await core.accounts.create('acct');
 });

@@ -3,8 +3,8 @@
 // otherwise queue on its counter row for a whole transaction each, and one sync on the
 // embedded store. Each pin is decided in arrival order on what the pins before it left (the
 // same key pinned twice: the later note wins, as if one after the other), and one refused —
-// the memory full — refuses only itself. Never from inside a unit of work: the batch runs in
-// its first caller's, and would commit or roll back with it.
+// the memory full — refuses only itself. Not for a caller inside a unit of work: the batch
+// commits in a unit of its own, and would wait for the account's row that caller holds.
 //
 // A pin bringing again the note this server last answered for that key (a client retrying, a
 // bot re-pinning what it holds) most likely changes nothing. Such pins are decided on one
@@ -21,7 +21,7 @@ import { PresenceError } from '../errors/presence-error';
 import type { Caller } from '../keys/caller';
 import type { MemoryEntry } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
-import type { MemoryPeek } from '../store/store-port';
+import type { MemoryPeek, StoreTx } from '../store/store-port';
 
 export type PinAnswer = { key: string; tier: 'pinned'; note: string; changed: boolean };
 type Decide = (current: MemoryPeek, key: string, note: string | undefined, now: number) => { next: MemoryEntry; changed: boolean };
@@ -40,8 +40,8 @@ export function createPinBatches({
   now: () => number;
   /** One pin's decision on the entries and count it is given (throws a PresenceError to refuse). */
   decide: Decide;
-  /** Appends the `memory` event of a pin that changed something (in the batch's unit of work). */
-  announce: (caller: Caller, key: string) => Promise<unknown>;
+  /** Appends the `memory` event of a pin that changed something, in the batch's unit of work `tx`. */
+  announce: (tx: StoreTx, caller: Caller, key: string) => Promise<unknown>;
 }) {
   type Ask = { caller: Caller; key: string; note: string | undefined };
   type Batch = BatchEntry<Ask, PinAnswer>[];
@@ -95,8 +95,8 @@ export function createPinBatches({
     const store = storeFor(caller.kind);
     const at = now();
     const keys = [...new Set(batch.map((b) => b.item.key))];
-    const outcomes = await store.atomically(async () => {
-      const decided = await store.changeMemory(
+    const outcomes = await store.atomically(async (tx) => {
+      const decided = await tx.changeMemory(
         caller.accountId,
         keys,
         (current) => {
@@ -108,7 +108,7 @@ export function createPinBatches({
       );
       // Sent together: in a transaction the appends are pipelined, and run (and number) in this order.
       await Promise.all(
-        decided.map((o, i) => ('answer' in o && o.answer.changed ? announce(caller, (batch[i] as Batch[number]).item.key) : null)),
+        decided.map((o, i) => ('answer' in o && o.answer.changed ? announce(tx, caller, (batch[i] as Batch[number]).item.key) : null)),
       );
       return decided;
     });

@@ -12,6 +12,7 @@
 // A read that started before a drop of its account is used for its own request but not kept.
 import type { KeyChangeHandlers } from '../cluster/cluster-port';
 import type { StorePort } from '../store/store-port';
+import { withOps } from '../store/with-ops';
 
 /** Accounts kept at most; the least recently stored go first. */
 export const VIEW_CACHE_MAX = 10_000;
@@ -86,21 +87,20 @@ export function createAccountViewCache<V>({
 
 /**
  * The store with this server's own account changes dropping the cached view once committed
- * (and at once, for a change made outside a unit of work), so a change is seen by the next
- * read here without waiting for its notification to come back.
+ * (at once for a change made on the store itself, at its unit's commit for one made in a unit
+ * of work), so a change is seen by the next read here without waiting for its notification.
  */
-export function withViewDrops(store: StorePort, drop: (accountId: string) => void): StorePort {
-  return {
-    ...store,
+export function withViewDrops<S extends StorePort>(store: S, drop: (accountId: string) => void): S {
+  return withOps(store, (ops, afterCommit) => ({
     async updateAccount(id, update) {
-      const next = await store.updateAccount(id, update);
-      store.afterCommit(() => drop(id));
+      const next = await ops.updateAccount(id, update);
+      afterCommit(() => drop(id));
       return next;
     },
     async changeMemory(accountId, keys, decide, options) {
-      const out = await store.changeMemory(accountId, keys, decide, options);
-      store.afterCommit(() => drop(accountId));
+      const out = await ops.changeMemory(accountId, keys, decide, options);
+      afterCommit(() => drop(accountId));
       return out;
     },
-  };
+  }));
 }

@@ -23,10 +23,11 @@ import type { Clock } from '../clock/clock';
 import { createKeyedLock } from '../concurrency/keyed-lock';
 import { PresenceError } from '../errors/presence-error';
 import type { IntentRecord, MemoryEntry, StoredEvent, ThreadEntry } from './documents';
+import { immediateUnits } from './immediate-units';
 import { createIntentIndex } from './intent-index';
 import { createOverlayAccounts, type Family, type OverlayAccounts, type Records } from './overlay-accounts';
 import { applied, type Changes, changeFrom, copy, overlaid, remember } from './overlay-changes';
-import type { MemoryPeek, StorePort } from './store-port';
+import type { EmbeddedStore, MemoryPeek, StoreOps, StorePort } from './store-port';
 
 /** What a key of each kind uses (its store, its leases): chosen once, in create-core. */
 export type ByKind<T> = (kind: KeyKind) => T;
@@ -50,7 +51,7 @@ export const overlayAccountsFor = (clock: Clock, caps?: Partial<OverlayCaps>) =>
 export function createOverlayStore(
   live: StorePort,
   { clock, caps, accounts = overlayAccountsFor(clock, caps) }: { clock: Clock; caps?: Partial<OverlayCaps>; accounts?: OverlayAccounts },
-): StorePort {
+): EmbeddedStore {
   const { maxRecords } = { ...defaultOverlayCaps, ...caps };
   const lock = createKeyedLock();
   const { peek, own, active, clear, nextEventId, latestEventId } = accounts;
@@ -94,9 +95,7 @@ export function createOverlayStore(
   }
   const liveStanding = async (accountId: string, id: string) => (await live.listStanding(accountId)).find((r) => r.id === id) ?? null;
 
-  const store: StorePort = {
-    atomically: (fn) => fn(), // a test key's writes stay in memory: nothing to commit together
-    afterCommit: (fn) => fn(),
+  const store: StoreOps = {
     async createAccount(account) {
       await updateRecord(
         account.id,
@@ -387,11 +386,14 @@ export function createOverlayStore(
       // Like redeemLink: only the overlay's own codes (link codes are made on the live store).
       return [...(peek(accountId)?.links.values() ?? [])].filter((l) => l.redeemed_at === null && l.expires_at > now).length;
     },
-
+  };
+  return {
+    sharing: 'embedded',
+    ...store,
+    atomically: immediateUnits(store), // a test key's writes stay in memory: nothing to commit together
     async close() {
       // The live store is its owner's to close; this only lets go of what it kept.
       clear();
     },
   };
-  return store;
 }

@@ -8,8 +8,9 @@
 // call and nothing else. Only calls that name their account are shared; the rest (a key
 // looked up by id or hash, the background sweeps over every account) see this server's.
 import { createKeyedLock } from '../concurrency/keyed-lock';
+import { immediateUnits } from './immediate-units';
 import type { OverlayAccounts, OverlaySnapshot } from './overlay-accounts';
-import type { StorePort } from './store-port';
+import type { EmbeddedStore, StoreOps } from './store-port';
 
 /** Where servers keep the shared overlays: the PostgreSQL adapter's `test_overlays` table. */
 export type OverlayShare = {
@@ -24,7 +25,7 @@ export type OverlayShare = {
   close(): Promise<void>;
 };
 
-type Method = keyof StorePort;
+type Method = keyof StoreOps;
 type AccountOf = (args: unknown[]) => string | undefined;
 
 const first: AccountOf = (args) => (typeof args[0] === 'string' ? args[0] : undefined);
@@ -76,7 +77,7 @@ const READS: Partial<Record<Method, AccountOf>> = Object.fromEntries(
   ).map((m) => [m, first]),
 );
 
-export function shareOverlay(overlay: StorePort, accounts: OverlayAccounts, share: OverlayShare): StorePort {
+export function shareOverlay(overlay: EmbeddedStore, accounts: OverlayAccounts, share: OverlayShare): EmbeddedStore {
   const versions = new Map<string, number>();
   const lock = createKeyedLock();
   const take = (accountId: string, version: number, snapshot: OverlaySnapshot | null) => {
@@ -117,5 +118,7 @@ export function shareOverlay(overlay: StorePort, accounts: OverlayAccounts, shar
       return accountId === undefined ? inner(...args) : write(accountId, () => inner(...args));
     };
   }
-  return shared as unknown as StorePort;
+  const ops = shared as unknown as StoreOps;
+  // Each call is shared as it resolves: a unit is these calls, and nothing waits for a commit.
+  return { ...(shared as unknown as EmbeddedStore), atomically: immediateUnits(ops) };
 }

@@ -48,15 +48,12 @@ export type StandingDue = {
   createdSince: number;
 };
 
-export interface StorePort {
-  /**
-   * Runs `fn` so that the store operations it makes commit together (PostgreSQL: one
-   * transaction; the embedded store writes each durably as it goes, as always). For writes that
-   * wait on nothing but the store: a pin's entry and its event, not an intent's chain calls.
-   */
-  atomically<T>(fn: () => Promise<T>): Promise<T>;
-  /** Runs `fn` once what the caller wrote is visible to other readers: after the open `atomically` commits, else at once. */
-  afterCommit(fn: () => void): void;
+/**
+ * Everything the store keeps and how to change it. On the store itself each operation commits
+ * alone (or as one transaction, as its comment says); on a unit of work (`StoreTx`, handed out
+ * by `atomically`) they commit together.
+ */
+export interface StoreOps {
   createAccount(account: AccountRecord): Promise<void>;
   getAccount(id: string): Promise<AccountRecord | null>;
   listAccounts(): Promise<AccountRecord[]>;
@@ -157,6 +154,43 @@ export interface StorePort {
   redeemLink(hash: string, now: number): Promise<LinkRecord | null>;
   /** How many of the account's links are neither redeemed nor expired at `now` (its cap is checked against it). */
   countOutstandingLinks(accountId: string, now: number): Promise<number>;
+}
 
+/**
+ * A unit of work: the store's operations, all in one transaction (PostgreSQL). Only what is
+ * handed this value joins it: a call on the store itself, from inside the callback or not,
+ * never does.
+ */
+export interface StoreTx extends StoreOps {
+  /**
+   * Runs `fn` once what this unit wrote is visible to other readers: after its commit (never
+   * when it rolls back), or at once where each write is visible when it resolves (the embedded
+   * store, the test keys' overlay). Anything that speaks to the outside about the unit's writes
+   * (a stream's wake-up, a cache drop, a prune) goes here. `fn` must not throw.
+   */
+  afterCommit(fn: () => void): void;
+}
+
+/**
+ * Who may share the store: one process (the embedded store, the test keys' overlay), or many
+ * servers (PostgreSQL), which core can serve only with the cluster port (create-core.ts).
+ */
+export type StoreSharing = 'embedded' | 'shared';
+
+export interface StorePort<S extends StoreSharing = StoreSharing> extends StoreOps {
+  readonly sharing: S;
+  /**
+   * Runs `fn` with a unit of work, committed when `fn` resolves (PostgreSQL: one transaction;
+   * the embedded store writes each durably as it goes, as always). For writes that wait on
+   * nothing but the store: a pin's entry and its event, not an intent's chain calls. A call
+   * here from inside a unit opens a second, separate one, which may wait for the first's locks:
+   * pass the unit instead.
+   */
+  atomically<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
+
+/** The store of one process: lowdb, or an overlay. */
+export type EmbeddedStore = StorePort<'embedded'>;
+/** A store several servers share (PostgreSQL). */
+export type SharedStore = StorePort<'shared'>;

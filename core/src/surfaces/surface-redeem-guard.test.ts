@@ -13,13 +13,13 @@ import { PresenceError } from '../errors/presence-error';
 import { createKeystore } from '../keystore/keystore';
 import { createLowdbStore } from '../store/lowdb/lowdb-store';
 import { createLowdbSurfaceStore } from '../store/lowdb/surfaces';
-import type { StorePort } from '../store/store-port';
+import type { EmbeddedStore } from '../store/store-port';
 import type { SurfaceStorePort } from '../store/surface-store-port';
 import { defaultSurfaceRedeemLimits } from './surface-redeem-guard';
 
 const clock = createManualClock(Date.parse('2026-05-01T08:00:00Z'));
 let dir: string;
-let store: StorePort;
+let store: EmbeddedStore;
 let surfaceStore: SurfaceStorePort;
 let core: Core;
 

@@ -28,7 +28,13 @@ const STORE_WRITES = new Set<string>([
   'redeemLink',
 ] satisfies (keyof StorePort)[]);
 
-export const meteredStore = <S extends StorePort>(store: S, metrics: Metrics): S =>
-  timed(store, metrics.storeWrite, (name) => STORE_WRITES.has(name));
+const isWrite = (name: string) => STORE_WRITES.has(name);
+
+/** The store with its writes timed, those made in a unit of work (on the unit handed out) included. */
+export function meteredStore<S extends StorePort>(store: S, metrics: Metrics): S {
+  const metered = timed(store, metrics.storeWrite, isWrite);
+  metered.atomically = (fn) => store.atomically((tx) => fn(timed(tx, metrics.storeWrite, isWrite)));
+  return metered;
+}
 
 export const meteredChain = (chain: ChainPort, metrics: Metrics): ChainPort => timed(chain, metrics.chainCall, () => true);

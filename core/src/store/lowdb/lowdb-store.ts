@@ -18,7 +18,8 @@ import path from 'node:path';
 import { createKeyedLock } from '../../concurrency/keyed-lock';
 import type { Keystore } from '../../keystore/keystore';
 import { PRIVATE_DIR } from '../durable-file';
-import type { StorePort } from '../store-port';
+import { immediateUnits } from '../immediate-units';
+import type { EmbeddedStore, StoreOps } from '../store-port';
 import { openAccounts } from './accounts';
 import { openAgenda } from './agenda';
 import { createDocuments } from './documents-engine';
@@ -49,7 +50,7 @@ export type LowdbStoreOptions = {
   keystore?: Keystore;
 };
 
-export async function createLowdbStore({ dataDir, fsync = true, keystore }: LowdbStoreOptions): Promise<StorePort> {
+export async function createLowdbStore({ dataDir, fsync = true, keystore }: LowdbStoreOptions): Promise<EmbeddedStore> {
   const root = path.join(dataDir, 'data');
   for (const dir of ['', ...FAMILIES]) mkdirSync(path.join(root, dir), { recursive: true, mode: PRIVATE_DIR });
   await migrateSharedDocuments(root, { fsync });
@@ -69,10 +70,7 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
   const links = await openLinks(ctx, lookups);
   if (!lookups.existed) await lookups.markIndexed();
   if (!agenda.existed) await indexDueWork(agenda, accountIds(), { events, idempotency, intents, memory, standing });
-  return {
-    // Each write is durable when it resolves; there is no transaction to join.
-    atomically: (fn) => fn(),
-    afterCommit: (fn) => fn(),
+  const ops: StoreOps = {
     ...accounts,
     ...keys,
     ...memory,
@@ -83,6 +81,12 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
     ...thread,
     ...standing,
     ...links,
+  };
+  return {
+    sharing: 'embedded',
+    ...ops,
+    // Each write is durable when it resolves: there is no transaction to join.
+    atomically: immediateUnits(ops),
     async close() {
       await ctx.lock.drain();
       await ctx.documents.settled();

@@ -9,7 +9,7 @@ import { systemClock } from '../../clock/clock';
 import { createCore } from '../../create-core';
 import type { Principal } from '../../keys/key-service';
 import { createKeystore } from '../../keystore/keystore';
-import type { StorePort } from '../store-port';
+import type { SharedStore } from '../store-port';
 import { createPostgresCluster } from './cluster';
 import { openDatabase } from './database';
 import { migrate } from './migrate';
@@ -39,7 +39,7 @@ async function server(url: string) {
         return Reflect.apply(v, target, args);
       };
     },
-  }) as StorePort;
+  }) as SharedStore;
   const core = createCore({ store: counted, cluster, clock: systemClock, rateLimit: { limit: 1_000, windowMs: 60_000 } });
   return {
     core,

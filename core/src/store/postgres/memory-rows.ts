@@ -4,18 +4,18 @@
 // lock, then its entries' (serializing the account's changes on every server, so the cap is
 // checked against a count no concurrent change can move), and one that writes nothing locks
 // nothing. One transaction per change (changeMemory below).
-import type postgres from 'postgres';
 import { MemoryEntry, memoryDueAt } from '../documents';
-import type { MemoryPeek, StorePort } from '../store-port';
+import type { MemoryPeek, StoreOps } from '../store-port';
 import { ACCOUNTS_CHANNEL } from './cluster';
 import { CallerError } from './database-error';
+import type { Runner, Statements } from './unit-of-work';
 
 type Row = { key: string; entry: unknown };
 
 const byKey = (rows: readonly Row[]) => new Map(rows.map((r) => [r.key, MemoryEntry.parse(r.entry)]));
 
 /** The named entries and the account's count, in one statement (one round trip, one snapshot). */
-async function peek(db: postgres.Sql | postgres.TransactionSql, accountId: string, keys: string[]): Promise<MemoryPeek> {
+async function peek(db: Statements, accountId: string, keys: string[]): Promise<MemoryPeek> {
   const rows = await db<{ memory: string | null; key: string | null; entry: unknown }[]>`
     SELECT s.memory, e.key, e.entry FROM (SELECT 1) one
       LEFT JOIN account_seq s ON s.account_id = ${accountId}
@@ -23,7 +23,8 @@ async function peek(db: postgres.Sql | postgres.TransactionSql, accountId: strin
   return { found: byKey(rows.filter((r): r is Row & { memory: string | null } => r.key !== null)), count: Number(rows[0]?.memory ?? 0) };
 }
 
-export function memoryRows(sql: postgres.Sql): Pick<StorePort, 'readMemory' | 'peekMemory' | 'changeMemory' | 'memoryDue'> {
+export function memoryRows(run: Runner): Pick<StoreOps, 'readMemory' | 'peekMemory' | 'changeMemory' | 'memoryDue'> {
+  const { sql, begin } = run;
   return {
     async readMemory(accountId) {
       const rows = await sql<Row[]>`SELECT key, entry FROM memory_entries WHERE account_id = ${accountId} ORDER BY key`;
@@ -42,7 +43,7 @@ export function memoryRows(sql: postgres.Sql): Pick<StorePort, 'readMemory' | 'p
         }
       };
       let out: { result: unknown } | undefined;
-      await sql.begin(async (tx) => {
+      await begin(async (tx) => {
         // 1. Read without locking: an answer that writes nothing (a repeated pin) is final,
         // and costs the account no lock and the disk no sync. (Not when a write is likely: it
         // would be a round trip for nothing.)

@@ -29,7 +29,13 @@ export type PostgresLocksOptions = DatabaseSource & {
   handoffs?: number;
 };
 
-type Holder = { work: () => Promise<unknown>; resolve: (value: unknown) => void; reject: (e: unknown) => void };
+/**
+ * A queued holder. Its work is not run by the server of the queue: the holder's own call waits
+ * for `go` and runs it, so the work keeps its caller's async context (never the context of the
+ * holder that started the queue, which may be inside a request's unit of work) and its outcome
+ * goes straight to its caller. The queue learns only that it `finished`.
+ */
+type Holder = { go: (start: { ok: true } | { ok: false; error: unknown }) => void; finished: Promise<void> };
 
 export function createPostgresLocks({ max = 4, handoffs = 8, ...source }: PostgresLocksOptions): ClusterLocks {
   const pool = useDatabase(source, max);
@@ -73,12 +79,9 @@ export function createPostgresLocks({ max = 4, handoffs = 8, ...source }: Postgr
             // believing it holds it. The query fails, and the holder waits for a fresh hold.
             if (n > 0) await tx`SELECT 1`;
             const holder = queue[0] as Holder;
-            try {
-              holder.resolve(await holder.work());
-            } catch (e) {
-              // The work's own failure is its caller's; the lock and the run go on.
-              holder.reject(e);
-            }
+            // The work's own failure is its caller's; the lock and the run go on.
+            holder.go({ ok: true });
+            await holder.finished;
             queue.shift();
           }
         });
@@ -87,7 +90,7 @@ export function createPostgresLocks({ max = 4, handoffs = 8, ...source }: Postgr
         // After it was taken, a failure (the hold found dead between holders, a failed COMMIT
         // of a transaction that wrote nothing) loses nothing: the holders still queued get a
         // fresh hold.
-        if (!locked) queue.shift()?.reject(toStoreError(e, `lock ${name}`));
+        if (!locked) queue.shift()?.go({ ok: false, error: toStoreError(e, `lock ${name}`) });
       }
     }
     // In the same turn as the last check of the queue: a holder arriving after this starts a new one.
@@ -95,20 +98,33 @@ export function createPostgresLocks({ max = 4, handoffs = 8, ...source }: Postgr
   }
 
   return {
-    withLock<T>(name: string, work: () => Promise<T>): Promise<T> {
-      return new Promise<T>((resolve, reject) => {
-        const holder: Holder = { work, resolve: resolve as (v: unknown) => void, reject };
-        const queue = queues.get(name);
-        if (queue) {
-          queue.push(holder);
-          return;
-        }
+    async withLock<T>(name: string, work: () => Promise<T>): Promise<T> {
+      let go!: Holder['go'];
+      const turn = new Promise<Parameters<Holder['go']>[0]>((r) => {
+        go = r;
+      });
+      let finish!: () => void;
+      const finished = new Promise<void>((r) => {
+        finish = r;
+      });
+      const holder: Holder = { go, finished };
+      const queue = queues.get(name);
+      if (queue) queue.push(holder);
+      else {
         const fresh = [holder];
         queues.set(name, fresh);
         const run = serve(name, fresh);
         running.add(run);
+        // serve() settles every holder it takes, and never rejects: nothing to catch here.
         void run.finally(() => running.delete(run));
-      });
+      }
+      const start = await turn;
+      if (!start.ok) throw start.error;
+      try {
+        return await work();
+      } finally {
+        finish();
+      }
     },
     async close() {
       while (running.size > 0) await Promise.all(running);

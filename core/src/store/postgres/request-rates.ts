@@ -23,7 +23,7 @@
 import type { SharedRateLimiter } from '../../cluster/cluster-port';
 import type { RateDecision } from '../../ratelimit/sliding-window';
 import type { Database } from './database';
-import type { UnitOfWork } from './unit-of-work';
+import type { Statements, UnitOfWork } from './unit-of-work';
 
 type Shared = { kind: 'log'; times: number[] } | { kind: 'buckets'; bucket: number; cur: number; prev: number };
 
@@ -68,7 +68,7 @@ export function createRequestRates({
   /** Limits up to this many a window keep the times; larger ones two buckets. */
   exactMax: number;
   clock: { now(): number };
-  /** The pool's unit of work: statements through `unit.db` join an open transaction. */
+  /** The pool's unit of work: each unit's commit carries what is pending (`beforeCommit`). */
   unit: UnitOfWork;
   syncMs?: number;
   onError?: (e: unknown) => void;
@@ -169,7 +169,7 @@ export function createRequestRates({
    * Answers how to settle: committed, the rows answered become the view; rolled back, the
    * counts go back to pending for the next write.
    */
-  async function flush(db: Database): Promise<((committed: boolean) => void) | undefined> {
+  async function flush(db: Statements): Promise<((committed: boolean) => void) | undefined> {
     const batch: Batch = [];
     for (const [id, e] of entries) {
       if (e.pending.size === 0) continue;
@@ -218,7 +218,7 @@ export function createRequestRates({
     }
   }
 
-  async function writeLogs(db: Database, batch: Batch, now: number): Promise<Map<string, Shared>> {
+  async function writeLogs(db: Statements, batch: Batch, now: number): Promise<Map<string, Shared>> {
     const cutoff = now - windowMs;
     const times = (tally: Tally) => [...tally].flatMap(([t, k]) => Array<number>(k).fill(t));
     const input = JSON.stringify(batch.map((b) => ({ i: b.id, t: times(b.tally) })));
@@ -236,7 +236,7 @@ export function createRequestRates({
     return new Map(rows.map((r) => [r.id, { kind: 'log', times: r.times.map(Number) }]));
   }
 
-  async function writeBuckets(db: Database, batch: Batch, now: number): Promise<Map<string, Shared>> {
+  async function writeBuckets(db: Statements, batch: Batch, now: number): Promise<Map<string, Shared>> {
     const bucket = bucketOf(now);
     const input = JSON.stringify(batch.map((b) => ({ i: b.id, c: b.tally.get(bucket) ?? 0, p: b.tally.get(bucket - windowMs) ?? 0 })));
     // The row rolled forward to this bucket, then the counts added to the bucket each fell in.
@@ -259,11 +259,11 @@ export function createRequestRates({
   // transaction that wrote a key's row holds its lock until its commit is on disk, and every
   // other one carrying that key would queue behind it instead of sharing the disk's sync.
   let carrying = false;
-  const removeHook = unit.beforeCommit(async () => {
+  const removeHook = unit.beforeCommit(async (tx) => {
     if (carrying) return undefined;
     carrying = true;
     try {
-      const settleWith = await flush(unit.db);
+      const settleWith = await flush(tx);
       if (!settleWith) carrying = false;
       return (committed) => {
         carrying = false;

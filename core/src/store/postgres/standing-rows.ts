@@ -1,9 +1,9 @@
 // Standing intents on PostgreSQL (table standing): the record whole, beside the columns the
 // beat's one query for what may fire reads (migration 0004), written in the same statement.
-import type postgres from 'postgres';
 import { StandingRecord } from '../documents';
-import type { StorePort } from '../store-port';
+import type { StoreOps } from '../store-port';
 import { callerSays, type Doc, json } from './records';
+import type { Runner } from './unit-of-work';
 
 /** The columns the beat's query for standing intents that may fire reads (migration 0004). */
 export const standingColumns = (r: StandingRecord) => ({
@@ -14,7 +14,8 @@ export const standingColumns = (r: StandingRecord) => ({
   created_at: r.created_at,
 });
 
-export function standingRows(sql: postgres.Sql): Pick<StorePort, 'putStanding' | 'listStanding' | 'dueStanding' | 'updateStanding'> {
+export function standingRows(run: Runner): Pick<StoreOps, 'putStanding' | 'listStanding' | 'dueStanding' | 'updateStanding'> {
+  const { sql, begin } = run;
   return {
     async putStanding(record) {
       const c = standingColumns(record);
@@ -37,7 +38,7 @@ export function standingRows(sql: postgres.Sql): Pick<StorePort, 'putStanding' |
       return rows.map((r) => StandingRecord.parse(r.doc));
     },
     async updateStanding(accountId, id, update) {
-      return sql.begin(async (tx) => {
+      return begin(async (tx) => {
         const [row] = await tx<Doc[]>`SELECT doc FROM standing WHERE account_id = ${accountId} AND id = ${id} FOR UPDATE`;
         if (!row) return null;
         const next = callerSays(() => update(StandingRecord.parse(row.doc)));

@@ -5,7 +5,6 @@
 // broadcast the node refuses, leaves no gap (the ones behind it are signed again); a failed
 // write sends nothing of its batch. The store is wrapped to see which unit of work each record
 // was written in; the lock is held by the test while steps queue.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Address, parseEther } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type DevnetCore, startDevnetCore } from '../../../testing/devnet-core-fixture';
@@ -15,7 +14,7 @@ import { createManualClock } from '../../clock/clock';
 import { createLocalLocks } from '../../concurrency/cluster-locks';
 import { createIntentExecutor, type Executed, type IntentExecutor } from '../../intents/intent-executor';
 import type { IntentRecord } from '../../store/documents';
-import type { StorePort } from '../../store/store-port';
+import type { StoreOps, StorePort } from '../../store/store-port';
 import { createNonceAllocator } from './nonce-allocator';
 
 const clock = createManualClock(Date.parse('2026-08-20T06:00:00Z'));
@@ -23,8 +22,6 @@ const locks = createLocalLocks();
 let t: DevnetCore;
 let executor: IntentExecutor;
 
-/** The unit of work a store call runs in (its number), if any. */
-const unit = new AsyncLocalStorage<number>();
 let units = 0;
 let open = 0;
 /** Every transition, with the unit it was written in. */
@@ -34,26 +31,31 @@ let onCheck: (accountId: string, id: string) => Promise<void> = async () => unde
 /** Called before each transition (it may throw, as a failed write). */
 let onTransition: (to: string) => void = () => undefined;
 
-function watched(store: StorePort): StorePort {
-  return {
-    ...store,
-    async atomically(fn) {
-      open++;
-      try {
-        return await unit.run(++units, fn);
-      } finally {
-        open--;
-      }
-    },
+/** The store with its units numbered, and each check and transition seen with the unit it was made in (if any). */
+function watched<S extends StorePort>(store: S): S {
+  const watch = (ops: StoreOps, inUnit: number | undefined): Partial<StoreOps> => ({
     async getIntent(accountId, id) {
-      if (unit.getStore() !== undefined) await onCheck(accountId, id);
-      return store.getIntent(accountId, id);
+      if (inUnit !== undefined) await onCheck(accountId, id);
+      return ops.getIntent(accountId, id);
     },
     async transitionIntent(accountId, id, from, to, patch) {
       onTransition(to);
-      const next = await store.transitionIntent(accountId, id, from, to, patch);
-      if (next) transitions.push({ id, to, unit: unit.getStore() });
+      const next = await ops.transitionIntent(accountId, id, from, to, patch);
+      if (next) transitions.push({ id, to, unit: inUnit });
       return next;
+    },
+  });
+  return {
+    ...store,
+    ...watch(store, undefined),
+    async atomically(fn) {
+      open++;
+      const n = ++units;
+      try {
+        return await store.atomically((tx) => fn({ ...tx, ...watch(tx, n) }));
+      } finally {
+        open--;
+      }
     },
   };
 }

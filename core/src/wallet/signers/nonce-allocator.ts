@@ -31,6 +31,7 @@ import type { ChainPort } from '../../chain/chain-port';
 import { TransactionRejectedError } from '../../chain/errors';
 import { type ClusterLocks, createLocalLocks } from '../../concurrency/cluster-locks';
 import { type BatchEntry, createLockBatches } from '../../concurrency/lock-batches';
+import type { StoreTx } from '../../store/store-port';
 
 /** A claim signed in a batch that could not store or send it: nothing of it went out; sign it again. */
 export class SignAgain extends Error {
@@ -41,16 +42,16 @@ export class SignAgain extends Error {
 
 /** One transaction to sign under the wallet's lock, the allocator's side of an intent step. */
 export type NonceClaim<S extends { raw: Hex }, T> = {
-  /** The unit of work the batch's records commit in (StorePort.atomically). */
-  atomically: <X>(fn: () => Promise<X>) => Promise<X>;
+  /** Opens the unit of work the batch's records commit in (StorePort.atomically); `ready`, `record` and `unrecord` are handed it. */
+  atomically: <X>(fn: (tx: StoreTx) => Promise<X>) => Promise<X>;
   /** Signs at `nonce`, in arrival order, outside the unit of work; throws to step aside (no nonce used). */
   sign: (nonce: number) => Promise<S>;
   /** Inside the batch's unit of work, before its record: false if the intent moved on (as `record` answering null). */
-  ready?: () => Promise<boolean>;
-  /** Stores what was signed (inside the batch's unit of work); null if the intent moved on. */
-  record: (signed: S, nonce: number) => Promise<T | null>;
-  /** Puts the record back as before `record` (its transaction was never sent). */
-  unrecord: (recorded: T) => Promise<unknown>;
+  ready?: (tx: StoreTx) => Promise<boolean>;
+  /** Stores what was signed, in the batch's unit of work `tx`; null if the intent moved on. */
+  record: (signed: S, nonce: number, tx: StoreTx) => Promise<T | null>;
+  /** Puts the record back as before `record` (its transaction was never sent), in `tx`. */
+  unrecord: (recorded: T, tx: StoreTx) => Promise<unknown>;
   /** Broadcasts, once the batch's records are committed. */
   send: (signed: S) => Promise<unknown>;
 };
@@ -99,11 +100,11 @@ export function createNonceAllocator(chain: ChainPort, locks: ClusterLocks = cre
     /** The first claim whose intent moved on (nothing of it stored); the ones behind it sign again. */
     let stop: number | null = null;
     try {
-      await (signed[0] as Signed).entry.item.claim.atomically(async () => {
+      await (signed[0] as Signed).entry.item.claim.atomically(async (unit) => {
         // All at once: in a PostgreSQL transaction the statements of every claim are pipelined.
         const settled = await Promise.allSettled(
           signed.map(async ({ entry: { item }, signed: tx, nonce }) =>
-            (await (item.claim.ready?.() ?? true)) ? item.claim.record(tx, nonce) : null,
+            (await (item.claim.ready?.(unit) ?? true)) ? item.claim.record(tx, nonce, unit) : null,
           ),
         );
         // A failure fails the unit as a whole (thrown, so PostgreSQL commits none of it).
@@ -117,7 +118,7 @@ export function createNonceAllocator(chain: ChainPort, locks: ClusterLocks = cre
         stop = at;
         // Stored behind one that was not: their nonces follow a hole, so they are put back
         // (never sent) before the unit commits.
-        for (const [i, row] of rows.entries()) if (i > at && row !== null) await (signed[i] as Signed).entry.item.claim.unrecord(row);
+        for (const [i, row] of rows.entries()) if (i > at && row !== null) await (signed[i] as Signed).entry.item.claim.unrecord(row, unit);
       });
     } catch (e) {
       for (const s of signed) s.entry.reject(e);
@@ -149,8 +150,8 @@ export function createNonceAllocator(chain: ChainPort, locks: ClusterLocks = cre
   async function putBack(claims: Recorded[]) {
     if (claims.length === 0) return;
     try {
-      await (claims[0] as Recorded).entry.item.claim.atomically(async () => {
-        for (const c of claims) await c.entry.item.claim.unrecord(c.recorded);
+      await (claims[0] as Recorded).entry.item.claim.atomically(async (unit) => {
+        for (const c of claims) await c.entry.item.claim.unrecord(c.recorded, unit);
       });
       for (const c of claims) c.entry.reject(new SignAgain());
     } catch (e) {
