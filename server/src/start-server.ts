@@ -170,7 +170,7 @@ export async function startServer({
     // Runs first on close: the beats stop and leadership passes to another server at once,
     // before this one drains its requests and streams.
     cleanups.add(async () => {
-      work.stop();
+      await work.stop();
       await coordination.resign();
     });
 
