@@ -1,7 +1,10 @@
 // The periodic work of a deployment: the short beat (hold expiry, standing intents) and upkeep
 // (stranded intents, retention, the compactor). With many servers it runs on the elected
 // leader only; a server that becomes leader first picks up intents a dead one left behind.
+// Each runs one at a time (periodic-job.ts): a failed run is warned with its cause and tried
+// again at the next tick, and nothing here can reject into the process.
 import type { Clock, Core } from '@presence/core';
+import { createPeriodicJob, type PeriodicJob } from './periodic-job';
 
 export type BackgroundOptions = {
   core: Core;
@@ -30,7 +33,6 @@ export function startBackgroundWork({
   ledAtStart = false,
   warn,
 }: BackgroundOptions) {
-  const timers: NodeJS.Timeout[] = [];
   let led = ledAtStart;
   let takingOver: Promise<void> | null = null;
   /** Whether this server may run the work now; a fresh leader first runs its takeover. */
@@ -48,44 +50,42 @@ export function startBackgroundWork({
     return now && isLeader();
   };
 
+  const jobs: PeriodicJob[] = [];
   if (standingMs > 0) {
     // A beat that finds nothing moved costs one eth_blockNumber.
-    let running = false;
-    timers.push(
-      setInterval(() => {
-        if (running) return;
-        running = true;
-        void (async () => {
+    jobs.push(
+      createPeriodicJob({
+        everyMs: standingMs,
+        run: async () => {
           if (await leading()) await core.tick();
-        })()
-          .catch((err) => warn(err, 'expiry sweep or standing intents evaluation failed'))
-          .finally(() => {
-            running = false;
-          });
-      }, standingMs),
+        },
+        onError: (err) => warn(err, 'expiry sweep or standing intents evaluation failed'),
+      }),
     );
   }
 
   if (maintenanceMs > 0) {
     let lastCompaction = clock.now();
-    timers.push(
-      setInterval(() => {
-        void (async () => {
+    jobs.push(
+      createPeriodicJob({
+        everyMs: maintenanceMs,
+        run: async () => {
           if (!(await leading())) return;
           await core.maintain();
           if (clock.now() - lastCompaction >= HOUR) {
             lastCompaction = clock.now();
             await core.compactor.runOnce();
           }
-        })().catch((err) => warn(err, 'upkeep failed'));
-      }, maintenanceMs),
+        },
+        onError: (err) => warn(err, 'upkeep failed'),
+      }),
     );
   }
-  for (const t of timers) t.unref();
 
   return {
-    stop() {
-      for (const t of timers) clearInterval(t);
+    /** Stops both timers; resolves once the beat and upkeep in flight, if any, have finished. */
+    async stop(): Promise<void> {
+      await Promise.all(jobs.map((job) => job.stop()));
     },
   };
 }

@@ -27,6 +27,8 @@ export async function runDevnet({ port, statePath, out }: DevnetCommandOptions):
   const stop = () => {
     if (stopping) return;
     stopping = true;
+    // Not awaited: a signal handler has no one to answer, and `anvil.exited` below is what this
+    // command waits for (stop() settles when anvil has gone, killing it if need be).
     void anvil.stop();
   };
   process.once('SIGINT', stop);

@@ -2,4 +2,6 @@
 // from the built dist/.
 import { serve } from './serve';
 
+// Not awaited on purpose: serve() exits the process on every failure it knows, and anything
+// else it rejects with reaches the crash handler it installs first (crash-exit.ts).
 void serve();

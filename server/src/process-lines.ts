@@ -5,13 +5,22 @@
 import { hostname } from 'node:os';
 import type { LogFormat } from './logger';
 
-/** One stdout line (newline included) in the format. */
-export type ProcessLine = (msg: string, fields?: Record<string, unknown>) => string;
+/** One stdout line (newline included) in the format, at pino's `level` (default info). */
+export type ProcessLine = (msg: string, fields?: Record<string, unknown>, level?: number) => string;
 
 const INFO = 30;
+/** pino's level for a line the process exits after. */
+export const FATAL = 60;
+
+/** The readable form of an error field, as prettyLines renders the server's own lines. */
+function errorSuffix(fields: Record<string, unknown> | undefined): string {
+  const err = fields?.err as { type?: string; message?: string } | undefined;
+  if (!err || typeof err !== 'object') return '';
+  return ` (${[err.type, err.message].filter(Boolean).join(': ')})`;
+}
 
 export function processLine(format: LogFormat): ProcessLine {
-  if (format === 'pretty') return (msg) => `presence: ${msg}\n`;
-  return (msg, fields = {}) =>
-    `${JSON.stringify({ level: INFO, time: Date.now(), pid: process.pid, hostname: hostname(), ...fields, msg })}\n`;
+  if (format === 'pretty') return (msg, fields) => `presence: ${msg}${errorSuffix(fields)}\n`;
+  return (msg, fields = {}, level = INFO) =>
+    `${JSON.stringify({ level, time: Date.now(), pid: process.pid, hostname: hostname(), ...fields, msg })}\n`;
 }

@@ -1,14 +1,16 @@
 // Running a server as a process, for `npm start` (src/main.ts, through tsx) and `presence-server
 // serve` (the built dist/, plain Node): read the environment, start the server, print the ready
-// line (and, once, the bootstrap keys), stop cleanly on SIGINT/SIGTERM.
+// line (and, once, the bootstrap keys), stop cleanly on SIGINT/SIGTERM, and exit with
+// CRASH_EXIT_CODE after one fatal log line on an error nobody handled (crash-exit.ts).
 // The bootstrap keys are printed only to a terminal: a service manager's journal (stdout not a
 // terminal) would keep the admin key for anyone who reads the logs. Elsewhere a line names the
 // file they were saved to (0600), and in the JSON format every stdout line is JSON.
 import path from 'node:path';
 import { BOOTSTRAP_KEYS_FILE } from './bootstrap-keys';
 import { ConfigError, loadConfig } from './config';
+import { exitOnCrash } from './crash-exit';
 import type { LogFormat } from './logger';
-import { type ProcessLine, processLine } from './process-lines';
+import { FATAL, type ProcessLine, processLine } from './process-lines';
 import { REFUSED_EXIT_CODE, StartRefused } from './start-refused';
 import { type RunningServer, startServer } from './start-server';
 
@@ -40,6 +42,15 @@ export async function serve(): Promise<void> {
   // appears, and a signal that beats its handler would kill us without a clean shutdown.
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // Through the server's logger once it runs (its bindings, its format, its buffer flushed
+  // first); before that, as the process's own lines.
+  exitOnCrash(process, {
+    log: (fields, msg) => {
+      if (server) server.log.fatal(fields, msg);
+      else process.stdout.write(line(msg, fields, FATAL));
+    },
+    flush: async () => server?.flushLog(),
+  });
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();

@@ -3,7 +3,7 @@
 // core, recovery, the first start's keys, the HTTP listener, the background work. Each step
 // that opens something says how to close it; `close()` runs those in reverse.
 import { type Clock, type Core, createKeystore, loadOrCreateMasterKey, makeTreePrivate, systemClock } from '@presence/core';
-import type { FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 import { buildApp } from './app';
 import { startBackgroundWork } from './background-work';
 import { bootstrapKeysFile } from './bootstrap-keys';
@@ -29,6 +29,10 @@ export type RunningServer = {
    * crash, completed): the caller shows them, once. Null on every other start.
    */
   bootstrap: { account: string; live: string; test: string } | null;
+  /** The server's logger, for what the process says about itself after the start (a crash). */
+  log: FastifyBaseLogger;
+  /** Writes out what the log still buffers (a crash exits without running `close()`). */
+  flushLog(): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -170,7 +174,7 @@ export async function startServer({
     // Runs first on close: the beats stop and leadership passes to another server at once,
     // before this one drains its requests and streams.
     cleanups.add(async () => {
-      work.stop();
+      await work.stop();
       await coordination.resign();
     });
 
@@ -179,6 +183,8 @@ export async function startServer({
       core,
       coordination: { serverId: coordination.serverId, shared: coordination.shared, isLeader: () => coordination.isLeader() },
       bootstrap,
+      log: app.log,
+      flushLog: async () => logging?.close(),
       close: () => cleanups.run(),
     };
   } catch (e) {

@@ -68,7 +68,7 @@ describe('deploy/nginx.conf in front of three servers', () => {
       await stream.until(() => stream.frames.some((f) => f.event === 'memory' && f.data.key === 'pair:WETH-USDC'));
       expect(stream.ended).toBe(false);
     } finally {
-      stream.close();
+      await stream.close();
     }
   });
 
@@ -121,7 +121,7 @@ describe('deploy/nginx.conf in front of three servers', () => {
         () => replay.frames.filter((f) => f.event === 'memory' && String(f.data.key).startsWith('topic:after-kill-')).length === 9,
       );
     } finally {
-      replay.close();
+      await replay.close();
     }
   });
 });

@@ -81,6 +81,30 @@ describe('server process', () => {
     }
   });
 
+  it('an unhandled rejection is one fatal JSON line, no stack, and exit code 70 for the supervisor to restart', async () => {
+    const dataDir = tempDir();
+    // A fault put into the real process from outside its code: SIGUSR2 rejects a promise nobody handles.
+    const fault = 'data:text/javascript,process.on("SIGUSR2",()=>{Promise.reject(new Error("injected fault"))})';
+    const child = await spawnServer(
+      { PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: '0', PRESENCE_LOG_FORMAT: 'json' },
+      { command: [process.execPath, '--import', fault, '--import', 'tsx', serverMain] },
+    );
+    try {
+      child.proc.kill('SIGUSR2');
+      // 70 is the documented crash code (docs/operations.md), distinct from 1, 2 and 3.
+      expect(await child.exited, child.stderr()).toBe(70);
+      const lines = child.stdout().trim().split('\n');
+      const last = JSON.parse(lines.at(-1) as string);
+      expect(last).toMatchObject({ level: 60, origin: 'unhandledRejection', err: { type: 'Error', message: 'injected fault' } });
+      expect(last.msg).toContain('unhandled rejection');
+      expect(child.stdout()).not.toContain('stack');
+      expect(child.stderr()).not.toContain('injected fault');
+    } finally {
+      child.proc.kill('SIGKILL');
+      removeDir(dataDir);
+    }
+  });
+
   it('keys saved before a crash that stopped the first start are stored and shown by the next start', async () => {
     const dataDir = tempDir();
     // What a crash after saving the keys, before storing them, leaves behind.

@@ -255,7 +255,7 @@ describe('presence-server backup and restore (embedded store)', () => {
         expect(ids).toEqual(ids.map((_, i) => (ids[0] as number) + i));
         expect(stream.frames.filter((f) => f.event === 'memory' && !attempted.has(f.data.key))).toEqual([]);
       } finally {
-        stream.close();
+        await stream.close();
       }
     } finally {
       await back.close();

@@ -158,6 +158,7 @@ export function createIntentPipeline(deps: {
       return executed;
     })();
     rehearsals.set(record.id, running);
+    // Only the bookkeeping: the caller gets `running` itself, failure included.
     void running.catch(() => undefined).finally(() => rehearsals.delete(record.id));
     return running;
   }

@@ -272,7 +272,7 @@ export function createStandingService({
       // Failures leave the fire pending: the next beat tries again.
       const quiet = work.catch(() => undefined);
       background.add(quiet);
-      void quiet.finally(() => background.delete(quiet));
+      void quiet.finally(() => background.delete(quiet)); // `quiet` never rejects: its catch is above
     }
     return work;
   }

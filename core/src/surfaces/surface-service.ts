@@ -200,6 +200,7 @@ export function createSurfaceService({
       const k = await store.getKey(keyId);
       if (!k) throw notYours();
       if (k.state === 'revoked' || link.revoked_at !== null) {
+        // Tidying after the fact, not this answer's business; keyRevoked reports its own failures.
         if (k.state === 'revoked') void this.keyRevoked(keyId);
         throw new PresenceError('auth', `key ${keyId} was revoked: the user must link again`);
       }

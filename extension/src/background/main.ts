@@ -15,6 +15,8 @@ const iconUrl = () => {
 };
 
 export function startBackground(overrides: Partial<WorkerDeps> = {}): EventsWorker {
+  const log: WorkerDeps['log'] =
+    overrides.log ?? ((message, error) => console.info(`[presence] ${message}`, error instanceof Error ? error.message : (error ?? '')));
   const worker = createEventsWorker({
     loadSettings,
     loadCursor,
@@ -34,11 +36,13 @@ export function startBackground(overrides: Partial<WorkerDeps> = {}): EventsWork
     broadcast(message) {
       chrome.runtime.sendMessage(message).catch(() => undefined); // no page open: nobody to tell
     },
-    log: (message, error) => console.info(`[presence] ${message}`, error instanceof Error ? error.message : (error ?? '')),
+    log,
     ...overrides,
   });
 
-  chrome.alarms.create(WAKE_ALARM, { periodInMinutes: 0.5 });
+  // Without the alarm a worker Chromium stopped stays stopped until the next event: worth a
+  // line in the worker's log, not an unhandled rejection.
+  chrome.alarms.create(WAKE_ALARM, { periodInMinutes: 0.5 }).catch((e: unknown) => log('could not set the wake alarm', e));
   chrome.alarms.onAlarm.addListener((alarm) => {
     if (alarm.name === WAKE_ALARM) void worker.ensure();
   });

@@ -73,6 +73,7 @@ export function registerIdempotency(app: FastifyInstance, core: Core) {
     const c = request.idempotency;
     if (!c) return;
     setTimeout(() => {
+      // Async only to serve as an onResponse hook; abandon() catches its own store call.
       if (request.idempotency === c) void release(request);
     }, RELEASE_AFTER_ABORT_MS).unref();
   };

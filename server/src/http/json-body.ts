@@ -3,7 +3,7 @@
 // fingerprint, logging) recurses once per level and overflows the stack: a 500 from any body.
 // The bound is checked on the text before it is parsed, so no deep value ever exists.
 import { PresenceError } from '@presence/core';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /** No request schema comes near it (the deepest, a spend policy, is 4 levels). */
 export const MAX_JSON_DEPTH = 32;
@@ -26,8 +26,14 @@ export function nestedDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
+/**
+ * Fastify's default JSON parser is the callback form: it calls `done` and returns nothing. Its
+ * declared type is the union of both forms, which would read as a promise left floating.
+ */
+type CallbackParser = (request: FastifyRequest, body: string, done: (err: Error | null, body?: unknown) => void) => void;
+
 export function registerJsonBody(app: FastifyInstance) {
-  const parse = app.getDefaultJsonParser('error', 'error');
+  const parse = app.getDefaultJsonParser('error', 'error') as CallbackParser;
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (nestedDeeperThan(String(body), MAX_JSON_DEPTH)) {

@@ -22,6 +22,7 @@ export function startStreamRecheck({
   const timer = setInterval(() => {
     if (running) return;
     running = true;
+    // One pass at a time (`running`); its failures go to onError, the next pass runs as usual.
     void (async () => {
       for (const s of streams.secrets()) {
         const v = await core.keys.secretValidity(s);

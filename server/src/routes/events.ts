@@ -61,6 +61,8 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
           sse.end();
         },
       );
+      // The stream's own loop, for as long as the client stays: not awaited, so the handler
+      // returns; every failure is caught inside and ends the stream.
       void (async () => {
         try {
           for await (const item of sub) {

@@ -120,6 +120,8 @@ export const surfaceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { cor
         sub.close();
         release();
       });
+      // The stream's own loop, for as long as the surface stays: not awaited, so the handler
+      // returns; every failure is caught inside and ends the stream.
       void (async () => {
         try {
           for await (const f of sub) {

@@ -84,6 +84,8 @@ export function rpcTransport(url: string, opts: RpcTransportOptions): Transport 
     while (queue.length > 0) {
       const group = queue.slice(0, maxBatch);
       queue = queue.slice(group.length);
+      // Not awaited: the callers wait on their own pending promises; send() settles them all
+      // and never rejects itself.
       void send(group);
     }
   }
@@ -105,7 +107,7 @@ export function rpcTransport(url: string, opts: RpcTransportOptions): Transport 
       const refused = res.statusCode !== 429 && res.statusCode < 500;
       if (group.length > 1 && refused && isAnswer(whole) && whole.error) {
         maxBatch = 1;
-        for (const p of group) void send([p]);
+        for (const p of group) void send([p]); // each settles its caller's promise, never rejects
         return;
       }
       if (res.statusCode < 200 || res.statusCode >= 300) {
