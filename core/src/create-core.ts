@@ -181,6 +181,7 @@ export function createCore(o: CoreOptions) {
       onError: o.onBackgroundError,
     });
     surfaces = service;
+    // Not awaited by the revocation it follows; keyRevoked reports its own failures, never rejects.
     keys.onRevoke((keyId) => void service.keyRevoked(keyId));
     // Another server sequenced entries (its notice rides the events channel), or notices were missed.
     o.cluster?.eventsWake.subscribe({
