@@ -38,7 +38,8 @@ export function registerAuth(app: FastifyInstance, core: Core, authFailures: Rat
   /** Counts the request against its key and sets the per-key headers (429 past the limit). */
   async function admit(request: FastifyRequest, reply: FastifyReply, principal: Principal) {
     request.principal = principal;
-    const rate = await core.rateLimiter.hit(principal.keyId);
+    const hit = core.rateLimiter.hit(principal.keyId);
+    const rate = hit instanceof Promise ? await hit : hit;
     reply.headers({
       'presence-mode': principal.kind,
       'ratelimit-limit': String(rate.limit),
@@ -106,12 +107,16 @@ export function registerAuth(app: FastifyInstance, core: Core, authFailures: Rat
   }
 
   app.addHook('onRequest', async (request, reply) => {
-    const surfaceRoute = request.routeOptions.config.surface === true;
-    const need = surfaceRoute ? 'key' : request.routeOptions.config.scope;
+    // routeOptions is a getter that builds a fresh object on every read: read it once.
+    const { config } = request.routeOptions;
+    const surfaceRoute = config.surface === true;
+    const need = surfaceRoute ? 'key' : config.scope;
     const header = request.headers.authorization;
     const m = header ? BEARER.exec(header) : null;
     const address = header === undefined ? null : clientAddress(request.ip);
-    const budget = address === null ? null : await authFailures.peek(address);
+    // The in-memory limiter answers at once: an await of its answer would only cost a turn.
+    const peeked = address === null ? null : authFailures.peek(address);
+    const budget = peeked instanceof Promise ? await peeked : peeked;
     if (need === undefined) {
       // Public routes (health, docs, redeem) ignore any key. An unknown route with a valid
       // key is a keyed request like any other: counted, and answered with the headers; with
