@@ -4,6 +4,7 @@
 // them (metered-ports.ts), HTTP answers by an onResponse hook.
 import type { CoreOptions } from '@presence/core';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { createRequestHistogram } from './request-histogram';
 
 export type CoreMetrics = NonNullable<CoreOptions['metrics']>;
 export type Metrics = ReturnType<typeof createMetrics>;
@@ -26,10 +27,9 @@ export function createMetrics(options: { process?: boolean } = {}) {
     return (operation: string, ok: boolean, seconds: number) => histogram.observe({ operation, outcome: ok ? 'ok' : 'error' }, seconds);
   };
 
-  const http = new Histogram({
+  const http = createRequestHistogram({
     name: 'http_request_duration_seconds',
     help: 'Time to answer an HTTP request, by method, route pattern and status (streams count until they close)',
-    labelNames: ['method', 'route', 'status'] as const,
     buckets: LATENCY_BUCKETS,
     registers,
   });
@@ -77,7 +77,7 @@ export function createMetrics(options: { process?: boolean } = {}) {
     core,
     /** One HTTP answer; `route` is the route's pattern (`/v1/memory/:key`), never the raw URL. */
     request(method: string, route: string, status: number, seconds: number) {
-      http.observe({ method, route, status }, seconds);
+      http.observe(method, route, status, seconds);
     },
     chainCall,
     storeWrite,
