@@ -32,8 +32,10 @@ export default defineConfig({
   clean: true,
   // The PostgreSQL driver is bundled, as patched by patches/postgres+3.4.9.patch (the root's
   // postinstall applies it): the released 3.4.9 can end the process when a connection dies
-  // with a write buffered (porsager/postgres#1208). An installed core then carries the fix
-  // instead of resolving the unpatched driver from the registry.
+  // with a write buffered (porsager/postgres#1208) or while a new one fetches its types
+  // (#1192), and can leave queries waiting for good when a session ends (#1186, #1195,
+  // docs/scaling.md). An installed core then carries the fixes instead of resolving the
+  // unpatched driver from the registry.
   noExternal: ['postgres'],
   onSuccess: async () => {
     cpSync('src/store/postgres/migrations', 'dist/migrations', { recursive: true });

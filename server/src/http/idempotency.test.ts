@@ -1,4 +1,5 @@
 // Idempotency-Key on writes: a duplicate gets the first answer's exact bytes, marked as a replay.
+import { PresenceError } from '@presence/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bearer, startTestApp, type TestApp } from '../../test/test-app';
 
@@ -45,5 +46,29 @@ describe('idempotency replay', () => {
     expect(again.statusCode).toBe(404);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body).toBe(first.body);
+  });
+});
+
+describe('an answer whose record cannot be kept (the database went away after the work)', () => {
+  it('is sent as it is, with its own status and body, not a bare 503 in its place', async () => {
+    const claim = t.core.idempotency.claim;
+    t.core.idempotency.claim = async (...args) => {
+      const c = await claim(...args);
+      if (c.kind !== 'proceed') return c;
+      return {
+        ...c,
+        async complete() {
+          c.abandon();
+          throw new PresenceError('store_unavailable', 'the database failed during putIdempotencyRecord (57P01)', { retryAfter: 1 });
+        },
+      };
+    };
+    const r = await pin('pin-unkept', { key: 'pair:WETH-USDC', note: 'kept anyway' });
+    expect([r.statusCode, r.headers['content-type']]).toEqual([200, 'application/json; charset=utf-8']);
+    expect(r.json()).toMatchObject({ key: 'pair:WETH-USDC', note: 'kept anyway', changed: true });
+    // Not kept, so not replayed: the key is free, and a duplicate runs (a no-op pin now).
+    t.core.idempotency.claim = claim;
+    const again = await pin('pin-unkept', { key: 'pair:WETH-USDC', note: 'kept anyway' });
+    expect([again.statusCode, again.headers['idempotent-replayed'], again.json().changed]).toEqual([200, undefined, false]);
   });
 });

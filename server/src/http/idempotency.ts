@@ -55,7 +55,15 @@ export function registerIdempotency(app: FastifyInstance, core: Core) {
       return payload;
     }
     const contentType = reply.getHeader('content-type');
-    await c.complete({ status: reply.statusCode, headers: contentType ? { 'content-type': String(contentType) } : {}, body });
+    try {
+      await c.complete({ status: reply.statusCode, headers: contentType ? { 'content-type': String(contentType) } : {}, body });
+    } catch (err) {
+      // The work is done (or refused) and this is its answer; only keeping it failed (the
+      // database went away). Thrown from here, Fastify would replace it with a bare 503 of its
+      // own, no problem+json, and the client's retry would run the work again. Sent as it is,
+      // the client is done; only a duplicate sent later runs again (the key is free).
+      request.log.warn({ err }, 'answered without keeping the answer for its Idempotency-Key');
+    }
     return payload;
   };
 

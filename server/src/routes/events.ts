@@ -2,10 +2,10 @@
 // Last-Event-ID (header or ?last_event_id=), then live; each type only for keys holding its
 // scope; closes when the key is revoked or its rotation grace ends. Each open stream takes a
 // slot under the stream caps (per key, per account, server-wide) until it closes.
-import { redactEventData } from '@presence/core';
+import { isPresenceError, redactEventData } from '@presence/core';
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { problem } from '../http/problem';
+import { problemFor } from '../http/problem';
 import { openSse, resumeAfter } from '../http/sse';
 import { callerOf, type RouteDeps } from '../http/types';
 
@@ -57,7 +57,9 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
           else if (v.validUntil !== null) streams.retire({ keyId: p.keyId, secretHash: p.secretHash, validUntil: v.validUntil });
         },
         (err: unknown) => {
-          req.log.error({ err }, 'events stream: key check failed');
+          // Ended either way (the client resumes with Last-Event-ID); only a fault of ours is an error.
+          if (isPresenceError(err)) req.log.warn({ err }, 'events stream: key check failed');
+          else req.log.error({ err }, 'events stream: key check failed');
           sse.end();
         },
       );
@@ -79,8 +81,12 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
             if (!ok) break;
           }
         } catch (err) {
-          req.log.error({ err }, 'events stream failed');
-          await sse.send({ event: 'error', data: problem('internal', 'the events stream failed; reconnect with Last-Event-ID', req.id) });
+          // The database away (store_unavailable) is a reason to reconnect, not a fault of ours:
+          // the frame says which it was, and Last-Event-ID loses nothing either way.
+          const failure = problemFor(err, req, 'the events stream failed; reconnect with Last-Event-ID');
+          if (failure.type === 'internal') req.log.error({ err }, 'events stream failed');
+          else req.log.warn({ err }, 'events stream ended with a problem to reconnect after');
+          await sse.send({ event: 'error', data: failure });
         } finally {
           sse.end();
         }

@@ -8,7 +8,7 @@
 import { PresenceError, type SurfacePrincipal, subscribeSurfaceFeed } from '@presence/core';
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { problem } from '../http/problem';
+import { problemFor } from '../http/problem';
 import { openSse, resumeAfter, type SseWriter } from '../http/sse';
 import type { RouteDeps } from '../http/types';
 
@@ -142,11 +142,11 @@ export const surfaceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { cor
             if (!ok) break;
           }
         } catch (err) {
-          req.log.error({ err }, 'surface events stream failed');
-          await sse.send({
-            event: 'error',
-            data: problem('internal', 'the surface events stream failed; reconnect with Last-Event-ID', req.id),
-          });
+          // As on /v1/events: the database away is a reason to reconnect, and the frame says so.
+          const failure = problemFor(err, req, 'the surface events stream failed; reconnect with Last-Event-ID');
+          if (failure.type === 'internal') req.log.error({ err }, 'surface events stream failed');
+          else req.log.warn({ err }, 'surface events stream ended with a problem to reconnect after');
+          await sse.send({ event: 'error', data: failure });
         } finally {
           sse.end();
         }

@@ -4,6 +4,8 @@
 // pass through unchanged.
 import postgres from 'postgres';
 import { PresenceError } from '../../errors/presence-error';
+import type { StorePort } from '../store-port';
+import { sessionLost } from './database';
 
 /** Wraps an error thrown by a caller's updater, so it crosses the transaction untouched. */
 export class CallerError {
@@ -25,16 +27,76 @@ export function toStoreError(e: unknown, operation: string): unknown {
   return new PresenceError('store_unavailable', `the database failed during ${operation} (${code})`, { retryAfter: 1, cause: e });
 }
 
-/** Makes every operation of `store` answer the database's failures as store_unavailable (in place). */
-export function mappingStoreErrors<S extends object>(store: S): S {
+/**
+ * `run` once more on another connection when the first failed because its connection was
+ * gone (a terminated backend, a reset socket: the pool reconnects), then as store_unavailable.
+ * Only for statements that may run twice: reads, and writes that are idempotent by their
+ * shape (an upsert of the caller's own claim, a delete of it).
+ */
+export async function retryingLostConnection<T>(operation: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (!sessionLost(e)) throw toStoreError(e, operation);
+  }
+  try {
+    return await run();
+  } catch (e) {
+    throw toStoreError(e, operation);
+  }
+}
+
+/**
+ * The store's operations that only read. One that met a lost connection runs again once (the
+ * pool has dropped the dead connection by then): a read cut by a restart, a failover or a
+ * terminated backend costs a round trip, not the client a 503. Writes are never run again here:
+ * whether a write whose connection died has committed is not known, so it is the caller's
+ * retry, under its Idempotency-Key, that decides. Named by the port, so a renamed read stops
+ * compiling here rather than silently losing its retry.
+ */
+const READS: ReadonlySet<string> = new Set<keyof StorePort>([
+  'getAccount',
+  'listAccounts',
+  'getKey',
+  'findKeyBySecretHash',
+  'listKeys',
+  'readMemory',
+  'peekMemory',
+  'memoryDue',
+  'eventsAfter',
+  'eventBounds',
+  'getIdempotencyRecord',
+  'getWallet',
+  'getIntent',
+  'findIntentByConfirmId',
+  'findIntentByIdempotencyKey',
+  'listIntents',
+  'spentSince',
+  'intentsInStates',
+  'dueHolds',
+  'readThread',
+  'listStanding',
+  'dueStanding',
+  'countOutstandingLinks',
+]);
+
+/**
+ * Makes every operation of `store` answer the database's failures as store_unavailable (in
+ * place). `retryReads: false` for the operations of a unit of work: its connection is the
+ * unit's, and a read cut there cannot run again on another (the unit fails as a whole).
+ */
+export function mappingStoreErrors<S extends object>(store: S, { retryReads = true }: { retryReads?: boolean } = {}): S {
   for (const [name, op] of Object.entries(store) as [string, (...args: unknown[]) => Promise<unknown>][]) {
-    (store as Record<string, unknown>)[name] = async (...args: unknown[]) => {
-      try {
-        return await op(...args);
-      } catch (e) {
-        throw toStoreError(e, name);
-      }
-    };
+    (store as Record<string, unknown>)[name] =
+      retryReads && READS.has(name)
+        ? (...args: unknown[]) => retryingLostConnection(name, () => op(...args))
+        : async (...args: unknown[]) => {
+            try {
+              return await op(...args);
+            } catch (e) {
+              throw toStoreError(e, name);
+            }
+          };
   }
   return store;
 }

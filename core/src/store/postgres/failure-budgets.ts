@@ -16,6 +16,7 @@
 import type { SharedRateLimiter } from '../../cluster/cluster-port';
 import type { RateDecision } from '../../ratelimit/sliding-window';
 import type { Database } from './database';
+import { retryingLostConnection } from './database-error';
 
 export const BLOCKS_CHANNEL = 'presence_rate_blocks';
 /** Blocked ids a server keeps at most (each needs `limit` failures of its own). */
@@ -89,7 +90,10 @@ export function createFailureBudgets(sql: Database, clock: { now(): number }, on
           if (d.remaining === 0) {
             const until = (d as RateDecision & { freesAt?: number }).freesAt ?? clock.now() + d.resetS * 1000;
             block(blocks, id, until);
-            await sql`SELECT pg_notify(${BLOCKS_CHANNEL}, ${JSON.stringify({ s: scope, i: id, u: until })})`;
+            // A notice sent twice blocks no longer than once.
+            await retryingLostConnection(`rate limit ${scope}`, () =>
+              sql`SELECT pg_notify(${BLOCKS_CHANNEL}, ${JSON.stringify({ s: scope, i: id, u: until })})`.then(() => undefined),
+            );
           }
           return d;
         },

@@ -346,7 +346,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       },
     };
     // Every operation maps the database's failures to store_unavailable in one place.
-    return mappingStoreErrors(ops);
+    return mappingStoreErrors(ops, { retryReads: run === unitOfWork.onPool });
   };
 
   const root = opsOn(unitOfWork.onPool);

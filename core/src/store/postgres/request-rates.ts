@@ -23,6 +23,7 @@
 import type { SharedRateLimiter } from '../../cluster/cluster-port';
 import type { RateDecision } from '../../ratelimit/sliding-window';
 import type { Database } from './database';
+import { retryingLostConnection } from './database-error';
 import type { Statements, UnitOfWork } from './unit-of-work';
 
 type Shared = { kind: 'log'; times: number[] } | { kind: 'buckets'; bucket: number; cur: number; prev: number };
@@ -134,7 +135,8 @@ export function createRequestRates({
     }
     if (e.shared === null) {
       const at = e;
-      e.loading ??= load(id, at).finally(() => {
+      // A read, so safe to send again; what still fails is a 503 to retry, never a 500.
+      e.loading ??= retryingLostConnection(`rate limit ${scope}`, () => load(id, at)).finally(() => {
         at.loading = null;
       });
       await e.loading;
