@@ -115,7 +115,8 @@ function createUnitOfWork(pool: postgres.Sql) {
       if (committed.command !== 'COMMIT') throw rolledBack();
     } catch (e) {
       open = false;
-      lost = sessionLost(e);
+      // The work's failure may be the store's mapping of the driver's (store_unavailable, with the driver's as its cause).
+      lost = sessionLost(e) || sessionLost((e as { cause?: unknown } | null)?.cause);
       if (!lost) await conn.unsafe('ROLLBACK').catch((r: unknown) => (lost = sessionLost(r)));
       for (const s of settling) s(false);
       throw e;
