@@ -37,6 +37,7 @@ export {
 } from './store/master-key-check';
 export { makeTreePrivate } from './store/private-tree';
 export { type ResealCounts, type Resealer, type RotationResult, rotateMasterKey } from './store/rotate-master-key';
+export { STORE_READS, STORE_WRITES } from './store/store-operations';
 export type { EmbeddedStore, SharedStore, StoreOps, StorePort, StoreSharing, StoreTx } from './store/store-port';
 export type { FeedEntry, SurfaceLinkRecord, SurfaceRecord } from './store/surface-records';
 export type { SurfaceStorePort } from './store/surface-store-port';

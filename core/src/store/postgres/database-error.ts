@@ -4,7 +4,7 @@
 // pass through unchanged.
 import postgres from 'postgres';
 import { PresenceError } from '../../errors/presence-error';
-import type { StorePort } from '../store-port';
+import { STORE_READS } from '../store-operations';
 import { sessionLost } from './database';
 
 /** Wraps an error thrown by a caller's updater, so it crosses the transaction untouched. */
@@ -47,48 +47,18 @@ export async function retryingLostConnection<T>(operation: string, run: () => Pr
 }
 
 /**
- * The store's operations that only read. One that met a lost connection runs again once (the
- * pool has dropped the dead connection by then): a read cut by a restart, a failover or a
- * terminated backend costs a round trip, not the client a 503. Writes are never run again here:
- * whether a write whose connection died has committed is not known, so it is the caller's
- * retry, under its Idempotency-Key, that decides. Named by the port, so a renamed read stops
- * compiling here rather than silently losing its retry.
- */
-const READS: ReadonlySet<string> = new Set<keyof StorePort>([
-  'getAccount',
-  'listAccounts',
-  'getKey',
-  'findKeyBySecretHash',
-  'listKeys',
-  'readMemory',
-  'peekMemory',
-  'memoryDue',
-  'eventsAfter',
-  'eventBounds',
-  'getIdempotencyRecord',
-  'getWallet',
-  'getIntent',
-  'findIntentByConfirmId',
-  'findIntentByIdempotencyKey',
-  'listIntents',
-  'spentSince',
-  'intentsInStates',
-  'dueHolds',
-  'readThread',
-  'listStanding',
-  'dueStanding',
-  'countOutstandingLinks',
-]);
-
-/**
  * Makes every operation of `store` answer the database's failures as store_unavailable (in
- * place). `retryReads: false` for the operations of a unit of work: its connection is the
+ * place). A read (store-operations.ts) that met a lost connection runs again once (the pool
+ * has dropped the dead connection by then): a read cut by a restart, a failover or a terminated
+ * backend costs a round trip, not the client a 503. Writes are never run again here: whether a
+ * write whose connection died has committed is not known, so the caller's retry, under its
+ * Idempotency-Key, decides. `retryReads: false` for the operations of a unit of work: its connection is the
  * unit's, and a read cut there cannot run again on another (the unit fails as a whole).
  */
 export function mappingStoreErrors<S extends object>(store: S, { retryReads = true }: { retryReads?: boolean } = {}): S {
   for (const [name, op] of Object.entries(store) as [string, (...args: unknown[]) => Promise<unknown>][]) {
     (store as Record<string, unknown>)[name] =
-      retryReads && READS.has(name)
+      retryReads && STORE_READS.has(name)
         ? (...args: unknown[]) => retryingLostConnection(name, () => op(...args))
         : async (...args: unknown[]) => {
             try {
