@@ -4,6 +4,7 @@
 // and the pool keeps all its connections. Each case failed on the unpatched driver (the
 // upstream issue is named beside it); a server under database faults met every one of them
 // (test/src/postgres-faults.test.ts).
+import net from 'node:net';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type ThrowawayPostgres } from '../../../../scripts/postgres';
@@ -118,6 +119,40 @@ describe('the driver, when a backend is terminated under it', () => {
       await expect(afterwards).resolves.toHaveProperty('code', 'CONNECTION_CLOSED');
       // Unpatched, this waited for good: the pool's one connection was nowhere it takes one from.
       expect(await within(sql<{ n: number }[]>`SELECT ${5}::int AS n`)).toEqual([{ n: 5 }]);
+    } finally {
+      await sql.end({ timeout: 1 });
+    }
+  });
+
+  it('fails a statement pipelined onto a connection between its socket error and its close, and the next connection does not wait for its answer', async () => {
+    // A reset socket reports its error at once and its close a turn later; meanwhile the pool
+    // still counts the connection busy and pipelines onto it. Unpatched, what it sent there was
+    // never failed: it stayed in the connection's queue, the reconnected connection took it as
+    // the statement it was waiting on (never sent on that socket), and both waited for good.
+    // Servers under connection cuts met this (a request that never answered).
+    const { hostname, port } = new URL(pg.url);
+    const sockets: net.Socket[] = [];
+    const sql = postgres(pg.url, {
+      max: 1,
+      onnotice: () => undefined,
+      socket: () => {
+        const s = net.connect(Number(port), hostname);
+        sockets.push(s);
+        return s;
+      },
+    });
+    try {
+      await sql`SELECT 1`;
+      const sleeping = sql`SELECT pg_sleep(30)`.catch((e: unknown) => e);
+      await new Promise((r) => setTimeout(r, 50));
+      sockets.at(-1)?.destroy(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
+      // After the error is emitted (next tick), before the close (the handle's close callback).
+      await new Promise((r) => setImmediate(r));
+      const pipelined = within(sql`SELECT ${6}::int AS n`).catch((e: unknown) => e);
+      await expect(sleeping).resolves.toHaveProperty('code', 'ECONNRESET');
+      await expect(pipelined).resolves.toHaveProperty('code', 'CONNECTION_CLOSED');
+      // The pool's one connection opens again and answers what it is sent, not an old statement.
+      expect(await within(sql<{ n: number }[]>`SELECT ${7}::int AS n`)).toEqual([{ n: 7 }]);
     } finally {
       await sql.end({ timeout: 1 });
     }
