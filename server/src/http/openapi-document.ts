@@ -56,6 +56,7 @@ const integer = { type: 'integer', minimum: 0 };
 const headers = {
   'X-Request-Id': {
     description: 'The id of the request this answers (yours when it was fit, else a fresh UUID)',
+    required: true,
     schema: { type: 'string' },
   },
   'RateLimit-Limit': { description: 'Requests allowed per window for this key', schema: integer },
