@@ -60,7 +60,8 @@ type Kind = ReturnType<typeof kindOf>;
 /** What any route of this kind can answer, beyond its own declared problems. */
 function problemsOf(route: RouteOptions, kind: Kind, schema: JsonSchema, doc: OperationDoc): Set<ProblemType> {
   const authed = kind.keyed || kind.surface;
-  const out = new Set<ProblemType>(['internal']);
+  // Node refuses any request whose headers are too large or that does not arrive in time.
+  const out = new Set<ProblemType>(['internal', 'request_timeout', 'headers_too_large']);
   if (schema.body || schema.querystring || schema.params || (kind.keyed && kind.write)) out.add('invalid_request');
   if (doc.stream?.resume) out.add('invalid_request'); // a Last-Event-ID that is not an event id
   if (schema.body) {

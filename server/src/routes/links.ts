@@ -36,7 +36,7 @@ export const linksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core 
           answers: {
             200: 'A new key for the surface user: its secret shown this once; redeemed with a surface token, the key id only (the surface acts for it with Presence-Acting-For)',
           },
-          problems: ['not_found', 'conflict', 'rate_limited', 'store_unavailable'],
+          problems: ['not_found', 'conflict', 'rate_limited', 'store_unavailable', 'auth'],
         },
         summary:
           'Redeem a link code for a new key (no Authorization: rate-limited per address; or a surface token as bearer: linked through it, rate-limited per token)',
