@@ -212,7 +212,9 @@ describe('the OpenAPI document', () => {
 
   it('says in the schemas what the server checks: unique scopes, the pair’s shape, the safety view’s token, ASCII digits', () => {
     expect(schema('CreateKeyRequest').properties.scopes).toMatchObject({ uniqueItems: true });
-    const pools = op('get', '/v1/chain/pools').parameters?.find((p) => 'name' in p && p.name === 'pair') as { schema: { pattern: string } };
+    const pools = op('get', '/v1/chain/pools').parameters?.find((p) => 'name' in p && p.name === 'pair') as unknown as {
+      schema: { pattern: string };
+    };
     expect(new RegExp(pools.schema.pattern).test('WETH-USDC')).toBe(true);
     expect(new RegExp(pools.schema.pattern).test('WETH/USDC')).toBe(false);
     expect(op('get', '/v1/chain/safety').parameters).toEqual(
