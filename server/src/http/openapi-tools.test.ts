@@ -1,10 +1,10 @@
 // The OpenAPI document as an integrator's tools take it, tools nobody here wrote (pinned
 // devDependencies from the npm registry): Redocly's recommended lint and Spectral's
 // spectral:oas find no error in it, and openapi-typescript turns it into types with which a
-// small openapi-fetch client type-checks — five operations, typed request headers, and a
-// problem answer narrowed by its `type`. The `@ts-expect-error` lines make the check two-sided:
-// were a type not narrowed (or a required parameter optional), their line would compile, and
-// the directive itself would be the error.
+// small openapi-fetch client type-checks — six operations, typed request headers, a problem
+// answer narrowed by its `type`, and a turn's SSE frames narrowed by their event name. The
+// `@ts-expect-error` lines make the check two-sided: were a type not narrowed (or a required
+// parameter optional), their line would compile, and the directive itself would be the error.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -130,4 +130,13 @@ export async function tour(): Promise<string[]> {
   }
   return seen;
 }
+
+// A JSON-only client: POST /v1/messages's answer is the turn (its SSE form is another media type).
+const json = createClient<paths, 'application/json'>({ baseUrl: 'http://127.0.0.1:8787' });
+export async function turn(): Promise<string> {
+  const r = await json.POST('/v1/messages', { body: { text: 'how deep is WETH-USDC' } });
+  return r.data ? r.data.reply + r.data.used.map((u) => u.tool).join() : '';
+}
+type Frame = components['schemas']['TurnStreamFrame'];
+export const tokenText = (f: Frame): string => (f.event === 'token' ? f.data.text : f.event === 'done' ? f.data.reply : '');
 `;

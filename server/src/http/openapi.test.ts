@@ -117,10 +117,12 @@ describe('the OpenAPI document', () => {
         for (const type of types) expect(problemCatalogue[type as keyof typeof problemCatalogue].status).toBe(Number(status));
       }
     }
-    const typesOf = (o: Operation, status: string) =>
-      (
-        o.responses[status]?.content?.['application/problem+json']?.schema.allOf as [unknown, { properties: { type: { enum: string[] } } }]
-      )[1].properties.type.enum;
+    const typesOf = (o: Operation, status: string) => {
+      const allOf = o.responses[status]?.content?.['application/problem+json']?.schema.allOf as
+        | [unknown, { properties: { type: { enum: string[] } } }]
+        | undefined;
+      return allOf?.[1].properties.type.enum;
+    };
     expect(Object.keys(op('get', '/v1/memory').responses)).toEqual(expect.arrayContaining(['200', '401', '403', '429', '500']));
     const intent = op('post', '/v1/wallet/intent');
     expect(typesOf(intent, '409')).toEqual(expect.arrayContaining(['policy_block', 'idempotency_in_progress']));
