@@ -90,5 +90,10 @@ export const PresenceEvent = z
 export type PresenceEvent = z.infer<typeof PresenceEvent>;
 
 export const EventsQuery = z.object({
-  last_event_id: z.coerce.number().int().min(0).optional(),
+  last_event_id: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('Resume after this id, for a client that cannot send Last-Event-ID (the header wins)'),
 });

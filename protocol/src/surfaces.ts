@@ -42,7 +42,12 @@ export const AdoptRequest = z
   .meta({ id: 'AdoptRequest' });
 
 export const SurfaceEventsQuery = z.object({
-  last_event_id: z.coerce.number().int().min(0).optional(),
+  last_event_id: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('Resume after this id, for a client that cannot send Last-Event-ID (the header wins)'),
   partition: z.coerce.number().int().min(0).max(255).optional(),
   of: z.coerce.number().int().min(1).max(256).optional(),
 });
