@@ -15,7 +15,13 @@ export type { Planner, PlannerContext, PlannerIO, ToolDef } from './conversation
 export { type Core, type CoreOptions, createCore, type StoreWiring } from './create-core';
 export { isPresenceError, PresenceError, type Problem } from './errors/presence-error';
 export type { FeedEvent, FeedItem, Subscription } from './events/events-log';
-export { checkIdempotencyKey, fingerprintRequest, type IdempotencyClaim, type StoredAnswer } from './idempotency/idempotency';
+export {
+  checkIdempotencyKey,
+  fingerprintRequest,
+  IDEMPOTENCY_KEY_SHAPE,
+  type IdempotencyClaim,
+  type StoredAnswer,
+} from './idempotency/idempotency';
 export { createMemoryLeases, type IdempotencyLeases, type InFlightClaim } from './idempotency/idempotency-leases';
 export { accountCaller, type Caller } from './keys/caller';
 export { looksLikeSecret } from './keys/key-secret';

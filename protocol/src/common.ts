@@ -2,24 +2,26 @@
 import { z } from 'zod';
 
 export const scopes = ['talk', 'memory:read', 'memory:write', 'wallet:read', 'wallet:act', 'admin'] as const;
-export const Scope = z.enum(scopes);
+export const Scope = z.enum(scopes).meta({ id: 'Scope' });
 export type Scope = z.infer<typeof Scope>;
 
-export const KeyKind = z.enum(['live', 'test']);
+export const KeyKind = z.enum(['live', 'test']).meta({ id: 'KeyKind' });
 export type KeyKind = z.infer<typeof KeyKind>;
 
 export const Timestamp = z.string().describe('RFC 3339 timestamp in UTC');
 
 export const Problem = z
   .object({
-    type: z.string(),
+    /** Open, not an enum: a client must survive a type added after it was built. */
+    type: z.string().describe('Stable: branch on it. Types are added, never renamed; each answer lists those it can carry.'),
     title: z.string(),
     status: z.number().int(),
     detail: z.string(),
     /** The id of the request this answers (its X-Request-Id); quote it when reporting a fault. */
     request_id: z.string().optional(),
   })
-  .catchall(z.unknown());
+  .catchall(z.unknown())
+  .meta({ id: 'Problem', description: 'An RFC 9457 problem (application/problem+json); some types add fields (policy_block: rule).' });
 export type Problem = z.infer<typeof Problem>;
 
 export const KeyId = z.string().regex(/^key_[0-9A-Za-z]{16}$/, 'a key id looks like key_ followed by 16 letters or digits');

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Scope } from './common';
 
 export const eventTypes = ['message', 'tx', 'memory', 'needs_confirm', 'confirm'] as const;
-export const EventType = z.enum(eventTypes);
+export const EventType = z.enum(eventTypes).meta({ id: 'EventType' });
 export type EventType = z.infer<typeof EventType>;
 
 export const eventScope: Record<EventType, Scope> = {
@@ -14,40 +14,50 @@ export const eventScope: Record<EventType, Scope> = {
   confirm: 'wallet:read',
 };
 
-export const MemoryEventData = z.object({ key: z.string(), tier: z.enum(['pinned', 'fading', 'dropped']), at: z.string() });
-export const MessageEventData = z.object({
-  text: z.string(),
-  cause: z.string(),
-  at: z.string(),
-  /** The scopes the text drew on; a stream whose key lacks one gets the text redacted, naming them. */
-  scopes: z.array(z.string()).optional(),
-});
-export const TxEventData = z.object({
-  hash: z.string(),
-  block: z.number().int(),
-  intent: z.object({ id: z.string(), summary: z.string(), amount: z.string(), source: z.string() }),
-  at: z.string(),
-});
-export const NeedsConfirmEventData = z.object({
-  confirm_id: z.string(),
-  intent_id: z.string(),
-  summary: z.string(),
-  amount: z.string(),
-  value_usd: z.string(),
-  expires_at: z.string(),
-  timeout_s: z.number().int(),
-  at: z.string(),
-});
-export const ConfirmEventData = z.object({
-  confirm_id: z.string(),
-  intent_id: z.string(),
-  status: z.enum(['executed', 'denied', 'expired', 'failed']),
-  tx: z.string().optional(),
-  block: z.number().int().optional(),
-  reason: z.string().optional(),
-  at: z.string(),
-});
-export const GapEventData = z.object({ oldest_id: z.number().int() });
+export const MemoryEventData = z
+  .object({ key: z.string(), tier: z.enum(['pinned', 'fading', 'dropped']), at: z.string() })
+  .meta({ id: 'MemoryEvent' });
+export const MessageEventData = z
+  .object({
+    text: z.string(),
+    cause: z.string(),
+    at: z.string(),
+    /** The scopes the text drew on; a stream whose key lacks one gets the text redacted, naming them. */
+    scopes: z.array(z.string()).optional(),
+  })
+  .meta({ id: 'MessageEvent' });
+export const TxEventData = z
+  .object({
+    hash: z.string(),
+    block: z.number().int(),
+    intent: z.object({ id: z.string(), summary: z.string(), amount: z.string(), source: z.string() }),
+    at: z.string(),
+  })
+  .meta({ id: 'TxEvent' });
+export const NeedsConfirmEventData = z
+  .object({
+    confirm_id: z.string(),
+    intent_id: z.string(),
+    summary: z.string(),
+    amount: z.string(),
+    value_usd: z.string(),
+    expires_at: z.string(),
+    timeout_s: z.number().int(),
+    at: z.string(),
+  })
+  .meta({ id: 'NeedsConfirmEvent' });
+export const ConfirmEventData = z
+  .object({
+    confirm_id: z.string(),
+    intent_id: z.string(),
+    status: z.enum(['executed', 'denied', 'expired', 'failed']),
+    tx: z.string().optional(),
+    block: z.number().int().optional(),
+    reason: z.string().optional(),
+    at: z.string(),
+  })
+  .meta({ id: 'ConfirmEvent' });
+export const GapEventData = z.object({ oldest_id: z.number().int() }).meta({ id: 'GapEvent' });
 
 /** Each event type's payload schema. `satisfies` breaks the build when a type is added without one. */
 export const eventDataSchemas = {
@@ -70,13 +80,20 @@ export type TypedEventData = { [T in EventType]: { type: T; data: EventData<T> }
  * The envelope as it crosses the wire: `data` stays open here so one event a reader does not
  * know (a newer type) is skipped on its own; readers narrow it with `eventDataSchemas`.
  */
-export const PresenceEvent = z.object({
-  id: z.number().int().positive(),
-  type: EventType,
-  data: z.record(z.string(), z.unknown()),
-});
+export const PresenceEvent = z
+  .object({
+    id: z.number().int().positive(),
+    type: EventType,
+    data: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'PresenceEvent' });
 export type PresenceEvent = z.infer<typeof PresenceEvent>;
 
 export const EventsQuery = z.object({
-  last_event_id: z.coerce.number().int().min(0).optional(),
+  last_event_id: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('Resume after this id, for a client that cannot send Last-Event-ID (the header wins)'),
 });

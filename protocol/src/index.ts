@@ -12,5 +12,6 @@ export * from './policy';
 export * from './presence';
 export * from './problem-catalogue';
 export * from './problem-status';
+export * from './streams';
 export * from './surfaces';
 export * from './wallet';

@@ -11,24 +11,30 @@ export const MemoryKey = z
 
 export const MemoryTier = z.enum(['pinned', 'fading']);
 
-export const PinnedItem = z.object({
-  key: z.string(),
-  note: z.string(),
-  tier: z.literal('pinned'),
-  weight: z.number(),
-  days_left: z.number().int().nullable(),
-});
-export const FadingItem = z.object({
-  key: z.string(),
-  note: z.string(),
-  tier: z.literal('fading'),
-  weight: z.number(),
-  days_left: z.number().int(),
-});
-export const MemoryListing = z.object({ pinned: z.array(PinnedItem), fading: z.array(FadingItem) });
+export const PinnedItem = z
+  .object({
+    key: z.string(),
+    note: z.string(),
+    tier: z.literal('pinned'),
+    weight: z.number(),
+    days_left: z.number().int().nullable(),
+  })
+  .meta({ id: 'PinnedMemory' });
+export const FadingItem = z
+  .object({
+    key: z.string(),
+    note: z.string(),
+    tier: z.literal('fading'),
+    weight: z.number(),
+    days_left: z.number().int(),
+  })
+  .meta({ id: 'FadingMemory' });
+export const MemoryListing = z.object({ pinned: z.array(PinnedItem), fading: z.array(FadingItem) }).meta({ id: 'MemoryListing' });
 export type MemoryListing = z.infer<typeof MemoryListing>;
 
-export const PinRequest = z.object({ key: MemoryKey, note: z.string().max(500).optional() });
-export const PinResult = z.object({ key: z.string(), tier: z.literal('pinned'), note: z.string(), changed: z.boolean() });
-export const ForgetResult = z.object({ key: z.string(), forgotten: z.literal(true) });
+export const PinRequest = z.object({ key: MemoryKey, note: z.string().max(500).optional() }).meta({ id: 'PinRequest' });
+export const PinResult = z
+  .object({ key: z.string(), tier: z.literal('pinned'), note: z.string(), changed: z.boolean() })
+  .meta({ id: 'PinResult' });
+export const ForgetResult = z.object({ key: z.string(), forgotten: z.literal(true) }).meta({ id: 'ForgetResult' });
 export const MemoryKeyParams = z.object({ key: MemoryKey });

@@ -3,7 +3,8 @@ import { z } from 'zod';
 
 export const AmountString = z
   .string()
-  .regex(/^\d+(\.\d+)? [A-Za-z][A-Za-z0-9]{0,15}$/, 'an amount is "<decimal> <UNIT>", e.g. "50 USD" or "0.1 WETH"');
+  .regex(/^[0-9]+(\.[0-9]+)? [A-Za-z][A-Za-z0-9]{0,15}$/, 'an amount is "<decimal> <UNIT>", e.g. "50 USD" or "0.1 WETH"')
+  .meta({ id: 'Amount' });
 
 export const DenyRule = z
   .object({
@@ -17,7 +18,8 @@ export const DenyRule = z
   .refine(
     (r) => r.action !== undefined || r.token !== undefined || r.to !== undefined,
     'a deny rule names at least one of action, token, to',
-  );
+  )
+  .meta({ id: 'DenyRule' });
 
 export const PolicyDocument = z.object({
   per_tx_cap: AmountString,
@@ -29,11 +31,13 @@ export const PolicyDocument = z.object({
   confirm_timeout_s: z.number().int().min(10).max(86_400),
 });
 export type PolicyDocument = z.infer<typeof PolicyDocument>;
+/** PUT /v1/wallet/policy's body: the whole document, and nothing else (an unknown field is a typo, refused). */
+export const PolicyReplace = PolicyDocument.strict().meta({ id: 'PolicyDocument' });
 
 export const StoredPolicy = PolicyDocument.extend({ version: z.number().int(), updated_at: z.string() });
 export type StoredPolicy = z.infer<typeof StoredPolicy>;
 
-export const SpendLabel = z.enum(['locked', 'confirm_all', 'guarded']);
+export const SpendLabel = z.enum(['locked', 'confirm_all', 'guarded']).meta({ id: 'SpendLabel' });
 export type SpendLabel = z.infer<typeof SpendLabel>;
 
 export const defaultPolicy: PolicyDocument = {

@@ -19,44 +19,60 @@ export const SurfaceView = z.object({
 export type SurfaceView = z.infer<typeof SurfaceView>;
 
 /** GET /v1/surface: the token itself and how many live links it holds. */
-export const SurfaceStatus = SurfaceView.extend({ links: z.number().int().min(0) });
+export const SurfaceStatus = SurfaceView.extend({ links: z.number().int().min(0) }).meta({ id: 'Surface' });
 export type SurfaceStatus = z.infer<typeof SurfaceStatus>;
 
-export const SurfaceRedeemResult = RedeemResult.omit({ key: true }).extend({
-  surface: z.string().describe('The id of the surface token the key is linked through'),
-  scopes: z.array(Scope),
-});
+export const SurfaceRedeemResult = RedeemResult.omit({ key: true })
+  .extend({
+    surface: z.string().describe('The id of the surface token the key is linked through'),
+    scopes: z.array(Scope),
+  })
+  .meta({ id: 'SurfaceRedeemResult' });
 export type SurfaceRedeemResult = z.infer<typeof SurfaceRedeemResult>;
 
+/** POST /v1/links/{code}/redeem: the key's secret without a surface token; its id only with one. */
+export const RedeemAnswer = z.union([RedeemResult, SurfaceRedeemResult]).meta({ id: 'RedeemAnswer' });
+
 /** POST /v1/surface/adopt: a key linked before surface tokens, moved over to the surface. */
-export const AdoptRequest = z.object({
-  key: z.string().min(1).max(200).describe("The key's secret (prs_live_…), which the surface may forget afterwards"),
-  surface_user: z.string().min(1).max(128),
-});
+export const AdoptRequest = z
+  .object({
+    key: z.string().min(1).max(200).describe("The key's secret (prs_live_…), which the surface may forget afterwards"),
+    surface_user: z.string().min(1).max(128),
+  })
+  .meta({ id: 'AdoptRequest' });
 
 export const SurfaceEventsQuery = z.object({
-  last_event_id: z.coerce.number().int().min(0).optional(),
+  last_event_id: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('Resume after this id, for a client that cannot send Last-Event-ID (the header wins)'),
   partition: z.coerce.number().int().min(0).max(255).optional(),
   of: z.coerce.number().int().min(1).max(256).optional(),
 });
 
 /** `data` of an account's event on GET /v1/surface/events (the SSE event name is its type). */
-export const SurfaceEventData = z.object({
-  account: z.string(),
-  /** The surface's linked keys of the account whose scopes show this event. */
-  key_ids: z.array(z.string()).min(1),
-  event: PresenceEvent,
-  /**
-   * Per listed key lacking a scope a `message`'s text drew on: the text that key reads instead
-   * of `event.data.text` (`[redacted: …]`, as on its own GET /v1/events). When no listed key
-   * may read the text whole, `event.data.text` is itself redacted.
-   */
-  redacted: z.record(z.string(), z.string()).optional(),
-});
+export const SurfaceEventData = z
+  .object({
+    account: z.string(),
+    /** The surface's linked keys of the account whose scopes show this event. */
+    key_ids: z.array(z.string()).min(1),
+    event: PresenceEvent,
+    /**
+     * Per listed key lacking a scope a `message`'s text drew on: the text that key reads instead
+     * of `event.data.text` (`[redacted: …]`, as on its own GET /v1/events). When no listed key
+     * may read the text whole, `event.data.text` is itself redacted.
+     */
+    redacted: z.record(z.string(), z.string()).optional(),
+  })
+  .meta({ id: 'SurfaceEvent' });
 export type SurfaceEventData = z.infer<typeof SurfaceEventData>;
 
 /** `data` of `link_revoked`: the key no longer acts for its user; its account's events stop. */
-export const LinkRevokedData = z.object({ account: z.string(), key_id: z.string(), surface_user: z.string(), at: z.string() });
+export const LinkRevokedData = z
+  .object({ account: z.string(), key_id: z.string(), surface_user: z.string(), at: z.string() })
+  .meta({ id: 'LinkRevokedEvent' });
 export type LinkRevokedData = z.infer<typeof LinkRevokedData>;
 
 /** FNV-1a of the account id: which partition of `of` carries an account (`?partition=i&of=n`). */

@@ -2,92 +2,102 @@
 import { z } from 'zod';
 import { AmountString, PolicyDocument } from './policy';
 
-export const IntentRequest = z.object({
-  do: z.string().min(1).max(500).describe('The intent as a sentence, e.g. "swap 50 USDC for WETH"'),
-});
+export const IntentRequest = z
+  .object({
+    do: z.string().min(1).max(500).describe('The intent as a sentence, e.g. "swap 50 USDC for WETH"'),
+  })
+  .meta({ id: 'IntentRequest' });
 
-export const IntentDone = z.object({
-  status: z.literal('done'),
-  intent_id: z.string(),
-  tx: z.string(),
-  block: z.number().int(),
-  summary: z.string(),
-  amount: z.string(),
-  simulated: z.boolean().optional(),
-});
-export const IntentHeld = z.object({
-  status: z.literal('needs_confirm'),
-  intent_id: z.string(),
-  confirm_id: z.string(),
-  summary: z.string(),
-  amount: z.string(),
-  expires_at: z.string(),
-  simulated: z.boolean().optional(),
-});
-export const IntentResult = z.discriminatedUnion('status', [IntentDone, IntentHeld]);
+export const IntentDone = z
+  .object({
+    status: z.literal('done'),
+    intent_id: z.string(),
+    tx: z.string(),
+    block: z.number().int(),
+    summary: z.string(),
+    amount: z.string(),
+    simulated: z.boolean().optional(),
+  })
+  .meta({ id: 'IntentDone' });
+export const IntentHeld = z
+  .object({
+    status: z.literal('needs_confirm'),
+    intent_id: z.string(),
+    confirm_id: z.string(),
+    summary: z.string(),
+    amount: z.string(),
+    expires_at: z.string(),
+    simulated: z.boolean().optional(),
+  })
+  .meta({ id: 'IntentHeld' });
+export const IntentResult = z.discriminatedUnion('status', [IntentDone, IntentHeld]).meta({ id: 'Intent' });
 export type IntentResult = z.infer<typeof IntentResult>;
 
-export const WithdrawRequest = z.object({
-  to: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'an address is 0x followed by 40 hex digits'),
-  amount: AmountString,
-});
+export const WithdrawRequest = z
+  .object({
+    to: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'an address is 0x followed by 40 hex digits'),
+    amount: AmountString,
+  })
+  .meta({ id: 'WithdrawRequest' });
 
 export const ConfirmParams = z.object({
   confirm_id: z.string().regex(/^cf_[0-9A-Za-z]{16}$/, 'a confirm id looks like cf_ followed by 16 letters or digits'),
 });
-export const ConfirmRequest = z.object({ approve: z.boolean() });
-export const ConfirmResult = z.union([
-  z.object({
-    confirm_id: z.string(),
-    status: z.literal('executed'),
-    tx: z.string(),
-    block: z.number().int(),
-    simulated: z.boolean().optional(),
-  }),
-  z.object({ confirm_id: z.string(), status: z.literal('denied') }),
-]);
+export const ConfirmRequest = z.object({ approve: z.boolean() }).meta({ id: 'ConfirmRequest' });
+export const ConfirmResult = z
+  .union([
+    z.object({
+      confirm_id: z.string(),
+      status: z.literal('executed'),
+      tx: z.string(),
+      block: z.number().int(),
+      simulated: z.boolean().optional(),
+    }),
+    z.object({ confirm_id: z.string(), status: z.literal('denied') }),
+  ])
+  .meta({ id: 'ConfirmResult' });
 export type ConfirmResult = z.infer<typeof ConfirmResult>;
 
-export const ConfirmStatus = z.enum(['held', 'executing', 'executed', 'denied', 'expired', 'failed']);
-export const ConfirmationView = z.object({
-  confirm_id: z.string(),
-  intent_id: z.string(),
-  status: ConfirmStatus,
-  summary: z.string(),
-  amount: z.string(),
-  created_at: z.string(),
-  expires_at: z.string(),
-  tx: z.string().nullable(),
-  block: z.number().int().nullable(),
-});
+export const ConfirmStatus = z.enum(['held', 'executing', 'executed', 'denied', 'expired', 'failed']).meta({ id: 'ConfirmStatus' });
+export const ConfirmationView = z
+  .object({
+    confirm_id: z.string(),
+    intent_id: z.string(),
+    status: ConfirmStatus,
+    summary: z.string(),
+    amount: z.string(),
+    created_at: z.string(),
+    expires_at: z.string(),
+    tx: z.string().nullable(),
+    block: z.number().int().nullable(),
+  })
+  .meta({ id: 'Confirmation' });
 export type ConfirmationView = z.infer<typeof ConfirmationView>;
-export const ConfirmationList = z.object({ confirmations: z.array(ConfirmationView) });
+export const ConfirmationList = z.object({ confirmations: z.array(ConfirmationView) }).meta({ id: 'ConfirmationList' });
 export const ConfirmQuery = z.object({ status: ConfirmStatus.optional() });
 
-export const PolicyView = PolicyDocument.extend({ version: z.number().int(), updated_at: z.string() });
+export const PolicyView = PolicyDocument.extend({ version: z.number().int(), updated_at: z.string() }).meta({ id: 'Policy' });
 
-export const WalletView = z.object({
-  address: z.string(),
-  chain: z.object({ id: z.number().int(), name: z.string() }),
-  as_of_block: z.number().int(),
-  balances: z.array(z.object({ symbol: z.string(), address: z.string().nullable(), amount: z.string(), value_usd: z.string().nullable() })),
-  lp: z.array(z.object({ pair: z.string(), underlying: z.record(z.string(), z.string()), value_usd: z.string().nullable() })),
-  total_usd: z.string(),
-  policy: z.object({
-    spend: z.enum(['locked', 'confirm_all', 'guarded']),
-    version: z.number().int(),
-    per_tx_cap: z.string(),
-    confirm_over: z.string(),
-    daily_cap: z.string(),
-    spent_today: z.string(),
-    left_today: z.string(),
-  }),
-  pending_confirmations: z.number().int(),
-});
+export const WalletView = z
+  .object({
+    address: z.string(),
+    chain: z.object({ id: z.number().int(), name: z.string() }),
+    as_of_block: z.number().int(),
+    balances: z.array(
+      z.object({ symbol: z.string(), address: z.string().nullable(), amount: z.string(), value_usd: z.string().nullable() }),
+    ),
+    lp: z.array(z.object({ pair: z.string(), underlying: z.record(z.string(), z.string()), value_usd: z.string().nullable() })),
+    total_usd: z.string(),
+    policy: z.object({
+      spend: z.enum(['locked', 'confirm_all', 'guarded']),
+      version: z.number().int(),
+      per_tx_cap: z.string(),
+      confirm_over: z.string(),
+      daily_cap: z.string(),
+      spent_today: z.string(),
+      left_today: z.string(),
+    }),
+    pending_confirmations: z.number().int(),
+  })
+  .meta({ id: 'Wallet' });
 export type WalletView = z.infer<typeof WalletView>;
-
-export const ChainViewParams = z.object({ view: z.enum(['tokens', 'pools', 'positions', 'safety']) });
-export const ChainViewQuery = z.object({
-  pair: z.string().max(40).optional().describe('pools: one pair, e.g. WETH-USDC'),
-  token: z.string().max(64).optional().describe('safety: a symbol or address (required)'),
-});

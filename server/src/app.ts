@@ -12,6 +12,7 @@ import { registerCors } from './http/cors';
 import { registerIdempotency } from './http/idempotency';
 import { registerJsonBody } from './http/json-body';
 import { createOpenapiTransform } from './http/openapi';
+import { createDocumentTransform } from './http/openapi-document';
 import { errorHandler, MAX_PARAM_LENGTH } from './http/problem';
 import { createReadiness } from './http/readiness';
 import { REQUEST_ID_LOG_LABEL, registerRequestId, requestIdFor } from './http/request-id';
@@ -200,6 +201,8 @@ export async function buildApp({
         title: 'Presence API',
         version: VERSION,
         description: 'One persistent on-chain assistant per account. Errors are application/problem+json.',
+        license: { name: 'MIT', identifier: 'MIT' },
+        contact: { name: 'The operator of this Presence server' },
       },
       components: {
         securitySchemes: {
@@ -221,6 +224,10 @@ export async function buildApp({
       security: [{ bearer: [] }],
     },
     transform: createOpenapiTransform({ metricsSecurity: metricsToken ? [{ metricsToken: [] }] : [] }) as never,
+    transformObject: createDocumentTransform({
+      // Paths start at the root (/v1/…, /metrics): the server is the host the document came from.
+      servers: [{ url: '/', description: 'The server that served this document' }],
+    }) as never,
   });
 
   const health = async () => {

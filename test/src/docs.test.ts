@@ -94,7 +94,68 @@ describe('docs/api.md and the OpenAPI document', () => {
     expect({ undocumented: served.filter((op) => !documented.includes(op)) }).toEqual({ undocumented: [] });
     expect({ notServed: documented.filter((op) => !served.includes(op)) }).toEqual({ notServed: [] });
   });
+
+  it('agrees with it on each operation’s answers and problems, and names every header it declares', async () => {
+    const document = (await call(s.url, 'GET', '/v1/openapi.json')).json as unknown as OpenapiDocument;
+    const text = readFileSync(API_DOC, 'utf8');
+    const sections = new Map([...text.matchAll(/^### ([A-Z]+ \/\S*)\s*$([\s\S]*?)(?=^##)/gm)].map((m) => [m[1] as string, m[2] as string]));
+    const disagreements: string[] = [];
+    for (const [p, operations] of Object.entries(document.paths))
+      for (const [method, op] of Object.entries(operations)) {
+        const at = `${method.toUpperCase()} ${p}`;
+        const section = sections.get(at) ?? '';
+        const answers = problemTypesByStatus(op);
+        for (const [status, types] of answers) {
+          // A success is named by its status; a problem of this operation's own by its type (the
+          // ones every endpoint of a kind answers are listed once, above the endpoints).
+          if (types.length === 0 && !section.includes(status)) disagreements.push(`${at}: ${status} is not in its section`);
+          for (const type of types)
+            if (!GENERAL_PROBLEMS.has(type) && !section.includes(`\`${type}\``))
+              disagreements.push(`${at}: ${status} ${type} is not in its section`);
+        }
+        // And the other way: a "status `type`" its section names is one the document lists.
+        for (const [, status, type] of section.matchAll(/\b([2-5][0-9]{2}) `([a-z_]+)`/g))
+          if (!answers.get(status as string)?.includes(type as string))
+            disagreements.push(`${at}: its section says ${status} ${type}; the document does not`);
+      }
+    const headers = [...Object.keys(document.components.parameters ?? {}), ...Object.keys(document.components.headers ?? {})];
+    for (const name of new Set(headers)) if (!text.includes(name)) disagreements.push(`header ${name} is not in docs/api.md`);
+    expect(disagreements).toEqual([]);
+  });
 });
+
+type OpenapiOperation = {
+  responses: Record<string, { content?: Record<string, { schema: { allOf?: { properties?: { type?: { enum?: string[] } } }[] } }> }>;
+};
+type OpenapiDocument = {
+  paths: Record<string, Record<string, OpenapiOperation>>;
+  components: { parameters?: Record<string, unknown>; headers?: Record<string, unknown> };
+};
+/** The problems every endpoint of its kind answers: docs/api.md lists them once, above the endpoints. */
+const GENERAL_PROBLEMS = new Set([
+  'invalid_request',
+  'auth',
+  'scope',
+  'rate_limited',
+  'payload_too_large',
+  'uri_too_long',
+  'unsupported_media_type',
+  'headers_too_large',
+  'request_timeout',
+  'internal',
+  'store_unavailable',
+  'idempotency_mismatch',
+  'idempotency_in_progress',
+  'chain_unavailable',
+]);
+/** Each answer's status and, for a problem, the types the document narrows it to. */
+const problemTypesByStatus = (op: OpenapiOperation) =>
+  new Map(
+    Object.entries(op.responses).map(([status, r]) => [
+      status,
+      r.content?.['application/problem+json']?.schema.allOf?.[1]?.properties?.type?.enum ?? [],
+    ]),
+  );
 
 describe('Markdown links', () => {
   const files = markdownFiles(ROOT);

@@ -84,6 +84,9 @@ describe('a fresh clone works as the README says', () => {
     expect(install.status, install.stderr).toBe(0);
     // No engine warnings: every dependency supports the Node versions we claim.
     expect(install.stderr).not.toContain('EBADENGINE');
+    // No install script left unreviewed: package.json's allowScripts covers every one (npm 11
+    // warns of the others, and a later npm blocks them).
+    expect(install.stderr).not.toContain('install-scripts');
     // The install leaves the clone as it was: the lockfile is complete (no platform's optional
     // packages to add) and every data directory a start or the recipe makes is ignored.
     expect(run('git', ['status', '--porcelain'], clone).stdout).toBe('');

@@ -280,6 +280,28 @@ function operation(template: string, method: string, op: Operation): fc.Arbitrar
 }
 
 /** Every operation of the document, equally likely. */
+/**
+ * The document with every local `$ref` (its named schemas, its shared parameters) replaced by
+ * what it points at, so the generators read each operation's shapes where they are used. The
+ * document has no cyclic schema; a cycle would be an error here, not a hang.
+ */
+export function dereference<T>(doc: T): T {
+  const at = (ref: string) =>
+    ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce<unknown>((o, k) => (o as Record<string, unknown>)?.[k], doc);
+  const inline = (v: unknown, depth: number): unknown => {
+    if (depth > 64) throw new Error('a cyclic $ref in the OpenAPI document');
+    if (Array.isArray(v)) return v.map((x) => inline(x, depth));
+    if (v === null || typeof v !== 'object') return v;
+    const o = v as Record<string, unknown>;
+    if (typeof o.$ref === 'string') return inline(at(o.$ref), depth + 1);
+    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, inline(x, depth)]));
+  };
+  return inline(doc, 0) as T;
+}
+
 export function requestsFor(doc: OpenApi): fc.Arbitrary<(pool: Pool) => FuzzRequest> {
   const ops = Object.entries(doc.paths).flatMap(([template, methods]) =>
     Object.entries(methods).map(([method, op]) => operation(template, method.toUpperCase(), op)),

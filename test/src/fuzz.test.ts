@@ -14,7 +14,17 @@ import { problemCatalogue } from '@presence/protocol';
 import fc from 'fast-check';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FuzzRequest, harvest, type OpenApi, type Pool, requestsFor, slowBodies, unknownMethods, type Who } from './fuzz-requests';
+import {
+  dereference,
+  type FuzzRequest,
+  harvest,
+  type OpenApi,
+  type Pool,
+  requestsFor,
+  slowBodies,
+  unknownMethods,
+  type Who,
+} from './fuzz-requests';
 import { call, removeDir, startTestServer, type TestServer } from './harness';
 
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : randomInt(2 ** 31 - 1);
@@ -53,7 +63,7 @@ describe('API fuzz', () => {
       // Limits are tested elsewhere; here they would only turn most cases into 429s.
       env: { PRESENCE_RATE_LIMIT: '100000000/60s', PRESENCE_AUTH_FAIL_LIMIT: '100000000/60s', PRESENCE_REQUEST_TIMEOUT: '1s' },
     });
-    doc = (await call(s.url, 'GET', '/v1/openapi.json')).json;
+    doc = dereference((await call(s.url, 'GET', '/v1/openapi.json')).json);
     secrets.admin = s.live;
     secrets.test = s.test;
   }, 120_000);

@@ -1,10 +1,12 @@
 // The published packages as a user gets them: protocol, client and cli packed with `npm pack`
 // (which builds them: prepack), installed from the tarballs into an empty project, then used
-// there with plain Node against a real server, type-checked by a `nodenext` TypeScript consumer,
-// and the installed `presence` bin run. What the install must not pull in (the server's
+// there with plain Node against a real server — imported from an ES module and require()d from a
+// CommonJS project (`npm init -y`'s kind: the SDK's `default` export condition serves Node's
+// require(esm)) — type-checked by a `nodenext` TypeScript consumer, and the installed
+// `presence` bin run. What the install must not pull in (the server's
 // dependencies, tsx, esbuild) is checked, and its size printed.
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -37,7 +39,7 @@ afterAll(async () => {
 
 it('the tarballs hold the built files and a manifest pointing at them, and leave the repo as it was', () => {
   const manifest = JSON.parse(run('node', ['-p', 'JSON.stringify(require("@presence/client/package.json"))'], project));
-  expect(manifest.exports['.']).toEqual({ types: './dist/index.d.ts', import: './dist/index.js' });
+  expect(manifest.exports['.']).toEqual({ types: './dist/index.d.ts', import: './dist/index.js', default: './dist/index.js' });
   expect(manifest.private).toBeUndefined();
   expect(manifest.license).toBe('MIT');
   expect(existsSync(path.join(project, 'node_modules/@presence/client/LICENSE'))).toBe(true);
@@ -64,6 +66,33 @@ console.log(JSON.stringify({ name: me.name, api: denied instanceof PresenceApiEr
     env: userEnv({ PRESENCE_URL: server.url, PRESENCE_TOKEN: server.live }),
   });
   expect(JSON.parse(out)).toEqual({ name: expect.any(String), api: true, type: 'auth' });
+});
+
+it('a CommonJS project require()s the SDK and the protocol, and makes a call against a real server', async () => {
+  // A project of its own (no "type": CommonJS, as `npm init -y` writes it) using the same install.
+  const cjs = path.join(work, 'commonjs-consumer');
+  mkdirSync(cjs);
+  writeFileSync(path.join(cjs, 'package.json'), JSON.stringify({ name: 'commonjs-consumer', version: '1.0.0', main: 'index.js' }));
+  symlinkSync(path.join(project, 'node_modules'), path.join(cjs, 'node_modules'), 'dir');
+  writeFileSync(
+    path.join(cjs, 'index.js'),
+    `const { createPresenceClient, PresenceApiError } = require('@presence/client');
+const { problemCatalogue } = require('@presence/protocol');
+(async () => {
+  const presence = createPresenceClient({ baseUrl: process.env.PRESENCE_URL, token: process.env.PRESENCE_TOKEN });
+  const me = await presence.presence.me();
+  const denied = await createPresenceClient({ baseUrl: process.env.PRESENCE_URL, token: 'prs_live_nope' }).presence.me().catch((e) => e);
+  console.log(JSON.stringify({ name: me.name, api: denied instanceof PresenceApiError, type: denied.type, auth: problemCatalogue.auth.status }));
+})();
+`,
+  );
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, ['index.js'], {
+    cwd: cjs,
+    env: userEnv({ PRESENCE_URL: server.url, PRESENCE_TOKEN: server.live }),
+  });
+  expect(JSON.parse(stdout)).toEqual({ name: expect.any(String), api: true, type: 'auth', auth: 401 });
+  // Node 20.19–22.11 may warn that require(esm) is experimental; nothing else goes to stderr.
+  expect(stderr.split('\n').filter((l) => l.trim() && !/ExperimentalWarning|--trace-warnings/.test(l))).toEqual([]);
 });
 
 it('a moduleResolution nodenext TypeScript project type-checks against the installed types', () => {

@@ -159,9 +159,9 @@ describe('chain views on the devnet', () => {
     expect(byAddress.json.verdict).toBe('unsafe');
   });
 
-  it('bad view requests: unknown view 400, safety without ?token= 400, unknown token 404', async () => {
+  it('bad view requests: unknown view 404 (no such route), safety without ?token= 400, unknown token 404', async () => {
     const unknown = await view('/v1/chain/gossip');
-    expect([unknown.status, unknown.json.type]).toEqual([400, 'invalid_request']);
+    expect([unknown.status, unknown.json.type]).toEqual([404, 'not_found']);
     const noToken = await view('/v1/chain/safety');
     expect([noToken.status, noToken.json.type]).toEqual([400, 'invalid_request']);
     const noSuch = await view('/v1/chain/safety?token=NOPE');

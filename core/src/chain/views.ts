@@ -1,4 +1,4 @@
-// The chain views (tokens, pools, positions, safety) as served by GET /v1/chain/{view}. Each
+// The chain views (tokens, pools, positions, safety) as served by GET /v1/chain/<view>. Each
 // is computed from one market snapshot and cached for the block it describes, so repeating
 // a view within a block costs a single eth_blockNumber.
 import type { PoolsView, PoolView, PositionsView, SafetyView, TokensView } from '@presence/protocol';

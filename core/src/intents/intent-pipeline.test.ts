@@ -269,6 +269,22 @@ describe('withdraw', () => {
     expect((await t.chain.balances(to)).eth - before).toBe(parseEther('0.01'));
     expect((await intents(a.id)).find((x) => x.id === r.intent_id)).toMatchObject({ action: 'withdraw', source: 'withdraw', to });
   });
+
+  it('refuses an amount in a unit the chain does not list as invalid_request (400, as the policy does), leaving nothing behind', async () => {
+    const to = '0x00000000000000000000000000000000000beef2' as Address;
+    const a = await t.account('withdraw-unit');
+    const caller = { accountId: a.id, kind: 'live' as const };
+    await expect(t.wallet.pipeline.withdraw({ caller, to, amount: '2 NOPE' })).rejects.toMatchObject({
+      type: 'invalid_request',
+      detail: expect.stringContaining('amount: unknown unit "NOPE"'),
+    });
+    // USD is a unit of caps, not something a wallet can send.
+    await expect(t.wallet.pipeline.withdraw({ caller, to, amount: '2 USD' })).rejects.toMatchObject({ type: 'invalid_request' });
+    await expect(t.core.policies.put(caller, { ...(await t.core.policies.get(caller)), per_tx_cap: '2 NOPE' })).rejects.toMatchObject({
+      type: 'invalid_request',
+    });
+    expect(await intents(a.id)).toEqual([]);
+  });
 });
 
 it('reports where the time of a live intent that executed at once went, in order', async () => {

@@ -19,6 +19,7 @@ import { randomBase62 } from '../keys/key-secret';
 import type { CoreMetrics } from '../metrics/core-metrics';
 import type { GateAction } from '../policy/policy-gate';
 import type { PolicyService } from '../policy/policy-service';
+import { checkAmountUnit } from '../policy/policy-units';
 import type { IntentRecord } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
 import type { Wallets } from '../wallet/signers/wallets';
@@ -305,7 +306,8 @@ export function createIntentPipeline(deps: {
   return {
     // async, so an unreadable text rejects like every other refusal instead of throwing at the call.
     submit: async (s: Submission) => admit(s, parseIntent(s.text)),
-    withdraw(s: Omit<Submission, 'text' | 'source'> & { to: Address; amount: string }) {
+    withdraw: async (s: Omit<Submission, 'text' | 'source'> & { to: Address; amount: string }) => {
+      checkAmountUnit('amount', s.amount, tokenList, { usd: false });
       const [n, unit] = s.amount.split(' ') as [string, string];
       const text = `withdraw ${s.amount} to ${s.to}`;
       return admit({ ...s, text, source: 'withdraw' }, { kind: 'send', amount: n, token: unit, to: s.to }, 'withdraw');

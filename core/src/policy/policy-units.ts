@@ -9,13 +9,23 @@ import { invalidRequest } from '../errors/presence-error';
 
 const CAPS = ['per_tx_cap', 'confirm_over', 'daily_cap'] as const;
 
+/**
+ * An amount field (`"<decimal> <UNIT>"`) whose unit this chain does not list is a malformed
+ * request, 400 invalid_request naming the field: in the policy's caps (where USD is a unit too)
+ * and in a withdrawal's amount alike. (422 intent_unresolved is for a sentence the planner
+ * could not carry out, not for a structured field.)
+ */
+export function checkAmountUnit(field: string, amount: string, list: TokenList, opts: { usd: boolean }): void {
+  const units = [...(opts.usd ? ['USD'] : []), 'ETH', ...list.tokens.map((t) => t.symbol)];
+  const unit = (amount.split(' ')[1] ?? '').toUpperCase();
+  if (!units.some((u) => u.toUpperCase() === unit))
+    throw invalidRequest(`${field}: unknown unit "${unit}"; use one of ${units.join(', ')}`);
+}
+
 export function checkPolicyUnits(doc: PolicyDocument, list: TokenList): void {
   const symbols = new Set(['USD', 'ETH', ...list.tokens.map((t) => t.symbol.toUpperCase())]);
   const known = `USD, ETH, ${list.tokens.map((t) => t.symbol).join(', ')}`;
-  for (const field of CAPS) {
-    const unit = (doc[field].split(' ')[1] ?? '').toUpperCase();
-    if (!symbols.has(unit)) throw invalidRequest(`${field}: unknown unit "${unit}"; use one of ${known}`);
-  }
+  for (const field of CAPS) checkAmountUnit(field, doc[field], list, { usd: true });
   doc.deny.forEach((rule, i) => {
     if (rule.token === undefined) return;
     const t = rule.token.trim();

@@ -13,6 +13,8 @@ export const confirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { cor
         operationId: 'listConfirmations',
         openapi: { answers: { 200: 'Confirmations of this key kind, newest first' }, problems: ['chain_unavailable'] },
         summary: 'Held and resolved confirmations',
+        description:
+          "Confirmations of this key's kind (live or test), newest first; `?status=held` for those still waiting. Each carries its summary, amount, when it expires and, once executed, its transaction.",
         tags: ['confirm'],
         querystring: schemas.ConfirmQuery,
         response: { 200: schemas.ConfirmationList },
@@ -41,6 +43,8 @@ export const confirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { cor
           ],
         },
         summary: 'Approve or deny a held action',
+        description:
+          '`approve: true` executes the held action (the policy and the daily cap are checked again now); `approve: false` drops it. The same answer again is idempotent; the other answer after it was resolved is 409 confirm_resolved, after it expired 409 confirm_expired.',
         tags: ['confirm'],
         params: schemas.ConfirmParams,
         body: schemas.ConfirmRequest,

@@ -19,9 +19,11 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
         openapi: {
           answers: { 200: 'An SSE stream: replay after Last-Event-ID, then live events; a `: heartbeat` comment every 15 s' },
           problems: ['unavailable'],
-          stream: 'only',
+          stream: { frames: schemas.EventsStreamFrame, when: 'only', resume: true },
         },
         summary: 'Server-Sent Events: message, tx, memory, needs_confirm, confirm (and gap)',
+        description:
+          'What the presence does unasked, as Server-Sent Events: message, tx, memory, needs_confirm, confirm (each type only for keys holding its scope). Send Last-Event-ID (or ?last_event_id=) to replay everything after it in order, then live; a `gap` frame says when older events are no longer kept. A `: heartbeat` comment comes every 15 s; the stream closes when the key is revoked.',
         tags: ['events'],
         querystring: schemas.EventsQuery,
       },

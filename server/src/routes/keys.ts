@@ -14,6 +14,8 @@ export const keysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }
         operationId: 'listKeys',
         openapi: { answers: { 200: 'Every key of the account (prefix, last four, scopes, state), never a secret' } },
         summary: 'List keys (never secrets)',
+        description:
+          'Every key of the account: id, kind, name, scopes, last four characters, state, when created and last used, and any rotation grace. Never a secret.',
         tags,
         response: { 200: schemas.KeyList },
       },
@@ -29,6 +31,8 @@ export const keysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }
         operationId: 'createKey',
         openapi: { answers: { 201: 'The new key with its secret, shown this once' }, problems: ['conflict'] },
         summary: 'Create a key; the secret is shown once',
+        description:
+          'A new key of the account with the given kind and scopes (at least one, none repeated). The secret is in this answer only (and in a replay with the same Idempotency-Key).',
         tags,
         body: schemas.CreateKeyRequest,
         response: { 201: schemas.KeySecret },
@@ -48,6 +52,8 @@ export const keysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }
           problems: ['not_found', 'conflict'],
         },
         summary: 'Rotate: a new secret now, the old one valid until grace_until',
+        description:
+          'Issues a new secret for the key; the old one keeps working until `grace_until` (`grace_s`, default 900 s, at most 86400; 0 ends it now). Streams opened with the old secret close when it stops working.',
         tags,
         params: schemas.KeyIdParams,
         body: schemas.RotateKeyRequest.optional(),
@@ -65,6 +71,8 @@ export const keysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }
         operationId: 'revokeOwnKey',
         openapi: { answers: { 200: 'The calling key, now revoked' } },
         summary: 'Revoke the key making this call (any key may retire itself, e.g. a bot on /unlink)',
+        description:
+          'Revokes the key that makes this call, at once, with no admin scope needed: a surface unlinking itself, or a key retiring itself.',
         tags,
         response: { 200: schemas.KeyView },
       },
@@ -80,6 +88,7 @@ export const keysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }
         operationId: 'revokeKey',
         openapi: { answers: { 200: 'The key, now revoked' }, problems: ['not_found'] },
         summary: 'Revoke at once; open streams of this key close',
+        description: 'Revokes the key at once: its next request is 401, and its open event streams close.',
         tags,
         params: schemas.KeyIdParams,
         response: { 200: schemas.KeyView },

@@ -1,7 +1,6 @@
 import { looksLikeSurfaceToken, PresenceError } from '@presence/core';
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { clientAddress } from '../http/client-address';
 import { callerOf, type RouteDeps } from '../http/types';
 
@@ -14,6 +13,8 @@ export const linksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core 
         operationId: 'createLinkCode',
         openapi: { answers: { 201: 'The one-time code and when it expires' }, problems: ['conflict'] },
         summary: 'Make a one-time link code (default 10 minutes)',
+        description:
+          'A one-time code a chat surface (a bot, the extension) redeems for a key of this account with the given scopes (default: those of the calling key); it expires after `ttl_s` (default 600 s).',
         tags: ['links'],
         body: schemas.LinkRequest.optional(),
         response: { 201: schemas.LinkCode },
@@ -35,15 +36,17 @@ export const linksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core 
           answers: {
             200: 'A new key for the surface user: its secret shown this once; redeemed with a surface token, the key id only (the surface acts for it with Presence-Acting-For)',
           },
-          problems: ['not_found', 'conflict', 'rate_limited', 'store_unavailable'],
+          problems: ['not_found', 'conflict', 'rate_limited', 'store_unavailable', 'auth'],
         },
         summary:
           'Redeem a link code for a new key (no Authorization: rate-limited per address; or a surface token as bearer: linked through it, rate-limited per token)',
+        description:
+          "Trades a link code for a new live key for the surface user. Without Authorization the answer carries the key's secret and attempts are limited per address; with a surface token as bearer the key is linked through that surface and the answer carries its id only (the surface then acts for it with Presence-Acting-For).",
         tags: ['links'],
         security: [],
         params: schemas.RedeemParams,
         body: schemas.RedeemRequest,
-        response: { 200: z.union([schemas.RedeemResult, schemas.SurfaceRedeemResult]) },
+        response: { 200: schemas.RedeemAnswer },
       },
     },
     async (req, reply) => {

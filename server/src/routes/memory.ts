@@ -13,6 +13,8 @@ export const memoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
         operationId: 'listMemory',
         openapi: { answers: { 200: 'Pinned keywords and the fading ones with their weights' } },
         summary: 'Pinned and fading keywords',
+        description:
+          'What the presence remembers: pinned keywords (kept until forgotten) and fading ones with their weight and the days they have left.',
         tags,
         response: { 200: schemas.MemoryListing },
       },
@@ -28,6 +30,8 @@ export const memoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
         operationId: 'pinMemory',
         openapi: { answers: { 200: 'The keyword is pinned (also when it already was)' }, problems: ['conflict'] },
         summary: 'Pin a keyword (a no-op 200 when already pinned)',
+        description:
+          'Pins a keyword (`<namespace>:<name>`, namespaces token, pair, addr, topic, pref) with an optional note; pinning one already pinned is a 200 with `changed: false`.',
         tags,
         body: schemas.PinRequest,
         response: { 200: schemas.PinResult },
@@ -44,6 +48,7 @@ export const memoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
         operationId: 'forgetMemory',
         openapi: { answers: { 200: 'The keyword is forgotten' }, problems: ['not_found'] },
         summary: 'Forget a keyword at once',
+        description: 'Forgets a pinned or fading keyword at once; 404 when it is already gone.',
         tags,
         params: schemas.MemoryKeyParams,
         response: { 200: schemas.ForgetResult },

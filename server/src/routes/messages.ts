@@ -25,6 +25,8 @@ export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
         operationId: 'listMessages',
         openapi: { answers: { 200: 'A page of the thread, newest last, with the cursor for the page before' } },
         summary: 'The thread, newest last; page back with ?before=next_before',
+        description:
+          'The conversation thread the server keeps, newest last, a page at a time (`limit` 1–200, default 50); `next_before` pages back. Replies drawing on scopes this key lacks read as redacted.',
         tags: ['messages'],
         querystring: schemas.ThreadQuery,
         response: { 200: schemas.ThreadPage },
@@ -44,9 +46,11 @@ export const messagesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
             200: 'The turn: the reply, what it used and did (JSON); or, asked with stream, an SSE stream of token, tool, needs_confirm and done (or error)',
           },
           problems: ['model_unavailable', 'policy_block', 'intent_unresolved', 'chain_unavailable', 'unavailable'],
-          stream: 'also',
+          stream: { frames: schemas.TurnStreamFrame, when: 'also' },
         },
         summary: 'One turn: the reply as JSON, or an SSE stream of token, tool, needs_confirm and done',
+        description:
+          "One user turn in, the presence's reply out; the server keeps the thread. With `stream: true` (or `?stream=true`) the answer is an SSE stream of token, tool and needs_confirm frames ending with `done` (or `error`). `allow_act: true` lets this turn act on chain (also needs wallet:act), still within the spend policy. A retry with the same Idempotency-Key returns the first answer and never acts twice.",
         tags: ['messages'],
         body: schemas.MessageRequest,
         querystring: schemas.MessageQuery,

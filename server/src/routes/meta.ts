@@ -13,6 +13,8 @@ export const metaRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { health
       schema: {
         operationId: 'getHealth',
         summary: 'Liveness and chain head; no key needed',
+        description:
+          'Liveness: the server answers, its version, its store, and the chain head (null when the chain did not answer within 1 s). Needs no key.',
         tags: ['meta'],
         response: { 200: schemas.Health },
         openapi: { answers: { 200: 'The server is up: its version, the chain head (null if it did not answer within 1 s) and its store' } },
@@ -26,6 +28,8 @@ export const metaRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { health
       schema: {
         operationId: 'getReady',
         summary: 'Readiness: the store and the chain answer within 1 s; no key needed',
+        description:
+          'Readiness for a load balancer: 200 when the store and the chain answered within 1 s each, else 503 `unavailable` naming what failed. Needs no key.',
         tags: ['meta'],
         response: { 200: schemas.Ready },
         openapi: {
@@ -44,6 +48,8 @@ export const metaRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { health
       schema: {
         operationId: 'getOpenapi',
         summary: 'This document (OpenAPI 3.1); no key needed',
+        description:
+          'This OpenAPI 3.1 document, generated from the same zod schemas the server validates with. Needs no key; /docs renders it.',
         tags: ['meta'],
         openapi: { answers: { 200: 'The OpenAPI 3.1 document of this server' } },
       },

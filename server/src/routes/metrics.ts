@@ -16,11 +16,14 @@ export const metricsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { met
       schema: {
         operationId: 'getMetrics',
         summary: 'Prometheus metrics (text exposition format)',
+        description:
+          'Prometheus metrics in the text exposition format: request latency by route and status, and the presence_* counters, gauges and histograms. Public unless the server sets PRESENCE_METRICS_TOKEN; then it needs that token as bearer and answers 401 without it.',
         tags: ['meta'],
         openapi: {
           answers: { 200: 'Prometheus text: HTTP latency by route and status, presence_* counters, gauges and histograms' },
           text: 'text/plain; version=0.0.4',
-          problems: expected ? ['auth'] : undefined,
+          // Documented whatever this server's setting: a client may meet a server that has the token.
+          problems: ['auth'],
         },
       },
     },

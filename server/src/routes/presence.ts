@@ -12,6 +12,8 @@ export const presenceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
         operationId: 'getPresence',
         openapi: { answers: { 200: 'The presence of the key’s account: name, model route, preferences, chain' } },
         summary: 'The presence this key resolves to',
+        description:
+          "The one presence of the calling key's account: its name, model route, memory counts, wallet chain and spend label, preferences, and whether this key is live or test.",
         tags: ['presence'],
         response: { 200: schemas.PresenceView },
       },
@@ -27,6 +29,8 @@ export const presenceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
         operationId: 'updatePresence',
         openapi: { answers: { 200: 'The presence as changed' } },
         summary: 'Change name, route.model or preferences',
+        description:
+          "Changes the presence's name, its model route (`local` or `provider:model`) or its preferences (merged key by key; null removes a key). Fields not sent stay as they are.",
         tags: ['presence'],
         body: schemas.PresencePatch,
         response: { 200: schemas.PresenceView },

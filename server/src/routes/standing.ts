@@ -14,6 +14,8 @@ export const standingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
         operationId: 'listStanding',
         openapi: { answers: { 200: 'Active standing intents' } },
         summary: 'Standing intents',
+        description:
+          "The account's active standing intents: what each watches for (a price line or a time of day), what it does when it fires, and when it fired last.",
         tags: ['standing'],
         response: { 200: schemas.StandingList },
       },
@@ -28,6 +30,7 @@ export const standingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
         operationId: 'cancelStanding',
         openapi: { answers: { 200: 'The standing intent, now cancelled' }, problems: ['not_found'] },
         summary: 'Cancel a standing intent',
+        description: 'Cancels a standing intent: it no longer fires. 404 when there is none with that id.',
         tags: ['standing'],
         params: schemas.StandingParams,
         response: { 200: schemas.StandingView },

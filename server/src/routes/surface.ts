@@ -35,6 +35,8 @@ export const surfaceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { cor
         operationId: 'getSurface',
         openapi: { answers: { 200: 'The surface token: id, name, and how many live links it holds' } },
         summary: 'The surface token itself (surface token only)',
+        description:
+          'The surface token making the call: its id, name, last four characters and how many live links it holds. Surface token only.',
         tags: ['surfaces'],
         response: { 200: schemas.SurfaceStatus },
       },
@@ -58,6 +60,8 @@ export const surfaceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { cor
           problems: ['conflict'],
         },
         summary: 'Move a key linked before surface tokens over to this surface (surface token only)',
+        description:
+          "Moves a key linked before surface tokens existed over to this surface: given the key's secret and its surface user, the key is from then on linked through this surface (the surface may forget the secret). Surface token only.",
         tags: ['surfaces'],
         body: schemas.AdoptRequest,
         response: { 200: schemas.SurfaceRedeemResult },
@@ -77,9 +81,11 @@ export const surfaceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { cor
             200: "An SSE stream of every linked account's events (data: { account, key_ids, event, redacted? }) and link_revoked notices; id: the feed position, one cursor for all accounts",
           },
           problems: ['unavailable'],
-          stream: 'only',
+          stream: { frames: schemas.SurfaceStreamFrame, when: 'only', resume: true },
         },
         summary: "Server-Sent Events for a surface: all its linked users' events on one stream (surface token only)",
+        description:
+          "One SSE stream of every linked account's events for a surface, each frame naming the account and the linked keys that may see it, and link_revoked when a key stops acting for its user. `?partition=i&of=n` splits the accounts between several readers. Resume with Last-Event-ID (one feed position for all accounts). Surface token only.",
         tags: ['surfaces'],
         querystring: schemas.SurfaceEventsQuery,
       },

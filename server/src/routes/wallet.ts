@@ -34,6 +34,8 @@ export const walletRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
           problems: ['chain_unavailable'],
         },
         summary: 'Address, balances priced in USD, policy state',
+        description:
+          "The wallet of the key's account: its address and chain, balances and LP positions priced in USD at one block, and the spend policy's state today (caps, spent, left, pending confirmations).",
         tags,
         response: { 200: schemas.WalletView },
       },
@@ -49,6 +51,7 @@ export const walletRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
         operationId: 'getPolicy',
         openapi: { answers: { 200: 'The spend policy document with its version' } },
         summary: 'The spend policy document',
+        description: 'The spend policy document in force, with its version and when it was last replaced.',
         tags,
         response: { 200: schemas.PolicyView },
       },
@@ -63,8 +66,10 @@ export const walletRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
         operationId: 'replacePolicy',
         openapi: { answers: { 200: 'The stored policy with its new version' } },
         summary: 'Replace the spend policy (whole document)',
+        description:
+          'Replaces the whole spend policy document (no field may be missing or unknown). Caps are amounts in USD or in a listed token; a unit or a deny-rule token the chain does not list is 400 invalid_request. Answers the stored document with its new version.',
         tags,
-        body: schemas.PolicyDocument.strict(),
+        body: schemas.PolicyReplace,
         response: { 200: schemas.PolicyView },
       },
     },
@@ -72,8 +77,9 @@ export const walletRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
   );
 
   // An intent and a withdrawal are both actions: the same answers, problems and result.
-  const actionSchema = <B>(operationId: string, summary: string, body: B) => ({
+  const actionSchema = <B>(operationId: string, summary: string, description: string, body: B) => ({
     operationId,
+    description,
     openapi: {
       answers: { 200: 'Executed: the transaction and its block', 202: 'Held for a yes: the confirm_id and when it expires' },
       problems: ['policy_block', 'intent_unresolved', 'conflict', 'chain_reverted', 'chain_rejected', 'chain_unavailable'] as const,
@@ -91,6 +97,7 @@ export const walletRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
       schema: actionSchema(
         'submitIntent',
         'Act: 200 done, 202 needs_confirm, 409 policy_block, 422 intent_unresolved',
+        'A sentence such as "swap 50 USDC for WETH", resolved on chain and gated by the spend policy: 200 when executed (with the transaction and its block), 202 when held above confirm_over until answered at /v1/confirm/{confirm_id}, 409 policy_block when a rule or a cap forbids it, 422 intent_unresolved when it cannot be read or done. A test key gets a would-be transaction (`simulated: true`).',
         schemas.IntentRequest,
       ),
     },
@@ -105,7 +112,12 @@ export const walletRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
     '/v1/wallet/withdraw',
     {
       config: { scope: 'admin' },
-      schema: actionSchema('withdraw', 'Send to an address on withdraw_allowlist (never available to the model)', schemas.WithdrawRequest),
+      schema: actionSchema(
+        'withdraw',
+        'Send to an address on withdraw_allowlist (never available to the model)',
+        "Sends an amount to an address on the policy's withdraw_allowlist (else 409 policy_block); the model can never call this. Answers like an intent: 200 executed or 202 held. An amount in a unit the chain does not list is 400 invalid_request.",
+        schemas.WithdrawRequest,
+      ),
     },
     async (req, reply) =>
       sendIntentResult(
