@@ -19,7 +19,7 @@ export type KeyView = z.infer<typeof KeyView>;
 
 export const KeyList = z.object({ keys: z.array(KeyView) });
 
-export const CreateKeyRequest = z.object({
+export const CreateKeyRequest = z.strictObject({
   kind: KeyKind.default('live'),
   name: z.string().min(1).max(100),
   scopes: z
@@ -34,7 +34,7 @@ export const KeySecret = KeyView.extend({
 });
 export type KeySecret = z.infer<typeof KeySecret>;
 
-export const RotateKeyRequest = z.object({
+export const RotateKeyRequest = z.strictObject({
   grace_s: z.number().int().min(0).max(86_400).default(900),
 });
 

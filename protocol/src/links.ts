@@ -2,13 +2,13 @@
 import { z } from 'zod';
 import { Scope } from './common';
 
-export const LinkRequest = z.object({
+export const LinkRequest = z.strictObject({
   scopes: z.array(Scope).min(1).optional(),
   ttl_s: z.number().int().min(30).max(86_400).optional(),
 });
 export const LinkCode = z.object({ code: z.string(), expires_at: z.string(), scopes: z.array(Scope) });
 export const RedeemParams = z.object({ code: z.string().min(1).max(32) });
-export const RedeemRequest = z.object({
+export const RedeemRequest = z.strictObject({
   surface: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'surface is a short lowercase name such as telegram, discord or extension'),
   user_id: z.string().min(1).max(128),
   name: z.string().min(1).max(64),

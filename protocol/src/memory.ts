@@ -28,7 +28,7 @@ export const FadingItem = z.object({
 export const MemoryListing = z.object({ pinned: z.array(PinnedItem), fading: z.array(FadingItem) });
 export type MemoryListing = z.infer<typeof MemoryListing>;
 
-export const PinRequest = z.object({ key: MemoryKey, note: z.string().max(500).optional() });
+export const PinRequest = z.strictObject({ key: MemoryKey, note: z.string().max(500).optional() });
 export const PinResult = z.object({ key: z.string(), tier: z.literal('pinned'), note: z.string(), changed: z.boolean() });
 export const ForgetResult = z.object({ key: z.string(), forgotten: z.literal(true) });
 export const MemoryKeyParams = z.object({ key: MemoryKey });

@@ -6,7 +6,7 @@ export const AmountString = z
   .regex(/^\d+(\.\d+)? [A-Za-z][A-Za-z0-9]{0,15}$/, 'an amount is "<decimal> <UNIT>", e.g. "50 USD" or "0.1 WETH"');
 
 export const DenyRule = z
-  .object({
+  .strictObject({
     action: z.enum(['swap', 'send', 'wrap', 'unwrap', 'withdraw', '*']).optional(),
     token: z.string().min(1).max(64).optional(),
     to: z

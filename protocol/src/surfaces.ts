@@ -29,7 +29,7 @@ export const SurfaceRedeemResult = RedeemResult.omit({ key: true }).extend({
 export type SurfaceRedeemResult = z.infer<typeof SurfaceRedeemResult>;
 
 /** POST /v1/surface/adopt: a key linked before surface tokens, moved over to the surface. */
-export const AdoptRequest = z.object({
+export const AdoptRequest = z.strictObject({
   key: z.string().min(1).max(200).describe("The key's secret (prs_live_…), which the surface may forget afterwards"),
   surface_user: z.string().min(1).max(128),
 });

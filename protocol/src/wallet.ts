@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { AmountString, PolicyDocument } from './policy';
 
-export const IntentRequest = z.object({
+export const IntentRequest = z.strictObject({
   do: z.string().min(1).max(500).describe('The intent as a sentence, e.g. "swap 50 USDC for WETH"'),
 });
 
@@ -27,7 +27,7 @@ export const IntentHeld = z.object({
 export const IntentResult = z.discriminatedUnion('status', [IntentDone, IntentHeld]);
 export type IntentResult = z.infer<typeof IntentResult>;
 
-export const WithdrawRequest = z.object({
+export const WithdrawRequest = z.strictObject({
   to: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'an address is 0x followed by 40 hex digits'),
   amount: AmountString,
 });
@@ -35,7 +35,7 @@ export const WithdrawRequest = z.object({
 export const ConfirmParams = z.object({
   confirm_id: z.string().regex(/^cf_[0-9A-Za-z]{16}$/, 'a confirm id looks like cf_ followed by 16 letters or digits'),
 });
-export const ConfirmRequest = z.object({ approve: z.boolean() });
+export const ConfirmRequest = z.strictObject({ approve: z.boolean() });
 export const ConfirmResult = z.union([
   z.object({
     confirm_id: z.string(),

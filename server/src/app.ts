@@ -15,6 +15,7 @@ import { createOpenapiTransform } from './http/openapi';
 import { errorHandler, MAX_PARAM_LENGTH } from './http/problem';
 import { createReadiness } from './http/readiness';
 import { REQUEST_ID_LOG_LABEL, registerRequestId, requestIdFor } from './http/request-id';
+import { registerRouteTable } from './http/route-table';
 import { createSerializerCompiler } from './http/serializer';
 import { createStreamCaps, type StreamCapLimits } from './http/stream-caps';
 import { startStreamRecheck } from './http/stream-recheck';
@@ -134,14 +135,21 @@ export async function buildApp({
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(createSerializerCompiler({ validate: validateResponses }));
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((req, reply) =>
+  const routeTable = registerRouteTable(app);
+  app.setNotFoundHandler((req, reply) => {
+    // A path a route has, asked with a method it lacks: 405 naming the methods it has.
+    const route = routeTable.match(req.url.split('?', 1)[0] as string);
+    if (route) {
+      reply.header('allow', route.methods.join(', '));
+      return errorHandler(new PresenceError('method_not_allowed', `${req.method} is not served on ${route.pattern}`), req, reply);
+    }
     // Never the URL: it may carry a credential (a link code sent to the wrong path).
-    errorHandler(
+    return errorHandler(
       new PresenceError('not_found', `no such route for ${req.method} (the routes are listed in the OpenAPI document)`),
       req,
       reply,
-    ),
-  );
+    );
+  });
   // JSON only: a text/plain body is a 415, not a string that fails validation.
   app.removeContentTypeParser('text/plain');
   registerJsonBody(app);
