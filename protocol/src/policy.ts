@@ -1,9 +1,28 @@
 // The spend policy document (DESIGN.md "Spend policy document"). PUT replaces it whole.
 import { z } from 'zod';
 
+/**
+ * The most an amount may say, in its unit: 10^12 (a trillion USD, or of a token). More than any
+ * wallet holds, and far inside what a chain can carry (uint256) at any token's decimals, so no
+ * cap, withdrawal or intent can name a number the chain would refuse to encode.
+ */
+export const MAX_AMOUNT = 1_000_000_000_000n;
+export const MAX_AMOUNT_TEXT = '1000000000000 (10^12)';
+
+/** Whether a plain decimal ("12.5") is at most MAX_AMOUNT (what is not a decimal is for other checks to refuse). */
+export const withinMaxAmount = (decimal: string): boolean => {
+  if (!/^\d+(\.\d+)?$/.test(decimal)) return true;
+  const [whole = '0', fraction = ''] = decimal.split('.');
+  if (whole.replace(/^0+/, '').length > 13) return false;
+  const w = BigInt(whole);
+  return w < MAX_AMOUNT || (w === MAX_AMOUNT && !/[1-9]/.test(fraction));
+};
+
 export const AmountString = z
   .string()
-  .regex(/^\d+(\.\d+)? [A-Za-z][A-Za-z0-9]{0,15}$/, 'an amount is "<decimal> <UNIT>", e.g. "50 USD" or "0.1 WETH"');
+  .max(64)
+  .regex(/^\d+(\.\d+)? [A-Za-z][A-Za-z0-9]{0,15}$/, 'an amount is "<decimal> <UNIT>", e.g. "50 USD" or "0.1 WETH"')
+  .refine((s) => withinMaxAmount(s.split(' ')[0] ?? ''), `an amount is at most ${MAX_AMOUNT_TEXT} of its unit`);
 
 export const DenyRule = z
   .strictObject({

@@ -80,6 +80,11 @@ describe('schemas', () => {
   it('the default policy is a valid policy document; a bad amount is not', () => {
     expect(PolicyDocument.parse(defaultPolicy)).toEqual(defaultPolicy);
     expect(PolicyDocument.safeParse({ ...defaultPolicy, per_tx_cap: 'fifty' }).success).toBe(false);
+    expect(PolicyDocument.safeParse({ ...defaultPolicy, per_tx_cap: 'fifty USD' }).success).toBe(false);
+    // At most 10^12 of its unit.
+    expect(PolicyDocument.safeParse({ ...defaultPolicy, daily_cap: '1000000000000.0 USD' }).success).toBe(true);
+    expect(PolicyDocument.safeParse({ ...defaultPolicy, daily_cap: '1000000000000.01 USD' }).success).toBe(false);
+    expect(PolicyDocument.safeParse({ ...defaultPolicy, daily_cap: `1${'0'.repeat(80)} USD` }).success).toBe(false);
   });
 
   it('IntentResult tells a done intent from a held one by status', () => {
