@@ -85,7 +85,7 @@ describe('amounts at their bounds', () => {
         if (stored) {
           // As a document written before the bound: straight to core, past the schema.
           const { accountId } = await s.core.keys.authenticate(a.key);
-          await s.core.policies.put({ accountId, kind: 'live' }, doc).catch((e) => {
+          await s.core.policies.put({ accountId, kind: 'live' }, { ...doc, deny: [] }).catch((e) => {
             if (e?.type !== 'invalid_request') throw e;
           });
         } else {
