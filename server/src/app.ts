@@ -72,11 +72,6 @@ export type AppOptions = {
   server?: () => { id: string; leader: boolean };
   /** Check every answer against its zod schema (default: under tests, NODE_ENV=test). */
   validateResponses?: boolean;
-  /**
-   * Other servers share the store (PostgreSQL): re-check the keys of open streams this often,
-   * since a revocation there is not heard here (0: never, the embedded default).
-   */
-  streamRecheckMs?: number;
   /** This app's metrics (default: a registry of its own, without process figures). Give the same one to createCore. */
   metrics?: Metrics;
   /** Set: GET /metrics needs `Authorization: Bearer <it>` (PRESENCE_METRICS_TOKEN). */
@@ -95,7 +90,6 @@ export async function buildApp({
   heartbeatMs = 15_000,
   chainHead = async () => null,
   store = { kind: 'lowdb' },
-  streamRecheckMs = 0,
   server,
   // Read as a plain string: some bundler typings narrow NODE_ENV to development|production.
   validateResponses = (process.env.NODE_ENV as string | undefined) === 'test',
@@ -171,15 +165,7 @@ export async function buildApp({
   const streams = createStreamRegistry({ now: () => core.clock.now() });
   const stopRevokeListener = core.keys.onRevoke((keyId) => streams.closeKey(keyId));
   const stopRotateListener = core.keys.onRotate((retired) => streams.retire(retired));
-  const stopRecheck =
-    streamRecheckMs > 0
-      ? startStreamRecheck({
-          core,
-          streams,
-          everyMs: streamRecheckMs,
-          onError: (err) => app.log.warn({ err }, 'stream key re-check failed'),
-        })
-      : () => undefined;
+  const stopRecheck = startStreamRecheck({ core, streams, onError: (err) => app.log.warn({ err }, 'stream key re-check failed') });
   // Event streams never end by themselves: close them first, so that closing the server
   // waits only for ordinary in-flight requests.
   app.addHook('preClose', async () => {

@@ -56,8 +56,6 @@ export type StartOptions = {
 };
 
 const STANDING_DRAIN_MS = 5_000;
-/** With other servers on the database: how often open streams' keys are looked up again. */
-const STREAM_RECHECK_MS = 1_000;
 
 export async function startServer({
   config,
@@ -150,7 +148,6 @@ export async function startServer({
       chainHead: chain ? chainHead(chain.runtime) : undefined,
       ...(logging ? logging.options : { logger }),
       heartbeatMs,
-      streamRecheckMs: storage.cluster ? STREAM_RECHECK_MS : 0,
     });
     cleanups.add(() => app.close());
     await app.listen({ host: config.PRESENCE_HOST, port: config.PRESENCE_PORT });

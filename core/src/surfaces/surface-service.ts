@@ -44,6 +44,7 @@ export function createSurfaceService({
   rateLimiterFor,
   redeemLimits,
   linkChanges,
+  surfaceChanges,
   onError = () => undefined,
 }: {
   store: Pick<StorePort, 'getKey'>;
@@ -60,6 +61,8 @@ export function createSurfaceService({
    * most of them — costs its appends no read; DESIGN.md "Cost follows work").
    */
   linkChanges?: { subscribe(h: KeyChangeHandlers): () => void };
+  /** On a store servers share: surface tokens revoked anywhere (the CLI included), so their streams here close at once. */
+  surfaceChanges?: { subscribe(h: KeyChangeHandlers): () => void };
   onError?: (e: unknown) => void;
 }) {
   const guard = createSurfaceRedeemGuard({ rateLimiterFor, limits: redeemLimits });
@@ -68,6 +71,29 @@ export function createSurfaceService({
   /** This server linked the account: it is sequenced from its next append on. */
   const linkedHere = (accountId: string) => linkedAccounts?.drop(accountId);
   const revokedListeners = new Set<(surfaceId: string) => void>();
+  const revoked = (surfaceId: string) => {
+    for (const l of revokedListeners) l(surfaceId);
+  };
+  // A revocation is an operator's rare act: one read of the (few) surface records per server.
+  surfaceChanges?.subscribe({
+    changed: (surfaceId) => {
+      void surfaces
+        .listSurfaces()
+        .then((all) => {
+          if (all.some((x) => x.id === surfaceId && x.revoked_at !== null)) revoked(surfaceId);
+        })
+        .catch(onError);
+    },
+    // Notices may have been missed: every revoked token's streams close (those left open are live).
+    resync: () => {
+      void surfaces
+        .listSurfaces()
+        .then((all) => {
+          for (const x of all) if (x.revoked_at !== null) revoked(x.id);
+        })
+        .catch(onError);
+    },
+  });
   /** New feed entries may be there: every open stream on this server reads on. */
   const poke = () => {
     for (const f of fed) f();
@@ -107,7 +133,7 @@ export function createSurfaceService({
     async revoke(idOrName: string): Promise<SurfaceView> {
       const s = await surfaces.revokeSurface((await named(idOrName)).id, iso(clock.now()));
       if (!s) throw new PresenceError('not_found', `no surface ${idOrName}`);
-      for (const l of revokedListeners) l(s.id);
+      revoked(s.id);
       return view(s);
     },
 
