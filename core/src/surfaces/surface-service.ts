@@ -34,6 +34,9 @@ const view = (s: SurfaceRecord): SurfaceView => ({
   revoked_at: s.revoked_at,
 });
 
+/** The name redeeming a link code gives a key: `<surface>:<name>` (links/link-service.ts). */
+const REDEEMED_KEY_NAME = /^[a-z][a-z0-9-]{0,31}:./;
+
 export function createSurfaceService({
   store,
   surfaces,
@@ -187,6 +190,13 @@ export function createSurfaceService({
       if (p.kind !== 'live') throw new PresenceError('invalid_request', 'only a live key can be linked through a surface');
       const k = await store.getKey(p.keyId);
       if (!k) throw new PresenceError('auth', 'unknown key');
+      // Only what a surface could have held before surface tokens: a key a link code made for a
+      // surface user. An admin key (or any other) adopted would let the surface act as it by id.
+      if (!REDEEMED_KEY_NAME.test(k.name) || k.scopes.includes('admin'))
+        throw new PresenceError(
+          'invalid_request',
+          'only a key made by redeeming a link code (named "<surface>:<name>", without the admin scope) can be adopted',
+        );
       let link = await surfaces.getSurfaceLink(p.keyId);
       if (link && link.surface_id !== by.surfaceId) throw new PresenceError('conflict', `key ${p.keyId} is linked through another surface`);
       const { latest } = await events.bounds(p);
