@@ -121,6 +121,18 @@ describe('POST /v1/surface/adopt', () => {
   });
 });
 
+describe('redeeming through a surface token', () => {
+  it("closes for a surface user after 10 failures in 10 minutes, never for the token's other users", async () => {
+    const made = await surfaces().create('bot-budget');
+    for (let i = 0; i < 10; i++) expect((await redeemWith(made.token, 'ABCDEFGHJKLMNPQRSTUV', 'mallory')).status).toBe(404);
+    const code = await linkCode(s.live);
+    const refused = await redeemWith(made.token, code, 'mallory');
+    expect([refused.status, refused.json.type]).toEqual([429, 'rate_limited']);
+    expect(refused.json.detail).toMatch(/this surface user/);
+    expect((await redeemWith(made.token, code, 'ada')).status).toBe(200);
+  });
+});
+
 describe('POST /v1/surface/adopt refuses', () => {
   it('an admin key, and a key not made by redeeming a link code (400); nothing is linked', async () => {
     const admin = await s.core.accounts.create('adopt-admin');

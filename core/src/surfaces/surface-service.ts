@@ -161,7 +161,7 @@ export function createSurfaceService({
       code: string,
       who: RedeemWho,
     ): Promise<{ result: SurfaceRedeemResult; rate: { limit: number; remaining: number; resetS: number } }> {
-      const attempt = await guard.attempt(by.surfaceId);
+      const attempt = await guard.attempt(by.surfaceId, who.user_id);
       const made = await links.redeem(code, who, attempt, async ({ accountId, keyId, lastEventId }) => {
         await surfaces.insertSurfaceLink({
           key_id: keyId,
