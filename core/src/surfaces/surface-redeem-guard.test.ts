@@ -11,11 +11,11 @@ import { createManualClock } from '../clock/clock';
 import { type Core, createCore } from '../create-core';
 import { PresenceError } from '../errors/presence-error';
 import { createKeystore } from '../keystore/keystore';
+import { createRateLimiter } from '../ratelimit/sliding-window';
 import { createLowdbStore } from '../store/lowdb/lowdb-store';
 import { createLowdbSurfaceStore } from '../store/lowdb/surfaces';
 import type { EmbeddedStore } from '../store/store-port';
 import type { SurfaceStorePort } from '../store/surface-store-port';
-import { createRateLimiter } from '../ratelimit/sliding-window';
 import { createSurfaceRedeemGuard, defaultSurfaceRedeemLimits } from './surface-redeem-guard';
 
 const clock = createManualClock(Date.parse('2026-05-01T08:00:00Z'));
