@@ -72,6 +72,12 @@ export type AppOptions = {
   server?: () => { id: string; leader: boolean };
   /** Check every answer against its zod schema (default: under tests, NODE_ENV=test). */
   validateResponses?: boolean;
+  /**
+   * Other servers share the store: besides the announced key changes (which close a revoked
+   * key's streams at once), look at every open stream's key this often, a safety net against
+   * notices lost unnoticed (0: never, the embedded default).
+   */
+  streamRecheckMs?: number;
   /** This app's metrics (default: a registry of its own, without process figures). Give the same one to createCore. */
   metrics?: Metrics;
   /** Set: GET /metrics needs `Authorization: Bearer <it>` (PRESENCE_METRICS_TOKEN). */
@@ -93,6 +99,7 @@ export async function buildApp({
   server,
   // Read as a plain string: some bundler typings narrow NODE_ENV to development|production.
   validateResponses = (process.env.NODE_ENV as string | undefined) === 'test',
+  streamRecheckMs = 0,
   metrics = createMetrics(),
   metricsToken = null,
   corsOrigins = [],
@@ -165,7 +172,12 @@ export async function buildApp({
   const streams = createStreamRegistry({ now: () => core.clock.now() });
   const stopRevokeListener = core.keys.onRevoke((keyId) => streams.closeKey(keyId));
   const stopRotateListener = core.keys.onRotate((retired) => streams.retire(retired));
-  const stopRecheck = startStreamRecheck({ core, streams, onError: (err) => app.log.warn({ err }, 'stream key re-check failed') });
+  const stopRecheck = startStreamRecheck({
+    core,
+    streams,
+    everyMs: streamRecheckMs,
+    onError: (err) => app.log.warn({ err }, 'stream key re-check failed'),
+  });
   // Event streams never end by themselves: close them first, so that closing the server
   // waits only for ordinary in-flight requests.
   app.addHook('preClose', async () => {

@@ -56,6 +56,8 @@ export type StartOptions = {
 };
 
 const STANDING_DRAIN_MS = 5_000;
+/** With other servers on the database: the safety-net look at open streams' keys (revocations arrive by NOTIFY). */
+const STREAM_RECHECK_MS = 15_000;
 
 export async function startServer({
   config,
@@ -148,6 +150,7 @@ export async function startServer({
       chainHead: chain ? chainHead(chain.runtime) : undefined,
       ...(logging ? logging.options : { logger }),
       heartbeatMs,
+      streamRecheckMs: storage.cluster ? STREAM_RECHECK_MS : 0,
     });
     cleanups.add(() => app.close());
     await app.listen({ host: config.PRESENCE_HOST, port: config.PRESENCE_PORT });

@@ -4,17 +4,21 @@
 // and the streams opened here with that key are looked up again at once — a revoked key or a
 // secret that stopped working closes them, a rotation's grace window schedules their end. A
 // re-established listening connection (notices may have been missed) looks at every open one.
-// Cost follows work: a read per announced change of a key with streams open here, none otherwise.
+// Cost follows work: a read per announced change of a key with streams open here. Against a
+// listening connection that dies without the driver noticing, every open one is also looked
+// at every `everyMs` (a safety net, not the way a revocation arrives; 0: never).
 import type { Core } from '@presence/core';
 import type { StreamRegistry } from './stream-registry';
 
 export function startStreamRecheck({
   core,
   streams,
+  everyMs = 0,
   onError,
 }: {
   core: Core;
   streams: StreamRegistry;
+  everyMs?: number;
   onError: (err: unknown) => void;
 }): () => void {
   const recheck = (keyId?: string) => {
@@ -28,5 +32,11 @@ export function startStreamRecheck({
       }
     })().catch(onError);
   };
-  return core.keys.onStoreChange({ changed: (keyId) => recheck(keyId), resync: () => recheck() });
+  const stop = core.keys.onStoreChange({ changed: (keyId) => recheck(keyId), resync: () => recheck() });
+  const timer = everyMs > 0 ? setInterval(() => recheck(), everyMs) : undefined;
+  timer?.unref();
+  return () => {
+    stop();
+    clearInterval(timer);
+  };
 }
