@@ -18,27 +18,32 @@ export const withinMaxAmount = (decimal: string): boolean => {
   return w < MAX_AMOUNT || (w === MAX_AMOUNT && !/[1-9]/.test(fraction));
 };
 
+/** An amount's shape. What is stored is read with it alone: a record written before the bound still reads. */
 export const AmountString = z
   .string()
-  .max(64)
-  .regex(/^\d+(\.\d+)? [A-Za-z][A-Za-z0-9]{0,15}$/, 'an amount is "<decimal> <UNIT>", e.g. "50 USD" or "0.1 WETH"')
-  .refine((s) => withinMaxAmount(s.split(' ')[0] ?? ''), `an amount is at most ${MAX_AMOUNT_TEXT} of its unit`);
+  .regex(/^\d+(\.\d+)? [A-Za-z][A-Za-z0-9]{0,15}$/, 'an amount is "<decimal> <UNIT>", e.g. "50 USD" or "0.1 WETH"');
 
-export const DenyRule = z
-  .strictObject({
-    action: z.enum(['swap', 'send', 'wrap', 'unwrap', 'withdraw', '*']).optional(),
-    token: z.string().min(1).max(64).optional(),
-    to: z
-      .string()
-      .regex(/^0x[0-9a-fA-F]{40}$/)
-      .optional(),
-  })
-  .refine(
-    (r) => r.action !== undefined || r.token !== undefined || r.to !== undefined,
-    'a deny rule names at least one of action, token, to',
-  );
+/** An amount a client sends: shaped, and at most MAX_AMOUNT of its unit. */
+export const BoundedAmount = AmountString.max(64).refine(
+  (s) => withinMaxAmount(s.split(' ')[0] ?? ''),
+  `an amount is at most ${MAX_AMOUNT_TEXT} of its unit`,
+);
 
-export const PolicyDocument = z.object({
+const denyRuleFields = {
+  action: z.enum(['swap', 'send', 'wrap', 'unwrap', 'withdraw', '*']).optional(),
+  token: z.string().min(1).max(64).optional(),
+  to: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/)
+    .optional(),
+};
+const namesOne = (r: { action?: unknown; token?: unknown; to?: unknown }) =>
+  r.action !== undefined || r.token !== undefined || r.to !== undefined;
+const NAMES_ONE = 'a deny rule names at least one of action, token, to';
+
+export const DenyRule = z.object(denyRuleFields).refine(namesOne, NAMES_ONE);
+
+const policyFields = {
   per_tx_cap: AmountString,
   confirm_over: AmountString,
   daily_cap: AmountString,
@@ -46,6 +51,18 @@ export const PolicyDocument = z.object({
   withdraw_allowlist: z.array(z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'an address is 0x followed by 40 hex digits')).max(100),
   max_slippage_bps: z.number().int().min(0).max(5000),
   confirm_timeout_s: z.number().int().min(10).max(86_400),
+};
+
+/** The document as stored and answered. */
+export const PolicyDocument = z.object(policyFields);
+
+/** The document as PUT: amounts bounded, and no field (at any depth) the schema does not name. */
+export const PolicyRequest = z.strictObject({
+  ...policyFields,
+  per_tx_cap: BoundedAmount,
+  confirm_over: BoundedAmount,
+  daily_cap: BoundedAmount,
+  deny: z.array(z.strictObject(denyRuleFields).refine(namesOne, NAMES_ONE)).max(100),
 });
 export type PolicyDocument = z.infer<typeof PolicyDocument>;
 

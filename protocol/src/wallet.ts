@@ -1,6 +1,6 @@
 // Wallet, intent and confirmation shapes.
 import { z } from 'zod';
-import { AmountString, PolicyDocument } from './policy';
+import { BoundedAmount, PolicyDocument } from './policy';
 
 export const IntentRequest = z.strictObject({
   do: z.string().min(1).max(500).describe('The intent as a sentence, e.g. "swap 50 USDC for WETH"'),
@@ -29,7 +29,7 @@ export type IntentResult = z.infer<typeof IntentResult>;
 
 export const WithdrawRequest = z.strictObject({
   to: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'an address is 0x followed by 40 hex digits'),
-  amount: AmountString,
+  amount: BoundedAmount,
 });
 
 export const ConfirmParams = z.object({

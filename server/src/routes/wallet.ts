@@ -64,7 +64,7 @@ export const walletRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
         openapi: { answers: { 200: 'The stored policy with its new version' } },
         summary: 'Replace the spend policy (whole document)',
         tags,
-        body: schemas.PolicyDocument.strict(),
+        body: schemas.PolicyRequest,
         response: { 200: schemas.PolicyView },
       },
     },
