@@ -178,6 +178,7 @@ export function createCore(o: CoreOptions) {
       links,
       rateLimiterFor,
       linkChanges: o.cluster?.linkChanges,
+      surfaceChanges: o.cluster?.surfaceChanges,
       onError: o.onBackgroundError,
     });
     surfaces = service;

@@ -22,7 +22,7 @@ export type KeyView = z.infer<typeof KeyView>;
 export const KeyList = z.object({ keys: z.array(KeyView) }).meta({ id: 'KeyList' });
 
 export const CreateKeyRequest = z
-  .object({
+  .strictObject({
     kind: KeyKind.default('live'),
     name: z.string().min(1).max(100),
     scopes: z
@@ -41,7 +41,7 @@ export const KeySecret = KeyView.extend({
 export type KeySecret = z.infer<typeof KeySecret>;
 
 export const RotateKeyRequest = z
-  .object({
+  .strictObject({
     grace_s: z.number().int().min(0).max(86_400).default(900),
   })
   .meta({ id: 'RotateKeyRequest' });

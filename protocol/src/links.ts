@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { Scope } from './common';
 
 export const LinkRequest = z
-  .object({
+  .strictObject({
     scopes: z.array(Scope).min(1).optional(),
     ttl_s: z.number().int().min(30).max(86_400).optional(),
   })
@@ -11,7 +11,7 @@ export const LinkRequest = z
 export const LinkCode = z.object({ code: z.string(), expires_at: z.string(), scopes: z.array(Scope) }).meta({ id: 'LinkCode' });
 export const RedeemParams = z.object({ code: z.string().min(1).max(32) });
 export const RedeemRequest = z
-  .object({
+  .strictObject({
     surface: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'surface is a short lowercase name such as telegram, discord or extension'),
     user_id: z.string().min(1).max(128),
     name: z.string().min(1).max(64),

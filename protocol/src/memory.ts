@@ -32,7 +32,7 @@ export const FadingItem = z
 export const MemoryListing = z.object({ pinned: z.array(PinnedItem), fading: z.array(FadingItem) }).meta({ id: 'MemoryListing' });
 export type MemoryListing = z.infer<typeof MemoryListing>;
 
-export const PinRequest = z.object({ key: MemoryKey, note: z.string().max(500).optional() }).meta({ id: 'PinRequest' });
+export const PinRequest = z.strictObject({ key: MemoryKey, note: z.string().max(500).optional() }).meta({ id: 'PinRequest' });
 export const PinResult = z
   .object({ key: z.string(), tier: z.literal('pinned'), note: z.string(), changed: z.boolean() })
   .meta({ id: 'PinResult' });

@@ -4,7 +4,7 @@ import { z } from 'zod';
 export const MAX_MESSAGE_CHARS = 4000;
 
 export const MessageRequest = z
-  .object({
+  .strictObject({
     text: z.string().min(1, 'text must not be empty').max(MAX_MESSAGE_CHARS, `text is at most ${MAX_MESSAGE_CHARS} characters`),
     stream: z.boolean().optional(),
     allow_act: z.boolean().optional(),

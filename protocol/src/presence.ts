@@ -72,7 +72,7 @@ export type PresenceView = z.infer<typeof PresenceView>;
 export const PresencePatch = z
   .object({
     name: z.string().min(1).max(64).optional(),
-    route: z.object({ model: ModelRoute }).optional(),
+    route: z.strictObject({ model: ModelRoute }).optional(),
     preferences: PreferencesPatch.optional(),
   })
   .strict()

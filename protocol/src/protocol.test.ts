@@ -11,6 +11,7 @@ import {
   IntentResult,
   MemoryKey,
   PolicyDocument,
+  PolicyRequest,
   PoolsViewSchema,
   Problem,
   problemCatalogue,
@@ -80,6 +81,13 @@ describe('schemas', () => {
   it('the default policy is a valid policy document; a bad amount is not', () => {
     expect(PolicyDocument.parse(defaultPolicy)).toEqual(defaultPolicy);
     expect(PolicyDocument.safeParse({ ...defaultPolicy, per_tx_cap: 'fifty' }).success).toBe(false);
+    expect(PolicyDocument.safeParse({ ...defaultPolicy, per_tx_cap: 'fifty USD' }).success).toBe(false);
+    // Sent, at most 10^12 of its unit; stored before the bound, still read.
+    expect(PolicyRequest.safeParse({ ...defaultPolicy, daily_cap: '1000000000000.0 USD' }).success).toBe(true);
+    expect(PolicyRequest.safeParse({ ...defaultPolicy, daily_cap: '1000000000000.01 USD' }).success).toBe(false);
+    expect(PolicyRequest.safeParse({ ...defaultPolicy, daily_cap: `1${'0'.repeat(80)} USD` }).success).toBe(false);
+    expect(PolicyRequest.safeParse({ ...defaultPolicy, deny: [{ token: 'X', extra: 1 }] }).success).toBe(false);
+    expect(PolicyDocument.safeParse({ ...defaultPolicy, daily_cap: `1${'0'.repeat(80)} USD` }).success).toBe(true);
   });
 
   it('IntentResult tells a done intent from a held one by status', () => {

@@ -35,7 +35,7 @@ export const RedeemAnswer = z.union([RedeemResult, SurfaceRedeemResult]).meta({ 
 
 /** POST /v1/surface/adopt: a key linked before surface tokens, moved over to the surface. */
 export const AdoptRequest = z
-  .object({
+  .strictObject({
     key: z.string().min(1).max(200).describe("The key's secret (prs_live_…), which the surface may forget afterwards"),
     surface_user: z.string().min(1).max(128),
   })

@@ -1,9 +1,9 @@
 // Wallet, intent and confirmation shapes.
 import { z } from 'zod';
-import { AmountString, PolicyDocument } from './policy';
+import { BoundedAmount, PolicyDocument } from './policy';
 
 export const IntentRequest = z
-  .object({
+  .strictObject({
     do: z.string().min(1).max(500).describe('The intent as a sentence, e.g. "swap 50 USDC for WETH"'),
   })
   .meta({ id: 'IntentRequest' });
@@ -34,16 +34,16 @@ export const IntentResult = z.discriminatedUnion('status', [IntentDone, IntentHe
 export type IntentResult = z.infer<typeof IntentResult>;
 
 export const WithdrawRequest = z
-  .object({
+  .strictObject({
     to: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'an address is 0x followed by 40 hex digits'),
-    amount: AmountString,
+    amount: BoundedAmount,
   })
   .meta({ id: 'WithdrawRequest' });
 
 export const ConfirmParams = z.object({
   confirm_id: z.string().regex(/^cf_[0-9A-Za-z]{16}$/, 'a confirm id looks like cf_ followed by 16 letters or digits'),
 });
-export const ConfirmRequest = z.object({ approve: z.boolean() }).meta({ id: 'ConfirmRequest' });
+export const ConfirmRequest = z.strictObject({ approve: z.boolean() }).meta({ id: 'ConfirmRequest' });
 export const ConfirmResult = z
   .union([
     z.object({

@@ -16,6 +16,7 @@ import { createDocumentTransform } from './http/openapi-document';
 import { errorHandler, MAX_PARAM_LENGTH } from './http/problem';
 import { createReadiness } from './http/readiness';
 import { REQUEST_ID_LOG_LABEL, registerRequestId, requestIdFor } from './http/request-id';
+import { registerRouteTable } from './http/route-table';
 import { createSerializerCompiler } from './http/serializer';
 import { createStreamCaps, type StreamCapLimits } from './http/stream-caps';
 import { startStreamRecheck } from './http/stream-recheck';
@@ -73,8 +74,9 @@ export type AppOptions = {
   /** Check every answer against its zod schema (default: under tests, NODE_ENV=test). */
   validateResponses?: boolean;
   /**
-   * Other servers share the store (PostgreSQL): re-check the keys of open streams this often,
-   * since a revocation there is not heard here (0: never, the embedded default).
+   * Other servers share the store: besides the announced key changes (which close a revoked
+   * key's streams at once), look at every open stream's key this often, a safety net against
+   * notices lost unnoticed (0: never, the embedded default).
    */
   streamRecheckMs?: number;
   /** This app's metrics (default: a registry of its own, without process figures). Give the same one to createCore. */
@@ -95,10 +97,10 @@ export async function buildApp({
   heartbeatMs = 15_000,
   chainHead = async () => null,
   store = { kind: 'lowdb' },
-  streamRecheckMs = 0,
   server,
   // Read as a plain string: some bundler typings narrow NODE_ENV to development|production.
   validateResponses = (process.env.NODE_ENV as string | undefined) === 'test',
+  streamRecheckMs = 0,
   metrics = createMetrics(),
   metricsToken = null,
   corsOrigins = [],
@@ -135,14 +137,21 @@ export async function buildApp({
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(createSerializerCompiler({ validate: validateResponses }));
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((req, reply) =>
+  const routeTable = registerRouteTable(app);
+  app.setNotFoundHandler((req, reply) => {
+    // A path a route has, asked with a method it lacks: 405 naming the methods it has.
+    const route = routeTable.match(req.url.split('?', 1)[0] as string);
+    if (route) {
+      reply.header('allow', route.methods.join(', '));
+      return errorHandler(new PresenceError('method_not_allowed', `${req.method} is not served on ${route.pattern}`), req, reply);
+    }
     // Never the URL: it may carry a credential (a link code sent to the wrong path).
-    errorHandler(
+    return errorHandler(
       new PresenceError('not_found', `no such route for ${req.method} (the routes are listed in the OpenAPI document)`),
       req,
       reply,
-    ),
-  );
+    );
+  });
   // JSON only: a text/plain body is a 415, not a string that fails validation.
   app.removeContentTypeParser('text/plain');
   registerJsonBody(app);
@@ -164,15 +173,12 @@ export async function buildApp({
   const streams = createStreamRegistry({ now: () => core.clock.now() });
   const stopRevokeListener = core.keys.onRevoke((keyId) => streams.closeKey(keyId));
   const stopRotateListener = core.keys.onRotate((retired) => streams.retire(retired));
-  const stopRecheck =
-    streamRecheckMs > 0
-      ? startStreamRecheck({
-          core,
-          streams,
-          everyMs: streamRecheckMs,
-          onError: (err) => app.log.warn({ err }, 'stream key re-check failed'),
-        })
-      : () => undefined;
+  const stopRecheck = startStreamRecheck({
+    core,
+    streams,
+    everyMs: streamRecheckMs,
+    onError: (err) => app.log.warn({ err }, 'stream key re-check failed'),
+  });
   // Event streams never end by themselves: close them first, so that closing the server
   // waits only for ordinary in-flight requests.
   app.addHook('preClose', async () => {

@@ -8,6 +8,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:
 import path from 'node:path';
 import { makeTreePrivate } from '@presence/core';
 import { lockHolder, takeDataDirLock } from './data-dir-lock';
+import { refuseImportedBackup } from './imported-marker';
 import { StartRefused } from './start-refused';
 
 /** What is not part of a copy: the pid lock names a process of this host, not the data. */
@@ -55,6 +56,7 @@ export type BackupResult = { files: number; paused: number | null };
 
 export function backupDataDir(dataDir: string, dest: string, now = new Date()): BackupResult {
   if (!existsSync(path.join(dataDir, 'data'))) throw new StartRefused(`${dataDir} holds no Presence data (no data/ directory)`);
+  refuseImportedBackup(dataDir, 'backup');
   if (!isEmptyDir(dest)) throw new StartRefused(`${dest} is not empty: back up into a new or empty directory`);
   if (path.resolve(dest).startsWith(`${path.resolve(dataDir)}${path.sep}`)) throw new StartRefused(`${dest} is inside ${dataDir}`);
   const holder = lockHolder(dataDir);
@@ -75,6 +77,7 @@ export function backupDataDir(dataDir: string, dest: string, now = new Date()): 
 
 export function restoreDataDir(backup: string, dataDir: string): number {
   if (!existsSync(path.join(backup, MANIFEST))) throw new StartRefused(`${backup} is not a presence-server backup (no ${MANIFEST})`);
+  refuseImportedBackup(backup, 'restore');
   const holder = lockHolder(dataDir);
   if (holder !== null)
     throw new StartRefused(`a Presence server (pid ${holder}) is running on ${dataDir}; stop it first, then run this again`);

@@ -27,6 +27,7 @@ import {
   createPostgresCluster,
   createPostgresStore,
   importLowdb,
+  loadMigrations,
   type MigrationStatus,
   migrate,
   migrationStatus,
@@ -41,6 +42,7 @@ import { markImported, refuseImported } from './imported-marker';
 import { rotateMasterKeyCommand } from './master-key-rotation';
 import { databaseFailure, databaseLabel } from './open-store';
 import { openSurfaceStore } from './open-surfaces';
+import { refuseNewerSchema } from './schema-check';
 import { serve } from './serve';
 import { REFUSED_EXIT_CODE, StartRefused } from './start-refused';
 
@@ -222,6 +224,7 @@ async function createAccount(wiring: StoreWiring, config: Config, name: string, 
 }
 
 const migrationName = (m: { version: number; name: string }) => `${String(m.version).padStart(4, '0')}_${m.name}`;
+const knownVersions = () => loadMigrations().map((m) => m.version);
 const schemaVersion = (status: MigrationStatus) => Math.max(0, ...status.applied.map((a) => a.version));
 
 program
@@ -232,17 +235,24 @@ program
     const url = loadDatabaseUrl();
     const where = databaseLabel(url);
     try {
+      // A newer Presence migrated this database: applying ours beside its own is refused, as serve refuses.
       if (!onlyStatus) {
+        refuseNewerSchema(await migrationStatus(url), knownVersions(), where);
         const applied = await migrate(url);
         process.stdout.write(applied.length > 0 ? `applied ${applied.length} migration(s) to ${where}\n` : `${where} is up to date\n`);
       }
       const status = await migrationStatus(url);
+      const unknown = new Set(status.unknown);
       process.stdout.write(`schema version ${schemaVersion(status)} (${where})\n`);
-      for (const a of status.applied) process.stdout.write(`  applied  ${migrationName(a)}  ${a.applied_at.toISOString()}\n`);
+      // Each version once: one a newer Presence applied is `unknown`, not also `applied`.
+      for (const a of status.applied)
+        if (!unknown.has(a.version)) process.stdout.write(`  applied  ${migrationName(a)}  ${a.applied_at.toISOString()}\n`);
       for (const p of status.pending) process.stdout.write(`  pending  ${migrationName(p)}\n`);
-      if (status.unknown.length > 0)
-        process.stdout.write(`  unknown  ${status.unknown.join(', ')} (applied by a newer Presence: upgrade this one)\n`);
+      for (const a of status.applied)
+        if (unknown.has(a.version))
+          process.stdout.write(`  unknown  ${migrationName(a)}  ${a.applied_at.toISOString()} (applied by a newer Presence)\n`);
     } catch (e) {
+      if (e instanceof StartRefused) throw e;
       throw databaseFailure(url, e);
     }
   });

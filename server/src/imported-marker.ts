@@ -15,17 +15,40 @@ export function markImported(dataDir: string, database: string, now = new Date()
   writeFileSync(path.join(dataDir, IMPORTED_FILE), `${JSON.stringify(mark)}\n`, { mode: 0o600 });
 }
 
+/** The mark of an imported directory (unreadable: a mark all the same), or null. */
+function markOf(dir: string): Partial<Mark> | null {
+  const file = path.join(dir, IMPORTED_FILE);
+  if (!existsSync(file)) return null;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Partial<Mark>;
+  } catch {
+    return {};
+  }
+}
+
+const copied = (dir: string, mark: Partial<Mark>) =>
+  `${dir} was copied into the database at ${mark.database ?? '(unknown)'} by import-lowdb (${mark.imported_at ?? 'date unknown'})`;
+
 /** Throws StartRefused when `dataDir` was imported into a database; for the embedded store only. */
 export function refuseImported(dataDir: string): void {
-  const file = path.join(dataDir, IMPORTED_FILE);
-  if (!existsSync(file)) return;
-  let mark: Partial<Mark> = {};
-  try {
-    mark = JSON.parse(readFileSync(file, 'utf8')) as Partial<Mark>;
-  } catch {
-    // Unreadable: still a mark; the line below says what to do either way.
-  }
+  const mark = markOf(dataDir);
+  if (!mark) return;
   throw new StartRefused(
-    `${dataDir} was copied into the database at ${mark.database ?? '(unknown)'} by import-lowdb (${mark.imported_at ?? 'date unknown'}): set that PRESENCE_DATABASE_URL, or remove ${file} to serve this directory's older copy`,
+    `${copied(dataDir, mark)}: set that PRESENCE_DATABASE_URL, or remove ${path.join(dataDir, IMPORTED_FILE)} to serve this directory's older copy`,
+  );
+}
+
+/**
+ * Throws StartRefused for a backup of an imported directory, or a restore of one: the records
+ * live in PostgreSQL now, and a restored copy is a directory no server starts on.
+ */
+export function refuseImportedBackup(dir: string, what: 'backup' | 'restore'): void {
+  const mark = markOf(dir);
+  if (!mark) return;
+  const instead = 'back up the database with pg_dump and restore it with pg_restore (docs/operations.md, "Backups")';
+  throw new StartRefused(
+    what === 'backup'
+      ? `${copied(dir, mark)}: its records live in PostgreSQL now; ${instead}`
+      : `${dir} is a backup of a directory that was copied into the database at ${mark.database ?? '(unknown)'} by import-lowdb: no server starts on it; ${instead}`,
   );
 }

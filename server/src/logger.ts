@@ -2,10 +2,11 @@
 // log line run this one, not a copy. No stack traces and no secrets in any log line:
 // - errors are logged as their type, message and code, never their stack (a stack names our
 //   files and can carry values from the frames that threw);
-// - request lines carry method, redacted URL, host and peer address only, never headers, so
-//   Authorization never reaches the log (there is nothing to redact);
-// - link codes are one-time credentials that travel in the redeem URL: logged URLs show
-//   where the request went, never which code (anything after /links/ is cut).
+// - request lines carry method, the route's pattern, host and peer address only, never headers,
+//   so Authorization never reaches the log (there is nothing to redact);
+// - a path or query may hold a link code or a key however it is spelled, so no line carries
+//   either: a matched request is named by its route's pattern (`/v1/links/:code/redeem`), an
+//   unmatched one by its path up to its first unknown segment (http/route-table.ts).
 // Two formats: JSON lines (pino's own, for machines) and, on a terminal, short readable lines
 // rendered from the same serialized JSON, so both carry exactly the same fields. Either way a
 // request is one line, written when it completes (method, URL, status, time); Fastify's
@@ -15,6 +16,7 @@ import { hostname } from 'node:os';
 import { type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
 import { errorSummary } from './http/error-summary';
 import { REQUEST_ID_LOG_LABEL } from './http/request-id';
+import { loggedUrl } from './http/route-table';
 import { stdoutDestination } from './log-destination';
 
 /** Where log lines go (pino writes one JSON line per call). */
@@ -22,21 +24,8 @@ export type LogStream = { write(line: string): void };
 
 export type LogFormat = 'pretty' | 'json';
 
-/** `/links/` in any case, as the router would read it (escapes decoded, so %2F is a slash too). */
-const UNDER_LINKS = /\/links\//i;
-const ESCAPE = /%([0-9a-f]{2})/gi;
-
-/**
- * A URL fit for a log line. Whatever comes after `/links/` may be a link code (the redeem
- * route's, or one sent to a path that does not exist: `/v1/links/CODE`, `/v1/links/CODE%2Fredeem`),
- * so all of it, query included, is replaced. Escapes are decoded first, byte by byte and
- * tolerating malformed ones, so `/v1/link%73/CODE` is caught as the router would route it.
- */
-export function redactUrl(url: string): string {
-  const plain = url.includes('%') ? url.replace(ESCAPE, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))) : url;
-  const at = UNDER_LINKS.exec(plain);
-  return at ? `${plain.slice(0, at.index)}/links/[redacted]` : url;
-}
+/** The URL a log line shows: the app's own reading (route-table.ts), or, on an app without it, the pattern alone. */
+const urlFor = (request: FastifyRequest) => (request as { loggedUrl?: string }).loggedUrl ?? loggedUrl(request);
 
 export function productionLogger(
   level: string,
@@ -52,7 +41,7 @@ export function productionLogger(
     serializers: {
       req: (req: FastifyRequest) => ({
         method: req.method,
-        url: redactUrl(req.url),
+        url: urlFor(req),
         host: req.host,
         remoteAddress: req.ip,
         remotePort: req.socket?.remotePort,
@@ -91,7 +80,7 @@ class OneLinePerRequest extends LogController {
     const port = request.socket?.remotePort;
     this.sink.write(
       `{"level":30,"time":${Date.now()},${this.base},"${REQUEST_ID_LOG_LABEL}":${JSON.stringify(request.id)},` +
-        `"req":{"method":${JSON.stringify(request.method)},"url":${JSON.stringify(redactUrl(request.url))},` +
+        `"req":{"method":${JSON.stringify(request.method)},"url":${JSON.stringify(urlFor(request))},` +
         `"host":${JSON.stringify(request.host)},"remoteAddress":${JSON.stringify(request.ip)}` +
         `${port === undefined ? '' : `,"remotePort":${port}`}},"res":{"statusCode":${reply.statusCode}},` +
         `"responseTime":${reply.elapsedTime},"msg":"request completed"}\n`,

@@ -1,7 +1,9 @@
 // `presence-server rotate-master-key`: from the key in use (PRESENCE_MASTER_KEY, or the data
 // directory's generated master.key) to PRESENCE_NEW_MASTER_KEY, on the store the
-// configuration names. Every server on the store must be stopped: the data directory's lock
-// enforces it for the embedded store; on a database the operator stops them. A generated
+// configuration names. Every server on the store must be stopped, or it would go on sealing
+// and opening under the old key (a 500 "unable to authenticate data" while /v1/ready says 200):
+// the data directory's lock enforces it for the embedded store; on a database the command
+// refuses while any server's session is there, naming the servers. A generated
 // master.key is replaced last, once every record is under the new key (a crash before that
 // is finished by running the command again).
 import { existsSync } from 'node:fs';
@@ -15,11 +17,12 @@ import {
   writeMasterKeyFile,
 } from '@presence/core';
 import { resealLowdb } from '@presence/core/lowdb';
-import { resealPostgres } from '@presence/core/postgres';
+import { connectedServers, resealPostgres } from '@presence/core/postgres';
 import { type Config, ConfigError } from './config';
 import { lockHolder, takeDataDirLock } from './data-dir-lock';
 import { masterKeyCheckFor, masterKeyName } from './master-key';
 import { databaseFailure, databaseLabel } from './open-store';
+import { StartRefused } from './start-refused';
 
 const HEX_KEY = /^[0-9a-fA-F]{64}$/;
 
@@ -39,6 +42,7 @@ export async function rotateMasterKeyCommand(config: Config, env: NodeJS.Process
   const from = createKeystore(Buffer.from(current, 'hex'));
   const to = createKeystore(Buffer.from(next, 'hex'));
 
+  if (url) await refuseConnectedServers(url);
   const unlock = url ? () => undefined : lockDataDir(config.PRESENCE_DATA_DIR);
   const check = masterKeyCheckFor(config);
   let counts: ResealCounts | null;
@@ -62,6 +66,16 @@ export async function rotateMasterKeyCommand(config: Config, env: NodeJS.Process
   const then = fromFile ? `${keyFile} now holds the new key` : 'start every server with PRESENCE_MASTER_KEY set to the new key';
   if (!counts) return `${where} is already sealed under the new key; ${then}`;
   return `re-sealed ${counts.wallets} wallet key(s) and ${counts.answers} stored answer(s) in ${where}; ${then} (link codes made before now no longer redeem)`;
+}
+
+async function refuseConnectedServers(url: string) {
+  const servers = await connectedServers(url).catch((e: unknown) => {
+    throw databaseFailure(url, e);
+  });
+  if (servers.length > 0)
+    throw new StartRefused(
+      `${servers.length} Presence server(s) are connected to the database at ${databaseLabel(url)} (${servers.join(', ')}); stop every one, then run this again`,
+    );
 }
 
 function lockDataDir(dataDir: string) {

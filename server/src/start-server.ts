@@ -56,8 +56,8 @@ export type StartOptions = {
 };
 
 const STANDING_DRAIN_MS = 5_000;
-/** With other servers on the database: how often open streams' keys are looked up again. */
-const STREAM_RECHECK_MS = 1_000;
+/** With other servers on the database: the safety-net look at open streams' keys (revocations arrive by NOTIFY). */
+const STREAM_RECHECK_MS = 15_000;
 
 export async function startServer({
   config,

@@ -91,8 +91,27 @@ const PHRASES = [
   'if WETH drops below 2000 buy $5 of WETH',
   'swap 999999999 USDC for WETH',
   'swap 0 USDC for SCAM',
+  // Past every bound (10^12 of a unit; uint256 in base units): refused, never a 500.
+  `swap ${2n ** 256n - 1n} USDC for WETH`,
+  `buy $1${'0'.repeat(80)} of WETH`,
+  'wrap 1000000000001',
 ];
-const AMOUNTS = ['0 USD', '1 USD', '10 USD', '50 USD', '1000000 USD', '0.5 ETH', '5 USDC', '1 SCAM', '3 NOPE'];
+const AMOUNTS = [
+  '0 USD',
+  '1 USD',
+  '10 USD',
+  '50 USD',
+  '1000000 USD',
+  '0.5 ETH',
+  '5 USDC',
+  '1 SCAM',
+  '3 NOPE',
+  // At and past the bound of every amount (10^12 of its unit), and past uint256.
+  '1000000000000 USD',
+  '1000000000001 USD',
+  `1${'0'.repeat(80)} USD`,
+  `${2n ** 256n - 1n} WETH`,
+];
 const ADDRESSES = ['0x000000000000000000000000000000000000dEaD', `0x${'0'.repeat(40)}`];
 const TOKENS = ['WETH', 'USDC', 'DAI', 'SCAM', 'ETH', 'NOPE', 'WETH-USDC', 'WETH-DAI', 'WETH-SCAM', 'USDC-DAI'];
 
@@ -279,7 +298,6 @@ function operation(template: string, method: string, op: Operation): fc.Arbitrar
     });
 }
 
-/** Every operation of the document, equally likely. */
 /**
  * The document with every local `$ref` (its named schemas, its shared parameters) replaced by
  * what it points at, so the generators read each operation's shapes where they are used. The
@@ -302,11 +320,56 @@ export function dereference<T>(doc: T): T {
   return inline(doc, 0) as T;
 }
 
+/** URLs that nearly reach a route, with a link code (or a key-shaped secret) where a log could keep it. */
+const NEAR_MISSES = [
+  '/v1/links%252F{c}',
+  '/v1/link%2573/{c}',
+  '/v1/links?code={c}',
+  '/v1/link/{c}',
+  '/v1/redeem/{c}',
+  '/v1/links{c}',
+  '/v1/links;{c}',
+  '/v1/health?{c}',
+  '/{c}',
+  '/v1/keys/{c}',
+  '/v1/confirm/{c}',
+  '/metrics?{c}',
+  '/v1/keys?key={c}',
+  '/v1/links/{c}%2Fredeem',
+  '/V1/LINKS/{c}/REDEEM',
+];
+const nearMiss: fc.Arbitrary<(pool: Pool) => FuzzRequest> = fc
+  .record({
+    form: fc.constantFrom(...NEAR_MISSES),
+    method: fc.constantFrom('GET', 'POST', 'DELETE', 'PUT'),
+    pick: fc.nat(),
+    secretish: fc.stringMatching(/^prs_live_[0-9A-Za-z]{40}$/),
+    who,
+    headers,
+  })
+  .map((r) => (pool: Pool) => {
+    const codes = pool.get('code') ?? [];
+    const c = codes.length > 0 && r.pick % 2 === 0 ? (codes[r.pick % codes.length] as string) : r.secretish;
+    const [path, q] = r.form.replace('{c}', c).split('?');
+    const body = r.method === 'GET' || r.method === 'DELETE' ? undefined : '{}';
+    return {
+      method: r.method,
+      template: '',
+      path: path as string,
+      query: q === undefined ? '' : `?${q}`,
+      who: r.who,
+      garbageAuth: '',
+      headers: r.headers,
+      body,
+    };
+  });
+
+/** Every operation of the document, equally likely, and now and then a near miss. */
 export function requestsFor(doc: OpenApi): fc.Arbitrary<(pool: Pool) => FuzzRequest> {
   const ops = Object.entries(doc.paths).flatMap(([template, methods]) =>
     Object.entries(methods).map(([method, op]) => operation(template, method.toUpperCase(), op)),
   );
-  return fc.oneof(...ops);
+  return fc.oneof(...ops, nearMiss);
 }
 
 /** Methods no route serves (and CONNECT, which Node hands to nobody); some Node's parser does not know at all. */

@@ -62,7 +62,7 @@ describe('presence-server on PostgreSQL', () => {
       2,
       'error: PRESENCE_DATABASE_URL is not set: this command works on a PostgreSQL database\n',
     ]);
-  });
+  }, 120_000);
 
   it('accounts create works on the database while a server runs on it, and its key works there at once', async () => {
     const env = await freshDatabaseEnv();

@@ -11,7 +11,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { call, removeDir, startTestServer, tempDir } from './harness';
 import { childEnv, serverCli, serverMain } from './process';
-import { databaseEnvFor } from './test-database';
+import { databaseEnvFor, onPostgres } from './test-database';
 
 describe('7. a wrong master key does not start', () => {
   it('the first start stores a check value; a start with another key stops with one line, exit 2; the right key starts', async () => {
@@ -48,6 +48,29 @@ async function openStoreOf(dataDir: string, keystore: Keystore): Promise<StorePo
 }
 
 describe('7. presence-server rotate-master-key', () => {
+  it('refuses while a server runs on the store, naming it (exit non-zero, one line); the server goes on under its key', async () => {
+    const dataDir = tempDir();
+    const [a, b] = [randomBytes(32).toString('hex'), randomBytes(32).toString('hex')];
+    const database = await databaseEnvFor(dataDir);
+    const s = await startTestServer({ dataDir, env: { PRESENCE_MASTER_KEY: a } });
+    try {
+      const r = spawnSync(process.execPath, [serverCli, 'rotate-master-key'], {
+        env: childEnv({ ...database, PRESENCE_DATA_DIR: dataDir, PRESENCE_MASTER_KEY: a, PRESENCE_NEW_MASTER_KEY: b }),
+        encoding: 'utf8',
+      });
+      expect(r.status).not.toBe(0);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      const health = (await call(s.url, 'GET', '/v1/health')).json;
+      // On a database the servers are named by their ids; on a data directory by the pid holding it.
+      expect(r.stderr).toContain(onPostgres() ? health.server.id : `pid ${process.pid}`);
+      const pinned = await call(s.url, 'POST', '/v1/memory/pin', { key: s.live, body: { key: 'topic:kept' }, idempotencyKey: 'kept-1' });
+      expect(pinned.status).toBe(200);
+    } finally {
+      await s.close();
+      removeDir(dataDir);
+    }
+  });
+
   it('re-seals wallets and stored answers; a crash midway is finished by running it again; the old key no longer starts', async () => {
     const dataDir = tempDir();
     const [a, b] = [randomBytes(32).toString('hex'), randomBytes(32).toString('hex')];

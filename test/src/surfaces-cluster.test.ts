@@ -2,7 +2,9 @@
 // `presence-server surfaces` while the servers run; a key redeemed through one server is
 // acted for on the other; the surface stream carries events appended on either server, in
 // per-account order, and resumes on the other server from the same cursor with nothing lost
-// or repeated.
+// or repeated. And a revocation bites at once on the other server: a surface token's or a
+// key's open streams there close within 2 s (the change is announced by NOTIFY at commit; the
+// servers below beat once a minute, so no heartbeat does it).
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, openStream, removeDir, startTestServer, type TestServer, tempDir } from './harness';
@@ -82,5 +84,34 @@ describe('surfaces across servers', () => {
     expect(revoked.stdout).toMatch(/revoked surface srf_/);
     await onB.until(() => onB.ended);
     expect((await call(a.url, 'GET', '/v1/presence/me', { headers: as })).status).toBe(401);
+  });
+});
+
+describe('revocation on another server', () => {
+  // The issue's bound: a revoked credential's streams close on every server within 2 s.
+  const BOUND_MS = 2_000;
+  let quiet: TestServer;
+  beforeAll(async () => {
+    const dataDir = tempDir();
+    dirs.push(dataDir);
+    quiet = await startTestServer({ dataDir, env, heartbeatMs: 60_000, keys: { live: a.live, test: a.test } });
+    servers.push(quiet);
+  }, 60_000);
+
+  it("closes a surface token's stream on the other server within 2 s", async () => {
+    const made = await (a.core.surfaces as NonNullable<typeof a.core.surfaces>).create('revoked-bot');
+    const stream = openStream(quiet.url, '/v1/surface/events', made.token);
+    await stream.until(() => stream.cursors.length > 0 || stream.status === 200);
+    await (a.core.surfaces as NonNullable<typeof a.core.surfaces>).revoke(made.surface.id);
+    await stream.until(() => stream.ended, BOUND_MS);
+  });
+
+  it("closes a key's streams on the other server within 2 s", async () => {
+    const made = await call(a.url, 'POST', '/v1/keys', { key: a.live, body: { name: 'to-revoke', scopes: ['talk'] } });
+    expect(made.status).toBe(201);
+    const stream = openStream(quiet.url, '/v1/events', made.json.secret as string);
+    await stream.until(() => stream.status === 200);
+    expect((await call(a.url, 'DELETE', `/v1/keys/${made.json.id}`, { key: a.live })).status).toBeLessThan(300);
+    await stream.until(() => stream.ended, BOUND_MS);
   });
 });

@@ -121,6 +121,38 @@ describe('POST /v1/surface/adopt', () => {
   });
 });
 
+describe('redeeming through a surface token', () => {
+  it("closes for a surface user after 10 failures in 10 minutes, never for the token's other users", async () => {
+    const made = await surfaces().create('bot-budget');
+    for (let i = 0; i < 10; i++) expect((await redeemWith(made.token, 'ABCDEFGHJKLMNPQRSTUV', 'mallory')).status).toBe(404);
+    const code = await linkCode(s.live);
+    const refused = await redeemWith(made.token, code, 'mallory');
+    expect([refused.status, refused.json.type]).toEqual([429, 'rate_limited']);
+    expect(refused.json.detail).toMatch(/this surface user/);
+    expect((await redeemWith(made.token, code, 'ada')).status).toBe(200);
+  });
+});
+
+describe('POST /v1/surface/adopt refuses', () => {
+  it('an admin key, and a key not made by redeeming a link code (400); nothing is linked', async () => {
+    const admin = await s.core.accounts.create('adopt-admin');
+    const plain = await call(s.url, 'POST', '/v1/keys', { key: admin.admin.secret, body: { name: 'plain', scopes: ['talk'] } });
+    const adminNamed = await call(s.url, 'POST', '/v1/keys', {
+      key: admin.admin.secret,
+      body: { name: 'telegram:boss', scopes: ['admin'] },
+    });
+    for (const [secret, id] of [
+      [admin.admin.secret, admin.admin.id],
+      [plain.json.secret, plain.json.id],
+      [adminNamed.json.secret, adminNamed.json.id],
+    ] as [string, string][]) {
+      const r = await call(s.url, 'POST', '/v1/surface/adopt', { key: tokenA, body: { key: secret, surface_user: 'mallory' } });
+      expect([r.status, r.json.type], r.text).toEqual([400, 'invalid_request']);
+      expect((await call(s.url, 'GET', '/v1/presence/me', { headers: acting(tokenA, id) })).status).toBe(403);
+    }
+  });
+});
+
 describe('GET /v1/surface/events', () => {
   it("multiplexes linked accounts in per-account order, by the linked keys' scopes, and resumes from one cursor", async () => {
     const t = (await surfaces().create('bot-stream')).token;

@@ -7,7 +7,7 @@
 // directory a server starts on.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createKeystore, masterKeyCheckValue } from '@presence/core';
 import { createLowdbStore } from '@presence/core/lowdb';
@@ -57,6 +57,19 @@ describe('upgrades', () => {
         ),
       ]);
       expect(await sql`SELECT version FROM schema_migrations ORDER BY version`).toEqual(before);
+
+      // `migrate` refuses likewise (it exited 0 with the newer migration listed twice); --status lists each version once.
+      const migrated = cli(['migrate'], database);
+      expect(migrated.status).not.toBe(0);
+      expect(migrated.stderr).toMatch(/^error: the database at .* has schema version 9999, newer than this server knows .*\n$/);
+      expect(migrated.stdout).toBe('');
+      expect(await sql`SELECT version FROM schema_migrations ORDER BY version`).toEqual(before);
+      const status = cli(['migrate', '--status'], database);
+      expect(status.status).toBe(0);
+      const versions = [...status.stdout.matchAll(/^ {2}\w+ {2}(\d{4})_/gm)].map((m) => m[1]);
+      expect(versions).toEqual([...new Set(versions)]);
+      expect(status.stdout).toMatch(/^ {2}unknown {2}9999_from_a_newer_release .*\(applied by a newer Presence\)$/m);
+      expect(status.stdout).not.toMatch(/applied {2}9999/);
     } finally {
       await sql.end();
     }
@@ -92,6 +105,23 @@ describe('a data directory imported into PostgreSQL', () => {
     const onDatabase = await startTestServer({ dataDir, env: { ...database, PRESENCE_MASTER_KEY: masterKey }, keys: lowdb });
     expect((await call(onDatabase.url, 'GET', '/v1/presence/me', { key: lowdb.live })).status).toBe(200);
     await onDatabase.close();
+
+    // A backup of it (or a restore of a backup taken before the refusal existed) says what to do instead.
+    const backup = cli(['backup', dir()], { PRESENCE_DATA_DIR: dataDir, PRESENCE_DATABASE_URL: undefined });
+    expect([backup.status, backup.stdout]).toEqual([3, '']);
+    expect(backup.stderr).toMatch(
+      /^error: .* was copied into the database at .*: its records live in PostgreSQL now; back up the database with pg_dump .*\n$/,
+    );
+    const old = dir();
+    cpSync(dataDir, old, { recursive: true });
+    writeFileSync(path.join(old, 'presence-backup.json'), '{}\n');
+    const target = path.join(dir(), 'restored');
+    const restore = cli(['restore', old], { PRESENCE_DATA_DIR: target, PRESENCE_DATABASE_URL: undefined });
+    expect([restore.status, restore.stdout]).toEqual([3, '']);
+    expect(restore.stderr).toMatch(
+      /^error: .* is a backup of a directory that was copied into the database .*: no server starts on it; .*pg_dump/,
+    );
+    expect(existsSync(target)).toBe(false);
   }, 120_000);
 });
 

@@ -44,6 +44,8 @@ export type ClusterPort = {
   accountChanges: { subscribe(handlers: KeyChangeHandlers): () => void };
   /** Accounts a surface link was made for on any server (announced at commit); `changed` receives the account id. */
   linkChanges: { subscribe(handlers: KeyChangeHandlers): () => void };
+  /** Surface tokens revoked on any server or by the CLI (announced at commit); `changed` receives the surface id. */
+  surfaceChanges: { subscribe(handlers: KeyChangeHandlers): () => void };
   /** A sliding window named `scope` whose counts are kept where every server sees them. */
   rateLimiter(scope: string, opts: { limit: number; windowMs: number }): SharedRateLimiter;
   /**

@@ -1,6 +1,7 @@
 // Reads a natural-language intent into a structured one. Deterministic and strict: anything
 // it cannot read with certainty is intent_unresolved with the forms it does understand,
 // because guessing with someone's money is worse than asking again.
+import { MAX_AMOUNT_TEXT, withinMaxAmount } from '@presence/protocol';
 import { PresenceError } from '../errors/presence-error';
 
 export type ParsedIntent =
@@ -52,6 +53,8 @@ const forms: [RegExp, (m: string[]) => ParsedIntent][] = [
 function n(s: string | undefined): string {
   const t = (s ?? '').replaceAll(',', '');
   if (!/^\d+(\.\d+)?$/.test(t)) throw unresolved(`"${s}" is not a number I can use`);
+  // Bounded like every amount, so a quote or a transaction never gets a number the chain cannot encode.
+  if (!withinMaxAmount(t)) throw unresolved(`${t.slice(0, 40)} is more than I act on: an amount is at most ${MAX_AMOUNT_TEXT}`);
   return t;
 }
 

@@ -3,9 +3,9 @@
 // through `submit`; withdrawals through `withdraw` (same gate, its own rules). Test keys run
 // the same path over their own store (the overlay) up to signing and get a would-be
 // transaction: nothing is sent, nothing is persisted (see `lanes`).
-import type { IntentResult, KeyKind } from '@presence/protocol';
+import { type IntentResult, type KeyKind, MAX_AMOUNT } from '@presence/protocol';
 import type { Address } from 'viem';
-import { formatUsd } from '../chain/amounts';
+import { formatUsd, USD_ONE } from '../chain/amounts';
 import type { ChainPort } from '../chain/chain-port';
 import type { Market } from '../chain/market';
 import type { TokenList } from '../chain/token-list';
@@ -99,7 +99,8 @@ export function createIntentPipeline(deps: {
       snapshot,
       owner,
       slippageBps: policy.max_slippage_bps,
-      approvalCapUsd: capInUsd(policy.daily_cap, tokenList, snapshot),
+      // A policy stored before amounts were bounded may name more than MAX_AMOUNT: approvals stay within it.
+      approvalCapUsd: [capInUsd(policy.daily_cap, tokenList, snapshot), MAX_AMOUNT * USD_ONE].reduce((a, b) => (a < b ? a : b)),
     });
     if (marks) marks.quoted = performance.now();
     if (kind) plan.action = kind;

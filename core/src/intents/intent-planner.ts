@@ -33,16 +33,15 @@ export type PlanContext = {
   slippageBps: number;
   /**
    * What the spend policy lets through in a day, in USD (1e18): a router approval is for that
-   * much of the token (plus APPROVAL_HEADROOM_BPS for price moves), or the swap's own amount if
-   * more — never unlimited, and enough that the day's other swaps need no approval of their own.
+   * much of the token at the quoted price, or the swap's own amount if more — never more than
+   * the policy lets spend in the next 24 h (a day's cap; no headroom, since a price move could
+   * then approve past it), and enough that the day's other swaps need no approval of their own.
    */
   approvalCapUsd?: bigint;
 };
 
 const ETH = { symbol: 'ETH', decimals: 18 } as const;
 const MAX_UINT = 2n ** 256n - 1n;
-/** Headroom on the approval cap for the token's price moving during the day (10%). */
-const APPROVAL_HEADROOM_BPS = 1_000n;
 /** Gas for a swap sent right behind its approval, which estimateGas cannot simulate yet. */
 const SWAP_AFTER_APPROVE_GAS = 350_000n;
 
@@ -187,11 +186,9 @@ export async function planIntent(parsed: ParsedIntent, ctx: PlanContext): Promis
       });
       if (allowance < amount) {
         const price = snapshot.prices.priceOf(from.token);
-        const cap =
-          ctx.approvalCapUsd && price
-            ? (ctx.approvalCapUsd * (10_000n + APPROVAL_HEADROOM_BPS) * 10n ** BigInt(from.token.decimals)) / (price * 10_000n)
-            : 0n;
-        const approve = cap > amount ? cap : amount;
+        const cap = ctx.approvalCapUsd && price ? (ctx.approvalCapUsd * 10n ** BigInt(from.token.decimals)) / price : 0n;
+        // Within uint256 whatever the price (a token priced near zero would make the cap absurd).
+        const approve = cap > amount ? (cap > MAX_UINT ? MAX_UINT : cap) : amount;
         steps.push({ ...chain.buildApprove(from.token.address, list.dex.router, approve), label: 'approve' });
         steps.push({ ...swap, gas: SWAP_AFTER_APPROVE_GAS, label: 'swap' });
       } else steps.push({ ...swap, label: 'swap' });

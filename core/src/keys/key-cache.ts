@@ -9,8 +9,8 @@
 // this server's streams. If the listening connection drops, the driver reconnects it and every
 // key is forgotten (`resync`), since notifications sent meanwhile are lost. Against a
 // connection that dies without the driver noticing, an entry is also read again once it is
-// MAX_AGE_MS old: that bounds the window to about a second even then (the stream re-check's
-// window), at one read per key per second, not per request.
+// MAX_AGE_MS old: that bounds the window to about a second even then, at one read per key per
+// second, not per request.
 //
 // A lookup that started before a drop may return after it with the old record: it is used
 // for its own request (it was true when read) but not kept.

@@ -243,6 +243,14 @@ export function createKeyService({
       return { validUntil: s.valid_until };
     },
 
+    /**
+     * Key records changed on any server (PostgreSQL announces each at commit; nothing on an
+     * embedded store, where every change is made here and told through onRevoke and onRotate).
+     */
+    onStoreChange(h: KeyChangeHandlers): () => void {
+      return changes ? changes.subscribe(h) : () => undefined;
+    },
+
     onRevoke(listener: (keyId: string) => void): () => void {
       revokeListeners.add(listener);
       return () => revokeListeners.delete(listener);

@@ -34,6 +34,9 @@ const view = (s: SurfaceRecord): SurfaceView => ({
   revoked_at: s.revoked_at,
 });
 
+/** The name redeeming a link code gives a key: `<surface>:<name>` (links/link-service.ts). */
+const REDEEMED_KEY_NAME = /^[a-z][a-z0-9-]{0,31}:./;
+
 export function createSurfaceService({
   store,
   surfaces,
@@ -44,6 +47,7 @@ export function createSurfaceService({
   rateLimiterFor,
   redeemLimits,
   linkChanges,
+  surfaceChanges,
   onError = () => undefined,
 }: {
   store: Pick<StorePort, 'getKey'>;
@@ -60,6 +64,8 @@ export function createSurfaceService({
    * most of them — costs its appends no read; DESIGN.md "Cost follows work").
    */
   linkChanges?: { subscribe(h: KeyChangeHandlers): () => void };
+  /** On a store servers share: surface tokens revoked anywhere (the CLI included), so their streams here close at once. */
+  surfaceChanges?: { subscribe(h: KeyChangeHandlers): () => void };
   onError?: (e: unknown) => void;
 }) {
   const guard = createSurfaceRedeemGuard({ rateLimiterFor, limits: redeemLimits });
@@ -68,6 +74,29 @@ export function createSurfaceService({
   /** This server linked the account: it is sequenced from its next append on. */
   const linkedHere = (accountId: string) => linkedAccounts?.drop(accountId);
   const revokedListeners = new Set<(surfaceId: string) => void>();
+  const revoked = (surfaceId: string) => {
+    for (const l of revokedListeners) l(surfaceId);
+  };
+  // A revocation is an operator's rare act: one read of the (few) surface records per server.
+  surfaceChanges?.subscribe({
+    changed: (surfaceId) => {
+      void surfaces
+        .listSurfaces()
+        .then((all) => {
+          if (all.some((x) => x.id === surfaceId && x.revoked_at !== null)) revoked(surfaceId);
+        })
+        .catch(onError);
+    },
+    // Notices may have been missed: every revoked token's streams close (those left open are live).
+    resync: () => {
+      void surfaces
+        .listSurfaces()
+        .then((all) => {
+          for (const x of all) if (x.revoked_at !== null) revoked(x.id);
+        })
+        .catch(onError);
+    },
+  });
   /** New feed entries may be there: every open stream on this server reads on. */
   const poke = () => {
     for (const f of fed) f();
@@ -107,7 +136,7 @@ export function createSurfaceService({
     async revoke(idOrName: string): Promise<SurfaceView> {
       const s = await surfaces.revokeSurface((await named(idOrName)).id, iso(clock.now()));
       if (!s) throw new PresenceError('not_found', `no surface ${idOrName}`);
-      for (const l of revokedListeners) l(s.id);
+      revoked(s.id);
       return view(s);
     },
 
@@ -132,7 +161,7 @@ export function createSurfaceService({
       code: string,
       who: RedeemWho,
     ): Promise<{ result: SurfaceRedeemResult; rate: { limit: number; remaining: number; resetS: number } }> {
-      const attempt = await guard.attempt(by.surfaceId);
+      const attempt = await guard.attempt(by.surfaceId, who.user_id);
       const made = await links.redeem(code, who, attempt, async ({ accountId, keyId, lastEventId }) => {
         await surfaces.insertSurfaceLink({
           key_id: keyId,
@@ -161,6 +190,13 @@ export function createSurfaceService({
       if (p.kind !== 'live') throw new PresenceError('invalid_request', 'only a live key can be linked through a surface');
       const k = await store.getKey(p.keyId);
       if (!k) throw new PresenceError('auth', 'unknown key');
+      // Only what a surface could have held before surface tokens: a key a link code made for a
+      // surface user. An admin key (or any other) adopted would let the surface act as it by id.
+      if (!REDEEMED_KEY_NAME.test(k.name) || k.scopes.includes('admin'))
+        throw new PresenceError(
+          'invalid_request',
+          'only a key made by redeeming a link code (named "<surface>:<name>", without the admin scope) can be adopted',
+        );
       let link = await surfaces.getSurfaceLink(p.keyId);
       if (link && link.surface_id !== by.surfaceId) throw new PresenceError('conflict', `key ${p.keyId} is linked through another surface`);
       const { latest } = await events.bounds(p);

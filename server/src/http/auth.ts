@@ -138,6 +138,12 @@ export function registerAuth(app: FastifyInstance, core: Core, authFailures: Rat
     }
     const bearer = m?.[1];
     if (bearer && looksLikeSurfaceToken(bearer)) return surfaceRequest(request, reply, address, bearer, need);
+    // Ignored silently, a caller would believe it acted for someone else while acting as itself.
+    if (request.headers[ACTING_FOR_HEADER] !== undefined)
+      throw new PresenceError(
+        'invalid_request',
+        'Presence-Acting-For goes with a surface token (prs_surface_…); a key acts only as itself',
+      );
     const principal = await admit(request, reply, await authenticate(address, bearer, header !== undefined && !m));
     if (surfaceRoute) throw new PresenceError('scope', 'this route takes a surface token (prs_surface_…), not a key');
     requireScope(principal, need);

@@ -25,7 +25,17 @@ describe('X-Request-Id', () => {
   it('generates one when none is sent, or when the one sent is unfit (too long, spaces, control or non-ASCII characters)', async () => {
     t = await startTestApp();
     const ids: string[] = [];
-    for (const sent of [undefined, 'x'.repeat(129), 'has space', 'tab\there', 'caf\u00e9', '']) {
+    const unfit = [undefined, 'x'.repeat(65), 'has space', 'tab\there', 'caf\u00e9', ''];
+    // Or when it could be a secret: a key, a surface token, a link code (bare or grouped), the master key.
+    const secrets = [
+      'prs_live_abc',
+      'PRS_SURFACE_x',
+      'ABCDEFGHJKLMNPQRSTUV',
+      'ABCDE-FGHJK-LMNPQ-RSTUV',
+      'ab'.repeat(32),
+      'req-ABCDEFGHJKLMNPQR',
+    ];
+    for (const sent of [...unfit, ...secrets]) {
       const r = await t.app.inject({ method: 'GET', url: '/v1/nowhere', headers: sent === undefined ? {} : { 'x-request-id': sent } });
       const id = String(r.headers['x-request-id']);
       expect(id).toMatch(UUID);
@@ -33,10 +43,11 @@ describe('X-Request-Id', () => {
       ids.push(id);
     }
     expect(new Set(ids).size).toBe(ids.length);
-    const longest = 'y'.repeat(128);
-    expect((await t.app.inject({ method: 'GET', url: '/v1/health', headers: { 'x-request-id': longest } })).headers['x-request-id']).toBe(
-      longest,
-    );
+    // Kept: a UUID, nginx's 32 hex digits, a short id, the longest that fits (64 characters, 15 letters or digits).
+    for (const kept of ['3f0c2a4e-9f1b-4c57-8d0e-6a1b2c3d4e5f', 'ab'.repeat(16), 'lb-7f3a:42', `${'-'.repeat(49)}${'y'.repeat(15)}`]) {
+      const r = await t.app.inject({ method: 'GET', url: '/v1/health', headers: { 'x-request-id': kept } });
+      expect(r.headers['x-request-id']).toBe(kept);
+    }
   });
 
   it('is on the headers of an event stream', async () => {

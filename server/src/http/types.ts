@@ -29,7 +29,7 @@ export type RouteDeps = {
  * bug, said as such rather than read as undefined.
  */
 export function callerOf(req: FastifyRequest): Principal {
-  if (!req.principal) throw new Error(`${req.routeOptions.url ?? req.url} reads a principal but declares no scope`);
+  if (!req.principal) throw new Error(`${req.routeOptions.url ?? 'an unmatched route'} reads a principal but declares no scope`);
   return req.principal;
 }
 

@@ -67,9 +67,9 @@ export const walletRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
         openapi: { answers: { 200: 'The stored policy with its new version' } },
         summary: 'Replace the spend policy (whole document)',
         description:
-          'Replaces the whole spend policy document (no field may be missing or unknown). Caps are amounts in USD or in a listed token; a unit or a deny-rule token the chain does not list is 400 invalid_request. Answers the stored document with its new version.',
+          'Replaces the whole spend policy document (no field may be missing or unknown). Caps are amounts in USD or in a listed token; a unit or a deny-rule token the chain does not list, or an amount over 10^12 of its unit, is 400 invalid_request. Answers the stored document with its new version.',
         tags,
-        body: schemas.PolicyReplace,
+        body: schemas.PolicyRequest,
         response: { 200: schemas.PolicyView },
       },
     },

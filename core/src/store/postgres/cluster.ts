@@ -7,7 +7,9 @@
 //   channel then reads the table again (resync).
 // - Key changes: an update of a key's record NOTIFYs `presence_keys` with its id at commit
 //   (postgres-store.ts updateKey); every server's key cache drops it (keys/key-cache.ts), and
-//   forgets every key when the LISTEN connection was re-established.
+//   forgets every key when the LISTEN connection was re-established, and the streams opened
+//   with that key are looked at again (server/src/http/stream-recheck.ts). A surface token's
+//   revocation NOTIFYs `presence_surfaces` likewise: its streams close on every server.
 // - Failure budgets (failed authentications per address): counted in the shared window, and
 //   asked about from memory; a full window is announced on `presence_rate_blocks`
 //   (failure-budgets.ts).
@@ -34,6 +36,8 @@ export const KEYS_CHANNEL = 'presence_keys';
 export const ACCOUNTS_CHANNEL = 'presence_accounts';
 /** Accounts a surface link was made for (store/postgres/surfaces.ts). */
 export const LINKS_CHANNEL = 'presence_links';
+/** A surface token was revoked: the payload is its id (store/postgres/surfaces.ts). */
+export const SURFACES_CHANNEL = 'presence_surfaces';
 /** Up to this many requests per window a limit is kept exactly (a log of times). */
 export const EXACT_MAX = 1_000;
 
@@ -106,7 +110,8 @@ export async function createPostgresCluster({
   const keyChanges = await changesOn(KEYS_CHANNEL);
   const accountChanges = await changesOn(ACCOUNTS_CHANNEL);
   const linkChanges = await changesOn(LINKS_CHANNEL);
-  const changeChannels = [keyChanges, accountChanges, linkChanges];
+  const surfaceChanges = await changesOn(SURFACES_CHANNEL);
+  const changeChannels = [keyChanges, accountChanges, linkChanges, surfaceChanges];
   const listening = await sql.listen(
     EVENTS_CHANNEL,
     (payload) => {
@@ -241,6 +246,7 @@ export async function createPostgresCluster({
     keyChanges: { subscribe: keyChanges.subscribe },
     accountChanges: { subscribe: accountChanges.subscribe },
     linkChanges: { subscribe: linkChanges.subscribe },
+    surfaceChanges: { subscribe: surfaceChanges.subscribe },
     rateLimiter,
     requestLimiter(opts) {
       const rates = createRequestRates({

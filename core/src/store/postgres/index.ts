@@ -6,7 +6,7 @@ export { type Database, type DatabaseSource, openDatabase } from './database';
 export { createPostgresDeploymentBook, type DeploymentBook } from './devnet-deployments';
 export { createPostgresIdempotencyLeases } from './idempotency-leases';
 export { type ImportCounts, importLowdb } from './import-lowdb';
-export { type Leadership, type LeadershipOptions, startLeadership } from './leadership';
+export { connectedServers, type Leadership, type LeadershipOptions, startLeadership } from './leadership';
 export { postgresMasterKeyCheck } from './master-key-check';
 export { type AppliedMigration, loadMigrations, type Migration, type MigrationStatus, migrate, migrationStatus } from './migrate';
 export { createPostgresLocks, lockConnections, type PostgresLocksOptions } from './postgres-locks';

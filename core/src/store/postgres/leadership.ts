@@ -14,7 +14,7 @@
 //
 // A reserved connection that the database ended is not handed back (the pool already counts
 // it closed and reconnects it for other work): the next try reserves a fresh one.
-import { type DatabaseSource, reserveSession, type Session, sessionLost, useDatabase } from './database';
+import { type DatabaseSource, openDatabase, reserveSession, type Session, sessionLost, useDatabase } from './database';
 
 /** Advisory lock key: "leader" in ASCII, distinct from the migration lock's. */
 const LEADER_LOCK = 0x6c6561646572n;
@@ -121,4 +121,20 @@ export async function startLeadership({ serverId, retryMs = 2_000, onChange, onE
       await pool.end();
     },
   };
+}
+
+/**
+ * The servers connected to the database at `url` now, by the ids their leadership sessions
+ * carry (every server on a database holds one for as long as it runs): an operator command
+ * that must not run beside servers (rotate-master-key) names them.
+ */
+export async function connectedServers(url: string): Promise<string[]> {
+  const sql = openDatabase(url, { max: 1 });
+  try {
+    const rows = await sql`SELECT DISTINCT substr(application_name, ${APPLICATION.length + 1}) AS id FROM pg_stat_activity
+      WHERE datname = current_database() AND application_name LIKE ${`${APPLICATION}%`} AND pid <> pg_backend_pid() ORDER BY id`;
+    return rows.map((r) => String(r.id));
+  } finally {
+    await sql.end();
+  }
 }
