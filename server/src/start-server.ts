@@ -93,6 +93,7 @@ export async function startServer({
     cleanups.add(() => coordination.close());
     // Every series names its server, so a deployment's scrapes add up without clashing.
     metrics.registry.setDefaultLabels({ server: coordination.serverId });
+    metrics.watchLeadership(() => coordination.isLeader());
     if (coordination.shared) {
       progress(`server ${coordination.serverId}: ${coordination.isLeader() ? 'leader' : 'follower'} of the background work`);
     }

@@ -5,23 +5,14 @@
 // port, trust authentication, until stop(). As root, the cluster runs as the `postgres` user
 // (initdb refuses root), as FIELD-NOTES says.
 import { spawnSync } from 'node:child_process';
-import { chownSync, existsSync, readdirSync } from 'node:fs';
+import { chownSync } from 'node:fs';
 import path from 'node:path';
+import { DEBIAN_POSTGRES_HINT, findDebianPostgresBin } from '../../scripts/ops-tools';
 import { removeDir, tempDir } from './harness';
 import { freePort } from './nginx';
 
-const BASE = '/usr/lib/postgresql';
-
-/** The newest installed version's bin directory, or undefined. */
-export function debianPostgresBin(): string | undefined {
-  if (!existsSync(BASE)) return undefined;
-  const versions = readdirSync(BASE)
-    .filter((v) => existsSync(path.join(BASE, v, 'bin/initdb')) && existsSync(path.join(BASE, v, 'bin/pg_dump')))
-    .sort((a, b) => Number(b) - Number(a));
-  return versions[0] ? path.join(BASE, versions[0], 'bin') : undefined;
-}
-
-export const DEBIAN_POSTGRES_HINT = 'install PostgreSQL (Debian: apt-get install postgresql)';
+/** The newest installed version's bin directory, or undefined (scripts/ops-tools.ts, as the pretest finds it). */
+export const debianPostgresBin = findDebianPostgresBin;
 
 export type DebianPostgres = {
   bin: string;
