@@ -67,8 +67,8 @@ describe('docs/operations.md, followed from nothing', () => {
   afterAll(async () => {
     standIn(['stop-all'], env);
     pg?.stop();
-    removeDir(root);
-  }, 120_000);
+    removeDir(root); // the clone with its node_modules: a while on a busy machine
+  }, 300_000);
 
   it('three built servers on PostgreSQL behind nginx with TLS, a backup, and the bots\' surface token', async () => {
     const nginx = findNginx();
