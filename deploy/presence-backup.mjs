@@ -28,7 +28,14 @@ const stamp = new Date().toISOString().replace(/[-:]/g, ''); // 20261128T031500.
 const NAME = /^presence-\d{8}T\d{6}\.\d{3}Z(\.dump)?$/;
 
 /** libpq's variable for each URL query parameter we pass on. */
-const PG_PARAMETERS = { host: 'PGHOST', port: 'PGPORT', sslmode: 'PGSSLMODE', sslrootcert: 'PGSSLROOTCERT', sslcert: 'PGSSLCERT', sslkey: 'PGSSLKEY' };
+const PG_PARAMETERS = {
+  host: 'PGHOST',
+  port: 'PGPORT',
+  sslmode: 'PGSSLMODE',
+  sslrootcert: 'PGSSLROOTCERT',
+  sslcert: 'PGSSLCERT',
+  sslkey: 'PGSSLKEY',
+};
 
 function pgEnv(raw) {
   let url;
@@ -70,9 +77,7 @@ if (env.PRESENCE_DATABASE_URL) {
   made = path.join(dir, `presence-${stamp}`);
   const partial = `${made}.partial`;
   const here = path.dirname(fileURLToPath(import.meta.url));
-  const cli = env.BACKUP_SERVER_CLI
-    ? [env.BACKUP_SERVER_CLI]
-    : ['--conditions=presence-built', path.join(here, '../server/dist/cli.js')];
+  const cli = env.BACKUP_SERVER_CLI ? [env.BACKUP_SERVER_CLI] : ['--conditions=presence-built', path.join(here, '../server/dist/cli.js')];
   const r = spawnSync(process.execPath, [...cli, 'backup', partial], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   if (r.status !== 0) {
     rmSync(partial, { recursive: true, force: true });

@@ -12,7 +12,7 @@ export function findPromtool(env: NodeJS.ProcessEnv = process.env): string | und
   return findOnPath(['promtool'], env) ?? (isExecutableFile('/usr/bin/promtool') ? '/usr/bin/promtool' : undefined);
 }
 
-export const PROMTOOL_HINT = "install promtool (Debian: apt-get install prometheus)";
+export const PROMTOOL_HINT = 'install promtool (Debian: apt-get install prometheus)';
 
 const PG_BASE = '/usr/lib/postgresql';
 

@@ -72,7 +72,10 @@ function npmPid() {
   const parentOf = (pid) => {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), parent: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) };
+      return {
+        name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+        parent: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]),
+      };
     } catch {
       const r = spawnSync('ps', ['-o', 'comm=,ppid=', '-p', String(pid)], { encoding: 'utf8' });
       const m = /^\s*(\S+)\s+(\d+)\s*$/.exec(r.stdout);

@@ -45,7 +45,8 @@ function startTry(env: Record<string, string>) {
 describe('presence-bots try', () => {
   it('links the chat with PRESENCE_TOKEN, relays a message, shows a held action as numbered choices, and a number approves it', async () => {
     const t = startTry({ PRESENCE_URL: presence.server.url, PRESENCE_TOKEN: presence.server.bootstrap?.live as string });
-    const seen = (re: RegExp, what: string) => waitFor(() => re.test(t.out()), { timeoutMs: 60_000, what: `${what} in:\n${t.out()}\n${t.err()}` });
+    const seen = (re: RegExp, what: string) =>
+      waitFor(() => re.test(t.out()), { timeoutMs: 60_000, what: `${what} in:\n${t.out()}\n${t.err()}` });
     await seen(/^you> \/link \w+/m, 'the /link line typed for you');
     await seen(/^bot> Linked to the account /m, 'the link confirmed');
     await seen(/your message from the chat/, 'the /link message deleted');

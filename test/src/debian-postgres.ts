@@ -41,7 +41,16 @@ export async function startDebianPostgres(): Promise<DebianPostgres> {
   const port = await freePort();
   try {
     run('initdb', ['-D', data, '--auth=trust', '-U', 'postgres', '--no-sync']);
-    run('pg_ctl', ['-D', data, '-w', '-l', path.join(dir, 'log'), '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c fsync=off`, 'start']);
+    run('pg_ctl', [
+      '-D',
+      data,
+      '-w',
+      '-l',
+      path.join(dir, 'log'),
+      '-o',
+      `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c fsync=off`,
+      'start',
+    ]);
   } catch (e) {
     removeDir(dir);
     throw e;

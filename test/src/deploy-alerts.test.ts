@@ -106,10 +106,7 @@ const ALERTS: [string, Record<string, string>[]][] = [
   ['PresenceIntentsFailing', [{ severity: 'warn' }]],
   ['PresenceChainErrors', [{ severity: 'warn', server: 'h-8801' }]],
   ['PresenceEventLoopLag', [{ severity: 'warn', job: 'presence', server: 'h-8801' }]],
-  [
-    'PresenceBackupFailed',
-    [{ severity: 'page', job: 'node', instance: 'host:9100', name: 'presence-backup.service', state: 'failed' }],
-  ],
+  ['PresenceBackupFailed', [{ severity: 'page', job: 'node', instance: 'host:9100', name: 'presence-backup.service', state: 'failed' }]],
   ['PresenceBackupMissing', [{ severity: 'page', job: 'node', instance: 'host:9100', name: 'presence-backup.timer' }]],
 ];
 
@@ -141,7 +138,10 @@ describe('deploy/prometheus/presence-rules.yml', () => {
         {
           interval: '1m',
           input_series: healthy,
-          alert_rule_test: [...ALERTS.map(([alertname]) => ({ eval_time: '50m', alertname, exp_alerts: [] })), { eval_time: '50m', alertname: 'PresenceSeveralLeaders', exp_alerts: [] }],
+          alert_rule_test: [
+            ...ALERTS.map(([alertname]) => ({ eval_time: '50m', alertname, exp_alerts: [] })),
+            { eval_time: '50m', alertname: 'PresenceSeveralLeaders', exp_alerts: [] },
+          ],
         },
       ],
     };
@@ -152,10 +152,14 @@ describe('deploy/prometheus/presence-rules.yml', () => {
     expect(r.stdout).toMatch(/SUCCESS/);
   });
 
-  it("watches only metrics and labels a server really exports (the rest come from Prometheus, the blackbox and node exporters)", async () => {
+  it('watches only metrics and labels a server really exports (the rest come from Prometheus, the blackbox and node exporters)', async () => {
     await call(s.url, 'GET', '/v1/health');
     const text = (await call(s.url, 'GET', '/metrics')).text;
-    const exported = new Set([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].flatMap((m) => (m[2] === 'histogram' ? [`${m[1]}_bucket`, `${m[1]}_count`] : [m[1] as string])));
+    const exported = new Set(
+      [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].flatMap((m) =>
+        m[2] === 'histogram' ? [`${m[1]}_bucket`, `${m[1]}_count`] : [m[1] as string],
+      ),
+    );
     const rules = readFileSync(RULES, 'utf8');
     const named = new Set([...rules.matchAll(/\b((?:presence|http|nodejs)_[a-z0-9_]+)\{/g)].map((m) => m[1] as string));
     expect(named.size).toBeGreaterThan(6);

@@ -12,9 +12,9 @@ import { createServer } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { type DebianPostgres, debianPostgresBin, startDebianPostgres } from './debian-postgres';
 import { call, removeDir, startTestServer, tempDir } from './harness';
 import { childEnv, serverCli } from './process';
-import { type DebianPostgres, debianPostgresBin, startDebianPostgres } from './debian-postgres';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BACKUP = path.join(ROOT, 'deploy/presence-backup.mjs');
@@ -63,7 +63,11 @@ describe.skipIf(!debianPostgresBin())("deploy/presence-backup.mjs on PostgreSQL 
     const backups = dir();
     const argvLog = path.join(dir(), 'argv');
     const wrapper = path.join(dir(), 'pg_dump');
-    writeFileSync(wrapper, `#!/bin/sh\necho "$@" >> ${argvLog}\nenv | grep -c '^PGPASSWORD=' >> ${argvLog}\nexec ${pg.bin}/pg_dump "$@"\n`, { mode: 0o755 });
+    writeFileSync(
+      wrapper,
+      `#!/bin/sh\necho "$@" >> ${argvLog}\nenv | grep -c '^PGPASSWORD=' >> ${argvLog}\nexec ${pg.bin}/pg_dump "$@"\n`,
+      { mode: 0o755 },
+    );
     const run = () => backup({ ...env, BACKUP_DIR: backups, BACKUP_KEEP: '2', BACKUP_PG_DUMP: wrapper });
     const outputs: string[] = [];
     for (let i = 0; i < 3; i++) {
@@ -84,7 +88,9 @@ describe.skipIf(!debianPostgresBin())("deploy/presence-backup.mjs on PostgreSQL 
     // A run that fails leaves what was there, and no partial file.
     const failed = backup({ ...env, BACKUP_DIR: backups, BACKUP_KEEP: '1', BACKUP_PG_DUMP: '/bin/false' });
     expect(failed.status).toBe(1);
-    expect(failed.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^presence-backup: pg_dump failed .*earlier backups are untouched$/)]);
+    expect(failed.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^presence-backup: pg_dump failed .*earlier backups are untouched$/),
+    ]);
     expect(readdirSync(backups).sort()).toEqual(kept);
 
     // The drill: the newest dump into an empty database, then a server on it.
@@ -163,7 +169,10 @@ describe('deploy/wait-ready.mjs', () => {
     const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     const wait = (args: string[], env: Record<string, string> = {}) =>
       new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, [WAIT_READY, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+        const child = spawn(process.execPath, [WAIT_READY, ...args], {
+          env: { ...process.env, ...env },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
         let stderr = '';
         child.stderr?.on('data', (d) => {
           stderr += d;

@@ -19,8 +19,8 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findNginx, NGINX_HINT } from '../../scripts/nginx';
-import { call, removeDir, tempDir } from './harness';
 import { type DebianPostgres, startDebianPostgres } from './debian-postgres';
+import { call, removeDir, tempDir } from './harness';
 import { DEBIAN_CONF, freePort } from './nginx';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -70,7 +70,7 @@ describe('docs/operations.md, followed from nothing', () => {
     removeDir(root); // the clone with its node_modules: a while on a busy machine
   }, 300_000);
 
-  it('three built servers on PostgreSQL behind nginx with TLS, a backup, and the bots\' surface token', async () => {
+  it("three built servers on PostgreSQL behind nginx with TLS, a backup, and the bots' surface token", async () => {
     const nginx = findNginx();
     if (!nginx) throw new Error(`no nginx: ${NGINX_HINT}`);
     pg = await startDebianPostgres();
@@ -92,7 +92,8 @@ describe('docs/operations.md, followed from nothing', () => {
     ];
     for (const p of moved) mkdirSync(path.join(root, p === '/opt/presence' ? '/opt' : p), { recursive: true });
     // What Debian's nginx package installs: its nginx.conf (moved like the rest) and the folders it includes.
-    for (const d of ['sites-available', 'sites-enabled', 'conf.d', 'modules-enabled']) mkdirSync(path.join(root, 'etc/nginx', d), { recursive: true });
+    for (const d of ['sites-available', 'sites-enabled', 'conf.d', 'modules-enabled'])
+      mkdirSync(path.join(root, 'etc/nginx', d), { recursive: true });
     copyFileSync('/etc/nginx/mime.types', path.join(root, 'etc/nginx/mime.types'));
     writeFileSync(path.join(root, 'etc/nginx/nginx.conf'), readFileSync(DEBIAN_CONF, 'utf8'));
     mkdirSync(path.join(root, 'bin'), { recursive: true });

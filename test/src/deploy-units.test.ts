@@ -30,7 +30,12 @@ const analyze = findOnPath(['systemd-analyze']);
 
 describe('deploy/systemd', () => {
   it('has the server template, the shared devnet, the bots and the daily backup', () => {
-    expect(units.sort()).toEqual(['presence-backup.service', 'presence-bots.service', 'presence-devnet.service', 'presence-server@.service']);
+    expect(units.sort()).toEqual([
+      'presence-backup.service',
+      'presence-bots.service',
+      'presence-devnet.service',
+      'presence-server@.service',
+    ]);
     expect(timers).toEqual(['presence-backup.timer']);
   });
 
@@ -65,21 +70,29 @@ describe('deploy/systemd', () => {
       const text = unit(u);
       expect(values(text, 'MemoryDenyWriteExecute'), u).toEqual([]);
       expect(text, u).toMatch(/Left open on purpose: MemoryDenyWriteExecute \(Node's/);
-      for (const line of [...values(text, 'ExecStart'), ...values(text, 'ExecStartPost')]) expect(line, u).toMatch(/^\/usr\/bin\/env node /);
+      for (const line of [...values(text, 'ExecStart'), ...values(text, 'ExecStartPost')])
+        expect(line, u).toMatch(/^\/usr\/bin\/env node /);
     }
   });
 
   it('brings PostgreSQL, the devnet, the servers and the bots up in order, each started only once it answers', () => {
     const server = unit('presence-server@.service');
-    for (const key of ['Wants', 'After']) expect(values(server, key).join(' '), key).toMatch(/postgresql\.service.*presence-devnet\.service/);
-    expect(values(server, 'ExecStartPost')).toEqual(['/usr/bin/env node /opt/presence/deploy/wait-ready.mjs http://127.0.0.1:%i/v1/health']);
+    for (const key of ['Wants', 'After'])
+      expect(values(server, key).join(' '), key).toMatch(/postgresql\.service.*presence-devnet\.service/);
+    expect(values(server, 'ExecStartPost')).toEqual([
+      '/usr/bin/env node /opt/presence/deploy/wait-ready.mjs http://127.0.0.1:%i/v1/health',
+    ]);
     const devnet = unit('presence-devnet.service');
     expect(values(devnet, 'ExecStart')[0]).toMatch(/devnet --port 8545 /);
-    expect(values(devnet, 'ExecStartPost')).toEqual(['/usr/bin/env node /opt/presence/deploy/wait-ready.mjs --json-rpc http://127.0.0.1:8545']);
+    expect(values(devnet, 'ExecStartPost')).toEqual([
+      '/usr/bin/env node /opt/presence/deploy/wait-ready.mjs --json-rpc http://127.0.0.1:8545',
+    ]);
     for (const text of [server, devnet]) expect(values(text, 'Type')).toEqual(['exec']);
     // The bots follow nginx and the recipe's three servers, and run built JavaScript: no tsx.
     const bots = unit('presence-bots.service');
-    expect(values(bots, 'After').join(' ')).toMatch(/nginx\.service presence-server@8801\.service presence-server@8802\.service presence-server@8803\.service/);
+    expect(values(bots, 'After').join(' ')).toMatch(
+      /nginx\.service presence-server@8801\.service presence-server@8802\.service presence-server@8803\.service/,
+    );
     expect(values(bots, 'ExecStart')).toEqual(['/usr/bin/env node /opt/presence/bots/dist/main.js']);
     // The backup runs daily through its timer, and after a missed run at the next boot.
     const timer = unit('presence-backup.timer');
@@ -117,7 +130,10 @@ describe('deploy/systemd', () => {
       ...units.flatMap((u) => [
         ...readFileSync(path.join(UNITS, u), 'utf8').matchAll(/\b(PRESENCE_[A-Z0-9_]+|TELEGRAM_[A-Z_]+|DISCORD_[A-Z_]+)=/g),
       ]),
-      ...['presence.env', 'bots.env'].flatMap((f) => [...readFileSync(path.join(ROOT, 'deploy', f), 'utf8').matchAll(/^#? ?([A-Z][A-Z0-9_]*)=/gm)]),
+      // Set or commented out, every variable but the system's PATH.
+      ...['presence.env', 'bots.env'].flatMap((f) =>
+        [...readFileSync(path.join(ROOT, 'deploy', f), 'utf8').matchAll(/^#? ?([A-Z][A-Z0-9_]*)=/gm)].filter((m) => m[1] !== 'PATH'),
+      ),
     ].map((m) => m[1] as string);
     expect(named.length).toBeGreaterThan(5);
     expect([...new Set(named)].filter((n) => !documented.has(n))).toEqual([]);

@@ -4,14 +4,25 @@
 // problem+json with the request id (no server up, a server too slow, a body or headers too
 // large, /metrics); the request id is the client's fit one or nginx's own, passed to the
 // server (which echoes it) and written to nginx's JSON access log, which keeps link codes out.
+
+import { readFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { createServer, type Server, type Socket } from 'node:net';
-import { readFileSync } from 'node:fs';
 import { connect as tlsConnect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, removeDir, startTestServer, type TestServer } from './harness';
-import { debianFiles, freePort, freePorts, type PresenceNginx, runNginx, runPresenceNginx, SITE_CONF, siteFor, throwawayCertificate } from './nginx';
+import {
+  debianFiles,
+  freePort,
+  freePorts,
+  type PresenceNginx,
+  runNginx,
+  runPresenceNginx,
+  SITE_CONF,
+  siteFor,
+  throwawayCertificate,
+} from './nginx';
 
 let s: TestServer;
 let nginx: PresenceNginx;
@@ -34,21 +45,28 @@ type Reply = { status: number; headers: Record<string, string | string[] | undef
 /** A request over HTTPS to 127.0.0.1:port, trusting only `ca`, named presence.example.com (SNI and Host). */
 function overTls(port: number, ca: string, path: string): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = httpsRequest({ host: '127.0.0.1', port, path, ca, servername: 'presence.example.com', headers: { host: 'presence.example.com' } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => {
-        body += d;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = httpsRequest(
+      { host: '127.0.0.1', port, path, ca, servername: 'presence.example.com', headers: { host: 'presence.example.com' } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => {
+          body += d;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
 }
 
 /** The TLS handshake's outcome at 127.0.0.1:port with these client options: the protocol and ALPN agreed, or the error. */
-function handshake(port: number, ca: string, options: Record<string, unknown>): Promise<{ protocol?: string | null; alpn?: string | false; error?: string }> {
+function handshake(
+  port: number,
+  ca: string,
+  options: Record<string, unknown>,
+): Promise<{ protocol?: string | null; alpn?: string | false | null; error?: string }> {
   return new Promise((resolve) => {
     const socket = tlsConnect({ host: '127.0.0.1', port, ca, servername: 'presence.example.com', ...options }, () => {
       resolve({ protocol: socket.getProtocol(), alpn: socket.alpnProtocol });
@@ -74,7 +92,10 @@ describe('deploy/nginx/nginx.conf with the site, over TLS', () => {
     const health = await overTls(nginx.ports.tls, nginx.ca, '/v1/health');
     expect(health.status, health.body).toBe(200);
     expect(JSON.parse(health.body)).toMatchObject({ ok: true });
-    expect(await handshake(nginx.ports.tls, nginx.ca, { ALPNProtocols: ['h2', 'http/1.1'] })).toMatchObject({ protocol: 'TLSv1.3', alpn: 'h2' });
+    expect(await handshake(nginx.ports.tls, nginx.ca, { ALPNProtocols: ['h2', 'http/1.1'] })).toMatchObject({
+      protocol: 'TLSv1.3',
+      alpn: 'h2',
+    });
     expect(await handshake(nginx.ports.tls, nginx.ca, { maxVersion: 'TLSv1.2' })).toMatchObject({ protocol: 'TLSv1.2' });
     // A client that offers only TLS 1.0/1.1 (allowed on its side) gets no session.
     const old = await handshake(nginx.ports.tls, nginx.ca, { minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT@SECLEVEL=0' });
@@ -84,10 +105,13 @@ describe('deploy/nginx/nginx.conf with the site, over TLS', () => {
   it('redirects plain HTTP from outside to HTTPS', async () => {
     // node:http, since fetch does not let a caller set Host.
     const r = await new Promise<{ status?: number; location?: string }>((resolve, reject) =>
-      httpGet({ host: '127.0.0.1', port: nginx.ports.redirect, path: '/v1/health?x=1', headers: { host: 'presence.example.com' } }, (res) => {
-        res.resume();
-        resolve({ status: res.statusCode, location: res.headers.location });
-      }).on('error', reject),
+      httpGet(
+        { host: '127.0.0.1', port: nginx.ports.redirect, path: '/v1/health?x=1', headers: { host: 'presence.example.com' } },
+        (res) => {
+          res.resume();
+          resolve({ status: res.statusCode, location: res.headers.location });
+        },
+      ).on('error', reject),
     );
     expect(r).toEqual({ status: 301, location: 'https://presence.example.com/v1/health?x=1' });
   });
@@ -106,7 +130,10 @@ describe('deploy/nginx/nginx.conf with the site, over TLS', () => {
 
     const logged = nginx.accessLog();
     for (const id of ['trace-42.a_b', given, unfit.headers.get('x-request-id'), viaTls.headers['x-request-id']])
-      expect(logged.find((l) => l.request_id === id), `${id} in ${JSON.stringify(logged)}`).toMatchObject({
+      expect(
+        logged.find((l) => l.request_id === id),
+        `${id} in ${JSON.stringify(logged)}`,
+      ).toMatchObject({
         method: 'GET',
         path: '/v1/health',
         status: 200,
@@ -123,7 +150,11 @@ describe('deploy/nginx/nginx.conf with the site, over TLS', () => {
   });
 
   it('answers a body or headers too large, and /metrics, itself as problem+json', async () => {
-    const big = await call(nginx.url, 'POST', '/v1/memory/pin', { key: s.live, rawBody: 'x'.repeat(1_100_000), headers: { 'content-type': 'application/json' } });
+    const big = await call(nginx.url, 'POST', '/v1/memory/pin', {
+      key: s.live,
+      rawBody: 'x'.repeat(1_100_000),
+      headers: { 'content-type': 'application/json' },
+    });
     expectProblem(big, 413, 'payload_too_large');
     const headers = await call(nginx.url, 'GET', '/v1/health', { headers: { 'x-padding': 'y'.repeat(20_000) } });
     expectProblem(headers, 431, 'headers_too_large');
@@ -195,7 +226,9 @@ describe("deploy/nginx/presence.conf as a site in Debian's own nginx.conf", () =
       expect(health.headers['x-request-id']).toMatch(HEX32);
       expect(await (await fetch(`http://127.0.0.1:${other}/`)).text()).toBe('the other site\n');
       // Debian's http block allows TLS 1.0/1.1; the site's own server block does not.
-      expect((await handshake(ports.tls, ca, { minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT@SECLEVEL=0' })).error).toBeDefined();
+      expect(
+        (await handshake(ports.tls, ca, { minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT@SECLEVEL=0' })).error,
+      ).toBeDefined();
       expect(debian.accessLog().some((l) => l.request_id === health.headers['x-request-id'])).toBe(true);
     } finally {
       await debian.stop();

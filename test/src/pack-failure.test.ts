@@ -16,7 +16,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 let repo: string;
 let pkg: string;
 
-const git = (...args: string[]) => spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: repo, encoding: 'utf8' });
+const git = (...args: string[]) =>
+  spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: repo, encoding: 'utf8' });
 const status = () => git('status', '--porcelain', '--untracked-files=all').stdout.trim();
 /** `npm pack` in the package as a user types it, with npm's own environment (not the test runner's npm_* variables). */
 const npmPack = (dest: string) =>

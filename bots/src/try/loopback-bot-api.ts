@@ -34,10 +34,16 @@ async function body(req: http.IncomingMessage): Promise<Json> {
   for await (const c of req) chunks.push(c as Buffer);
   const text = Buffer.concat(chunks).toString('utf8');
   if (!text) return {};
-  return (req.headers['content-type'] ?? '').includes('application/json') ? JSON.parse(text) : Object.fromEntries(new URLSearchParams(text));
+  return (req.headers['content-type'] ?? '').includes('application/json')
+    ? JSON.parse(text)
+    : Object.fromEntries(new URLSearchParams(text));
 }
 
-export async function startLoopbackBotApi(options: { token: string; user: { id: number; first_name: string; username: string }; show: (s: Shown) => void }) {
+export async function startLoopbackBotApi(options: {
+  token: string;
+  user: { id: number; first_name: string; username: string };
+  show: (s: Shown) => void;
+}) {
   const { token, user, show } = options;
   const chat = { id: user.id, type: 'private', first_name: user.first_name, username: user.username };
   const from = { ...user, is_bot: false };
@@ -55,7 +61,14 @@ export async function startLoopbackBotApi(options: { token: string; user: { id: 
   };
   const wire = (id: number) => {
     const m = texts.get(id);
-    return { message_id: id, date: Math.floor(Date.now() / 1000), chat, from: m?.fromBot ? me : from, text: m?.text, reply_markup: m?.markup };
+    return {
+      message_id: id,
+      date: Math.floor(Date.now() / 1000),
+      chat,
+      from: m?.fromBot ? me : from,
+      text: m?.text,
+      reply_markup: m?.markup,
+    };
   };
 
   /** The answer to one call: its result, or [status, description] for an error. */

@@ -37,7 +37,11 @@ export function createTerminalChat({ write, quietMs = 1500 }: { write: (text: st
         clearTimeout(waiting.get(s.id)?.timer);
         waiting.delete(s.id);
         if (choices?.id === s.id) choices = null;
-        return write(s.mine ? '(the bot deleted your message from the chat, as it does with a /link code)\n' : '(the bot deleted one of its messages)\n');
+        return write(
+          s.mine
+            ? '(the bot deleted your message from the chat, as it does with a /link code)\n'
+            : '(the bot deleted one of its messages)\n',
+        );
       }
       clearTimeout(waiting.get(s.id)?.timer);
       // A card (buttons) is shown at once; text may still be streaming in.

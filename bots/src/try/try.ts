@@ -36,9 +36,12 @@ export async function runTry(io: {
   }
   // The bots' own warnings and errors still show; their info lines would drown the chat.
   const base = createLogger((line) => warn(line), 'pretty');
-  const log = Object.assign((level: Parameters<typeof base>[0], message: string, fields?: Record<string, unknown>) => {
-    if (level !== 'info') base(level, message, fields);
-  }, { addSecret: base.addSecret });
+  const log = Object.assign(
+    (level: Parameters<typeof base>[0], message: string, fields?: Record<string, unknown>) => {
+      if (level !== 'info') base(level, message, fields);
+    },
+    { addSecret: base.addSecret },
+  );
 
   const chat = createTerminalChat({ write });
   const api = await startLoopbackBotApi({ token: TOKEN, user: USER, show: chat.show });
@@ -47,7 +50,9 @@ export async function runTry(io: {
   const end = () => lines.close();
   io.signal?.addEventListener('abort', end);
   try {
-    const bots = await runBots({ presenceUrl, dataDir, telegram: { token: TOKEN, apiRoot: api.url }, discord: null }, log, { pollTimeoutS: 5 });
+    const bots = await runBots({ presenceUrl, dataDir, telegram: { token: TOKEN, apiRoot: api.url }, discord: null }, log, {
+      pollTimeoutS: 5,
+    });
     try {
       write(
         `The Telegram bot, on a loopback Bot API instead of Telegram, with Presence at ${presenceUrl}.\n` +
