@@ -171,5 +171,15 @@ mkdir -p "${root}/nginx" "${root}/run" "${root}/log"
     expect(surface).toBeDefined();
     const asSurface = await call(url, 'GET', '/v1/presence/me', { key: surface as string });
     expect(asSurface.status, asSurface.text).toBe(403); // a surface token, known, on a route it may not use (an unknown one is 401)
+    // The built bots (what presence-bots.service runs) start with plain Node and reach the
+    // servers through nginx: `try` links a chat of its own with the bootstrap key.
+    const tried = spawnSync(process.execPath, [path.join(root, 'opt/presence/bots/dist/main.js'), 'try'], {
+      input: '/quit\n',
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { PATH: process.env.PATH, PRESENCE_URL: url, PRESENCE_TOKEN: live as string },
+    });
+    expect(tried.status, tried.stderr).toBe(0);
+    expect(tried.stdout).toMatch(/^you> \/link \w+/m);
   }, 1_200_000);
 });
