@@ -38,6 +38,8 @@ function startTry(env: Record<string, string>) {
     out: () => stdout,
     err: () => stderr,
     type: (line: string) => child.stdin?.write(`${line}\n`),
+    /** The last line, then the end of input. */
+    end: (line: string) => child.stdin?.end(`${line}\n`),
     exited,
   };
 }
@@ -63,6 +65,13 @@ describe('presence-bots try', () => {
     expect(await t.exited).toBe(0);
     expect(t.out()).not.toContain(presence.server.bootstrap?.live as string);
   }, 120_000);
+
+  it('with its input piped and ended at once (a script): links, then ends by itself with code 0', async () => {
+    const t = startTry({ PRESENCE_URL: presence.server.url, PRESENCE_TOKEN: presence.server.bootstrap?.live as string });
+    t.end('/quit');
+    expect(await t.exited, t.err()).toBe(0);
+    expect(t.out()).toMatch(/^you> \/link \w+/m);
+  }, 90_000);
 
   it('with no Presence server at PRESENCE_URL: one line, exit code 1', async () => {
     const t = startTry({ PRESENCE_URL: 'http://127.0.0.1:9' });

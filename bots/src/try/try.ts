@@ -46,13 +46,18 @@ export async function runTry(io: {
   const chat = createTerminalChat({ write });
   const api = await startLoopbackBotApi({ token: TOKEN, user: USER, show: chat.show });
   const dataDir = mkdtempSync(path.join(tmpdir(), 'presence-bots-try-'));
-  const lines = createInterface({ input: io.input, terminal: false });
-  const end = () => lines.close();
-  io.signal?.addEventListener('abort', end);
+  let lines: ReturnType<typeof createInterface> | null = null;
   try {
-    const bots = await runBots({ presenceUrl, dataDir, telegram: { token: TOKEN, apiRoot: api.url }, discord: null }, log, {
-      pollTimeoutS: 5,
+    const bots = await runBots(
+      { presenceUrl, dataDir, telegram: { token: TOKEN, apiRoot: api.url }, discord: null },
+      log,
+      { pollTimeoutS: 5 },
+      io.signal,
+    ).catch((e: unknown) => {
+      if (io.signal?.aborted) return null; // ended during the start: nothing to say
+      throw e;
     });
+    if (!bots) return 0;
     try {
       write(
         `The Telegram bot, on a loopback Bot API instead of Telegram, with Presence at ${presenceUrl}.\n` +
@@ -67,7 +72,13 @@ export async function runTry(io: {
       } else {
         write('To link this chat: make a one-time code (npx presence link, with an admin key) and type /link CODE.\n');
       }
-      for await (const line of lines) {
+      // Read only now: what was typed (or piped) meanwhile waits in the input, and readline's
+      // iterator would miss lines and the end of input that came before it.
+      const reader = createInterface({ input: io.input, terminal: false });
+      lines = reader;
+      if (io.signal?.aborted) reader.close();
+      io.signal?.addEventListener('abort', () => reader.close(), { once: true });
+      for await (const line of reader) {
         const typed = chat.read(line);
         if (typed.kind === 'quit') break;
         if (typed.kind === 'say') api.say(typed.text);
@@ -81,8 +92,7 @@ export async function runTry(io: {
     }
     return 0;
   } finally {
-    io.signal?.removeEventListener('abort', end);
-    lines.close();
+    lines?.close();
     await api.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
