@@ -1,5 +1,5 @@
 // `npm test`'s pretest, second half: the deployment tests run the real nginx with
-// deploy/nginx.conf in front of the servers (Debian's package, run unprivileged on loopback
+// deploy/nginx/ in front of the servers (Debian's package, run unprivileged on loopback
 // ports). Find it as those tests do; when it is missing, install Debian's `nginx`.
 import { ensureDebianPackage } from './apt';
 import { findNginx, NGINX_HINT } from './nginx';

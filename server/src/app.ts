@@ -246,7 +246,10 @@ export async function buildApp({
     return { ok: true, version: VERSION, chain, store, server: server?.() };
   };
   const streamCaps = createStreamCaps(limits.streams);
-  metrics.countStreams(() => streamCaps.open);
+  metrics.countStreams(
+    () => streamCaps.open,
+    () => limits.streams.total,
+  );
   const deps: RouteDeps = {
     core,
     streams,

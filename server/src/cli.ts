@@ -344,10 +344,12 @@ program
     'copy the embedded install at PRESENCE_DATA_DIR into DIR, consistently, also while its server runs (paused for the copy); with PRESENCE_DATABASE_URL use pg_dump instead',
   )
   .action((dir: string) => {
-    const config = loadConfig();
-    if (config.PRESENCE_DATABASE_URL) {
+    // Said before the configuration is checked: with a database it would first ask for a
+    // master key that this command has no use for.
+    if (process.env.PRESENCE_DATABASE_URL) {
       fail('PRESENCE_DATABASE_URL is set: the records are in PostgreSQL; back them up with pg_dump (docs/operations.md, "Backups")', 2);
     }
+    const config = loadConfig();
     const dest = path.resolve(invocationDir(process.env), dir);
     const { files, paused } = backupDataDir(config.PRESENCE_DATA_DIR, dest);
     process.stdout.write(

@@ -25,13 +25,18 @@ function stop(signal: string) {
   stopping = true;
   say(`${signal}, shutting down`);
   if (!server) return; // still starting: main() shuts down as soon as the start finishes
-  const force = setTimeout(() => process.exit(1), 10_000);
+  // The last line says how it ended, so a log shows a stop that finished from one that did not.
+  const exit = (code: number, how = 'stopped') => {
+    say(`${how} (exit code ${code})`);
+    process.exit(code);
+  };
+  const force = setTimeout(() => exit(1, 'stopped before the shutdown finished, after 10 s'), 10_000);
   force.unref();
   server.close().then(
-    () => process.exit(0),
+    () => exit(0),
     (e) => {
       process.stderr.write(`presence: shutdown failed: ${(e as Error).message}\n`);
-      process.exit(1);
+      exit(1);
     },
   );
 }

@@ -93,9 +93,9 @@ export async function startServer({
     cleanups.add(() => coordination.close());
     // Every series names its server, so a deployment's scrapes add up without clashing.
     metrics.registry.setDefaultLabels({ server: coordination.serverId });
-    if (coordination.shared) {
-      progress(`server ${coordination.serverId}: ${coordination.isLeader() ? 'leader' : 'follower'} of the background work`);
-    }
+    metrics.watchLeadership(() => coordination.isLeader());
+    // A leader has said so as it took the lead (coordination.ts); a follower says it here, once.
+    if (coordination.shared && !coordination.isLeader()) progress(`server ${coordination.serverId}: follower of the background work`);
 
     let chain: Awaited<ReturnType<typeof startChain>> | null = null;
     if (withChain) {
@@ -153,7 +153,15 @@ export async function startServer({
       streamRecheckMs: storage.cluster ? STREAM_RECHECK_MS : 0,
     });
     cleanups.add(() => app.close());
-    await app.listen({ host: config.PRESENCE_HOST, port: config.PRESENCE_PORT });
+    // Fastify would announce "Server listening at …" itself: the process's ready line (serve.ts)
+    // says it once, with the data directory.
+    const level = app.log.level;
+    app.log.level = 'warn';
+    try {
+      await app.listen({ host: config.PRESENCE_HOST, port: config.PRESENCE_PORT });
+    } finally {
+      app.log.level = level;
+    }
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.PRESENCE_PORT;
     const host = config.PRESENCE_HOST.includes(':') ? `[${config.PRESENCE_HOST}]` : config.PRESENCE_HOST;

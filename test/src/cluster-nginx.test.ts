@@ -1,5 +1,5 @@
-// The deployment's balancer, for real: Debian's nginx running deploy/nginx.conf (the file an
-// operator installs; only its ports and log directory moved) in front of three servers on one
+// The deployment's balancer, for real: Debian's nginx running deploy/nginx/ (the files an
+// operator installs; only their ports and paths moved) in front of three servers on one
 // PostgreSQL database, which trust it as deploy/presence.env says (PRESENCE_TRUSTED_PROXIES).
 // Requests spread over the servers; an events stream comes through as it is written with the
 // file's own settings alone (nginx here ignores the servers' X-Accel-Buffering: no); each
@@ -13,12 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Cluster, startCluster } from './cluster';
 import { callFrom } from './from-address';
 import { call, openStream } from './harness';
-import { freePort, ignoringServerBufferingHint, mainLocation, NGINX_CONF, type Nginx, nginxConfFor, runNginx } from './nginx';
+import { ignoringServerBufferingHint, mainLocation, type Nginx, runPresenceNginx, SITE_CONF } from './nginx';
 import { freshDatabaseEnv } from './test-database';
 
-const conf = readFileSync(NGINX_CONF, 'utf8');
+const conf = readFileSync(SITE_CONF, 'utf8');
 const trustedProxies = /^PRESENCE_TRUSTED_PROXIES=(.+)$/m.exec(
-  readFileSync(path.join(path.dirname(NGINX_CONF), 'presence.env'), 'utf8'),
+  readFileSync(path.join(path.dirname(SITE_CONF), '../presence.env'), 'utf8'),
 )?.[1];
 let c: Cluster;
 let nginx: Nginx;
@@ -30,9 +30,10 @@ beforeAll(async () => {
     servers: 3,
     env: { PRESENCE_TRUSTED_PROXIES: trustedProxies, PRESENCE_AUTH_FAIL_LIMIT: '3/60s' },
   });
-  const port = await freePort();
-  const upstreams = c.servers.map((s) => new URL(s.url).host);
-  nginx = await runNginx((dir) => ignoringServerBufferingHint(nginxConfFor(conf, upstreams, port, dir)), port);
+  nginx = await runPresenceNginx(
+    c.servers.map((s) => new URL(s.url).host),
+    ignoringServerBufferingHint,
+  );
 }, 180_000);
 
 afterAll(async () => {
@@ -42,7 +43,7 @@ afterAll(async () => {
 
 const serverId = async (base: string) => (await call(base, 'GET', '/v1/health')).json?.server?.id as string | undefined;
 
-describe('deploy/nginx.conf in front of three servers', () => {
+describe('deploy/nginx in front of three servers', () => {
   it('spreads requests over every server, with no sticky sessions', async () => {
     const seen = new Set<string>();
     for (let i = 0; i < 9; i++) seen.add((await serverId(nginx.url)) ?? 'none');

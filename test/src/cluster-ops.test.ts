@@ -64,6 +64,15 @@ describe('three servers, one database, one devnet', () => {
     const health = await Promise.all(c.servers.map((s) => call(s.url, 'GET', '/v1/health')));
     expect(health.map((h) => h.json.server.id)).toEqual(['s1', 's2', 's3']);
     expect(health.filter((h) => h.json.server.leader)).toHaveLength(1);
+    // /metrics says the same, so an alert can see a deployment with no leader.
+    const leading = await Promise.all(
+      c.servers.map(async (s) => /^presence_leader\{[^}]*\} (\d)$/m.exec((await call(s.url, 'GET', '/metrics')).text)?.[1]),
+    );
+    expect(leading.map(Number).sort()).toEqual([0, 0, 1]);
+    // And their logs, one line each: the leader as it took the lead, each follower at its start.
+    const said = c.servers.map((s) => s.stdout());
+    expect(said.map((out) => (out.match(/leads the background work/g) ?? []).length).sort()).toEqual([0, 0, 1]);
+    expect(said.map((out) => (out.match(/follower of the background work/g) ?? []).length).sort()).toEqual([0, 1, 1]);
     expect(new Set(health.map((h) => h.json.chain?.id))).toEqual(new Set([31337]));
     const recorded = await c.sql`SELECT rpc_url FROM devnet_deployments`;
     expect(recorded.map((r) => r.rpc_url)).toEqual([c.rpcUrl]);

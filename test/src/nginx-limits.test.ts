@@ -1,11 +1,10 @@
-// deploy/nginx.conf's own per-client limit, for real: the servers behind it trust it
+// deploy/nginx/presence.conf's own per-client limit, for real: the servers behind it trust it
 // (PRESENCE_TRUSTED_PROXIES) and so no longer cap its address, so nginx caps each client's
 // requests in progress at 100 — open event streams included, idle connections not — and
 // answers past it with the problem+json a server would give (429, connections_per_address).
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, openStream, removeDir, startTestServer, type TestServer } from './harness';
-import { freePort, NGINX_CONF, type Nginx, nginxConfFor, runNginx } from './nginx';
+import { type Nginx, runPresenceNginx } from './nginx';
 import { until } from './wallet-helpers';
 
 let s: TestServer;
@@ -13,10 +12,9 @@ let nginx: Nginx;
 
 beforeAll(async () => {
   s = await startTestServer({ env: { PRESENCE_TRUSTED_PROXIES: '127.0.0.1' } });
-  const port = await freePort();
   const host = new URL(s.url).host;
-  // The file's three upstreams all point at the one server.
-  nginx = await runNginx((dir) => nginxConfFor(readFileSync(NGINX_CONF, 'utf8'), [host, host, host], port, dir), port);
+  // The site's three upstreams all point at the one server.
+  nginx = await runPresenceNginx([host, host, host]);
 }, 60_000);
 
 afterAll(async () => {
@@ -25,7 +23,7 @@ afterAll(async () => {
   if (s) removeDir(s.dataDir);
 });
 
-describe('deploy/nginx.conf limits each client address', () => {
+describe('deploy/nginx/presence.conf limits each client address', () => {
   it('to 100 requests in progress: with 100 event streams open the next request is 429 problem+json, and one closed lets it in', async () => {
     // 100 streams are one account's whole share (20 per key): the servers' caps let them all open.
     const keys: string[] = [];

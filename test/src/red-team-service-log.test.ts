@@ -36,6 +36,9 @@ describe('8. no keys in the service log', () => {
         expect.objectContaining({ msg: 'request completed' }),
       ]),
     );
+    // One ready line (not Fastify's own as well), and the last line says how it stopped.
+    expect(lines.filter((l) => /listening (on|at) /i.test(l.msg ?? ''))).toHaveLength(1);
+    expect(lines.at(-1)).toMatchObject({ msg: 'stopped (exit code 0)' });
     const again = await spawnServer({ PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: '0' });
     expect(again.stdout()).not.toContain(saved.live);
     again.proc.kill('SIGINT');

@@ -27,7 +27,7 @@ function fail(line: string): never {
   process.exit(1);
 }
 
-type Unit = { cwd: string; env: Record<string, string>; exec: string[]; stateDirs: string[] };
+type Unit = { cwd: string; env: Record<string, string>; exec: string[]; stateDirs: string[]; oneshot: boolean };
 
 function readUnit(name: string): Unit {
   const at = name.indexOf('@');
@@ -61,6 +61,7 @@ function readUnit(name: string): Unit {
     env,
     exec: (all('ExecStart')[0] ?? fail(`${name}: no ExecStart`)).split(/\s+/),
     stateDirs: all('StateDirectory').flatMap((s) => s.split(/\s+/)),
+    oneshot: all('Type')[0] === 'oneshot',
   };
 }
 
@@ -99,6 +100,11 @@ function start(unit: string) {
   const out = openSync(path.join(logs, `${unit}.log`), 'a');
   const [cmd, ...args] = u.exec as [string, ...string[]];
   // systemd starts a service with nothing of the caller's environment but what the unit says.
+  if (u.oneshot) {
+    const r = spawnSync(cmd, args, { cwd: u.cwd, env: { PATH: process.env.PATH, ...u.env }, stdio: ['ignore', out, out] });
+    if (r.status !== 0) fail(`${unit}.service failed (${r.error?.message ?? `exit ${r.status}`}); journalctl -u ${unit}`);
+    return;
+  }
   const child = spawn(cmd, args, { cwd: u.cwd, env: { PATH: process.env.PATH, ...u.env }, stdio: ['ignore', out, out], detached: true });
   writeFileSync(pidFile(unit), String(child.pid));
   child.unref();
@@ -128,8 +134,10 @@ if (tool === 'rewrite') {
   process.stdout.write(existsSync(path.join(logs, `${unit}.log`)) ? readFileSync(path.join(logs, `${unit}.log`), 'utf8') : '');
 } else if (tool === 'systemctl') {
   if (verb === 'daemon-reload') process.exit(0);
-  const units = names(rest);
-  if (verb === 'enable' && rest.includes('--now')) for (const u of units) start(u);
+  // Timers are enabled and nothing more here: the recipe starts their service by name.
+  const units = names(rest).filter((u) => !u.endsWith('.timer'));
+  if (verb === 'enable' && !rest.includes('--now')) process.exit(0);
+  if (verb === 'enable') for (const u of units) start(u);
   else if (verb === 'start') for (const u of units) start(u);
   else if (verb === 'stop') for (const u of units) await stop(u);
   else if (verb === 'restart' || verb === 'reload') {

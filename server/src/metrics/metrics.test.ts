@@ -62,14 +62,18 @@ describe('GET /metrics', () => {
     expect(sample(text, 'presence_standing_fires_total')).toBe(0);
   });
 
-  it('gauges open streams while they are open', async () => {
+  it('gauges open streams while they are open, beside their cap', async () => {
     const t = await app();
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = t.app.server.address() as { port: number };
     const ac = new AbortController();
     const res = await fetch(`http://127.0.0.1:${port}/v1/events`, { headers: bearer(t.live), signal: ac.signal });
     expect(res.status).toBe(200);
-    expect(sample(await scrape(t), 'presence_sse_streams_open')).toBe(1);
+    const text = await scrape(t);
+    expect(sample(text, 'presence_sse_streams_open')).toBe(1);
+    expect(sample(text, 'presence_sse_streams_limit')).toBe(1000); // PRESENCE_MAX_STREAMS' default
+    // Leadership is the running server's to say (start-server.ts): an app alone leads nothing.
+    expect(sample(text, 'presence_leader')).toBe(0);
     ac.abort();
     await expect.poll(async () => sample(await scrape(t), 'presence_sse_streams_open')).toBe(0);
   });

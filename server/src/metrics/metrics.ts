@@ -34,12 +34,33 @@ export function createMetrics(options: { process?: boolean } = {}) {
     registers,
   });
   let openStreams = () => 0;
+  let streamLimit = () => 0;
+  let leads = () => false;
   new Gauge({
     name: 'presence_sse_streams_open',
     help: 'Open streaming answers (GET /v1/events and streamed POST /v1/messages)',
     registers,
     collect() {
       this.set(openStreams());
+    },
+  });
+  // The cap beside the count, so an alert on saturation needs no copy of the setting.
+  new Gauge({
+    name: 'presence_sse_streams_limit',
+    help: 'The most streaming answers this server holds open at once (PRESENCE_MAX_STREAMS)',
+    registers,
+    collect() {
+      this.set(streamLimit());
+    },
+  });
+  // Summed over a deployment's servers it is 1: 0 means the background work (hold expiry,
+  // standing intents, recovery) runs nowhere.
+  new Gauge({
+    name: 'presence_leader',
+    help: 'Whether this server leads the background work (1) or not (0)',
+    registers,
+    collect() {
+      this.set(leads() ? 1 : 0);
     },
   });
   const events = new Counter({
@@ -81,9 +102,14 @@ export function createMetrics(options: { process?: boolean } = {}) {
     },
     chainCall,
     storeWrite,
-    /** Where the open-streams gauge reads its value when scraped. */
-    countStreams(source: () => number) {
+    /** Where the open-streams gauges read their values when scraped. */
+    countStreams(source: () => number, limit: () => number) {
       openStreams = source;
+      streamLimit = limit;
+    },
+    /** Where the leadership gauge reads whether this server leads, when scraped. */
+    watchLeadership(source: () => boolean) {
+      leads = source;
     },
   };
 }
