@@ -14,3 +14,4 @@ export * from './problem-catalogue';
 export * from './problem-status';
 export * from './surfaces';
 export * from './wallet';
+export * from './webhooks';
