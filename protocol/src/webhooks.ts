@@ -1,6 +1,7 @@
 // Webhooks for direct API users (DESIGN.md "Webhooks"): endpoints an admin key registers, the
 // signed requests Presence sends them (Standard Webhooks headers) and the log of attempts.
-// Request bodies are strict: an unknown field is a 400, not silently dropped.
+// Request bodies are strict: an unknown field is a 400, not silently dropped. (No zod ids yet:
+// the OpenAPI generator on this branch does not emit components for them; see docs/decisions.md.)
 import { z } from 'zod';
 import { KeyKind, Timestamp } from './common';
 import { EventType } from './events';
@@ -26,8 +27,7 @@ const WebhookDescription = z.string().max(256);
 
 export const WebhookCreateRequest = z
   .object({ url: WebhookUrl, events: WebhookEvents.optional(), description: WebhookDescription.optional() })
-  .strict()
-  .meta({ id: 'WebhookCreateRequest' });
+  .strict();
 export type WebhookCreateRequest = z.infer<typeof WebhookCreateRequest>;
 
 export const WebhookUpdateRequest = z
@@ -37,76 +37,76 @@ export const WebhookUpdateRequest = z
     description: WebhookDescription.optional(),
     state: WebhookState.optional().describe('enabled resumes from the cursor (a failing endpoint starts its schedule again)'),
   })
-  .strict()
-  .meta({ id: 'WebhookUpdateRequest' });
+  .strict();
 export type WebhookUpdateRequest = z.infer<typeof WebhookUpdateRequest>;
 
 export const WebhookReplayRequest = z
   .object({ since_event_id: z.number().int().min(0).describe('Events after this id are sent again, in order') })
-  .strict()
-  .meta({ id: 'WebhookReplayRequest' });
+  .strict();
 
 export const WebhookParams = z.object({ id: WebhookId });
 
-export const WebhookView = z
-  .object({
-    id: WebhookId,
-    url: z.string(),
-    events: z.array(EventType),
-    description: z.string(),
-    state: WebhookState,
-    disabled_reason: z.enum(['failing', 'key_revoked', 'by_request']).nullable(),
-    /** The kind of the key that made it: a test key's endpoint gets test-mode events only. */
-    mode: KeyKind,
-    key_id: z.string(),
-    /** The last event id handled (delivered, or not for this endpoint); the next delivery is after it. */
-    cursor: z.number().int().min(0),
-    created_at: Timestamp,
-  })
-  .meta({ id: 'WebhookView' });
+export const WebhookView = z.object({
+  id: WebhookId,
+  url: z.string(),
+  events: z.array(EventType),
+  description: z.string(),
+  state: WebhookState,
+  disabled_reason: z.enum(['failing', 'key_revoked', 'by_request']).nullable(),
+  /** The kind of the key that made it: a test key's endpoint gets test-mode events only. */
+  mode: KeyKind,
+  key_id: z.string(),
+  /** The last event id handled (delivered, or not for this endpoint); the next delivery is after it. */
+  cursor: z.number().int().min(0),
+  created_at: Timestamp,
+});
 export type WebhookView = z.infer<typeof WebhookView>;
 
 export const WebhookCreated = WebhookView.extend({
   secret: z.string().describe('whsec_ + base64 of 32 bytes; shown once'),
-}).meta({ id: 'WebhookCreated' });
+});
 export type WebhookCreated = z.infer<typeof WebhookCreated>;
 
-export const WebhookList = z.object({ webhooks: z.array(WebhookView) }).meta({ id: 'WebhookList' });
+export const WebhookList = z.object({ webhooks: z.array(WebhookView) });
 
-export const WebhookSecret = z
-  .object({
-    secret: z.string().describe('The new secret; the previous one keeps signing beside it until `previous_expires_at`'),
-    previous_expires_at: Timestamp,
-  })
-  .meta({ id: 'WebhookSecret' });
+export const WebhookSecret = z.object({
+  secret: z.string().describe('The new secret; the previous one keeps signing beside it until `previous_expires_at`'),
+  previous_expires_at: Timestamp,
+});
 
-export const WebhookDelivery = z
-  .object({
-    /** The webhook-id header: `evt_<account>_<event id>` (stable across retries), or `ping_…`. */
-    message_id: z.string(),
-    event_id: z.number().int().nullable(),
-    type: z.string(),
-    attempt: z.number().int().min(1),
-    outcome: z.enum(['delivered', 'failed']),
-    status: z.number().int().nullable().describe('The HTTP status answered; null when none came'),
-    duration_ms: z.number().int().min(0),
-    error: z.string().nullable(),
-    at: Timestamp,
-    next_attempt_at: Timestamp.nullable(),
-  })
-  .meta({ id: 'WebhookDelivery' });
+export const WebhookDelivery = z.object({
+  /** The webhook-id header: `evt_<account>_<event id>` (stable across retries), or `ping_…`. */
+  message_id: z.string(),
+  event_id: z.number().int().nullable(),
+  type: z.string(),
+  attempt: z.number().int().min(1),
+  outcome: z.enum(['delivered', 'failed']),
+  status: z.number().int().nullable().describe('The HTTP status answered; null when none came'),
+  duration_ms: z.number().int().min(0),
+  error: z.string().nullable(),
+  at: Timestamp,
+  next_attempt_at: Timestamp.nullable(),
+});
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
 
-export const WebhookDeliveryList = z.object({ deliveries: z.array(WebhookDelivery) }).meta({ id: 'WebhookDeliveryList' });
+export const WebhookDeliveryList = z.object({ deliveries: z.array(WebhookDelivery) });
 export const WebhookDeliveriesQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(50) });
 
 /** The JSON body of every delivery: the SSE event's JSON (ping: a test delivery with id 0). */
-export const WebhookPayload = z
-  .object({
-    id: z.number().int().min(0),
-    type: z.union([EventType, z.literal('ping')]),
-    created_at: Timestamp,
-    data: z.record(z.string(), z.unknown()),
-  })
-  .meta({ id: 'WebhookPayload' });
+export const WebhookPayload = z.object({
+  id: z.number().int().min(0),
+  type: z.union([EventType, z.literal('ping')]),
+  created_at: Timestamp,
+  data: z.record(z.string(), z.unknown()),
+});
 export type WebhookPayload = z.infer<typeof WebhookPayload>;
+
+/** POST /v1/webhooks/{id}/test: how the ping went (it is in the deliveries log too). */
+export const WebhookTestResult = z.object({
+  message_id: z.string(),
+  delivered: z.boolean(),
+  status: z.number().int().nullable(),
+  error: z.string().nullable(),
+  duration_ms: z.number().int().min(0),
+});
+export type WebhookTestResult = z.infer<typeof WebhookTestResult>;

@@ -36,6 +36,7 @@ import { presenceRoutes } from './routes/presence';
 import { standingRoutes } from './routes/standing';
 import { surfaceRoutes } from './routes/surface';
 import { walletRoutes } from './routes/wallet';
+import { webhooksRoutes } from './routes/webhooks';
 
 export const VERSION = '0.1.0';
 export const BODY_LIMIT = 64 * 1024;
@@ -259,6 +260,7 @@ export async function buildApp({
     standingRoutes,
     linksRoutes,
     surfaceRoutes,
+    webhooksRoutes,
   ]) {
     await app.register(routes, deps);
   }

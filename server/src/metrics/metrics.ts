@@ -55,6 +55,19 @@ export function createMetrics(options: { process?: boolean } = {}) {
     registers,
   });
   const standing = new Counter({ name: 'presence_standing_fires_total', help: 'Standing intents fired', registers });
+  const webhookLatency = new Histogram({
+    name: 'presence_webhook_delivery_seconds',
+    help: 'Webhook requests by outcome (delivered: a 2xx within the timeout; failed: anything else), timed to the answer',
+    labelNames: ['outcome'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const webhooksDisabled = new Counter({
+    name: 'presence_webhooks_disabled_total',
+    help: 'Webhook endpoints disabled by the server: failing (the retry schedule ran out) or key_revoked',
+    labelNames: ['reason'] as const,
+    registers,
+  });
   const chainCall = operationTimer(
     'presence_chain_rpc_duration_seconds',
     'Time of each chain port call (one or a batch of JSON-RPC requests), by operation and outcome',
@@ -70,6 +83,8 @@ export function createMetrics(options: { process?: boolean } = {}) {
     eventAppended: (type, mode) => events.inc({ type, mode }),
     intent: (outcome, mode) => intents.inc({ outcome, mode }),
     standingFired: (count) => standing.inc(count),
+    webhookDelivery: (outcome, ms) => webhookLatency.observe({ outcome }, ms / 1000),
+    webhookDisabled: (reason) => webhooksDisabled.inc({ reason }),
   };
 
   return {

@@ -13,7 +13,7 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
   app.get(
     '/v1/events',
     {
-      config: { scope: { anyOf: ['talk', 'memory:read', 'wallet:read'] } },
+      config: { scope: { anyOf: ['talk', 'memory:read', 'wallet:read', 'admin'] } },
       schema: {
         operationId: 'streamEvents',
         openapi: {
@@ -21,7 +21,7 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
           problems: ['unavailable'],
           stream: 'only',
         },
-        summary: 'Server-Sent Events: message, tx, memory, needs_confirm, confirm (and gap)',
+        summary: 'Server-Sent Events: message, tx, memory, needs_confirm, confirm, webhook_disabled (and gap)',
         tags: ['events'],
         querystring: schemas.EventsQuery,
       },
