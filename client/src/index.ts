@@ -59,4 +59,4 @@ export type {
 } from './resources/webhooks';
 export type { RetryPolicy } from './retry';
 export type { SseRequestOptions } from './sse-request';
-export { PresenceWebhookError, verifyWebhook, WEBHOOK_TOLERANCE_S, type WebhookPayload } from './verify-webhook';
+export { PresenceWebhookError, signWebhook, verifyWebhook, WEBHOOK_TOLERANCE_S, type WebhookPayload } from './verify-webhook';

@@ -36,6 +36,22 @@ function header(headers: HeaderBag, name: string): string | undefined {
 const fromBase64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
 const toBase64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
 
+/**
+ * The `v1,<base64>` signature of a request, as Presence makes it (for a receiver's own tests,
+ * and for `presence listen`, which forwards events signed with a session secret).
+ */
+export async function signWebhook(secret: string, messageId: string, timestampS: number, body: string): Promise<string> {
+  const key = await crypto.subtle.importKey(
+    'raw',
+    fromBase64(secret.startsWith('whsec_') ? secret.slice(6) : secret),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
+  const mac = await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(`${messageId}.${timestampS}.${body}`));
+  return `v1,${toBase64(new Uint8Array(mac))}`;
+}
+
 /** Constant time in the length of `a` (the expected signature). */
 function same(a: string, b: string): boolean {
   let diff = a.length ^ b.length;
@@ -63,15 +79,7 @@ export async function verifyWebhook(
   if (!/^\d+$/.test(timestamp) || Math.abs(now / 1000 - ts) > WEBHOOK_TOLERANCE_S)
     throw new PresenceWebhookError('timestamp', 'webhook-timestamp is more than five minutes from now');
   const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
-  const key = await crypto.subtle.importKey(
-    'raw',
-    fromBase64(secret.startsWith('whsec_') ? secret.slice(6) : secret),
-    { name: 'HMAC', hash: 'SHA-256' },
-    false,
-    ['sign'],
-  );
-  const mac = await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(`${id}.${timestamp}.${text}`));
-  const expected = toBase64(new Uint8Array(mac));
+  const expected = (await signWebhook(secret, id, ts, text)).slice(3);
   const matched = signatures
     .split(' ')
     .map((s) => s.split(',', 2))
