@@ -87,7 +87,7 @@ export type CoreOptions = StoreWiring & {
   /** Webhook endpoints and their deliveries; absent, there are no webhooks (`core.webhooks` is null). */
   webhooks?: WebhookStorePort;
   /** How webhooks are sent: PRESENCE_WEBHOOK_ALLOW_PRIVATE, and (tests) the resolver, the sender and the timeout. */
-  webhookOptions?: { allowPrivate?: boolean; resolver?: WebhookResolver; sender?: WebhookSender; timeoutMs?: number };
+  webhookOptions?: { allowPrivate?: boolean; resolver?: WebhookResolver; sender?: WebhookSender; timeoutMs?: number; serverId?: string };
 };
 
 export type Core = ReturnType<typeof createCore>;
@@ -225,6 +225,7 @@ export function createCore(o: CoreOptions) {
       openSecret: webhookSecrets(keystore).open,
       endpointsOf,
       timeoutMs: wo.timeoutMs,
+      serverId: wo.serverId,
       metrics,
       onError: o.onBackgroundError,
     });

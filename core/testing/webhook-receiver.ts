@@ -13,6 +13,8 @@ export type WebhookReceiver = {
   received: ReceivedHook[];
   /** The next request not yet taken by `next()` (one already received resolves at once). */
   next(): Promise<ReceivedHook>;
+  /** The most requests that were open at once (one sender per endpoint keeps it at 1). */
+  maxInFlight(): number;
   /** How the following requests are answered (default 200). */
   answer(behaviour: ReceiverBehaviour): void;
   close(): Promise<void>;
@@ -24,7 +26,16 @@ export async function startWebhookReceiver(path = '/hook'): Promise<WebhookRecei
   const waiting: ((h: ReceivedHook) => void)[] = [];
   let behaviour: ReceiverBehaviour = { status: 200 };
   const hanging = new Set<ServerResponse>();
+  let inFlight = 0;
+  let maxInFlight = 0;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    maxInFlight = Math.max(maxInFlight, ++inFlight);
+    let open = true;
+    const ended = () => {
+      if (open) inFlight--;
+      open = false;
+    };
+    res.on('close', ended);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -56,6 +67,7 @@ export async function startWebhookReceiver(path = '/hook'): Promise<WebhookRecei
       }
       return new Promise((resolve) => waiting.push(resolve));
     },
+    maxInFlight: () => maxInFlight,
     answer(b) {
       behaviour = b;
     },

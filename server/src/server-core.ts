@@ -41,7 +41,7 @@ export function createServerCore(
     keystore,
     surfaces: storage.surfaces,
     webhooks: storage.webhooks,
-    webhookOptions: { allowPrivate: config.PRESENCE_WEBHOOK_ALLOW_PRIVATE },
+    webhookOptions: { allowPrivate: config.PRESENCE_WEBHOOK_ALLOW_PRIVATE, serverId: coordination.serverId },
     locks: coordination.locks,
     leases: coordination.leases,
     chainName: () => config.PRESENCE_CHAIN,

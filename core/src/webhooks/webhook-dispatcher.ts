@@ -48,6 +48,8 @@ export type WebhookDispatcherOptions = {
   /** The account's endpoints, as a wake-up asks (a cache across servers may stand in front of the store). */
   endpointsOf?(accountId: string): Promise<WebhookRecord[]>;
   timeoutMs?: number;
+  /** Names this server in the leases it takes (logs, tests); default a random one. */
+  serverId?: string;
   metrics?: Pick<CoreMetrics, 'webhookDelivery' | 'webhookDisabled'>;
   onError?: (e: unknown) => void;
 };
@@ -70,7 +72,7 @@ export function createWebhookDispatcher(o: WebhookDispatcherOptions) {
   const leaseMs = timeoutMs + 5_000;
   const onError = o.onError ?? (() => undefined);
   const endpointsOf = o.endpointsOf ?? ((accountId: string) => webhooks.listWebhooks(accountId));
-  const server = randomUUID().slice(0, 8);
+  const server = o.serverId ?? randomUUID().slice(0, 8);
   let leases = 0;
   /** Endpoints this server is driving, and whether a wake came meanwhile. */
   const running = new Map<string, { again: boolean; done: Promise<void> }>();
