@@ -12,6 +12,7 @@ await import('./conversation.test');
 await import('./crash-burst.test');
 await import('./wallet-crash.test');
 await import('./surfaces.test');
+await import('./webhooks-restart.test');
 
 const { describe, expect, it } = await import('vitest');
 const { postgresStore, storeOfATestServer } = await import('./ran-on-postgres');
