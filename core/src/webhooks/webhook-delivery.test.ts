@@ -193,7 +193,6 @@ describe.each([
     expect(forTest.mode).toBe('test');
     await say('live words');
     await say('test words', 'test');
-    await hooks().update(admin, all.id, { state: 'disabled' });
     await hooks().dispatcher.settled();
     const byPath = (q: string) => receiver.received.filter((h) => h.path.endsWith(q));
     expect(byPath('/hook').map((h) => verify(all.secret, h).data.text)).toEqual(['live words']);

@@ -180,8 +180,18 @@ export function createWebhookDispatcher(o: WebhookDispatcherOptions) {
     return { next: null, state: 'stopped' };
   }
 
+  /** Whether the endpoint may have something to send now, by reads alone (most wake-ups find it caught up). */
+  async function worthLeasing(id: string): Promise<boolean> {
+    const r = await webhooks.getWebhook(id);
+    const now = clock.now();
+    if (!r || r.state !== 'enabled' || (r.lease && r.lease.until > now) || (r.retry_at !== null && r.retry_at > now)) return false;
+    // A lease that ran out (its holder died) is taken over whatever the log holds.
+    return r.lease !== null || (await o.eventsFor(r.mode).eventBounds(r.account_id)).latest > r.cursor;
+  }
+
   /** One lease's worth of delivering; answers whether to look again (events came as it let go). */
   async function driveOnce(id: string): Promise<boolean> {
+    if (!(await worthLeasing(id))) return false;
     const held = await lease(id);
     if (!held) return false;
     let r: WebhookRecord = held.r;

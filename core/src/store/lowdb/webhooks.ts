@@ -24,12 +24,24 @@ export async function createLowdbWebhookStore({ dataDir, fsync = true }: { dataD
   const endpoints = new Map<string, WebhookRecord>();
   /** The due index: endpoints with a `due_at` (a retry waiting, a lease held); idle ones are not in it. */
   const timed = new Set<string>();
+  /** Endpoint ids by account: a wake-up for an account without endpoints costs a map lookup. */
+  const byAccount = new Map<string, Set<string>>();
   const put = (r: WebhookRecord) => {
     endpoints.set(r.id, r);
+    let ids = byAccount.get(r.account_id);
+    if (!ids) {
+      ids = new Set();
+      byAccount.set(r.account_id, ids);
+    }
+    ids.add(r.id);
     if (r.due_at === null) timed.delete(r.id);
     else timed.add(r.id);
   };
   const remove = (id: string) => {
+    const r = endpoints.get(id);
+    const ids = r ? byAccount.get(r.account_id) : undefined;
+    ids?.delete(id);
+    if (r && ids?.size === 0) byAccount.delete(r.account_id);
     endpoints.delete(id);
     timed.delete(id);
   };
@@ -83,7 +95,9 @@ export async function createLowdbWebhookStore({ dataDir, fsync = true }: { dataD
       return endpoints.get(id) ?? null;
     },
     async listWebhooks(accountId) {
-      return [...endpoints.values()].filter((r) => r.account_id === accountId).sort((a, b) => a.created_at - b.created_at);
+      const ids = byAccount.get(accountId);
+      if (!ids) return [];
+      return [...ids].flatMap((id) => endpoints.get(id) ?? []).sort((a, b) => a.created_at - b.created_at);
     },
     updateWebhook(id, update) {
       return lock(id, async () => {
