@@ -235,6 +235,8 @@ export async function buildApp({
   };
   const streamCaps = createStreamCaps(limits.streams);
   metrics.countStreams(() => streamCaps.open);
+  const dispatcher = core.webhooks?.dispatcher;
+  if (dispatcher) metrics.countWebhookBacklog(() => dispatcher.backlog(10));
   const deps: RouteDeps = {
     core,
     streams,

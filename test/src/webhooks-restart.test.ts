@@ -24,7 +24,9 @@ describe('webhooks across a kill -9 and restart', () => {
     const dataDir = tempDir();
     const receiver = await startWebhookReceiver();
     const env = { PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: '0', PRESENCE_WEBHOOK_ALLOW_PRIVATE: '1' };
-    let child = await spawnServer(env);
+    // A bound on a hang (a tsx start under a loaded machine), not a timing claim.
+    const start = () => spawnServer(env, { timeoutMs: 90_000 });
+    let child = await start();
     try {
       const { live } = JSON.parse(readFileSync(path.join(dataDir, 'bootstrap-keys.json'), 'utf8')) as { live: string };
       const made = await call(child.url, 'POST', '/v1/webhooks', { key: live, body: { url: receiver.url, events: ['memory'] } });
@@ -43,7 +45,7 @@ describe('webhooks across a kill -9 and restart', () => {
       child.proc.kill('SIGKILL');
       await child.exited;
       receiver.answer({ status: 200 });
-      child = await spawnServer(env);
+      child = await start();
       await until(() => receiver.received.length >= 4, 60_000, 'the redelivery and the next');
       const keys = receiver.received.map((h) => (new Webhook(secret).verify(h.body, h.headers) as { data: { key: string } }).data.key);
       expect(keys).toEqual(['topic:r1', 'topic:r2', 'topic:r2', 'topic:r3']);

@@ -173,6 +173,7 @@ describe.each([
     expect(attempts[0]?.next_attempt_at).toBeNull();
     const events = await core.store.eventsAfter('acct', 1, 10);
     expect(events.map((e) => [e.type, e.data.webhook_id, e.data.reason])).toEqual([['webhook_disabled', created.id, 'failing']]);
+    expect(hooks().dispatcher.backlog(5)).toEqual([{ id: created.id, events: 1 }]);
     // Nothing more while disabled; enabling resumes from the cursor.
     clock.advance(86_400_000);
     await beat();
@@ -180,6 +181,8 @@ describe.each([
     receiver.answer({ status: 204 });
     await hooks().update(admin, created.id, { state: 'enabled' });
     expect(verify(created.secret, await receiver.next()).data.text).toBe('hello');
+    await hooks().dispatcher.settled();
+    expect(hooks().dispatcher.backlog(5)).toEqual([]);
   });
 
   it('sends only what the creating key may read, of the listed types; a test key gets test events only', async () => {

@@ -165,6 +165,7 @@ export function createWebhookDispatcher(o: WebhookDispatcherOptions) {
     const fields = { status: answer.status, duration_ms: answer.durationMs, error: answer.error };
     if (ok(answer)) {
       await webhooks.appendDelivery({ ...log, ...fields, outcome: 'delivered', next_at: null });
+      noteBacklog(r.id, (backlogs.get(r.id) ?? 1) - 1);
       const next = await settle(r.id, token, { cursor: e.id, attempts: 0, retry_at: null }, true);
       return { next, state: next ? 'more' : 'stopped' };
     }
@@ -185,9 +186,17 @@ export function createWebhookDispatcher(o: WebhookDispatcherOptions) {
     const r = await webhooks.getWebhook(id);
     const now = clock.now();
     if (!r || r.state !== 'enabled' || (r.lease && r.lease.until > now) || (r.retry_at !== null && r.retry_at > now)) return false;
+    const latest = (await o.eventsFor(r.mode).eventBounds(r.account_id)).latest;
+    noteBacklog(id, latest - r.cursor);
     // A lease that ran out (its holder died) is taken over whatever the log holds.
-    return r.lease !== null || (await o.eventsFor(r.mode).eventBounds(r.account_id)).latest > r.cursor;
+    return r.lease !== null || latest > r.cursor;
   }
+  /** Events past each endpoint's cursor as this server last saw them (for /metrics: the most behind). */
+  const backlogs = new Map<string, number>();
+  const noteBacklog = (id: string, n: number) => {
+    if (n > 0) backlogs.set(id, n);
+    else backlogs.delete(id);
+  };
 
   /** One lease's worth of delivering; answers whether to look again (events came as it let go). */
   async function driveOnce(id: string): Promise<boolean> {
@@ -292,6 +301,13 @@ export function createWebhookDispatcher(o: WebhookDispatcherOptions) {
       }
     },
     disable,
+    /** The `n` endpoints furthest behind, as this server last saw them (events past the cursor). */
+    backlog(n: number): { id: string; events: number }[] {
+      return [...backlogs]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, n)
+        .map(([id, events]) => ({ id, events }));
+    },
     /** Stops taking work and waits for what is in flight. */
     async close() {
       closed = true;

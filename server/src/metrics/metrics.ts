@@ -62,6 +62,17 @@ export function createMetrics(options: { process?: boolean } = {}) {
     buckets: LATENCY_BUCKETS,
     registers,
   });
+  let webhookBacklog: () => { id: string; events: number }[] = () => [];
+  new Gauge({
+    name: 'presence_webhook_backlog_events',
+    help: 'Events past the cursor of the 10 webhook endpoints furthest behind, as this server last saw them',
+    labelNames: ['webhook'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const b of webhookBacklog()) this.set({ webhook: b.id }, b.events);
+    },
+  });
   const webhooksDisabled = new Counter({
     name: 'presence_webhooks_disabled_total',
     help: 'Webhook endpoints disabled by the server: failing (the retry schedule ran out) or key_revoked',
@@ -97,6 +108,10 @@ export function createMetrics(options: { process?: boolean } = {}) {
     chainCall,
     storeWrite,
     /** Where the open-streams gauge reads its value when scraped. */
+    /** Where the webhook backlog gauge reads from (core's dispatcher, once core exists). */
+    countWebhookBacklog(source: () => { id: string; events: number }[]) {
+      webhookBacklog = source;
+    },
     countStreams(source: () => number) {
       openStreams = source;
     },

@@ -48,6 +48,10 @@ describe('/v1/webhooks', () => {
       ['ping', 'delivered'],
     ]);
 
+    const scrape = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(scrape).toContain('presence_webhook_delivery_seconds_count{outcome="delivered"} 2');
+    expect(scrape).toContain('presence_webhook_backlog_events');
+
     const replay = await call('POST', `/v1/webhooks/${created.id}/replay`, { since_event_id: 0 });
     expect(replay.json()).toMatchObject({ cursor: 0 });
     expect((await receiver.next()).headers['webhook-id']).toBe(sent.headers['webhook-id']);
