@@ -132,10 +132,16 @@ describe.each([
     expect(got.map((h) => verify(created.secret, h).data.text)).toEqual(['one', 'two', 'three']);
     expect(got.map((h) => h.headers['webhook-id'])).toEqual(['evt_acct_1', 'evt_acct_2', 'evt_acct_3']);
     expect(() => verify(`whsec_${randomBytes(32).toString('base64')}`, got[0] as ReceivedHook)).toThrow();
+    // Over 256 KB the event goes without its data, saying so.
+    await say('x'.repeat(300 * 1024));
+    const big = await receiver.next();
+    expect(big.body.length).toBeLessThan(1024);
+    expect(verify(created.secret, big)).toMatchObject({ id: 4, type: 'message', data: { truncated: true } });
     await hooks().dispatcher.settled();
-    expect((await hooks().get(admin, created.id)).cursor).toBe(3);
+    expect((await hooks().get(admin, created.id)).cursor).toBe(4);
     const log = await hooks().deliveries(admin, created.id, 10);
     expect(log.map((d) => [d.event_id, d.outcome, d.status])).toEqual([
+      [4, 'delivered', 200],
       [3, 'delivered', 200],
       [2, 'delivered', 200],
       [1, 'delivered', 200],

@@ -32,6 +32,8 @@ import { resolveWebhookTarget, type WebhookResolver } from './webhook-url';
 const PAGE = 100;
 const DUE_BATCH = 100;
 export const WEBHOOK_TIMEOUT_MS = 10_000;
+/** A request's body at most (DESIGN.md). */
+export const MAX_BODY_BYTES = 256 * 1024;
 
 export type WebhookDispatcherOptions = {
   webhooks: WebhookStorePort;
@@ -106,7 +108,10 @@ export function createWebhookDispatcher(o: WebhookDispatcherOptions) {
 
   async function post(r: WebhookRecord, messageId: string, payload: WebhookPayload): Promise<WebhookAnswer> {
     const now = clock.now();
-    const body = JSON.stringify(payload);
+    const whole = JSON.stringify(payload);
+    // Over the cap the event goes without its data, saying so (the stream replays it whole).
+    const body =
+      Buffer.byteLength(whole) <= MAX_BODY_BYTES ? whole : JSON.stringify({ ...payload, data: { truncated: true, at: payload.data.at } });
     const secrets = r.secrets.flatMap((s, i) => (s.expires_at === null || s.expires_at > now ? [o.openSecret(r, i)] : []));
     const headers = signedHeaders(secrets, messageId, Math.floor(now / 1000), body);
     let target: Awaited<ReturnType<typeof resolveWebhookTarget>>;
