@@ -13,5 +13,5 @@ export { createPostgresLocks, lockConnections, type PostgresLocksOptions } from 
 export { createPostgresStore, type PostgresStoreOptions } from './postgres-store';
 export { resealPostgres } from './reseal';
 export { createPostgresSurfaceStore } from './surfaces';
-export { createPostgresWebhookStore } from './webhooks';
 export { createPostgresOverlayShare } from './test-overlays';
+export { createPostgresWebhookStore } from './webhooks';
