@@ -20,6 +20,9 @@ export const systemResolver: WebhookResolver = async (host) =>
 
 export type WebhookTarget = { url: URL; address: ResolvedAddress };
 
+/** How long a name may take to resolve before the URL is refused (this attempt fails and is retried). */
+export const RESOLVE_TIMEOUT_MS = 3_000;
+
 /** Whether an address is a public unicast one (what a webhook may reach by default). */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
@@ -57,10 +60,19 @@ export async function resolveWebhookTarget(
   let answers: ResolvedAddress[];
   if (isIP(host)) answers = [{ address: host, family: isIP(host) === 6 ? 6 : 4 }];
   else {
+    // Bounded: a delivery holds its endpoint's lease for the request's timeout and a little more.
+    let timer: NodeJS.Timeout | undefined;
     try {
-      answers = await resolver(host);
+      answers = await Promise.race([
+        resolver(host),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('timeout')), RESOLVE_TIMEOUT_MS);
+        }),
+      ]);
     } catch {
       throw refuse(`${host} does not resolve`);
+    } finally {
+      clearTimeout(timer);
     }
   }
   const first = answers[0];
