@@ -8,11 +8,13 @@ import { registerConfirm } from './commands/confirm';
 import { registerEvents } from './commands/events';
 import { registerKeys } from './commands/keys';
 import { registerLink } from './commands/link';
+import { registerListen } from './commands/listen';
 import { registerLogin } from './commands/login';
 import { registerMe } from './commands/me';
 import { registerMemory } from './commands/memory';
 import { registerStanding } from './commands/standing';
 import { registerWallet } from './commands/wallet';
+import { registerWebhooks } from './commands/webhooks';
 import type { CliContext } from './context';
 import { exitCodeClasses } from './exit-codes';
 import { CLI_VERSION } from './version';
@@ -47,6 +49,8 @@ export function createProgram(cli: CliContext): Command {
   registerStanding(program, cli);
   registerKeys(program, cli);
   registerLink(program, cli);
+  registerWebhooks(program, cli);
+  registerListen(program, cli);
   registerCompletion(program, cli);
   program.addHelpText('after', () => {
     // Where `presence` is not on PATH (npx, or a path to the bin), say how to run it here.

@@ -14,6 +14,7 @@ import { presenceResource } from './resources/presence';
 import { standingResource } from './resources/standing';
 import { surfaceResource } from './resources/surface';
 import { walletResource } from './resources/wallet';
+import { webhooksResource } from './resources/webhooks';
 import { abortableSleep, defaultRetryPolicy, type RetryPolicy } from './retry';
 import { DEFAULT_MAX_EVENT_SIZE } from './sse';
 
@@ -34,6 +35,8 @@ const resources = {
   links: linksResource,
   /** The surface token's own routes: who it is, redeeming codes without a secret, its one events stream. */
   surface: surfaceResource,
+  /** Webhook endpoints (admin); receivers check what arrives with `verifyWebhook`. */
+  webhooks: webhooksResource,
 };
 
 type Resources = { [Name in keyof typeof resources]: ReturnType<(typeof resources)[Name]> };

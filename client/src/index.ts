@@ -46,5 +46,17 @@ export type {
 } from './resources/surface';
 export { surfaceEventFor } from './resources/surface';
 export type { IntentResult, PolicyDocument, PolicyView, WalletView } from './resources/wallet';
+export type {
+  CreateWebhookParameters,
+  ListWebhooksReturnType,
+  RotateWebhookSecretReturnType,
+  UpdateWebhookParameters,
+  WebhookCreated,
+  WebhookDeliveriesReturnType,
+  WebhookDelivery,
+  WebhookTestResult,
+  WebhookView,
+} from './resources/webhooks';
 export type { RetryPolicy } from './retry';
 export type { SseRequestOptions } from './sse-request';
+export { PresenceWebhookError, signWebhook, verifyWebhook, WEBHOOK_TOLERANCE_S, type WebhookPayload } from './verify-webhook';

@@ -16,7 +16,7 @@ import { PresenceError } from './errors/presence-error';
 import { createEventsLog } from './events/events-log';
 import { createIdempotency } from './idempotency/idempotency';
 import { createMemoryLeases, type IdempotencyLeases } from './idempotency/idempotency-leases';
-import type { Caller } from './keys/caller';
+import { accountCaller, type Caller } from './keys/caller';
 import { createKeyService } from './keys/key-service';
 import type { Keystore } from './keystore/keystore';
 import { type AccountLimits, accountLimits } from './limits/account-limits';
@@ -33,9 +33,15 @@ import { createOverlayStore, overlayAccountsFor, type StoreFor } from './store/o
 import { type OverlayShare, shareOverlay } from './store/shared-overlay';
 import type { EmbeddedStore, SharedStore } from './store/store-port';
 import type { SurfaceStorePort } from './store/surface-store-port';
+import type { WebhookRecord } from './store/webhook-records';
+import type { WebhookStorePort } from './store/webhook-store-port';
 import { createSurfaceService, type SurfaceService } from './surfaces/surface-service';
 import { createThread } from './thread/thread';
 import { type ChainRuntime, createWalletDomain, type WalletDomain } from './wallet/wallet-domain';
+import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/webhook-dispatcher';
+import { httpSender, type WebhookSender } from './webhooks/webhook-sender';
+import { createWebhookService, webhookSecrets } from './webhooks/webhook-service';
+import { systemResolver, type WebhookResolver } from './webhooks/webhook-url';
 
 /**
  * How the store is shared. One process (lowdb): events fan out and requests are counted in it.
@@ -78,6 +84,10 @@ export type CoreOptions = StoreWiring & {
   metrics?: CoreMetrics;
   /** Surface tokens, their links and the surface feed; absent, there are no surfaces (`core.surfaces` is null). */
   surfaces?: SurfaceStorePort;
+  /** Webhook endpoints and their deliveries; absent, there are no webhooks (`core.webhooks` is null). */
+  webhooks?: WebhookStorePort;
+  /** How webhooks are sent: PRESENCE_WEBHOOK_ALLOW_PRIVATE, and (tests) the resolver, the sender and the timeout. */
+  webhookOptions?: { allowPrivate?: boolean; resolver?: WebhookResolver; sender?: WebhookSender; timeoutMs?: number; serverId?: string };
 };
 
 export type Core = ReturnType<typeof createCore>;
@@ -102,6 +112,8 @@ export function createCore(o: CoreOptions) {
   const { metrics } = o;
   // Set once the surface service exists (it needs the key and link services made below).
   let surfaces: SurfaceService | null = null;
+  // Set once the webhook dispatcher exists (it needs the events log made here).
+  let dispatcher: WebhookDispatcher | null = null;
   const events = createEventsLog({
     storeFor,
     clock,
@@ -111,6 +123,7 @@ export function createCore(o: CoreOptions) {
     announced: (caller, type) => {
       metrics?.eventAppended?.(type, caller.kind);
       if (caller.kind === 'live') surfaces?.sequence(caller.accountId);
+      void dispatcher?.wake(caller);
     },
   });
   /** A sliding window counted by every server when there is a cluster, else in memory. */
@@ -192,6 +205,53 @@ export function createCore(o: CoreOptions) {
       resync: () => service.poke(),
     });
   }
+  const webhooks = o.webhooks ? wireWebhooks(o.webhooks) : null;
+  function wireWebhooks(store: WebhookStorePort) {
+    const wo = o.webhookOptions ?? {};
+    const keystore = o.keystore ?? o.chain?.keystore ?? null;
+    // With other servers: which endpoints an account has is kept for a moment and dropped by any
+    // server's change (the webhook store announces them on the accounts channel), so an event
+    // of an account without endpoints costs no read of its own each time.
+    const cache = o.cluster ? createAccountViewCache<WebhookRecord[]>({ changes: o.cluster.accountChanges, now: () => clock.now() }) : null;
+    const endpointsOf = (accountId: string) =>
+      cache ? cache.get(accountId, () => store.listWebhooks(accountId)) : store.listWebhooks(accountId);
+    const common = { clock, resolver: wo.resolver ?? systemResolver, allowPrivate: wo.allowPrivate ?? false };
+    const d = createWebhookDispatcher({
+      ...common,
+      webhooks: store,
+      store: o.store,
+      eventsFor: storeFor,
+      events,
+      sender: wo.sender ?? httpSender,
+      openSecret: webhookSecrets(keystore).open,
+      endpointsOf,
+      timeoutMs: wo.timeoutMs,
+      serverId: wo.serverId,
+      metrics,
+      onError: o.onBackgroundError,
+    });
+    dispatcher = d;
+    const service = createWebhookService({
+      ...common,
+      webhooks: store,
+      store: o.store,
+      eventsFor: storeFor,
+      dispatcher: d,
+      keystore,
+      limit: limits.webhooks,
+      changed: (accountId) => cache?.drop(accountId),
+    });
+    keys.onRevoke((keyId) => void service.keyRevoked(keyId).catch((e: unknown) => o.onBackgroundError?.(e)));
+    // An event appended on another server (this server's own are told by `announced` at once).
+    o.cluster?.eventsWake.subscribe({
+      wake: (accountId) => {
+        if (accountId !== SURFACE_FEED_NOTICE) void d.wake(accountCaller(accountId));
+      },
+      // Missed notices: endpoints with events past their cursor look again.
+      resync: () => void d.recover().catch((e: unknown) => o.onBackgroundError?.(e)),
+    });
+    return { ...service, dispatcher: d };
+  }
   const localRateLimiter = o.cluster ? null : createRateLimiter({ ...o.rateLimit, clock });
   const rateLimiter: RateLimiterPort = o.cluster ? o.cluster.requestLimiter(o.rateLimit) : (localRateLimiter as RateLimiterPort);
   return {
@@ -217,12 +277,15 @@ export function createCore(o: CoreOptions) {
     links,
     /** Surface tokens, acting for linked keys and the surface feed; null without a surfaces store. */
     surfaces: surfaces as SurfaceService | null,
+    /** Webhook endpoints (and their dispatcher); null without a webhooks store. */
+    webhooks,
     /**
      * The short beat (about every second): holds past their time are dropped promptly (so
      * surfaces retire their buttons on time) and standing intents see new blocks and the clock.
      */
     async tick() {
       if (wallet) await wallet.confirmations.sweep();
+      await webhooks?.dispatcher.tick();
       const fired = await standing.tick();
       if (fired > 0) metrics?.standingFired?.(fired);
       return fired;

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { Scope } from './common';
 
-export const eventTypes = ['message', 'tx', 'memory', 'needs_confirm', 'confirm'] as const;
+export const eventTypes = ['message', 'tx', 'memory', 'needs_confirm', 'confirm', 'webhook_disabled'] as const;
 export const EventType = z.enum(eventTypes).meta({ id: 'EventType' });
 export type EventType = z.infer<typeof EventType>;
 
@@ -12,6 +12,7 @@ export const eventScope: Record<EventType, Scope> = {
   tx: 'wallet:read',
   needs_confirm: 'wallet:read',
   confirm: 'wallet:read',
+  webhook_disabled: 'admin',
 };
 
 export const MemoryEventData = z
@@ -57,6 +58,17 @@ export const ConfirmEventData = z
     at: z.string(),
   })
   .meta({ id: 'ConfirmEvent' });
+/** A webhook endpoint stopped: its deliveries kept failing through the whole retry schedule, or the key that made it was revoked. */
+export const WebhookDisabledEventData = z
+  .object({
+    webhook_id: z.string(),
+    url: z.string(),
+    reason: z.enum(['failing', 'key_revoked']),
+    /** The id of the event it could not deliver (failing only); re-enabling resumes there. */
+    event_id: z.number().int().nullable(),
+    at: z.string(),
+  })
+  .meta({ id: 'WebhookDisabledEvent' });
 export const GapEventData = z.object({ oldest_id: z.number().int() }).meta({ id: 'GapEvent' });
 
 /** Each event type's payload schema. `satisfies` breaks the build when a type is added without one. */
@@ -66,6 +78,7 @@ export const eventDataSchemas = {
   memory: MemoryEventData,
   needs_confirm: NeedsConfirmEventData,
   confirm: ConfirmEventData,
+  webhook_disabled: WebhookDisabledEventData,
 } satisfies Record<EventType, z.ZodType>;
 
 /** The payload of one event type, e.g. `EventData<'needs_confirm'>`. */

@@ -15,3 +15,4 @@ export * from './problem-status';
 export * from './streams';
 export * from './surfaces';
 export * from './wallet';
+export * from './webhooks';

@@ -38,6 +38,7 @@ import { presenceRoutes } from './routes/presence';
 import { standingRoutes } from './routes/standing';
 import { surfaceRoutes } from './routes/surface';
 import { walletRoutes } from './routes/wallet';
+import { webhooksRoutes } from './routes/webhooks';
 
 export const VERSION = '0.1.0';
 export const BODY_LIMIT = 64 * 1024;
@@ -250,6 +251,8 @@ export async function buildApp({
     () => streamCaps.open,
     () => limits.streams.total,
   );
+  const dispatcher = core.webhooks?.dispatcher;
+  if (dispatcher) metrics.countWebhookBacklog(() => dispatcher.backlog(10));
   const deps: RouteDeps = {
     core,
     streams,
@@ -275,6 +278,7 @@ export async function buildApp({
     standingRoutes,
     linksRoutes,
     surfaceRoutes,
+    webhooksRoutes,
   ]) {
     await app.register(routes, deps);
   }

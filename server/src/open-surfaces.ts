@@ -1,9 +1,9 @@
-// Opens the surfaces store beside the main one: on PostgreSQL its tables in the same database
-// (migration 0010, applied with the others), on the embedded store its logs under
-// data/surfaces/ in the same data directory.
-import type { StorePort, SurfaceStorePort } from '@presence/core';
-import { createLowdbSurfaceStore } from '@presence/core/lowdb';
-import { createPostgresSurfaceStore, type Database } from '@presence/core/postgres';
+// Opens the stores beside the main one (surfaces, webhooks): on PostgreSQL their tables in the
+// same database (migrations 0010 and 0050, applied with the others), on the embedded store
+// their logs under data/surfaces/ and data/webhooks/ in the same data directory.
+import type { StorePort, SurfaceStorePort, WebhookStorePort } from '@presence/core';
+import { createLowdbSurfaceStore, createLowdbWebhookStore } from '@presence/core/lowdb';
+import { createPostgresSurfaceStore, createPostgresWebhookStore, type Database } from '@presence/core/postgres';
 import type { Config } from './config';
 import { databaseFailure } from './open-store';
 
@@ -17,6 +17,20 @@ export async function openSurfaceStore(
   if (!url) return createLowdbSurfaceStore({ dataDir: config.PRESENCE_DATA_DIR, events: store });
   try {
     return await createPostgresSurfaceStore(database ? { sql: database } : { url, max: 2 });
+  } catch (e) {
+    throw databaseFailure(url, e);
+  }
+}
+
+/** The webhooks store, as the surfaces one is opened. */
+export async function openWebhookStore(
+  config: Pick<Config, 'PRESENCE_DATABASE_URL' | 'PRESENCE_DATA_DIR'>,
+  database?: Database | null,
+): Promise<WebhookStorePort> {
+  const url = config.PRESENCE_DATABASE_URL;
+  if (!url) return createLowdbWebhookStore({ dataDir: config.PRESENCE_DATA_DIR });
+  try {
+    return await createPostgresWebhookStore(database ? { sql: database } : { url, max: 2 });
   } catch (e) {
     throw databaseFailure(url, e);
   }

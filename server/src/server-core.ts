@@ -3,6 +3,7 @@
 // OpenAI-compatible server (without one, `provider:model` routes answer model_unavailable).
 import { type ChainRuntime, type Clock, type Core, createCore, type Keystore } from '@presence/core';
 import { createAiPlanner } from '@presence/core/ai';
+import { WEBHOOKS_PER_ACCOUNT } from '@presence/protocol';
 import type { Config } from './config';
 import type { Coordination } from './coordination';
 import type { Metrics } from './metrics/metrics';
@@ -35,9 +36,12 @@ export function createServerCore(
       links: config.PRESENCE_MAX_LINKS_PER_ACCOUNT,
       standing: config.PRESENCE_MAX_STANDING_PER_ACCOUNT,
       memory: config.PRESENCE_MAX_MEMORY_PER_ACCOUNT,
+      webhooks: WEBHOOKS_PER_ACCOUNT,
     },
     keystore,
     surfaces: storage.surfaces,
+    webhooks: storage.webhooks,
+    webhookOptions: { allowPrivate: config.PRESENCE_WEBHOOK_ALLOW_PRIVATE, serverId: coordination.serverId },
     locks: coordination.locks,
     leases: coordination.leases,
     chainName: () => config.PRESENCE_CHAIN,

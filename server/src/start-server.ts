@@ -120,6 +120,14 @@ export async function startServer({
     };
     const recoveredAtStart = coordination.isLeader();
     if (recoveredAtStart) await recover();
+    // Webhook endpoints whose account logged events while no server delivered (the first start
+    // after all stopped); with servers running, they are delivering already and the leases tell.
+    // Before the app closes (cleanups run last-added first): deliveries in flight finish first.
+    if (core.webhooks) {
+      const { dispatcher } = core.webhooks;
+      cleanups.add(() => dispatcher.close());
+      await dispatcher.recover();
+    }
 
     const keysFile = bootstrapKeysFile(dataDir);
     const created = await core.accounts.bootstrap(keysFile);

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type CoreOptions, createCore, createKeystore, createManualClock } from '@presence/core';
-import { createLowdbStore, createLowdbSurfaceStore } from '@presence/core/lowdb';
+import { createLowdbStore, createLowdbSurfaceStore, createLowdbWebhookStore } from '@presence/core/lowdb';
 import { type App, type AppOptions, buildApp, type Limits } from '../src/app';
 import { meteredStore } from '../src/metrics/metered-ports';
 import { createMetrics, type Metrics } from '../src/metrics/metrics';
@@ -36,6 +36,8 @@ export async function startTestApp(
     app?: Pick<AppOptions, 'corsOrigins' | 'metricsToken' | 'logger'>;
     /** The chain, for readiness tests (default: none). */
     chain?: CoreOptions['chain'];
+    /** How webhooks are sent (default: http and private addresses allowed, for receivers on 127.0.0.1). */
+    webhookOptions?: CoreOptions['webhookOptions'];
   } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'presence-server-test-'));
@@ -43,12 +45,15 @@ export async function startTestApp(
   const metrics = createMetrics();
   const store = meteredStore(await createLowdbStore({ dataDir, keystore }), metrics);
   const surfaces = await createLowdbSurfaceStore({ dataDir, events: store });
+  const webhooks = await createLowdbWebhookStore({ dataDir, fsync: false });
   const clock = createManualClock();
   const core = createCore({
     store,
     clock,
     keystore,
     surfaces,
+    webhooks,
+    webhookOptions: options.webhookOptions ?? { allowPrivate: true, timeoutMs: 2_000 },
     rateLimit: options.rateLimit ?? { limit: 120, windowMs: 60_000 },
     metrics: metrics.core,
     chain: options.chain,
@@ -65,6 +70,8 @@ export async function startTestApp(
     test: keys.test,
     async close() {
       await app.close();
+      await core.webhooks?.dispatcher.close();
+      await webhooks.close();
       await surfaces.close();
       await store.close();
       rmSync(dataDir, { recursive: true, force: true });

@@ -17,10 +17,11 @@ import { storeBenchmarks } from './store.bench';
 import { surfacesBenchmarks } from './surfaces.bench';
 import { surfacesTakeoverBenchmarks } from './surfaces-takeover.bench';
 import { walletBenchmarks } from './wallet.bench';
+import { webhooksBenchmarks } from './webhooks.bench';
 
 const rows: Row[] = [];
 const started = performance.now();
-// BENCH_ONLY=auth|pin|fanout|caps|wallet|conversation|neighbour|store|pgserver|scale|cluster-msg|cluster|serve|packages|surfaces|devnet|outage runs one section while working on it.
+// BENCH_ONLY=auth|pin|fanout|caps|wallet|conversation|neighbour|store|pgserver|scale|cluster-msg|cluster|serve|packages|surfaces|devnet|outage|webhooks runs one section while working on it.
 const only = process.env.BENCH_ONLY;
 if (!only || ['auth', 'pin', 'fanout', 'caps'].includes(only)) await platformBenchmarks(rows, only);
 if (!only || only === 'wallet') await walletBenchmarks(rows);
@@ -39,6 +40,7 @@ if (!only || only === 'surfaces') {
 }
 if (!only || only === 'devnet') await devnetBenchmarks(rows);
 if (!only || only === 'outage') await outageBenchmarks(rows);
+if (!only || only === 'webhooks') await webhooksBenchmarks(rows);
 printTable(rows);
 process.stdout.write(
   `\n(${((performance.now() - started) / 1000).toFixed(0)} s on ${process.version}, ${process.platform}/${process.arch})\n`,

@@ -39,7 +39,23 @@ const routes: Route[] = [
   { method: 'GET', url: '/v1/memory', need: 'memory:read', ok: 200 },
   { method: 'POST', url: '/v1/memory/pin', need: 'memory:write', body: { key: 'token:WETH' }, ok: 200 },
   { method: 'DELETE', url: '/v1/memory/token:WETH', need: 'memory:write' },
-  { method: 'GET', url: '/v1/events', need: { anyOf: ['talk', 'memory:read', 'wallet:read'] }, ok: 200, stream: true },
+  { method: 'GET', url: '/v1/events', need: { anyOf: ['talk', 'memory:read', 'wallet:read', 'admin'] }, ok: 200, stream: true },
+  // A public address by IP (no DNS) for a type no request here makes: nothing is ever sent off this machine.
+  {
+    method: 'POST',
+    url: '/v1/webhooks',
+    need: 'admin',
+    body: { url: 'https://93.184.215.14/hook', events: ['webhook_disabled'] },
+    ok: 201,
+  },
+  { method: 'GET', url: '/v1/webhooks', need: 'admin', ok: 200 },
+  { method: 'GET', url: '/v1/webhooks/wh_0000000000000000', need: 'admin', ok: 404 },
+  { method: 'PATCH', url: '/v1/webhooks/wh_0000000000000000', need: 'admin', body: { description: 'x' }, ok: 404 },
+  { method: 'DELETE', url: '/v1/webhooks/wh_0000000000000000', need: 'admin', ok: 404 },
+  { method: 'POST', url: '/v1/webhooks/wh_0000000000000000/rotate-secret', need: 'admin', ok: 404 },
+  { method: 'POST', url: '/v1/webhooks/wh_0000000000000000/test', need: 'admin', ok: 404 },
+  { method: 'GET', url: '/v1/webhooks/wh_0000000000000000/deliveries', need: 'admin', ok: 404 },
+  { method: 'POST', url: '/v1/webhooks/wh_0000000000000000/replay', need: 'admin', body: { since_event_id: 0 }, ok: 404 },
   { method: 'GET', url: '/v1/messages', need: 'talk', ok: 200 },
   { method: 'POST', url: '/v1/messages', need: 'talk', body: { text: 'hello' }, ok: 200 },
   { method: 'GET', url: '/v1/standing', need: 'talk', ok: 200 },
@@ -195,7 +211,8 @@ describe('auth matrix', () => {
         return `${r.method} ${p}`
           .replace(/^(POST \/v1\/confirm\/)cf_\w+$/, '$1{}')
           .replace(/^(DELETE \/v1\/standing\/)st_\w+$/, '$1{}')
-          .replace(/^(DELETE \/v1\/memory\/).+$/, '$1{}');
+          .replace(/^(DELETE \/v1\/memory\/).+$/, '$1{}')
+          .replace(/^(\w+ \/v1\/webhooks\/)wh_\w+/, '$1{}');
       }),
     );
     expect(documented.filter((r) => !tested.has(r))).toEqual([]);

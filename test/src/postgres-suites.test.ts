@@ -14,6 +14,7 @@ await import('./crash-burst.test');
 await import('./wallet-crash.test');
 await import('./surfaces.test');
 await import('./amounts.test');
+await import('./webhooks-restart.test');
 
 const { describe, expect, it } = await import('vitest');
 const { postgresStore, storeOfATestServer } = await import('./ran-on-postgres');

@@ -14,9 +14,11 @@ export type AccountLimits = {
   standing: number;
   /** Memory entries, pinned and fading together. */
   memory: number;
+  /** Webhook endpoints (live and test keys' together). */
+  webhooks: number;
 };
 
-export const accountLimits: Readonly<AccountLimits> = Object.freeze({ keys: 100, links: 20, standing: 100, memory: 500 });
+export const accountLimits: Readonly<AccountLimits> = Object.freeze({ keys: 100, links: 20, standing: 100, memory: 500, webhooks: 16 });
 
 /** The `limit` member of each cap's refusal: stable names clients can switch on. */
 export const limitNames = {
@@ -24,6 +26,7 @@ export const limitNames = {
   links: 'links_per_account',
   standing: 'standing_per_account',
   memory: 'memory_per_account',
+  webhooks: 'webhooks_per_account',
 } as const satisfies Record<keyof AccountLimits, string>;
 
 const what: Record<keyof AccountLimits, (n: number) => string> = {
@@ -31,6 +34,7 @@ const what: Record<keyof AccountLimits, (n: number) => string> = {
   links: (n) => `An account has at most ${n} unused link codes at once; redeem one or wait for one to expire first.`,
   standing: (n) => `An account keeps at most ${n} active standing intents; cancel one first.`,
   memory: (n) => `The presence remembers at most ${n} keys per account; forget one first.`,
+  webhooks: (n) => `An account has at most ${n} webhook endpoints; delete one first.`,
 };
 
 /** The refusal of a new `kind` when the account already holds `max` of them. */

@@ -16,4 +16,8 @@ export type CoreMetrics = {
   intent?(outcome: IntentOutcome, mode: KeyKind): void;
   /** Standing intents fired in one beat. */
   standingFired?(count: number): void;
+  /** A webhook request got its answer (2xx: delivered), after `durationMs`. */
+  webhookDelivery?(outcome: 'delivered' | 'failed', durationMs: number): void;
+  /** An endpoint was disabled (its schedule ran out, or its key was revoked). */
+  webhookDisabled?(reason: 'failing' | 'key_revoked'): void;
 };

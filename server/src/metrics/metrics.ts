@@ -76,6 +76,30 @@ export function createMetrics(options: { process?: boolean } = {}) {
     registers,
   });
   const standing = new Counter({ name: 'presence_standing_fires_total', help: 'Standing intents fired', registers });
+  const webhookLatency = new Histogram({
+    name: 'presence_webhook_delivery_seconds',
+    help: 'Webhook requests by outcome (delivered: a 2xx within the timeout; failed: anything else), timed to the answer',
+    labelNames: ['outcome'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  let webhookBacklog: () => { id: string; events: number }[] = () => [];
+  new Gauge({
+    name: 'presence_webhook_backlog_events',
+    help: 'Events past the cursor of the 10 webhook endpoints furthest behind, as this server last saw them',
+    labelNames: ['webhook'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const b of webhookBacklog()) this.set({ webhook: b.id }, b.events);
+    },
+  });
+  const webhooksDisabled = new Counter({
+    name: 'presence_webhooks_disabled_total',
+    help: 'Webhook endpoints disabled by the server: failing (the retry schedule ran out) or key_revoked',
+    labelNames: ['reason'] as const,
+    registers,
+  });
   const chainCall = operationTimer(
     'presence_chain_rpc_duration_seconds',
     'Time of each chain port call (one or a batch of JSON-RPC requests), by operation and outcome',
@@ -91,6 +115,8 @@ export function createMetrics(options: { process?: boolean } = {}) {
     eventAppended: (type, mode) => events.inc({ type, mode }),
     intent: (outcome, mode) => intents.inc({ outcome, mode }),
     standingFired: (count) => standing.inc(count),
+    webhookDelivery: (outcome, ms) => webhookLatency.observe({ outcome }, ms / 1000),
+    webhookDisabled: (reason) => webhooksDisabled.inc({ reason }),
   };
 
   return {
@@ -102,6 +128,10 @@ export function createMetrics(options: { process?: boolean } = {}) {
     },
     chainCall,
     storeWrite,
+    /** Where the webhook backlog gauge reads from (core's dispatcher, once core exists). */
+    countWebhookBacklog(source: () => { id: string; events: number }[]) {
+      webhookBacklog = source;
+    },
     /** Where the open-streams gauges read their values when scraped. */
     countStreams(source: () => number, limit: () => number) {
       openStreams = source;

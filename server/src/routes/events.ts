@@ -13,7 +13,7 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
   app.get(
     '/v1/events',
     {
-      config: { scope: { anyOf: ['talk', 'memory:read', 'wallet:read'] } },
+      config: { scope: { anyOf: ['talk', 'memory:read', 'wallet:read', 'admin'] } },
       schema: {
         operationId: 'streamEvents',
         openapi: {
@@ -21,9 +21,9 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
           problems: ['unavailable'],
           stream: { frames: schemas.EventsStreamFrame, when: 'only', resume: true },
         },
-        summary: 'Server-Sent Events: message, tx, memory, needs_confirm, confirm (and gap)',
+        summary: 'Server-Sent Events: message, tx, memory, needs_confirm, confirm, webhook_disabled (and gap)',
         description:
-          'What the presence does unasked, as Server-Sent Events: message, tx, memory, needs_confirm, confirm (each type only for keys holding its scope). Send Last-Event-ID (or ?last_event_id=) to replay everything after it in order, then live; a `gap` frame says when older events are no longer kept. A `: heartbeat` comment comes every 15 s; the stream closes when the key is revoked.',
+          'What the presence does unasked, as Server-Sent Events: message, tx, memory, needs_confirm, confirm, webhook_disabled (each type only for keys holding its scope; webhook_disabled for admin keys). Send Last-Event-ID (or ?last_event_id=) to replay everything after it in order, then live; a `gap` frame says when older events are no longer kept. A `: heartbeat` comment comes every 15 s; the stream closes when the key is revoked.',
         tags: ['events'],
         querystring: schemas.EventsQuery,
       },
