@@ -13,6 +13,8 @@ export const IntentDone = z.object({
   block: z.number().int(),
   summary: z.string(),
   amount: z.string(),
+  /** What `amount` was worth at the quoted block, e.g. "22.00 USD". */
+  value_usd: z.string().optional(),
   simulated: z.boolean().optional(),
 });
 export const IntentHeld = z.object({
@@ -21,6 +23,7 @@ export const IntentHeld = z.object({
   confirm_id: z.string(),
   summary: z.string(),
   amount: z.string(),
+  value_usd: z.string().optional(),
   expires_at: z.string(),
   simulated: z.boolean().optional(),
 });

@@ -204,6 +204,7 @@ export function createIntentPipeline(deps: {
       confirm_id: r.confirm_id as string,
       summary: r.summary,
       amount: r.amount,
+      value_usd: formatUsd(BigInt(r.value_usd)),
       expires_at: iso(r.expires_at as number),
       ...lanes[caller.kind].answer,
     };
@@ -215,6 +216,7 @@ export function createIntentPipeline(deps: {
     block,
     summary: r.summary,
     amount: r.amount,
+    value_usd: formatUsd(BigInt(r.value_usd)),
     ...lanes[caller.kind].answer,
   });
 

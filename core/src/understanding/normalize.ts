@@ -32,7 +32,7 @@ const TRAILING = String.raw`(?:(?:and |& )?(?:thanks|thank you)(?: so much| a lo
 
 /** Takes the filler off both ends, repeatedly ("hey, could you please … for me please thx"). */
 function trimFiller(t: string, name: string): string {
-  const called = name ? `(?: ${escape(name)}| presence)?` : '(?: presence)?';
+  const called = name ? `(?: ${escaped(name)}| presence)?` : '(?: presence)?';
   const head = new RegExp(`^(?:${GREETING}${called}(?: there)?[,!]? |${POLITE},? |${ASKING} |presence,? )`);
   const tail = new RegExp(`(?:,? ${TRAILING}|,? presence)$`);
   let prev = '';
@@ -44,7 +44,7 @@ function trimFiller(t: string, name: string): string {
   return out;
 }
 
-const escape = (s: string) => s.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escaped = (s: string) => s.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export function normalize(typed: string, presenceName = ''): Normalized {
   const addresses: string[] = [];

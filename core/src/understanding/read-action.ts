@@ -3,7 +3,7 @@
 // "swap all my dai for usdc", "buy 30 dollars of weth"). Whatever would need a guess (no
 // amount, two amounts, an unknown token, "a bit", a sale with nothing to receive, no address)
 // is a question back, never an action. Null: the message is not a request to act.
-import { type Phrase, phraseOf, tokenOf, type Vocabulary } from './amount-phrase';
+import { type Phrase, phraseOf, type Vocabulary } from './amount-phrase';
 import type { Amount, Reading } from './reading';
 
 const S = (t: string) => t.toUpperCase();
@@ -14,7 +14,7 @@ const unknownToken = (w: string, known: Vocabulary): Reading => ({
   unknown: w,
 });
 
-const SWAP = '(?:swap|exchange|trade|convert|change|turn|switch|flip|swop|swao|sawp)';
+const SWAP = '(?:swap|exchange|trade|convert|change|turn|switch|flip)';
 const BUY = "(?:buy|get|purchase|grab|acquire|pick up|order|gimme|give|i want|i need|i'd like|id like|i would like)";
 const SEND = '(?:send|transfer|give|pay|wire|move)';
 const TO = '(?:for|to|into|in|->)';
@@ -140,58 +140,62 @@ function sendOf(what: string, placeholder: string | null, c: Ctx, rest = ''): Re
   return { kind: 'send', amount: p.amount, token: p.token, to: addressAt(c, placeholder) };
 }
 
-export function readAction(text: string, c: Ctx): Reading | null {
-  let m: RegExpExecArray | null;
-  // wrap / unwrap: the token is implied
-  if ((m = /^(un)?wrap (.+?)(?: (?:to|into|for) (?:w?eth))?$/.exec(text))) {
-    const unwrap = !!m[1];
-    const raw = m[2] as string;
-    // "wrap 0.1", "unwrap everything": the token is the one implied
-    const p = phraseOf(raw, c.known) ?? phraseOf(`${raw.replace(/^everything$/, 'all')} ${unwrap ? 'weth' : 'eth'}`, c.known);
-    if (!p || 'unknown' in p) return p ? unknownToken(p.unknown, c.known) : null;
-    if (!('amount' in p))
-      return ask(
-        `How much ${unwrap ? 'WETH should I unwrap' : 'ETH should I wrap'}? Say it with a number, like "${unwrap ? 'unwrap 0.1 WETH' : 'wrap 0.1 ETH'}".`,
-      );
-    return unwrap ? { kind: 'unwrap', amount: p.amount } : wrapOf({ kind: 'wrap', amount: p.amount });
-  }
-  // send / pay an address
-  if ((m = new RegExp(`^${SEND} ${ADDR} (.+)$`).exec(text))) return sendOf(m[2] as string, m[1] as string, c);
-  if ((m = new RegExp(`^${SEND} (.+?) (?:to|over to) ${ADDR}$`).exec(text))) return sendOf(m[1] as string, m[2] as string, c);
-  if ((m = /^(?:send|transfer|wire) (.+?)(?: (to .+))?$/.exec(text))) return sendOf(m[1] as string, null, c, m[2] ?? '');
-  // "use 9 usdc to buy weth", "spend 20 usdc on weth", "pay 9 usdc for weth"
-  if ((m = new RegExp(`^(?:use|spend|put|pay) (.+?) (?:to buy|to get|to purchase|on|for|in|into|to) (?:some )?(.+)$`).exec(text))) {
-    return swapOf(phraseOf(m[1] as string, c.known), m[2] as string, c, 'swap');
-  }
-  // swap A for B, sell A [for B]
-  // the split is at the last "for"/"to"/"into": "swap everything in my dai for usdc"
-  if (
-    (m = new RegExp(
-      `^(${SWAP}|sell|dump|offload|cash out|liquidate) (.+?)(?: ${TO} ([a-z][a-z0-9.]{1,15}|\\d+(?:\\.\\d+)? [a-z][a-z0-9.]{1,15}))?$`,
-    ).exec(text))
-  ) {
-    const sell = /^(?:sell|dump|offload|cash out|liquidate)$/.test(m[1] as string);
-    const into = m[3] ?? null;
-    const r = swapOf(phraseOf(m[2] as string, c.known), into, c, sell ? 'sell' : 'swap');
-    // "convert 1 weth to usd" sells for the default stable; so does "sell 1 weth for dollars"
-    return r;
-  }
-  // buy A with B, buy A for B (B an amount), buy A
-  if (
-    (m = new RegExp(`^${BUY} (.+?) (?:with|using|for|from|pay with|paying with|paid with|and pay with|in exchange for|out of) (.+)$`).exec(
-      text,
-    ))
-  ) {
-    const r = buyOf(m[1] as string, m[2] as string, c);
-    if (r) return r;
-  }
-  if ((m = new RegExp(`^${BUY} (.+)$`).exec(text))) return buyOf(m[1] as string, null, c);
-  // no verb: "20 usdc to weth" (as "20usdc->weth" reads), "$15 of usdc"
-  if ((m = new RegExp(`^(\\d+(?:\\.\\d+)? [a-z][a-z0-9.]{1,15}) ${TO} ([a-z][a-z0-9.]{1,15})$`).exec(text))) {
-    return swapOf(phraseOf(m[1] as string, c.known), m[2] as string, c, 'swap');
-  }
-  if (/^\d+(?:\.\d+)? usd (?:worth )?(?:of|in) [a-z][a-z0-9.]{1,15}$/.test(text)) return buyOf(text, null, c);
-  return null;
+function wrapping(m: RegExpExecArray, c: Ctx): Reading | null {
+  const unwrap = !!m[1];
+  const raw = m[2] as string;
+  // "wrap 0.1", "unwrap everything": the token is the one implied
+  const p = phraseOf(raw, c.known) ?? phraseOf(`${raw.replace(/^everything$/, 'all')} ${unwrap ? 'weth' : 'eth'}`, c.known);
+  if (!p || 'unknown' in p) return p ? unknownToken(p.unknown, c.known) : null;
+  if (!('amount' in p))
+    return ask(
+      `How much ${unwrap ? 'WETH should I unwrap' : 'ETH should I wrap'}? Say it with a number, like "${unwrap ? 'unwrap 0.1 WETH' : 'wrap 0.1 ETH'}".`,
+    );
+  return unwrap ? { kind: 'unwrap', amount: p.amount } : wrapOf({ kind: 'wrap', amount: p.amount });
 }
 
-export { tokenOf };
+const SOME_TOKEN = '[a-z][a-z0-9.]{1,15}';
+
+/** The forms of a request to act, tried in order; a form whose handler answers null lets the next one try. */
+const FORMS: [RegExp, (m: RegExpExecArray, c: Ctx) => Reading | null][] = [
+  // wrap / unwrap: the token is implied
+  [/^(un)?wrap (.+?)(?: (?:to|into|for) (?:w?eth))?$/, wrapping],
+  // send / pay an address
+  [new RegExp(`^${SEND} ${ADDR} (.+)$`), (m, c) => sendOf(m[2] as string, m[1] as string, c)],
+  [new RegExp(`^${SEND} (.+?) (?:to|over to) ${ADDR}$`), (m, c) => sendOf(m[1] as string, m[2] as string, c)],
+  [/^(?:send|transfer|wire) (.+?)(?: (to .+))?$/, (m, c) => sendOf(m[1] as string, null, c, m[2] ?? '')],
+  // "use 9 usdc to buy weth", "spend 20 usdc on weth", "pay 9 usdc for weth"
+  [
+    /^(?:use|spend|put|pay) (.+?) (?:to buy|to get|to purchase|on|for|in|into|to) (?:some )?(.+)$/,
+    (m, c) => swapOf(phraseOf(m[1] as string, c.known), m[2] as string, c, 'swap'),
+  ],
+  // swap A for B, sell A [for B]; the split is at the last "for"/"to"/"into" ("swap everything in my dai for usdc").
+  // "convert 1 weth to usd" sells for the default stablecoin, as "sell 1 weth" does.
+  [
+    new RegExp(`^(${SWAP}|sell|dump|offload|cash out|liquidate) (.+?)(?: ${TO} (${SOME_TOKEN}|\\d+(?:\\.\\d+)? ${SOME_TOKEN}))?$`),
+    (m, c) => {
+      const sell = /^(?:sell|dump|offload|cash out|liquidate)$/.test(m[1] as string);
+      return swapOf(phraseOf(m[2] as string, c.known), m[3] ?? null, c, sell ? 'sell' : 'swap');
+    },
+  ],
+  // buy A with B, buy A for B (B an amount), buy A
+  [
+    new RegExp(`^${BUY} (.+?) (?:with|using|for|from|pay with|paying with|paid with|and pay with|in exchange for|out of) (.+)$`),
+    (m, c) => buyOf(m[1] as string, m[2] as string, c),
+  ],
+  [new RegExp(`^${BUY} (.+)$`), (m, c) => buyOf(m[1] as string, null, c)],
+  // no verb: "20 usdc to weth" (as "20usdc->weth" reads), "$15 of usdc"
+  [
+    new RegExp(`^(\\d+(?:\\.\\d+)? ${SOME_TOKEN}) ${TO} (${SOME_TOKEN})$`),
+    (m, c) => swapOf(phraseOf(m[1] as string, c.known), m[2] as string, c, 'swap'),
+  ],
+  [new RegExp(`^\\d+(?:\\.\\d+)? usd (?:worth )?(?:of|in) ${SOME_TOKEN}$`), (m, c) => buyOf(m[0], null, c)],
+];
+
+export function readAction(text: string, c: Ctx): Reading | null {
+  for (const [re, read] of FORMS) {
+    const m = re.exec(text);
+    const r = m ? read(m, c) : null;
+    if (r) return r;
+  }
+  return null;
+}

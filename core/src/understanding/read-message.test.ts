@@ -2,7 +2,7 @@
 // least 90% must read right, every must-ask row must be a question back, and no row that asks
 // for no action may be read as one. Then the properties that hold for any text: an action is
 // only ever built from amounts and tokens present in the words.
-import { describe as suite, expect, it } from 'vitest';
+import { expect, it, describe as suite } from 'vitest';
 import { ACTIONS, MUST_ASK, NOT_ACTIONS, type Phrasing, QUESTIONS, STANDING } from './phrasings.corpus';
 import { readMessage } from './read-message';
 import { describe, intentWords, isAction } from './reading';

@@ -5,7 +5,8 @@
 import { tokenOf, type Vocabulary } from './amount-phrase';
 import type { Reading } from './reading';
 
-const TOK = String.raw`(?:the |an? |1 )?([a-z][a-z0-9.]{1,15})(?: tokens?| coins?)?`;
+// Up to 99 characters: a name too long to be a token still reaches the tool, which says so.
+const TOK = String.raw`(?:the |an? |1 )?([a-z][a-z0-9.]{1,99})(?: tokens?| coins?)?`;
 const PAIR = String.raw`(?:the )?([a-z][a-z0-9.]{1,15})(?:[-/ ]| and | vs | to )([a-z][a-z0-9.]{1,15})(?: pair| pool| market)?`;
 
 type Rule = [RegExp, (m: RegExpExecArray, known: Vocabulary) => Reading | null];
@@ -17,6 +18,7 @@ const token = (w: string | undefined, known: Vocabulary) => {
 /** A token question about a word that is no token we know is still that question (the tool says it does not know it). */
 const anyToken = (w: string | undefined, known: Vocabulary) => {
   const t = w ? tokenOf(w, known) : null;
+  if (!t && w && /^[a-z][a-z0-9.]{16,}$/.test(w)) return w;
   return t ? ('token' in t ? t.token : t.unknown) : null;
 };
 
@@ -82,7 +84,7 @@ const rules: Rule[] = [
     new RegExp(
       `^(?:how much (?:is|are|does|do|would)|what(?:'s| is| are)|whats|what would) (\\d+(?:\\.\\d+)?) ${TOK}(?: be)?(?: (?:worth|cost|go for|fetch|sell for|get me))?(?: in usd| in dollars| in usdc)?(?: right now| now| today)?$`,
     ),
-    (m, k) => priceOf(m[2], m[1], k),
+    (m, k) => priceOf(m[2], m[1] ?? null, k),
   ],
   [
     new RegExp(
@@ -95,11 +97,8 @@ const rules: Rule[] = [
     new RegExp(`^(?:(?:the )?(?:current )?(?:price|value) of|price (?:for|check on|check)) ${TOK}(?: now| today)?$`),
     (m, k) => priceOf(m[1], null, k),
   ],
-  [
-    new RegExp(`^${TOK} (?:price|value|in usd|usd|price now|price today|price check)$`),
-    (m, k) => (token(m[1], k) ? priceOf(m[1], null, k) : null),
-  ],
-  [new RegExp(`^(?:value|worth) of (\\d+(?:\\.\\d+)?) ${TOK}$`), (m, k) => priceOf(m[2], m[1], k)],
+  [new RegExp(`^${TOK} (?:price|value|in usd|usd|price now|price today|price check)$`), (m, k) => priceOf(m[1], null, k)],
+  [new RegExp(`^(?:value|worth) of (\\d+(?:\\.\\d+)?) ${TOK}$`), (m, k) => priceOf(m[2], m[1] ?? null, k)],
 ];
 
 function priceOf(w: string | undefined, amount: string | null, known: Vocabulary): Reading | null {

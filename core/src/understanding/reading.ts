@@ -10,7 +10,8 @@ export type Reading =
   | { kind: 'swap'; amount: Amount; from: string; to: string | null }
   | { kind: 'buy_usd'; usd: string; token: string; payWith: string | null }
   | { kind: 'buy_exact'; amount: string; token: string; payWith: string | null }
-  | { kind: 'wrap' | 'unwrap'; amount: Amount }
+  | { kind: 'wrap'; amount: Amount }
+  | { kind: 'unwrap'; amount: Amount }
   | { kind: 'send'; amount: Amount; token: string; to: string }
   | { kind: 'ask'; question: string; unknown?: string }
   | { kind: 'not_now'; reply: string }
