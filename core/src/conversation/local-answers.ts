@@ -81,7 +81,7 @@ export async function answerReading(r: Reading, t: LocalTurn): Promise<string> {
       return `Pools at block ${v.as_of_block}: ${v.pools.map((x: { pair: string; depth_usd: number }) => `${x.pair} (${x.depth_usd.toLocaleString('en-US')} USD deep)`).join(', ')}.`;
     }
     case 'watch':
-      return watch(r.text, t);
+      return watch(asTyped(t.ctx.text) ?? r.text, t);
     case 'watching': {
       const list = await call('standing.list');
       const p = problemOf(list);
@@ -97,7 +97,18 @@ export async function answerReading(r: Reading, t: LocalTurn): Promise<string> {
   }
 }
 
-async function watch(text: string, t: LocalTurn): Promise<string> {
+/** The message as typed, when the standing parser reads it as it is: it is then kept in the person's own words. */
+function asTyped(text: string): string | null {
+  const typed = text.trim().replace(/\s+/g, ' ');
+  try {
+    return parseStanding(typed) ? typed : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Sets up a standing intent from the standing parser's words (or says why it cannot). */
+export async function watch(text: string, t: LocalTurn): Promise<string> {
   let spec: ReturnType<typeof parseStanding>;
   try {
     spec = parseStanding(text);
@@ -110,7 +121,7 @@ async function watch(text: string, t: LocalTurn): Promise<string> {
   const r = await t.call('standing.create', { text });
   const p = problemOf(r);
   if (p) return `I can't set that up: ${sentence(p.detail)}`;
-  return `Done — I'll keep watching: "${text}". ${howToStop(text, r.id)}`;
+  return `Done — I'll keep watching (${r.id}): "${text}". ${howToStop(text, r.id)}`;
 }
 
 async function stop(what: Extract<Reading, { kind: 'stop_watching' }>['what'], t: LocalTurn): Promise<string> {

@@ -227,7 +227,7 @@ const answers: [string, Row][] = [
     'a standing intent',
     {
       text: EXAMPLES.watch,
-      reply: `Done — I'll keep watching: "${EXAMPLES.watch}". To stop, say "stop watching WETH".`,
+      reply: `Done — I'll keep watching (st_2): "${EXAMPLES.watch}". To stop, say "stop watching WETH".`,
       calls: [`standing.create {"text":"${EXAMPLES.watch}"}`],
     },
   ],
@@ -297,7 +297,7 @@ const answers: [string, Row][] = [
     'a price alert in everyday words',
     {
       text: 'let me know when eth goes under 2k',
-      reply: 'Done — I\'ll keep watching: "tell me when WETH is below 2000 USD". To stop, say "stop watching WETH".',
+      reply: 'Done — I\'ll keep watching (st_2): "tell me when WETH is below 2000 USD". To stop, say "stop watching WETH".',
       calls: ['standing.create {"text":"tell me when WETH is below 2000 USD"}'],
     },
   ],

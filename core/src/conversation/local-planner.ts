@@ -12,15 +12,15 @@
 import { MemoryKey } from '@presence/protocol';
 import type { z } from 'zod';
 import { parseIntent } from '../intents/intent-parser';
-import { EXAMPLES, STANDING_FORMS } from '../replies/replies';
+import { EXAMPLES } from '../replies/replies';
 import { STANDING_OPENING } from '../standing/standing-parser';
 import { notUnderstood } from '../understanding/closest-forms';
-import { answerReading, readWithList } from './local-answers';
+import { answerReading, readWithList, watch } from './local-answers';
 import { type Call, type LocalTurn, problemOf, Say } from './local-turn';
 import type { Planner, PlannerContext, PlannerIO } from './planner-port';
 import { offeredTools, toolRefusal } from './tool-scopes';
 
-type Rule = { test: RegExp; answer: (m: RegExpExecArray, call: Call, ctx: PlannerContext) => Promise<string> | string };
+type Rule = { test: RegExp; answer: (m: RegExpExecArray, t: LocalTurn) => Promise<string> | string };
 
 /** What each tool argument is, in words, for answers about arguments a tool refuses. */
 const ARG_NOUNS: Record<string, string> = {
@@ -68,7 +68,7 @@ function forgetKey(what: string, touched: string[]): string | null {
 const memoryRules: Rule[] = [
   {
     test: /^(?:please )?remember(?: that)? (.+)$/i,
-    async answer(m, call, ctx) {
+    async answer(m, { call, ctx }) {
       const note = (m[1] as string).replace(/[.!]+$/, '').trim();
       const key = keyFor(note, ctx.touched);
       if (!key || /^that$/i.test(note)) return 'What should I remember? Say it as "remember that I prefer DAI".';
@@ -79,7 +79,7 @@ const memoryRules: Rule[] = [
   },
   {
     test: /^(?:please )?forget(?: about)? (.+?)[.!]*$/i,
-    async answer(m, call, ctx) {
+    async answer(m, { call, ctx }) {
       const key = forgetKey(m[1] as string, ctx.touched);
       if (!key) return 'What should I forget? Name it as "forget pair:WETH-USDC" or "forget DAI".';
       const r = await call('memory.forget', { key });
@@ -88,7 +88,7 @@ const memoryRules: Rule[] = [
   },
   {
     test: /what do you (?:remember|know about me)|^(?:show )?(?:your )?memory\??$/i,
-    async answer(_m, call) {
+    async answer(_m, { call }) {
       const r = await call('memory.list');
       const p = problemOf(r);
       if (p) return `I can't read my memory: ${p.detail}`;
@@ -106,12 +106,13 @@ const memoryRules: Rule[] = [
 const talkRules: Rule[] = [
   {
     test: /^(?:hi|hello|hey|gm|good (?:morning|afternoon|evening))\b/i,
-    answer: (_m, _t, ctx) => `Hi! I'm ${ctx.presenceName}. Ask me about prices, pools, your wallet, or tell me what to do.`,
+    answer: (_m, { ctx }) => `Hi! I'm ${ctx.presenceName}. Ask me about prices, pools, your wallet, or tell me what to do.`,
   },
   { test: /\b(?:thanks|thank you|cheers)\b/i, answer: () => 'Any time.' },
   {
+    // Opens like a standing intent but did not read as one: the standing parser's own words for why.
     test: STANDING_OPENING,
-    answer: () => STANDING_FORMS,
+    answer: (m, t) => watch(m.input.trim().replace(/\s+/g, ' '), t),
   },
   {
     // An action it could not read: the pipeline's own words for why (it reads none of them).
@@ -128,7 +129,7 @@ const talkRules: Rule[] = [
   },
   {
     test: /\b(?:who are you|what can you do|help)\b/i,
-    answer: (_m, _t, ctx) =>
+    answer: (_m, { ctx }) =>
       `I'm ${ctx.presenceName}, your presence. I can tell you prices and pool depth ("${EXAMPLES.depth}"), what you hold, whether a token is safe ("${EXAMPLES.safety}"), act within your spend policy ("${EXAMPLES.swap}"), remember things, and watch prices for you ("${EXAMPLES.watch}").`,
   },
 ];
@@ -158,7 +159,7 @@ export function createLocalPlanner(): Planner {
       const byRules = async (rules: Rule[]) => {
         for (const rule of rules) {
           const m = rule.test.exec(text);
-          if (m) return rule.answer(m, call, ctx);
+          if (m) return rule.answer(m, turn);
         }
         return null;
       };

@@ -24,10 +24,19 @@ type Ctx = { known: Vocabulary; addresses: string[] };
 
 const addressAt = (c: Ctx, placeholder: string) => c.addresses[Number(placeholder.slice(4))] as string;
 
+const ZERO = /^0*(?:\.0*)?$/;
+/** An amount of nothing is a question back too: "sell 0 WETH" asks nothing of the chain. */
+const zero = (p: Phrase): Reading | null =>
+  p && (('amount' in p && 'exact' in p.amount && ZERO.test(p.amount.exact)) || ('usdOf' in p && ZERO.test(p.usdOf)))
+    ? ask('The amount must be more than zero: say how much, like "swap 20 USDC for WETH".')
+    : null;
+
 /** Exactly one amount, on the side that is spent: a swap, or a buy by value. */
 function swapOf(spend: Phrase, into: string | null, c: Ctx, verb: 'swap' | 'sell'): Reading | null {
   if (!spend) return null;
   if ('unknown' in spend) return unknownToken(spend.unknown, c.known);
+  const none = zero(spend);
+  if (none) return none;
   let target: string | null = null;
   if (into !== null) {
     const usd = /^(?:usd|dollars?|cash|stables?|stablecoins?)$/.test(into);
@@ -90,6 +99,8 @@ function buyOf(want: string, pay: string | null, c: Ctx): Reading | null {
   if (!w || (pay !== null && !p)) return null;
   if ('unknown' in w) return unknownToken(w.unknown, c.known);
   if (p && 'unknown' in p) return unknownToken(p.unknown, c.known);
+  const none = zero(w) ?? zero(p);
+  if (none) return none;
   const payToken = p ? spendToken(p) : null;
   if ('usdOf' in w) {
     if (!w.token) return null;
@@ -126,6 +137,8 @@ function sendOf(what: string, placeholder: string | null, c: Ctx, rest = ''): Re
   const p = phraseOf(what, c.known);
   if (!p) return null;
   if ('unknown' in p) return unknownToken(p.unknown, c.known);
+  const none = zero(p);
+  if (none) return none;
   if (!placeholder) {
     if (/^(?:to|for)? ?[a-z0-9.]+$/.test(rest) || rest === '') {
       const shown = 'amount' in p ? describeAmount(p.amount, p.token) : 'that';
@@ -146,6 +159,8 @@ function wrapping(m: RegExpExecArray, c: Ctx): Reading | null {
   // "wrap 0.1", "unwrap everything": the token is the one implied
   const p = phraseOf(raw, c.known) ?? phraseOf(`${raw.replace(/^everything$/, 'all')} ${unwrap ? 'weth' : 'eth'}`, c.known);
   if (!p || 'unknown' in p) return p ? unknownToken(p.unknown, c.known) : null;
+  const none = zero(p);
+  if (none) return none;
   if (!('amount' in p))
     return ask(
       `How much ${unwrap ? 'WETH should I unwrap' : 'ETH should I wrap'}? Say it with a number, like "${unwrap ? 'unwrap 0.1 WETH' : 'wrap 0.1 ETH'}".`,

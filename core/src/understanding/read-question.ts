@@ -5,9 +5,9 @@
 import { tokenOf, type Vocabulary } from './amount-phrase';
 import type { Reading } from './reading';
 
-// Up to 99 characters: a name too long to be a token still reaches the tool, which says so.
-const TOK = String.raw`(?:the |an? |1 )?([a-z][a-z0-9.]{1,99})(?: tokens?| coins?)?`;
-const PAIR = String.raw`(?:the )?([a-z][a-z0-9.]{1,15})(?:[-/ ]| and | vs | to )([a-z][a-z0-9.]{1,15})(?: pair| pool| market)?`;
+// Any length: a name too long to be a token still reaches the tool, which says so.
+const TOK = String.raw`(?:the |an? |1 )?([a-z][a-z0-9.]*)(?: tokens?| coins?)?`;
+const PAIR = String.raw`(?:the )?([a-z][a-z0-9.]*)(?:[-/ ]| and | vs | to )([a-z][a-z0-9.]*)(?: pair| pool| market)?`;
 
 type Rule = [RegExp, (m: RegExpExecArray, known: Vocabulary) => Reading | null];
 
@@ -18,7 +18,7 @@ const token = (w: string | undefined, known: Vocabulary) => {
 /** A token question about a word that is no token we know is still that question (the tool says it does not know it). */
 const anyToken = (w: string | undefined, known: Vocabulary) => {
   const t = w ? tokenOf(w, known) : null;
-  if (!t && w && /^[a-z][a-z0-9.]{16,}$/.test(w)) return w;
+  if (!t && w && /^[a-z][a-z0-9.]*$/.test(w) && (w.length === 1 || w.length > 15)) return w;
   return t ? ('token' in t ? t.token : t.unknown) : null;
 };
 
