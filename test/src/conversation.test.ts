@@ -318,7 +318,9 @@ describe('test keys and limits', () => {
     const remembered = await say('remember that I like SCAM', {}, s.test);
     expect(remembered.json.reply).toMatch(/^Noted/);
     const watching = await say('tell me when WETH is below 2500 USD', {}, s.test);
-    expect(watching.json.reply).toMatch(/^Done — I'll keep watching \(st_\w+\): "tell me when WETH is below 2500 USD"\. To stop, say "stop watching WETH"\.$/);
+    expect(watching.json.reply).toMatch(
+      /^Done — I'll keep watching \(st_\w+\): "tell me when WETH is below 2500 USD"\. To stop, say "stop watching WETH"\.$/,
+    );
     const acting = await say('if WETH drops below 2000 buy $50 of WETH', { allow_act: true }, s.test);
     expect(acting.json.reply).toMatch(/^Done — I'll keep watching/);
     expect((await call(s.url, 'GET', '/v1/messages', { key: s.live })).json.messages.length).toBe(thread);

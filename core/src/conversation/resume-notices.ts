@@ -1,8 +1,9 @@
 // When a held action from a conversation turn (or a standing intent) is resolved, the
 // presence says so in the thread and on the events stream with cause resume:<confirm_id>,
 // quoting the turn that asked for it so the context is not lost.
-import type { Confirmations, Resolution } from '../intents/confirmations';
+
 import { formatUsd } from '../chain/amounts';
+import type { Confirmations, Resolution } from '../intents/confirmations';
 import { landed, readableSummary } from '../replies/replies';
 import type { Thread } from '../thread/thread';
 

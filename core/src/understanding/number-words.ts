@@ -1,10 +1,13 @@
 // Numbers as people type them, turned into digits: words ("twenty five", "two and a half",
 // "three point five"), shorthand ("1k", "1.5k", "2m"), a bare fraction (".5") and thousands
-// separators ("1,000"). Word runs are read by compromise's number parser (a well-kept
-// library, not a table of ours); it is only asked when a run of number words is present, so a
-// message written in digits costs a regex. A run compromise reads as a value that needs
-// rounding ("two thirds" → 0.667) is left as words, so it is asked about rather than guessed.
-import nlp from 'compromise';
+// separators ("1,000"). Exact: integers in bigint, a fraction as the digits said, never a
+// float. A run that reads as no number, or as one that would need rounding ("two thirds"),
+// is left as words, so it is asked about rather than guessed.
+//
+// We measured compromise (a well-kept NLP library) for the word runs first: it reads them the
+// same — number-words.test.ts holds the two to each other on every run — but took 1–15 ms a
+// run on the shared CI machine (160 ms at worst), past the planner's 5 ms budget for a whole
+// message; this table takes microseconds. compromise stays as the test's oracle.
 
 const UNITS =
   'zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety';
@@ -14,15 +17,67 @@ const CORE = `(?:${UNITS}|${SCALES})`;
 const RUN = new RegExp(String.raw`\b(?:an? )?${CORE}(?:(?:[ -]|(?: and)? an? |(?: and)? | point )(?:${CORE}|half|quarter))*\b`, 'gi');
 const NUMBERISH = new RegExp(String.raw`\b${CORE}\b`, 'i');
 
-/** "two and a half" → "2.5"; null when compromise reads no number or one it had to round. */
-function wordsToDigits(run: string): string | null {
-  const found = nlp(run).numbers().get() as unknown[];
-  const n = found.length === 1 ? found[0] : null;
-  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) return null;
-  const text = String(n);
-  // compromise rounds thirds and the like to three places: that is a guess, not a number typed.
-  if (/\.\d{3,}$/.test(text) && !/point/i.test(run)) return null;
-  return /e/i.test(text) ? null : text;
+const SMALL: Record<string, number> = Object.fromEntries(UNITS.split('|').map((w, i) => [w, i < 20 ? i : (i - 18) * 10]));
+const SCALE: Record<string, bigint> = { thousand: 1_000n, million: 1_000_000n };
+
+/** "two and a half" → "2.5", "one hundred and fifty" → "150"; null when the run is no number we can say exactly. */
+export function wordsToDigits(run: string): string | null {
+  const words = run
+    .toLowerCase()
+    .split(/[\s-]+/)
+    .filter((w) => w && w !== 'and');
+  let total = 0n;
+  let group = 0n;
+  let seen = false;
+  let point: string | null = null;
+  let half = '';
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i] as string;
+    const next = words[i + 1];
+    if (half) return null; // "half" or "a quarter" ends a number
+    if (w === 'a' || w === 'an') {
+      if (next === 'half' || next === 'quarter') continue;
+      if (next === 'hundred' || (next && next in SCALE)) {
+        group = 1n;
+        seen = true;
+        continue;
+      }
+      return null;
+    }
+    if (w === 'half' || w === 'quarter') {
+      if (!seen || point !== null) return null;
+      half = w === 'half' ? '5' : '25';
+      continue;
+    }
+    if (w === 'point') {
+      if (point !== null) return null;
+      point = '';
+      continue;
+    }
+    const small = SMALL[w];
+    if (point !== null) {
+      if (small === undefined || small > 9) return null;
+      point += String(small);
+      continue;
+    }
+    if (small !== undefined) {
+      // "twenty five" adds; "five twenty" or "five five" is not a number
+      if (group % 100n !== 0n && (group % 10n !== 0n || small >= 10)) return null;
+      group += BigInt(small);
+      seen = true;
+    } else if (w === 'hundred') {
+      group = (group || 1n) * 100n;
+      seen = true;
+    } else if (w in SCALE) {
+      total += (group || 1n) * (SCALE[w] as bigint);
+      group = 0n;
+      seen = true;
+    } else return null;
+  }
+  if (!seen || point === '') return null;
+  const whole = (total + group).toString();
+  const fraction = point ?? half;
+  return fraction ? `${whole}.${fraction}` : whole;
 }
 
 const SUFFIX: Record<string, bigint> = { k: 1_000n, m: 1_000_000n };

@@ -68,7 +68,8 @@ function readDaily(t: string): Reading | null {
   const min = m[2] ?? '00';
   if (m[3]?.startsWith('p') && h < 12) h += 12;
   if (m[3]?.startsWith('a') && h === 12) h = 0;
-  if (h > 23 || Number(min) > 59) return ask(`I can't set that up: ${m[1]}:${min} is not a time of day: give one from 00:00 to 23:59 (UTC).`);
+  if (h > 23 || Number(min) > 59)
+    return ask(`I can't set that up: ${m[1]}:${min} is not a time of day: give one from 00:00 to 23:59 (UTC).`);
   return { kind: 'watch', text: `every day at ${String(h).padStart(2, '0')}:${min} tell me my balance` };
 }
 
