@@ -25,6 +25,14 @@ const NUM = String.raw`(\d+(?:\.\d+)?)`;
 const OWNER = String.raw`(?:(?:of |in )?(?:my|the|your|our) |of )?`;
 const SHARES: [RegExp, (m: RegExpExecArray) => { num: bigint; den: bigint; said: string } | null][] = [
   [
+    new RegExp(`^(\\d{1,3})/(\\d{1,3})(?: of)? ${OWNER}(.+)$`),
+    (m) => {
+      const num = BigInt(m[1] as string);
+      const den = BigInt(m[2] as string);
+      return num > 0n && den > 0n && num <= den ? { num, den, said: `${m[1]}/${m[2]}` } : null;
+    },
+  ],
+  [
     new RegExp(`^(?:all|everything|the whole lot|the lot|the whole|whole)(?: of)? ${OWNER}(.+)$`),
     () => ({ num: 1n, den: 1n, said: 'all' }),
   ],
@@ -51,7 +59,7 @@ const SHARES: [RegExp, (m: RegExpExecArray) => { num: bigint; den: bigint; said:
 ];
 
 const VAGUE = new RegExp(
-  `^(?:some|a bit|a bit of|a little|a little bit of|a little of|a few|a couple|a couple of|a lot of|a lot|lots of|loads of|a bunch of|bunch of|most|most of|part of|a portion of|a chunk of|a small amount of|a tiny bit of|a little more|more|enough|any|whatever)(?: ${OWNER}(.+))?$`,
+  `^(?:everything|all of it|it all|the lot|a ton of|tons of|heaps of|a load of|a handful of|a bunch|some|a bit|a bit of|a little|a little bit of|a little of|a few|a couple|a couple of|a lot of|a lot|lots of|loads of|a bunch of|bunch of|most|most of|part of|a portion of|a chunk of|a small amount of|a tiny bit of|a little more|more|enough|any|whatever)(?: ${OWNER}(.+))?$`,
 );
 
 export type Vocabulary = ReadonlySet<string>;
@@ -70,7 +78,7 @@ export function tokenOf(phrase: string, known: Vocabulary): { token: string } | 
 
 /** What an amount phrase says (null: not an amount phrase at all). */
 export function phraseOf(phrase: string, known: Vocabulary): Phrase {
-  const p = phrase.trim();
+  const p = phrase.trim().replace(/^(?:my|the|those|these) (?=\d)/, '');
   let m = new RegExp(`^${NUM} usd(?: (?:worth|value))?(?: (?:of|in) (.+))?$`).exec(p);
   if (m) {
     if (!m[2]) return { usdOf: m[1] as string, token: null };

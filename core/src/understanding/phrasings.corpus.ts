@@ -132,6 +132,21 @@ export const ACTIONS: Phrasing[] = [
   ['swap 5 usdc -> dai', 'swap 5 USDC DAI'],
   ['50 dai → usdc please', 'swap 50 DAI USDC'],
   ['Could you buy 0.1 ETH using DAI for me?', 'buy 0.1 ETH with DAI'],
+  // a second held-out batch
+  ['hey can you trade 60 usdc into dai for me', 'swap 60 USDC DAI'],
+  ['Swap Forty USDC For WETH', 'swap 40 USDC WETH'],
+  ['please exchange 2.5k dai for usdc', 'swap 2500 DAI USDC'],
+  ['turn my 20 usdc into weth', 'swap 20 USDC WETH'],
+  ['i wanna buy $25 of weth', 'buy $25 WETH'],
+  ['buy 25 usd worth of weth with usdc', 'buy $25 WETH with USDC'],
+  ['could u get me 0.02 eth pls', 'buy 0.02 ETH'],
+  ['swap 3/4 of my weth for usdc', 'swap 3/4 WETH USDC'],
+  ['sell 50% of my dai to usdc', 'swap 50/100 DAI USDC'],
+  ['unwrap a quarter of my weth', 'unwrap 1/4'],
+  ['wrap zero point two eth', 'wrap 0.2'],
+  [`send 7 dai over to ${A}`, `send 7 DAI ${A}`],
+  [`pay ${A} five usdc please`, `send 5 USDC ${A}`],
+  ['10 USDC -> DAI', 'swap 10 USDC DAI'],
 ];
 
 export const QUESTIONS: Phrasing[] = [
@@ -204,6 +219,17 @@ export const QUESTIONS: Phrasing[] = [
   ['how deep is eth-usdc?', 'pool WETH-USDC'],
   ['whats the liquidity for weth/dai', 'pool WETH-DAI'],
   ['what is weth', 'price WETH'],
+  // a second held-out batch
+  ['how much weth is in my wallet', 'balance WETH'],
+  ['do i still have any usdc?', 'balance USDC'],
+  ['show me my holdings', 'balance all'],
+  ["what's the eth price right now", 'price ETH'],
+  ['how much is 0.3 weth worth?', 'price WETH 0.3'],
+  ['what does 1 eth cost', 'price ETH 1'],
+  ['is dai legit?', 'safety DAI'],
+  ['is SCAM safe to buy', 'safety SCAM'],
+  ['how liquid is the weth-usdc pool?', 'pool WETH-USDC'],
+  ['liquidity in weth/dai', 'pool WETH-DAI'],
 ];
 
 export const STANDING: Phrasing[] = [
@@ -254,6 +280,14 @@ export const STANDING: Phrasing[] = [
   ['which alerts are active', 'watching'],
   ['stop tracking eth', 'stop WETH'],
   ['remove my alert on weth', 'stop WETH'],
+  // a second held-out batch
+  ['tell me when eth is over 3,500', 'watch tell me when WETH is above 3500 USD'],
+  ['let me know if weth goes below $2,100', 'watch tell me when WETH is below 2100 USD'],
+  ['alert me when ether climbs above 4k', 'watch tell me when WETH is above 4000 USD'],
+  ['every day at 10am tell me my balance', 'watch every day at 10:00 tell me my balance'],
+  ['if eth rises above 3800, sell 0.05 weth for usdc', 'watch if WETH rises above 3800 USD swap 0.05 WETH for USDC'],
+  ['what are you monitoring?', 'watching'],
+  ['stop monitoring eth', 'stop WETH'],
 ];
 
 /** Acting on these would be guessing: each must be a question back. */
@@ -301,6 +335,13 @@ export const MUST_ASK: Phrasing[] = [
   ['buy 1 doge', 'ask'],
   ['send 10 usdc to alice', 'ask'],
   ['swap 10 usdc for 10 dai', 'ask'],
+  // a second held-out batch
+  ['swap 10 usdc for weth and 5 dai for weth', 'ask'],
+  ['buy eth', 'ask'],
+  ['swap everything for usdc', 'ask'],
+  ['swap a ton of dai for weth', 'ask'],
+  ['send 5 weth', 'ask'],
+  ['swap 5 usdc for btc', 'ask'],
 ];
 
 /** They mention acting but ask for none: none may be read as an action. */
@@ -333,4 +374,8 @@ export const NOT_ACTIONS: Phrasing[] = [
   ['how would i wrap eth', 'not_now'],
   ['what happened to my swap', 'none'],
   ['swap it', 'none'],
+  // a second held-out batch
+  ['should i buy some dai', 'not_now'],
+  ['what would happen if i wrap 1 eth', 'not_now'],
+  ['we bought weth last month', 'not_now'],
 ];

@@ -157,7 +157,9 @@ function wrapping(m: RegExpExecArray, c: Ctx): Reading | null {
   const unwrap = !!m[1];
   const raw = m[2] as string;
   // "wrap 0.1", "unwrap everything": the token is the one implied
-  const p = phraseOf(raw, c.known) ?? phraseOf(`${raw.replace(/^everything$/, 'all')} ${unwrap ? 'weth' : 'eth'}`, c.known);
+  const said = raw.replace(/^(?:everything|it all|all of it|the lot)$/, 'all');
+  const own = phraseOf(said, c.known);
+  const p = own && !('vague' in own && own.vague === null) ? own : phraseOf(`${said} ${unwrap ? 'weth' : 'eth'}`, c.known);
   if (!p || 'unknown' in p) return p ? unknownToken(p.unknown, c.known) : null;
   const none = zero(p);
   if (none) return none;
@@ -206,7 +208,13 @@ const FORMS: [RegExp, (m: RegExpExecArray, c: Ctx) => Reading | null][] = [
   [new RegExp(`^\\d+(?:\\.\\d+)? usd (?:worth )?(?:of|in) ${SOME_TOKEN}$`), (m, c) => buyOf(m[0], null, c)],
 ];
 
+const ACT = '(?:swap|exchange|trade|convert|buy|sell|send|transfer|pay|wrap|unwrap|get|spend)';
+/** Two requests in one message ("swap 10 usdc for weth and 5 dai for weth"): one at a time, so neither is half-read. */
+const TWO_AT_ONCE = new RegExp(`^${ACT} .+ (?:and|then|also|,|&) (?:then |also )?(?:${ACT} |\\d+(?:\\.\\d+)? [a-z])`);
+
 export function readAction(text: string, c: Ctx): Reading | null {
+  if (TWO_AT_ONCE.test(text) && !/ (?:and|&) (?:pay|paying) with /.test(text))
+    return ask('That asks for more than one thing. Tell me one action at a time, like "swap 10 USDC for WETH", then the next.');
   for (const [re, read] of FORMS) {
     const m = re.exec(text);
     const r = m ? read(m, c) : null;

@@ -82,7 +82,7 @@ const rules: Rule[] = [
   // prices
   [
     new RegExp(
-      `^(?:how much (?:is|are|does|do|would)|what(?:'s| is| are)|whats|what would) (\\d+(?:\\.\\d+)?) ${TOK}(?: be)?(?: (?:worth|cost|go for|fetch|sell for|get me))?(?: in usd| in dollars| in usdc)?(?: right now| now| today)?$`,
+      `^(?:how much (?:is|are|does|do|would)|what(?:'s| is| are)|whats|what (?:would|does|do|will|did)) (\\d+(?:\\.\\d+)?) ${TOK}(?: be)?(?: (?:worth|cost|go for|fetch|sell for|get me))?(?: in usd| in dollars| in usdc)?(?: right now| now| today)?$`,
     ),
     (m, k) => priceOf(m[2], m[1] ?? null, k),
   ],
