@@ -11,6 +11,7 @@
 
 import { MemoryKey } from '@presence/protocol';
 import type { z } from 'zod';
+import { PresenceError } from '../errors/presence-error';
 import { parseIntent } from '../intents/intent-parser';
 import { EXAMPLES } from '../replies/replies';
 import { STANDING_OPENING } from '../standing/standing-parser';
@@ -121,7 +122,7 @@ const talkRules: Rule[] = [
       try {
         parseIntent(m.input);
       } catch (e) {
-        if (e instanceof Error && 'detail' in e) return String((e as { detail: string }).detail);
+        if (e instanceof PresenceError && e.status < 500) return e.detail;
         throw e;
       }
       return notUnderstood(m.input);
