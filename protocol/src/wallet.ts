@@ -23,8 +23,9 @@ export const IntentHeld = z.object({
   confirm_id: z.string(),
   summary: z.string(),
   amount: z.string(),
-  value_usd: z.string().optional(),
   expires_at: z.string(),
+  // Optional members after the required ones: the fast serializer writes them in that order.
+  value_usd: z.string().optional(),
   simulated: z.boolean().optional(),
 });
 export const IntentResult = z.discriminatedUnion('status', [IntentDone, IntentHeld]);

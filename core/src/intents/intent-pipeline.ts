@@ -204,8 +204,8 @@ export function createIntentPipeline(deps: {
       confirm_id: r.confirm_id as string,
       summary: r.summary,
       amount: r.amount,
-      value_usd: formatUsd(BigInt(r.value_usd)),
       expires_at: iso(r.expires_at as number),
+      value_usd: formatUsd(BigInt(r.value_usd)),
       ...lanes[caller.kind].answer,
     };
   }
