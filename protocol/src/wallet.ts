@@ -16,6 +16,8 @@ export const IntentDone = z
     block: z.number().int(),
     summary: z.string(),
     amount: z.string(),
+    /** What `amount` was worth at the quoted block, e.g. "22.00 USD". */
+    value_usd: z.string().optional(),
     simulated: z.boolean().optional(),
   })
   .meta({ id: 'IntentDone' });
@@ -27,6 +29,8 @@ export const IntentHeld = z
     summary: z.string(),
     amount: z.string(),
     expires_at: z.string(),
+    // Optional members after the required ones: the fast serializer writes them in that order.
+    value_usd: z.string().optional(),
     simulated: z.boolean().optional(),
   })
   .meta({ id: 'IntentHeld' });

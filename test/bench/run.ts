@@ -8,6 +8,7 @@ import { devnetBenchmarks } from './devnet.bench';
 import { neighbourBenchmarks } from './neighbour.bench';
 import { outageBenchmarks } from './outage.bench';
 import { packagesBenchmarks } from './packages.bench';
+import { plannerBenchmarks } from './planner.bench';
 import { platformBenchmarks } from './platform.bench';
 import { postgresServerBenchmarks } from './postgres-server.bench';
 import { scaleBenchmarks } from './scale.bench';
@@ -21,11 +22,12 @@ import { webhooksBenchmarks } from './webhooks.bench';
 
 const rows: Row[] = [];
 const started = performance.now();
-// BENCH_ONLY=auth|pin|fanout|caps|wallet|conversation|neighbour|store|pgserver|scale|cluster-msg|cluster|serve|packages|surfaces|devnet|outage|webhooks runs one section while working on it.
+// BENCH_ONLY=auth|pin|fanout|caps|wallet|conversation|planner|neighbour|store|pgserver|scale|cluster-msg|cluster|serve|packages|surfaces|devnet|outage|webhooks runs one section while working on it.
 const only = process.env.BENCH_ONLY;
 if (!only || ['auth', 'pin', 'fanout', 'caps'].includes(only)) await platformBenchmarks(rows, only);
 if (!only || only === 'wallet') await walletBenchmarks(rows);
 if (!only || only === 'conversation') await conversationBenchmarks(rows);
+if (!only || only === 'planner') await plannerBenchmarks(rows);
 if (!only || only === 'neighbour') await neighbourBenchmarks(rows);
 if (!only || only === 'store') await storeBenchmarks(rows);
 if (!only || only === 'pgserver') await postgresServerBenchmarks(rows);

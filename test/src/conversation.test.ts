@@ -2,12 +2,14 @@
 // real chain views, streaming, acting within policy (every action form, its amounts checked
 // on the chain), idempotent retries that never act twice, held actions and their resume
 // notices, test keys, limits, and turns run one at a time in the order the server got them.
+import { chain } from '@presence/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, openStream, removeDir, startTestServer, type TestServer } from './harness';
 import {
   amountOut,
   anvilsOf,
   balances,
+  eventMatching,
   type Hex,
   newAccount,
   OPEN_POLICY,
@@ -22,6 +24,8 @@ import {
 } from './wallet-helpers';
 
 let s: TestServer;
+/** An amount as the presence writes it for people: "0.00731127987 WETH" → "0.00731128 WETH". */
+const readable = (amount: string) => amount.replace(/\d+\.\d+/g, chain.readableDecimal);
 const say = (text: string, extra: Record<string, unknown> = {}, key = s.live, idempotencyKey?: string) =>
   call(s.url, 'POST', '/v1/messages', { key, body: { text, ...extra }, idempotencyKey });
 const walletNonce = async () => s.core.wallet!.chain.nonceOf(await s.core.wallet!.wallets.address('default'), 'latest');
@@ -40,7 +44,8 @@ describe('the local planner answers from real chain data', () => {
     const pools = await call(s.url, 'GET', '/v1/chain/pools?pair=WETH-USDC', { key: s.live });
     const pool = pools.json.pools[0];
     expect(r.json.reply).toContain(pool.depth_usd.toLocaleString('en-US'));
-    expect(r.json.reply).toContain(pool.reserves.WETH);
+    // Reserves as people read them: six significant digits.
+    expect(r.json.reply).toContain(readable(pool.reserves.WETH));
     expect(r.json.used).toEqual([{ tool: 'chain.pools', args: { pair: 'WETH-USDC' } }]);
     expect(r.json.memory.touched).toEqual(expect.arrayContaining(['pair:WETH-USDC', 'token:WETH', 'token:USDC']));
     expect(r.json.acted).toBe(false);
@@ -57,7 +62,8 @@ describe('the local planner answers from real chain data', () => {
     const r = await say('what do I hold');
     const w = await call(s.url, 'GET', '/v1/wallet', { key: s.live });
     expect(r.json.reply).toContain(w.json.total_usd);
-    for (const b of w.json.balances.filter((x: { amount: string }) => !x.amount.startsWith('0 '))) expect(r.json.reply).toContain(b.amount);
+    for (const b of w.json.balances.filter((x: { amount: string }) => !x.amount.startsWith('0 ')))
+      expect(r.json.reply).toContain(readable(b.amount));
   });
 
   it('token safety reports the measured tax', async () => {
@@ -73,6 +79,13 @@ describe('the local planner answers from real chain data', () => {
     expect(hi.json.reply).toMatch(/^Hi! I'm Presence/);
     expect(hi.json.used).toEqual([]);
     expect((await say('qwerty uiop')).json.reply).toMatch(/not sure what you mean/);
+    // A misspelt action is offered back, never done.
+    const typo = await say('swpa 5 usdc for weth', { allow_act: true });
+    expect([typo.json.reply, typo.json.used, typo.json.acted]).toEqual([
+      'I\'m not sure what you mean. Did you mean "swap 5 USDC for WETH"?',
+      [],
+      false,
+    ]);
   });
 
   it('remember, what do you remember, forget', async () => {
@@ -232,7 +245,7 @@ describe('every action form through the local planner, checked on the chain', ()
     expect((await call(s.url, 'PUT', '/v1/wallet/policy', { key: who.key, body: allowing })).status).toBe(200);
     const sent = await act(text);
     expect(sent.r.acted).toBe(true);
-    expect(done(sent.r.reply)?.[1]).toBe(`send 5 USDC to ${to}`);
+    expect(done(sent.r.reply)?.[1]).toBe(`send 5 USDC (5.00 USD) to ${to}`);
     expect(done(sent.r.reply)?.[2]).toBe(sent.r.tx);
     expect(sent.delta('USDC')).toBe(-units('5', 6));
     expect(await portOf(s).tokenBalance(usdc, to)).toBe(units('5', 6));
@@ -246,7 +259,10 @@ describe('every action form through the local planner, checked on the chain', ()
     expect(r.used).toEqual([{ tool: 'intent.submit', args: { do: 'buy $20 of WETH' } }]);
     const m = done(r.reply);
     expect(m?.[2]).toBe(r.tx);
-    const q = quotedOf(m?.[1] ?? '', 18, slippage);
+    // The reply rounds for people; the tx event carries the exact summary.
+    expect(m?.[1]).toMatch(/^swap 20 USDC \(20\.00 USD\) for about [\d.]+ WETH \(at least [\d.]+ WETH\)$/);
+    const tx = await eventMatching(s, who.key, (f) => f.event === 'tx' && f.data.hash === r.tx);
+    const q = quotedOf(tx.data.intent.summary, 18, slippage);
     expect(q.symbol).toBe('WETH');
     expect(q.quoted).toBe(amountOut(units('20', 6), pool?.reserveA ?? 0n, pool?.reserveB ?? 0n));
     expect(delta('USDC')).toBe(-units('20', 6));
@@ -302,7 +318,9 @@ describe('test keys and limits', () => {
     const remembered = await say('remember that I like SCAM', {}, s.test);
     expect(remembered.json.reply).toMatch(/^Noted/);
     const watching = await say('tell me when WETH is below 2500 USD', {}, s.test);
-    expect(watching.json.reply).toMatch(/^Done — I'll keep watching \(st_\w+\)/);
+    expect(watching.json.reply).toMatch(
+      /^Done — I'll keep watching \(st_\w+\): "tell me when WETH is below 2500 USD"\. To stop, say "stop watching WETH"\.$/,
+    );
     const acting = await say('if WETH drops below 2000 buy $50 of WETH', { allow_act: true }, s.test);
     expect(acting.json.reply).toMatch(/^Done — I'll keep watching/);
     expect((await call(s.url, 'GET', '/v1/messages', { key: s.live })).json.messages.length).toBe(thread);

@@ -12,6 +12,7 @@ export {
   type ParsedAmount,
   parseAmount,
   parseUnits,
+  readableDecimal,
   USD_DECIMALS,
   USD_ONE,
   usdToNumber,

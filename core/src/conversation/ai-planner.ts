@@ -90,7 +90,8 @@ export function buildSystemPrompt(ctx: PlannerContext, wireNames: string[]): str
       ({ scope, use }) =>
         `- This key does not hold the ${scope} scope, so you cannot ${use}. If asked to, do nothing and say: "${scopesMissing([scope])}"`,
     ),
-    '- Answer briefly, in plain text.',
+    "- Answer briefly, in plain text, written for a chat: amounts as people read them (at most 6 significant digits), with the USD value beside a token amount when a tool result gives it (an action's value_usd).",
+    '- Never tell the owner to call an HTTP route or the API. Tell them what to say instead (to cancel a standing intent: "stop watching WETH" or "cancel st_…"), or, for a held action, to approve or deny it with its buttons.',
   ];
   const pinned: string[] = [];
   let left = PINNED_BUDGET_CHARS;

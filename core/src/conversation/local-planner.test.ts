@@ -45,9 +45,9 @@ const RESULTS: Record<string, unknown> = {
   'chain.tokens': {
     as_of_block: BLOCK,
     tokens: [
-      { symbol: 'WETH', price_usd: '2500.00 USD' },
-      { symbol: 'USDC', price_usd: '1.00 USD' },
-      { symbol: 'LONELY', price_usd: null },
+      { symbol: 'WETH', decimals: 18, price_usd: '2500.00 USD' },
+      { symbol: 'USDC', decimals: 6, price_usd: '1.00 USD' },
+      { symbol: 'LONELY', decimals: 18, price_usd: null },
     ],
   },
   'chain.pools': { as_of_block: BLOCK, pools: [POOL] },
@@ -71,8 +71,9 @@ const RESULTS: Record<string, unknown> = {
   },
   'memory.remember': { key: 'pref:DAI', pinned: true },
   'memory.forget': { key: 'pair:WETH-USDC', forgotten: true },
-  'standing.list': [{ id: 'st_1', text: 'tell me when WETH is below 2500 USD' }],
+  'standing.list': [{ id: 'st_1', text: 'tell me when WETH is below 2500 USD', trigger: { kind: 'price', token: 'WETH' } }],
   'standing.create': { id: 'st_2' },
+  'standing.cancel': { id: 'st_1', state: 'cancelled' },
   'intent.submit': DONE,
 };
 
@@ -207,14 +208,26 @@ const answers: [string, Row][] = [
   ],
   [
     'standing intents',
-    { text: 'list my alerts', reply: 'Standing: st_1: tell me when WETH is below 2500 USD.', calls: ['standing.list {}'] },
+    {
+      text: 'list my alerts',
+      reply:
+        'I\'m keeping an eye on one thing for you: "tell me when WETH is below 2500 USD" (st_1). To stop one, say "stop watching WETH".',
+      calls: ['standing.list {}'],
+    },
   ],
-  ['no standing intents', { text: 'my reminders', results: { 'standing.list': [] }, reply: 'You have no standing intents.' }],
+  [
+    'no standing intents',
+    {
+      text: 'my reminders',
+      results: { 'standing.list': [] },
+      reply: 'I\'m not watching anything for you. Say "tell me when WETH is below 2500 USD" to start.',
+    },
+  ],
   [
     'a standing intent',
     {
       text: EXAMPLES.watch,
-      reply: `Done — I'll keep watching (st_2): "${EXAMPLES.watch}". Cancel it any time with DELETE /v1/standing/st_2.`,
+      reply: `Done — I'll keep watching (st_2): "${EXAMPLES.watch}". To stop, say "stop watching WETH".`,
       calls: [`standing.create {"text":"${EXAMPLES.watch}"}`],
     },
   ],
@@ -233,11 +246,81 @@ const answers: [string, Row][] = [
       reply: 'Your spend policy stops that: over the per-transaction cap of 100 USD.',
     },
   ],
-  ['an action it cannot read', { text: 'swap lots of USDC', reply: /^I could not read/, calls: [] }],
+  [
+    'an action without an amount: asked back, nothing called',
+    { text: 'swap lots of USDC', reply: 'How much USDC should I swap? Say it with a number, like "swap 20 USDC for WETH".', calls: [] },
+  ],
+  [
+    'a share of a balance, worked out from the wallet',
+    {
+      text: 'swap half my usdc for weth please',
+      reply: `Half of your USDC is 50 USDC. ${actionOutcome(DONE)}`,
+      calls: ['wallet.read {}', 'chain.tokens {}', 'intent.submit {"do":"swap 50 USDC for WETH"}'],
+    },
+  ],
+  [
+    'an amount to receive, valued at the block first',
+    {
+      text: 'buy 0.01 ETH with USDC',
+      reply: `0.01 ETH is about 25.00 USD at block ${BLOCK}, so I'm buying that much. ${actionOutcome(DONE)}`,
+      calls: ['chain.tokens {}', 'intent.submit {"do":"buy $25.00 of ETH with USDC"}'],
+    },
+  ],
+  [
+    'words for numbers and an arrow',
+    { text: 'twenty usdc -> weth', reply: actionOutcome(DONE), calls: ['intent.submit {"do":"swap 20 USDC for WETH"}'] },
+  ],
+  ['a sale with nothing to receive: asked back', { text: 'sell 0.1 weth', reply: /^Sell 0\.1 WETH for which token\?/, calls: [] }],
+  [
+    'a token the chain does not list: asked back with the list',
+    {
+      text: 'swap 10 usdc for pepe',
+      reply: 'I don\'t know the token "PEPE". I know ETH, WETH, USDC, LONELY — which one did you mean?',
+      calls: ['chain.tokens {}'],
+    },
+  ],
+  [
+    'asking whether to act: no action',
+    { text: 'should I swap 10 usdc for weth?', reply: /If you want it done, say "swap 10 USDC for WETH"\.$/, calls: [] },
+  ],
+  [
+    'a misspelt action: offered, not done',
+    { text: 'swpa 10 usdc for weth', reply: 'I\'m not sure what you mean. Did you mean "swap 10 USDC for WETH"?', calls: [] },
+  ],
+  [
+    'one token held',
+    { text: 'how much USDC do I have?', reply: `You hold 100 USDC (100.00 USD) (block ${BLOCK}).`, calls: ['wallet.read {}'] },
+  ],
+  ['one token not held', { text: "what's my weth balance", reply: `You hold no WETH (block ${BLOCK}).` }],
+  ['an amount in dollars', { text: 'how much is 2 weth in dollars', reply: `2 WETH is 5000.00 USD (2500.00 USD each, block ${BLOCK}).` }],
+  [
+    'a price alert in everyday words',
+    {
+      text: 'let me know when eth goes under 2k',
+      reply: 'Done — I\'ll keep watching (st_2): "tell me when WETH is below 2000 USD". To stop, say "stop watching WETH".',
+      calls: ['standing.create {"text":"tell me when WETH is below 2000 USD"}'],
+    },
+  ],
+  [
+    'stop watching a token',
+    {
+      text: 'stop watching ETH',
+      reply: 'Stopped: "tell me when WETH is below 2500 USD".',
+      calls: ['standing.list {}', 'standing.cancel {"id":"st_1"}'],
+    },
+  ],
+  [
+    'stop watching what is not watched',
+    { text: 'stop watching DAI', reply: "I wasn't watching DAI for you, so there is nothing to stop.", calls: ['standing.list {}'] },
+  ],
+  [
+    'a weekly schedule it cannot keep',
+    { text: 'every monday buy 10 USDC of WETH', reply: /^I can't repeat things every monday yet\./, calls: [] },
+  ],
   ['a greeting', { text: 'hello there', reply: /^Hi! I'm Ada\. /, calls: [] }],
   ['thanks', { text: 'thanks!', reply: 'Any time.', calls: [] }],
   ['help', { text: 'what can you do', reply: new RegExp(`^I'm Ada, your presence\\. .*"${EXAMPLES.depth}"`), calls: [] }],
-  ['anything else', { text: 'qwerty uiop', reply: /^I'm not sure what you mean\. Try "how deep is WETH-USDC"/, calls: [] }],
+  ['anything else', { text: 'qwerty uiop', reply: /^I'm not sure what you mean\. The closest things I understand: "/, calls: [] }],
 ];
 
 const refusals: [string, Row][] = [

@@ -112,6 +112,7 @@ const Args = {
   remember: z.object({ key: MemoryKey, note: z.string().max(500) }),
   forget: z.object({ key: MemoryKey }),
   standing: z.object({ text: z.string().max(300) }),
+  cancel: z.object({ id: z.string().max(64) }),
   intent: z.object({ do: z.string().max(300) }),
 };
 
@@ -249,6 +250,23 @@ export function createPresenceTools(deps: {
       stagedStanding++;
       effects.deferred.push(() => unlessAtCap(standing.commit(p, record)));
       return toStandingView(record);
+    },
+  );
+  def(
+    'standing.cancel',
+    'Cancel one of the standing intents (by the id standing.list gives), when the owner asks to stop it.',
+    Args.cancel,
+    async (a) => {
+      // Answered as it will be, applied when the turn is stored (a failed turn cancels nothing).
+      const existing = await standing.get(p, a.id);
+      if (!existing || existing.state !== 'active') throw new PresenceError('not_found', `no standing intent ${a.id}`);
+      effects.deferred.push(() =>
+        standing.cancel(p, a.id).catch((e: unknown) => {
+          // Cancelled meanwhile: cancelled all the same.
+          if (!(e instanceof PresenceError && e.type === 'not_found')) throw e;
+        }),
+      );
+      return { ...toStandingView(existing), state: 'cancelled' };
     },
   );
   def(

@@ -28,6 +28,7 @@ describe('the tool → scope table', () => {
           ...(has('memory:write') ? ['memory.remember', 'memory.forget'] : []),
           'standing.list',
           ...(has('wallet:read') || (has('wallet:act') && allowAct) ? ['standing.create'] : []),
+          'standing.cancel',
           ...(has('wallet:act') && allowAct ? ['intent.submit'] : []),
         ];
         const turn = { scopes, allowAct };

@@ -5,7 +5,8 @@
 // announced as a `tool` event; it answers a problem that names the missing scope. The needs
 // mirror the routes: reading memory is memory:read, writing it memory:write, chain views and
 // the wallet wallet:read, acting wallet:act plus a turn with allow_act, standing intents what
-// they will do when they fire (standing-scopes.ts), listing them talk. A tool missing from this
+// they will do when they fire (standing-scopes.ts), listing and cancelling them talk (as the
+// routes do). A tool missing from this
 // table is never offered: withdrawals and policy changes are not tools, by design.
 import type { Scope } from '@presence/protocol';
 import { PresenceError } from '../errors/presence-error';
@@ -42,6 +43,7 @@ export const TOOL_SCOPES = {
   'memory.remember': one('memory:write'),
   'memory.forget': one('memory:write'),
   'standing.list': one('talk'),
+  'standing.cancel': one('talk'),
   'standing.create': { needs: STANDING_NEEDS, forCall: standingCall },
   'intent.submit': { needs: [{ scopes: ['wallet:act'], allowAct: true }] },
 } as const satisfies Record<string, ToolGate>;

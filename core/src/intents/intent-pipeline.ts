@@ -207,6 +207,7 @@ export function createIntentPipeline(deps: {
       summary: r.summary,
       amount: r.amount,
       expires_at: iso(r.expires_at as number),
+      value_usd: formatUsd(BigInt(r.value_usd)),
       ...lanes[caller.kind].answer,
     };
   }
@@ -217,6 +218,7 @@ export function createIntentPipeline(deps: {
     block,
     summary: r.summary,
     amount: r.amount,
+    value_usd: formatUsd(BigInt(r.value_usd)),
     ...lanes[caller.kind].answer,
   });
 

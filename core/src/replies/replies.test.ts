@@ -3,7 +3,7 @@
 import type { IntentResult, Scope } from '@presence/protocol';
 import { describe, expect, it } from 'vitest';
 import type { TokenList } from '../chain/token-list';
-import { actionOutcome, holdings, landed, scopesMissing, unknownToken } from './replies';
+import { actionOutcome, holdings, howToStop, landed, readableSummary, scopesMissing, unknownToken } from './replies';
 
 const tx = `0x${'cd'.repeat(32)}`;
 
@@ -24,10 +24,23 @@ describe('actionOutcome', () => {
         amount: '50 USDC',
         expires_at: '2026-03-01T00:10:00.000Z',
       },
-      "That is above your confirmation threshold, so I have held it: buy $50 of WETH. Approve or deny cf_9 before 2026-03-01T00:10:00.000Z; if you don't answer, nothing happens.",
+      "That is above your confirmation threshold, so I have held it: buy $50 of WETH. Approve or deny it before 2026-03-01 00:10 UTC; if you don't answer, nothing happens.",
     ],
   ])('%s', (_name, result, words) => {
     expect(actionOutcome(result)).toBe(words);
+  });
+
+  it('writes a swap for people: amounts to six significant digits, the USD value beside what is spent', () => {
+    const summary = 'swap 22 USDC for at least 0.007238 WETH (quoted 0.007311279878129051 WETH)';
+    expect(readableSummary(summary, '22 USDC', '22.00 USD')).toBe(
+      'swap 22 USDC (22.00 USD) for about 0.00731128 WETH (at least 0.007238 WETH)',
+    );
+    expect(readableSummary('wrap 0.123456789 ETH', '0.123456789 ETH', '370.37 USD')).toBe('wrap 0.123457 ETH (370.37 USD)');
+  });
+
+  it('tells how to stop a standing intent in words to say, never a route', () => {
+    expect(howToStop('tell me when WETH is below 2500 USD', 'st_1')).toBe('To stop, say "stop watching WETH".');
+    expect(howToStop('every day at 09:00 tell me my balance', 'st_2')).toBe('To stop, say "stop the daily report".');
   });
 
   it('says where a transaction landed the same way everywhere', () => {

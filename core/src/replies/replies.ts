@@ -3,6 +3,7 @@
 // builder per sentence, so the same fact always reaches the user in the same words.
 
 import type { IntentResult, Scope, WalletView } from '@presence/protocol';
+import { readableDecimal } from '../chain/amounts';
 import type { TokenList } from '../chain/token-list';
 
 /** Messages the presence offers as examples of what it understands. */
@@ -22,17 +23,54 @@ export const STANDING_FORMS = `I can watch prices ("${EXAMPLES.watch}"), report 
 /** "Transaction 0x… landed in block 12." */
 export const landed = (tx: string | undefined, block: number | undefined) => `Transaction ${tx} landed in block ${block}.`;
 
-/** An action the pipeline took, or held for approval. */
+/** Every decimal in a text rounded for people (six significant digits): "0.007311279878129051 WETH" → "0.00731128 WETH". */
+export const readable = (text: string) => text.replace(/\d+\.\d+/g, (n) => readableDecimal(n));
+
+/**
+ * An intent's summary as people read it: amounts rounded, the USD value beside what leaves
+ * the wallet, and a swap's expected amount before its minimum:
+ * "swap 22 USDC (22.00 USD) for about 0.00731128 WETH (at least 0.007238 WETH)".
+ */
+export function readableSummary(summary: string, amount?: string, valueUsd?: string): string {
+  const swap = /^swap (.+) for at least (\S+) (\S+) \(quoted (\S+) \S+\)$/.exec(summary);
+  const s = swap ? `swap ${swap[1]} for about ${swap[4]} ${swap[3]} (at least ${swap[2]} ${swap[3]})` : summary;
+  if (!(amount && valueUsd && s.includes(amount))) return readable(s);
+  const at = s.indexOf(amount) + amount.length;
+  return `${readable(s.slice(0, at))} (${valueUsd})${readable(s.slice(at))}`;
+}
+
+/** "14:10 UTC" (or the date too when it is not today's). */
+function whenUtc(iso: string, now = Date.now()): string {
+  const t = new Date(iso);
+  if (Number.isNaN(t.getTime())) return iso;
+  const hm = t.toISOString().slice(11, 16);
+  return t.toISOString().slice(0, 10) === new Date(now).toISOString().slice(0, 10)
+    ? `${hm} UTC`
+    : `${t.toISOString().slice(0, 10)} ${hm} UTC`;
+}
+
+/** An action the pipeline took, or held for approval: in words, with nothing to call over HTTP. */
 export function actionOutcome(r: IntentResult): string {
+  const what = readableSummary(r.summary, r.amount, r.value_usd);
   return r.status === 'done'
-    ? `Done: ${r.summary}. ${landed(r.tx, r.block)}`
-    : `That is above your confirmation threshold, so I have held it: ${r.summary}. Approve or deny ${r.confirm_id} before ${r.expires_at}; if you don't answer, nothing happens.`;
+    ? `Done: ${what}. ${landed(r.tx, r.block)}`
+    : `That is above your confirmation threshold, so I have held it: ${what}. Approve or deny it before ${whenUtc(r.expires_at)}; if you don't answer, nothing happens.`;
 }
 
 /** "10 USDC (10.00 USD), 0.5 WETH (1,250.00 USD) — 1,260.00 USD in total at block 12": what is held, nothing at 0. */
 export function holdings(v: Pick<WalletView, 'balances' | 'total_usd' | 'as_of_block'>): string {
-  const lines = v.balances.filter((b) => !/^0 /.test(b.amount)).map((b) => `${b.amount}${b.value_usd ? ` (${b.value_usd})` : ''}`);
+  const lines = v.balances
+    .filter((b) => !/^0 /.test(b.amount))
+    .map((b) => `${readable(b.amount)}${b.value_usd ? ` (${b.value_usd})` : ''}`);
   return `${lines.join(', ')} — ${v.total_usd} in total at block ${v.as_of_block}`;
+}
+
+/** How to stop a standing intent, in words to say (there is no route to call from a chat). */
+export function howToStop(text: string, id: string): string {
+  const token = /^(?:tell me when|if) (\S+) /i.exec(text)?.[1];
+  if (token) return `To stop, say "stop watching ${token.toUpperCase()}".`;
+  if (/^every day/i.test(text)) return 'To stop, say "stop the daily report".';
+  return `To stop, say "cancel ${id}".`;
 }
 
 /** A token the list does not have, with the ones it does. */

@@ -259,7 +259,7 @@ describe('an acting trigger', () => {
     expect(intent).toMatchObject({ state: 'done', source: 'standing', context: { standing_id: r.id, fire: 1 } });
     const said = await spoken(r);
     expect(said.thread).toHaveLength(1);
-    expect(said.thread[0]).toContain(`Done: wrap 0.001 ETH.`);
+    expect(said.thread[0]).toMatch(/Done: wrap 0\.001 ETH \(\d+\.\d{2} USD\)\./);
     expect(said.thread[0]).toContain(intent?.txs[0]?.hash as string);
   });
 

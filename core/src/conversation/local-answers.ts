@@ -1,0 +1,191 @@
+// The `local` planner's answers to what a message was read as (understanding/): questions
+// answered from the chain views and the wallet, standing intents created, listed and
+// stopped, and actions submitted in the intent pipeline's own words — built only from the
+// reading, with a share of a balance ("half my DAI") worked out from the wallet and an amount
+// to receive ("buy 0.01 ETH") valued at the block's price first. Questions back are said as
+// they are: nothing is called.
+import { formatUnits, formatUsd, parseUnits, readableDecimal, USD_DECIMALS } from '../chain/amounts';
+import { PresenceError } from '../errors/presence-error';
+import { actionOutcome, holdings, howToStop, readable, STANDING_FORMS } from '../replies/replies';
+import { parseStanding } from '../standing/standing-parser';
+import { readMessage } from '../understanding/read-message';
+import { type ActionReading, intentWords, isAction, type Reading } from '../understanding/reading';
+import { type LocalTurn, mustMay, problemOf, Say, sentence } from './local-turn';
+
+type TokenRow = { symbol: string; decimals: number; price_usd: string | null };
+type Standing = { id: string; text: string; trigger: { kind: string; token?: string } };
+
+const upper = (s: string) => s.toUpperCase();
+const priceNumber = (p: string) => p.replace(/ USD$/, '').replaceAll(',', '');
+const rowOf = (tokens: TokenRow[], symbol: string) =>
+  tokens.find((x) => upper(x.symbol) === upper(symbol) || (upper(symbol) === 'ETH' && x.symbol === 'WETH'));
+
+/** Reads the message; a token the common names do not include is looked up in the chain's list before asking about it. */
+export async function readWithList(text: string, t: LocalTurn): Promise<Reading | null> {
+  const first = readMessage(text, { presenceName: t.ctx.presenceName });
+  if (!(first?.kind === 'ask' && first.unknown && t.offered('chain.tokens'))) return first;
+  const list = await t.call('chain.tokens');
+  if (problemOf(list)) return first;
+  return readMessage(text, { presenceName: t.ctx.presenceName, known: list.tokens.map((x: TokenRow) => x.symbol) });
+}
+
+export async function answerReading(r: Reading, t: LocalTurn): Promise<string> {
+  if (isAction(r)) return act(r, t);
+  const { call } = t;
+  switch (r.kind) {
+    case 'ask':
+      return r.question;
+    case 'not_now':
+    case 'unsupported':
+      return r.reply;
+    case 'balance': {
+      const w = await call('wallet.read');
+      const p = problemOf(w);
+      if (p) return `I can't read the wallet: ${p.detail}`;
+      if (!r.token) return `You hold ${holdings(w)}. Spend policy: ${w.policy.spend}, ${w.policy.left_today} left today.`;
+      const b = w.balances.find((x: { symbol: string }) => upper(x.symbol) === upper(r.token as string));
+      if (!b || /^0 /.test(b.amount)) return `You hold no ${upper(r.token)} (block ${w.as_of_block}).`;
+      return `You hold ${readable(b.amount)}${b.value_usd ? ` (${b.value_usd})` : ''} (block ${w.as_of_block}).`;
+    }
+    case 'price': {
+      const sym = upper(r.token).slice(0, 40);
+      const v = await call('chain.tokens');
+      const p = problemOf(v);
+      if (p) return `I can't look up prices: ${p.detail}`;
+      const row = rowOf(v.tokens, sym);
+      if (!row) return `I don't know ${sym}. I know ${v.tokens.map((x: TokenRow) => x.symbol).join(', ')}.`;
+      if (!row.price_usd) return `${sym} has no pool to price it (block ${v.as_of_block}).`;
+      if (!r.amount) return `${sym} is ${row.price_usd} (block ${v.as_of_block}).`;
+      const worth = (parseUnits(r.amount, 18) * parseUnits(priceNumber(row.price_usd), USD_DECIMALS)) / 10n ** 18n;
+      return `${r.amount} ${sym} is ${formatUsd(worth)} (${row.price_usd} each, block ${v.as_of_block}).`;
+    }
+    case 'safety': {
+      const s = await call('chain.safety', { token: upper(r.token) });
+      const p = problemOf(s);
+      if (p) return `I can't check ${upper(r.token)}: ${p.detail}`;
+      const verdict = s.verdict === 'safe' ? 'looks safe' : s.verdict === 'unsafe' ? 'is NOT safe' : 'needs caution';
+      return `${s.token} ${verdict} (block ${s.as_of_block}). ${s.reasons.join('; ')}.`;
+    }
+    case 'pool': {
+      const v = await call('chain.pools', { pair: r.pair });
+      const p = problemOf(v);
+      if (p) return `I can't find that pool: ${p.detail}`;
+      const pool = v.pools[0];
+      const reserves = Object.values(pool.reserves).map(String).map(readable).join(' and ');
+      return `${pool.pair} holds ${reserves}, about ${pool.depth_usd.toLocaleString('en-US')} USD deep, at ${pool.price} (block ${pool.as_of_block}).`;
+    }
+    case 'pools': {
+      const v = await call('chain.pools');
+      const p = problemOf(v);
+      if (p) return `I can't list the pools: ${p.detail}`;
+      return `Pools at block ${v.as_of_block}: ${v.pools.map((x: { pair: string; depth_usd: number }) => `${x.pair} (${x.depth_usd.toLocaleString('en-US')} USD deep)`).join(', ')}.`;
+    }
+    case 'watch':
+      return watch(asTyped(t.ctx.text) ?? r.text, t);
+    case 'watching': {
+      const list = await call('standing.list');
+      const p = problemOf(list);
+      if (p) return `I can't list them: ${p.detail}`;
+      if (!Array.isArray(list) || list.length === 0)
+        return `I'm not watching anything for you. Say "tell me when WETH is below 2500 USD" to start.`;
+      const items = (list as Standing[]).map((s) => `"${s.text}" (${s.id})`).join('; ');
+      const first = list[0] as Standing;
+      return `I'm keeping an eye on ${list.length === 1 ? 'one thing' : `${list.length} things`} for you: ${items}. ${howToStop(first.text, first.id).replace('To stop,', 'To stop one,')}`;
+    }
+    case 'stop_watching':
+      return stop(r.what, t);
+  }
+}
+
+/** The message as typed, when the standing parser reads it as it is: it is then kept in the person's own words. */
+function asTyped(text: string): string | null {
+  const typed = text.trim().replace(/\s+/g, ' ');
+  try {
+    return parseStanding(typed) ? typed : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Sets up a standing intent from the standing parser's words (or says why it cannot). */
+export async function watch(text: string, t: LocalTurn): Promise<string> {
+  let spec: ReturnType<typeof parseStanding>;
+  try {
+    spec = parseStanding(text);
+  } catch (e) {
+    if (e instanceof PresenceError && e.status < 500) return `I can't set that up: ${sentence(e.detail)}`;
+    throw e;
+  }
+  if (!spec) return STANDING_FORMS;
+  mustMay('standing.create', t.ctx, { text });
+  const r = await t.call('standing.create', { text });
+  const p = problemOf(r);
+  if (p) return `I can't set that up: ${sentence(p.detail)}`;
+  return `Done — I'll keep watching (${r.id}): "${text}". ${howToStop(text, r.id)}`;
+}
+
+async function stop(what: Extract<Reading, { kind: 'stop_watching' }>['what'], t: LocalTurn): Promise<string> {
+  mustMay('standing.cancel', t.ctx);
+  const list = await t.call('standing.list');
+  const p = problemOf(list);
+  if (p) return `I can't list them: ${p.detail}`;
+  const all = (Array.isArray(list) ? list : []) as Standing[];
+  const chosen = all.filter((s) =>
+    what === 'all'
+      ? true
+      : what === 'daily'
+        ? s.trigger.kind === 'daily'
+        : 'id' in what
+          ? s.id === what.id
+          : s.trigger.kind === 'price' && upper(s.trigger.token ?? '') === upper(what.token),
+  );
+  const named = what === 'all' ? 'anything' : what === 'daily' ? 'a daily report' : 'id' in what ? what.id : upper(what.token);
+  if (chosen.length === 0) return `I wasn't watching ${named} for you, so there is nothing to stop.`;
+  for (const s of chosen) {
+    const r = await t.call('standing.cancel', { id: s.id });
+    const q = problemOf(r);
+    if (q) return `I couldn't stop "${s.text}": ${q.detail}`;
+  }
+  return `Stopped: ${chosen.map((s) => `"${s.text}"`).join('; ')}.`;
+}
+
+async function act(r: ActionReading, t: LocalTurn): Promise<string> {
+  const { call, ctx } = t;
+  mustMay('intent.submit', ctx);
+  let amount: string | null = null;
+  let before = '';
+  if ('amount' in r && typeof r.amount === 'object' && 'share' in r.amount) {
+    const { num, den, said } = r.amount.share;
+    const symbol = r.kind === 'wrap' ? 'ETH' : r.kind === 'unwrap' ? 'WETH' : upper(r.kind === 'swap' ? r.from : r.token);
+    mustMay('wallet.read', ctx);
+    const [w, v] = [await call('wallet.read'), await call('chain.tokens')];
+    const p = problemOf(w) ?? problemOf(v);
+    if (p) return `I can't read the wallet to work out ${said} of your ${symbol}: ${p.detail}`;
+    const decimals = symbol === 'ETH' ? 18 : v.tokens.find((x: TokenRow) => upper(x.symbol) === symbol)?.decimals;
+    const line = w.balances.find((b: { symbol: string }) => upper(b.symbol) === symbol);
+    const held = line && decimals !== undefined ? parseUnits(String(line.amount).split(' ')[0] as string, decimals) : 0n;
+    const part = (held * num) / den;
+    if (part === 0n) return `You hold no ${symbol}, so there is nothing to take ${said} of.`;
+    amount = formatUnits(part, decimals as number);
+    before = `${said === 'all' ? 'All' : `${said.charAt(0).toUpperCase()}${said.slice(1)} of`} your ${symbol} is ${readableDecimal(amount)} ${symbol}. `;
+  } else if (r.kind === 'buy_exact') {
+    mustMay('chain.tokens', ctx);
+    const v = await call('chain.tokens');
+    const p = problemOf(v);
+    if (p) return `I can't price ${upper(r.token)}: ${p.detail}`;
+    const row = rowOf(v.tokens, r.token);
+    if (!row?.price_usd)
+      return `I can't price ${upper(r.token)}, so I can't tell what ${r.amount} of it costs. Say what to spend instead, like "buy $20 of ${upper(r.token)}".`;
+    // The pipeline buys by value: the amount asked for, valued at this block, rounded up to the cent.
+    const usd = (parseUnits(r.amount, 18) * parseUnits(priceNumber(row.price_usd), USD_DECIMALS)) / 10n ** 18n;
+    const cent = 10n ** BigInt(USD_DECIMALS - 2);
+    amount = formatUnits(((usd + cent - 1n) / cent) * cent, USD_DECIMALS, 2);
+    before = `${r.amount} ${upper(r.token)} is about ${amount} USD at block ${v.as_of_block}, so I'm buying that much. `;
+  }
+  const res = await call('intent.submit', { do: intentWords(r, amount) });
+  const p = problemOf(res);
+  if (p) return p.type === 'policy_block' ? `Your spend policy stops that: ${p.detail}.` : `I couldn't do that: ${p.detail}`;
+  return `${before}${actionOutcome(res)}`;
+}
+
+export { Say };

@@ -1,0 +1,110 @@
+// The pieces of a request that name money: a token ("weth", "my dai"), and an amount of one —
+// "20 usdc", "20 usd of weth", "half my dai", "25% of my usdc", "all my weth" — or one too
+// vague to act on ("some usdc", "a bit of weth", "my dai"). Works on normalized text.
+import type { Amount } from './reading';
+
+/** Symbols understood without asking the chain (lower case). The planner passes its list's. */
+export const COMMON_SYMBOLS = ['eth', 'weth', 'usdc', 'dai', 'usdt', 'wbtc'] as const;
+
+/** Words that are grammar, never a token, wherever they stand. */
+const NOT_TOKENS = new Set(
+  "for to into in with using of my the some all half worth usd me it them a an and on at from by that this those these what which any much many more less token tokens coin coins money cash stuff thing things something anything everything it's its price balance wallet pool pools safe".split(
+    ' ',
+  ),
+);
+
+export type Phrase =
+  | { amount: Amount; token: string }
+  | { usdOf: string; token: string | null }
+  | { vague: string | null }
+  | { token: string }
+  | { unknown: string }
+  | null;
+
+const NUM = String.raw`(\d+(?:\.\d+)?)`;
+const OWNER = String.raw`(?:(?:of |in )?(?:my|the|your|our) |of )?`;
+const SHARES: [RegExp, (m: RegExpExecArray) => { num: bigint; den: bigint; said: string } | null][] = [
+  [
+    new RegExp(`^(\\d{1,3})/(\\d{1,3})(?: of)? ${OWNER}(.+)$`),
+    (m) => {
+      const num = BigInt(m[1] as string);
+      const den = BigInt(m[2] as string);
+      return num > 0n && den > 0n && num <= den ? { num, den, said: `${m[1]}/${m[2]}` } : null;
+    },
+  ],
+  [
+    new RegExp(`^(?:all|everything|the whole lot|the lot|the whole|whole)(?: of)? ${OWNER}(.+)$`),
+    () => ({ num: 1n, den: 1n, said: 'all' }),
+  ],
+  [new RegExp(`^(?:half|1/2)(?: of)? ${OWNER}(.+)$`), () => ({ num: 1n, den: 2n, said: 'half' })],
+  [new RegExp(`^(?:a |one )?quarter(?: of)? ${OWNER}(.+)$`), () => ({ num: 1n, den: 4n, said: 'a quarter' })],
+  [new RegExp(`^(?:a |one )?third(?: of)? ${OWNER}(.+)$`), () => ({ num: 1n, den: 3n, said: 'a third' })],
+  [
+    new RegExp(`^(\\d) (thirds|quarters)(?: of)? ${OWNER}(.+)$`),
+    (m) => {
+      const den = m[2] === 'thirds' ? 3n : 4n;
+      const num = BigInt(m[1] as string);
+      return num > 0n && num <= den ? { num, den, said: `${m[1]} ${m[2]}` } : null;
+    },
+  ],
+  [
+    new RegExp(`^${NUM}%(?: of)? ${OWNER}(.+)$`),
+    (m) => {
+      const [w, f = ''] = (m[1] as string).split('.');
+      const num = BigInt(`${w}${f}`);
+      const den = 100n * 10n ** BigInt(f.length);
+      return num > 0n && num <= den ? { num, den, said: `${m[1]}%` } : null;
+    },
+  ],
+];
+
+const VAGUE = new RegExp(
+  `^(?:everything|all of it|it all|the lot|a ton of|tons of|heaps of|a load of|a handful of|a bunch|some|a bit|a bit of|a little|a little bit of|a little of|a few|a couple|a couple of|a lot of|a lot|lots of|loads of|a bunch of|bunch of|most|most of|part of|a portion of|a chunk of|a small amount of|a tiny bit of|a little more|more|enough|any|whatever)(?: ${OWNER}(.+))?$`,
+);
+
+export type Vocabulary = ReadonlySet<string>;
+
+/** "my dai" → "dai"; "foo" → { unknown }; "for" → null. */
+export function tokenOf(phrase: string, known: Vocabulary): { token: string } | { unknown: string } | null {
+  const w = phrase
+    .trim()
+    .replace(/^(?:my|the|your|some|any|of) /, '')
+    .replace(/ (?:tokens?|coins?)$/, '')
+    .trim();
+  if (known.has(w)) return { token: w };
+  if (/^[a-z][a-z0-9.]{1,15}$/.test(w) && !NOT_TOKENS.has(w)) return { unknown: w };
+  return null;
+}
+
+/** What an amount phrase says (null: not an amount phrase at all). */
+export function phraseOf(phrase: string, known: Vocabulary): Phrase {
+  const p = phrase.trim().replace(/^(?:my|the|those|these) (?=\d)/, '');
+  let m = new RegExp(`^${NUM} usd(?: (?:worth|value))?(?: (?:of|in) (.+))?$`).exec(p);
+  if (m) {
+    if (!m[2]) return { usdOf: m[1] as string, token: null };
+    const t = tokenOf(m[2], known);
+    return t && 'token' in t ? { usdOf: m[1] as string, token: t.token } : t;
+  }
+  for (const [re, share] of SHARES) {
+    m = re.exec(p);
+    if (!m) continue;
+    const t = tokenOf(m.at(-1) as string, known);
+    const s = share(m);
+    if (!t) return null;
+    if ('unknown' in t) return t;
+    return s ? { amount: { share: s }, token: t.token } : { vague: t.token };
+  }
+  m = new RegExp(`^${NUM} (?:of )?(.+)$`).exec(p);
+  if (m) {
+    const t = tokenOf(m[2] as string, known);
+    if (!t) return null;
+    return 'token' in t ? { amount: { exact: m[1] as string }, token: t.token } : t;
+  }
+  m = VAGUE.exec(p);
+  if (m) {
+    const t = m[1] ? tokenOf(m[1], known) : null;
+    if (t && 'unknown' in t) return t;
+    return { vague: t ? t.token : null };
+  }
+  return tokenOf(p, known);
+}

@@ -1,0 +1,90 @@
+// A message as the readers see it: lower case, numbers in digits, dollar amounts as
+// "<n> usd", token names as their symbols in lower case ("wrapped ether" → "weth"), arrows
+// as "to", and the politeness and filler around a request taken off ("hey presence, could
+// you please … for me? thx"). Addresses keep their letter case (it carries their checksum):
+// they stand in the text as "addr0", "addr1" … and come back out by index; so do standing
+// intent ids.
+import { numbersAsDigits } from './number-words';
+
+export type Normalized = {
+  /** The words to read. */
+  text: string;
+  /** Addresses in the order they appear, as typed. */
+  addresses: string[];
+  /** Standing intent ids ("st_…", letter case kept), as "standing0", "standing1" … in the text. */
+  ids: string[];
+  /** The message ended with a question mark. */
+  asked: boolean;
+};
+
+const TOKEN_NAMES: [RegExp, string][] = [
+  [/\bwrapped (?:ether(?:eum)?|eth)\b/g, 'weth'],
+  [/\b(?:ether(?:eum)?|ethers)\b/g, 'eth'],
+  [/\busd ?coins?\b/g, 'usdc'],
+  [/\btether\b/g, 'usdt'],
+  [/\bdai stablecoins?\b/g, 'dai'],
+];
+
+const GREETING = String.raw`(?:hey|hi|hello|yo|ok|okay|so|um+|uh+|hmm+|alright|right|oh|well|good (?:morning|afternoon|evening))`;
+const POLITE = String.raw`(?:please|pls|plz|kindly|just|quickly|quick|now|also|then|and)`;
+const ASKING = String.raw`(?:(?:could|can|would|will|wud|cud) (?:you|u|ya)(?: please| pls| kindly| just| quickly)?|(?:i|id|i'd) (?:would )?(?:like|love|want|need|wanna) (?:you )?to|i wanna|i need (?:you )?to|i want (?:you )?to|let'?s|go ahead and|help me|do me a favou?r and|be a dear and|time to)`;
+const TRAILING = String.raw`(?:(?:and |& )?(?:thanks|thank you)(?: so much| a lot| in advance)?|please|pls|plz|thank u|thx|ty|tks|cheers|for me|asap|now|right now|if you can|if possible|if you could|if you don'?t mind|mate|buddy|friend|ok|okay|real quick|quickly|when you can|sir|kthx|kthxbye|lol)`;
+
+/** Takes the filler off both ends, repeatedly ("hey, could you please … for me please thx"). */
+function trimFiller(t: string, name: string): string {
+  const called = name ? `(?: ${escaped(name)}| presence)?` : '(?: presence)?';
+  const head = new RegExp(`^(?:${GREETING}${called}(?: there)?[,!]? |${POLITE},? |${ASKING} |presence,? )`);
+  const tail = new RegExp(`(?:,? ${TRAILING}|,? presence)$`);
+  let prev = '';
+  let out = t;
+  while (prev !== out) {
+    prev = out;
+    out = out.replace(head, '').replace(tail, '').trim();
+  }
+  return out;
+}
+
+const escaped = (s: string) => s.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+export function normalize(typed: string, presenceName = ''): Normalized {
+  const addresses: string[] = [];
+  const ids: string[] = [];
+  let t = typed
+    .trim()
+    .replace(/0x[0-9a-fA-F]{40}(?![0-9a-zA-Z])/g, (a) => ` addr${addresses.push(a) - 1} `)
+    .replace(/\bst_[A-Za-z0-9]{1,40}\b/g, (id) => ` standing${ids.push(id) - 1} `)
+    .replace(/[‘’`´]/g, "'")
+    .replace(/[“”]/g, '"')
+    .replace(/\s*(?:->|=>|→|⇒|➡️?|➔|⟶|>>)\s*/g, ' to ')
+    .replace(/\s*<=?\s*(?=\$?\d)/g, ' below ')
+    .replace(/\s*>=?\s*(?=\$?\d)/g, ' above ')
+    .toLowerCase();
+  const asked =
+    /\?\s*[\p{Emoji_Presentation}\s!.)]*$/u.test(t) || /^(?:what|how|is|are|do|does|can i|should|which|who|where|when is|why)\b/.test(t);
+  t = t
+    // Emoji, quotes and stray punctuation are not words; keep what numbers, pairs and times use.
+    .replace(/[^\p{L}\p{N}\s$%.,:'/\-@_]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .replace(/[.,!]+(\s|$)/g, '$1')
+    .trim();
+  t = t
+    .replace(/\bwhats\b/g, "what's")
+    .replace(/\bhows\b/g, "how's")
+    .replace(/\b(do|does|did|is|are|was|ca|wo)nt\b/g, "$1n't")
+    .replace(/\bu\b/g, 'you')
+    .replace(/\bur\b/g, 'your')
+    .replace(/\br\b/g, 'are')
+    .replace(/\b(?:plz|pls|plse)\b/g, 'please');
+  t = numbersAsDigits(t);
+  t = t
+    .replace(/\$ ?(\d+(?:\.\d+)?)/g, '$1 usd')
+    .replace(/(\d+(?:\.\d+)?) ?\$/g, '$1 usd')
+    .replace(/(\d+(?:\.\d+)?) ?(?:us dollars?|dollars?|bucks?|usd)\b/g, '$1 usd')
+    // "20usdc" → "20 usdc", but not a time ("09:00") or an ordinal-looking word
+    .replace(/\b(\d+(?:\.\d+)?)([a-z]{2,})\b/g, (m, n: string, w: string) => (/^(?:st|nd|rd|th|am|pm)$/.test(w) ? m : `${n} ${w}`))
+    .replace(/(\d+(?:\.\d+)?) ?(?:percent|pct)\b/g, '$1%')
+    .replace(/(\d) %/g, '$1%');
+  for (const [re, symbol] of TOKEN_NAMES) t = t.replace(re, symbol);
+  t = t.replace(/\b(get|buy|grab|give|fetch|find|show|pick) me\b/g, '$1').replace(/\s+/g, ' ');
+  return { text: trimFiller(t.trim(), presenceName), addresses, ids, asked };
+}

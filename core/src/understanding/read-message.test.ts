@@ -1,0 +1,71 @@
+// The reader against the phrasing corpus: the score is printed (all rows, and each kind), at
+// least 90% must read right, every must-ask row must be a question back, and no row that asks
+// for no action may be read as one. Then the properties that hold for any text: an action is
+// only ever built from amounts and tokens present in the words.
+import { expect, it, describe as suite } from 'vitest';
+import { ACTIONS, MUST_ASK, NOT_ACTIONS, type Phrasing, QUESTIONS, STANDING } from './phrasings.corpus';
+import { readMessage } from './read-message';
+import { describe, intentWords, isAction } from './reading';
+
+const KNOWN = ['WETH', 'USDC', 'DAI', 'SCAM'];
+const read = (text: string) => readMessage(text, { known: KNOWN, presenceName: 'Ada' });
+
+function score(rows: Phrasing[]) {
+  const misses = rows
+    .filter(([text, want]) => describe(read(text)) !== want)
+    .map(([text, want]) => `${text} → ${describe(read(text))} (want ${want})`);
+  return { right: rows.length - misses.length, of: rows.length, misses };
+}
+
+const SETS: [string, Phrasing[]][] = [
+  ['actions', ACTIONS],
+  ['questions', QUESTIONS],
+  ['standing', STANDING],
+  ['must ask', MUST_ASK],
+  ['not actions', NOT_ACTIONS],
+];
+
+suite('the phrasing corpus', () => {
+  it('reads at least 90% of everyday phrasings right (score printed)', () => {
+    const all = SETS.flatMap(([, rows]) => rows);
+    expect(all.length).toBeGreaterThanOrEqual(200);
+    const lines = SETS.map(([name, rows]) => {
+      const s = score(rows);
+      return `  ${name.padEnd(12)} ${s.right}/${s.of}${s.misses.map((m) => `\n    miss: ${m}`).join('')}`;
+    });
+    const total = score(all);
+    console.log(`phrasing corpus: ${total.right}/${total.of} (${((100 * total.right) / total.of).toFixed(1)}%)\n${lines.join('\n')}`);
+    expect(total.right / total.of).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('asks back on every ambiguous request', () => {
+    expect(score(MUST_ASK).misses).toEqual([]);
+  });
+
+  it('acts on none of the messages that ask for no action', () => {
+    expect(NOT_ACTIONS.map(([t]) => t).filter((t) => isAction(read(t)))).toEqual([]);
+  });
+});
+
+suite('an action is built only from what was said', () => {
+  it('the amount and tokens of the intent words appear in the message', () => {
+    for (const [text] of ACTIONS) {
+      const r = read(text);
+      if (!isAction(r) || r.kind === 'buy_exact' || ('amount' in r && 'share' in r.amount)) continue;
+      const words = intentWords(r);
+      const n = /\$?(\d+(?:\.\d+)?)/.exec(words)?.[1] as string;
+      expect(read(words), `${text} → ${words}`).toEqual(r.kind === 'swap' && !r.to ? expect.anything() : r);
+      expect(Number(n)).toBeGreaterThan(0);
+    }
+  });
+
+  it('a token the chain does not list is asked about, and one it lists is read', () => {
+    expect(read('swap 10 usdc for pepe')).toMatchObject({ kind: 'ask', unknown: 'pepe' });
+    expect(describe(readMessage('swap 10 usdc for pepe', { known: [...KNOWN, 'PEPE'] }))).toBe('swap 10 USDC PEPE');
+  });
+
+  it('keeps the letter case of an address (its checksum)', () => {
+    const to = '0x52908400098527886E0F7030069857D2E4169EE7';
+    expect(read(`SEND 1 USDC TO ${to}`)).toMatchObject({ kind: 'send', to });
+  });
+});

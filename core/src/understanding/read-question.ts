@@ -1,0 +1,126 @@
+// Reads a question about the wallet or the market: a balance ("how much eth do i have",
+// "what's my usdc balance"), a price ("how much is 1 weth in dollars"), a token's safety
+// ("is the scam token safe"), a pool's depth ("how liquid is weth/usdc") or the list of
+// pools. Null: not one of these. Works on normalized text.
+import { tokenOf, type Vocabulary } from './amount-phrase';
+import type { Reading } from './reading';
+
+// Any length: a name too long to be a token still reaches the tool, which says so.
+const TOK = String.raw`(?:the |an? |1 )?([a-z][a-z0-9.]*)(?: tokens?| coins?)?`;
+const PAIR = String.raw`(?:the )?([a-z][a-z0-9.]*)(?:[-/ ]| and | vs | to )([a-z][a-z0-9.]*)(?: pair| pool| market)?`;
+
+type Rule = [RegExp, (m: RegExpExecArray, known: Vocabulary) => Reading | null];
+
+const token = (w: string | undefined, known: Vocabulary) => {
+  const t = w ? tokenOf(w, known) : null;
+  return t && 'token' in t ? t.token : null;
+};
+/** A token question about a word that is no token we know is still that question (the tool says it does not know it). */
+const anyToken = (w: string | undefined, known: Vocabulary) => {
+  const t = w ? tokenOf(w, known) : null;
+  if (!t && w && /^[a-z][a-z0-9.]*$/.test(w) && (w.length === 1 || w.length > 15)) return w;
+  return t ? ('token' in t ? t.token : t.unknown) : null;
+};
+
+const rules: Rule[] = [
+  // balances
+  [
+    new RegExp(
+      `^how (?:much|many) ${TOK} (?:do i (?:have|hold|own|got)|have i got|is (?:in|on) my (?:wallet|account)|am i holding|i have|i got|i own|do we have|in my wallet)(?: left| now| right now| at the moment| today)?$`,
+    ),
+    (m, k) => ({ kind: 'balance', token: token(m[1], k) }),
+  ],
+  [
+    new RegExp(
+      `^(?:what(?:'s| is)|whats|show|check|tell|give|get|display|see)? ?(?:me )?my (?:current )?${TOK} (?:balance|holdings?|position|bag|stack)$`,
+    ),
+    (m, k) => ({ kind: 'balance', token: token(m[1], k) }),
+  ],
+  [
+    new RegExp(`^(?:do|did) i (?:have|hold|own|still have) (?:any )?${TOK}(?: left)?$`),
+    (m, k) => ({ kind: 'balance', token: token(m[1], k) }),
+  ],
+  [new RegExp(`^${TOK} balance$`), (m, k) => (token(m[1], k) ? { kind: 'balance', token: token(m[1], k) } : null)],
+  [
+    /^(?:what(?:'s| is)|whats|show|check|tell|give|get|display|see)? ?(?:me )?(?:my )?(?:current )?(?:balances?|holdings|wallet|portfolio|positions|bags|funds|assets|account)(?: balances?)?(?: look like)?$/,
+    () => ({ kind: 'balance', token: null }),
+  ],
+  [
+    /^(?:what do i (?:hold|have|own)|what does my (?:wallet|portfolio|account) look like|what am i holding|what have i got|what(?:'s| is) in my (?:wallet|account)|how much (?:money )?(?:do i have|have i got)|how much is my (?:wallet|portfolio|account) worth|what(?:'s| is) my (?:wallet|portfolio|account) worth|how rich am i|am i rich|what(?:'s| is) my net worth)(?: (?:right now|now|today|in total|in my wallet))?$/,
+    () => ({ kind: 'balance', token: null }),
+  ],
+  // token safety
+  [
+    new RegExp(
+      `^(?:is|are) ${TOK} (?:safe|a scam|scam|legit|legitimate|a rug|a rugpull|a rug pull|trustworthy|risky|dangerous|a honeypot|honeypot|ok|okay|fine|sketchy|shady|sus)(?: to (?:buy|hold|trade|use|swap))?$`,
+    ),
+    (m, k) => (anyToken(m[1], k) ? { kind: 'safety', token: anyToken(m[1], k) as string } : null),
+  ],
+  [
+    new RegExp(
+      `^(?:can i trust|should i trust|how safe is|how risky is|is it safe to (?:buy|hold|trade|swap(?: for)?|use)|safety (?:of|check on|check for)|check (?:the )?safety of|check(?: token)?|rug ?check|audit|scan|vet) ${TOK}$`,
+    ),
+    (m, k) => (anyToken(m[1], k) ? { kind: 'safety', token: anyToken(m[1], k) as string } : null),
+  ],
+  [
+    new RegExp(`^${TOK} (?:safe|safety|legit|a scam|scam)$`),
+    (m, k) => (token(m[1], k) ? { kind: 'safety', token: token(m[1], k) as string } : null),
+  ],
+  // pool depth
+  [
+    new RegExp(
+      `^(?:how (?:liquid|deep|big|large) is|how much liquidity (?:is there in|does|has|is in|in)|what(?:'s| is) the (?:liquidity|depth) (?:of|in|for)|(?:liquidity|depth) (?:of|in|for)|what(?:'s| is) in|show|check) ${PAIR}(?: have)?$`,
+    ),
+    (m, k) => pairOf(m[1], m[2], k),
+  ],
+  [new RegExp(`^${PAIR} (?:liquidity|depth|reserves)$`), (m, k) => pairOf(m[1], m[2], k)],
+  // pools
+  [
+    /^(?:what|which) (?:pools|markets|pairs)(?: (?:are there|do you (?:know|have|see)|can i (?:use|trade)|exist))?$|^(?:what|which tokens) can i (?:trade|swap|buy)$|^(?:list|show)(?: me)?(?: the| all)? (?:pools|markets|pairs)$|^(?:pools|markets)$/,
+    () => ({ kind: 'pools' }),
+  ],
+  // prices
+  [
+    new RegExp(
+      `^(?:how much (?:is|are|does|do|would)|what(?:'s| is| are)|whats|what (?:would|does|do|will|did)) (\\d+(?:\\.\\d+)?) ${TOK}(?: be)?(?: (?:worth|cost|go for|fetch|sell for|get me))?(?: in usd| in dollars| in usdc)?(?: right now| now| today)?$`,
+    ),
+    (m, k) => priceOf(m[2], m[1] ?? null, k),
+  ],
+  [
+    new RegExp(
+      `^(?:(how much (?:is|are|does|do))|what(?:'s| is)|whats|what are)(?: the)?(?: current)?( price of| value of| going rate for| rate for)? ${TOK}((?: worth| trading at| at| going for| cost| costing| priced at| in usd| in dollars| price| selling for)*)(?: right now| now| today)?$`,
+    ),
+    // "what is X" alone is any question; it asks a price only of a token we know
+    (m, k) => (m[1] || m[2] || m[4] ? priceOf(m[3], null, k) : token(m[3], k) ? priceOf(m[3], null, k) : null),
+  ],
+  [
+    new RegExp(`^(?:(?:the )?(?:current )?(?:price|value) of|price (?:for|check on|check)) ${TOK}(?: now| today)?$`),
+    (m, k) => priceOf(m[1], null, k),
+  ],
+  [new RegExp(`^${TOK} (?:price|value|in usd|usd|price now|price today|price check)$`), (m, k) => priceOf(m[1], null, k)],
+  [new RegExp(`^(?:value|worth) of (\\d+(?:\\.\\d+)?) ${TOK}$`), (m, k) => priceOf(m[2], m[1] ?? null, k)],
+];
+
+function priceOf(w: string | undefined, amount: string | null, known: Vocabulary): Reading | null {
+  const t = anyToken(w, known);
+  if (!t || /^(?:it|that|this|my|up|going|new|happening|wrong)$/.test(t)) return null;
+  return { kind: 'price', token: t, amount };
+}
+
+function pairOf(a: string | undefined, b: string | undefined, known: Vocabulary): Reading | null {
+  const x = anyToken(a, known);
+  const y = anyToken(b, known);
+  if (!x || !y) return null;
+  return { kind: 'pool', pair: `${(x === 'eth' ? 'weth' : x).toUpperCase()}-${(y === 'eth' ? 'weth' : y).toUpperCase()}` };
+}
+
+export function readQuestion(text: string, known: Vocabulary): Reading | null {
+  for (const [re, build] of rules) {
+    const m = re.exec(text);
+    if (m) {
+      const r = build(m, known);
+      if (r) return r;
+    }
+  }
+  return null;
+}

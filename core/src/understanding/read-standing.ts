@@ -1,0 +1,152 @@
+// Reads what a person wants watched or stopped: a price alert ("let me know when eth goes
+// under 2000"), a daily balance report ("send me my balance every day at 9am"), an action on
+// a price ("if weth drops below 2k, buy $50 of weth"), the list ("what are you keeping an eye
+// on for me") and cancelling ("stop watching eth"). A reading is put in the one form the
+// standing parser knows ("tell me when WETH is below 2000 USD"); what it cannot hold (a weekly
+// schedule, an action on a schedule) is said plainly. Works on normalized text.
+import { tokenOf, type Vocabulary } from './amount-phrase';
+import { readAction } from './read-action';
+import { intentWords, isAction, type Reading } from './reading';
+
+const TOK = String.raw`(?:the )?(?:price of )?([a-z][a-z0-9.]{1,15})(?:'s price| price)?`;
+const DOWN = 'drops|dips|falls|sinks|crashes|tanks|dumps|goes down|gets down|comes down|slides|declines';
+const UP = 'rises|climbs|jumps|pumps|moons|goes up|gets up|spikes|rallies|breaks out|soars';
+const FLAT = "is|goes|gets|trades|moves|hits|reaches|touches|crosses|gets to|is at|'s|falls back|drops back|is trading";
+const BELOW = 'below|under|beneath|less than|lower than|sub|<';
+const ABOVE = 'above|over|more than|higher than|past|beyond|>|north of';
+const MOVE = String.raw`(?:(${DOWN}|${UP}|${FLAT})(?: to| back)? )?(?:(${BELOW}|${ABOVE}) )?(?:to )?(\d+(?:\.\d+)?)(?: usd)?`;
+const ASK_ME = String.raw`(?:tell|notify|alert|ping|warn|message|text|msg|dm|remind|email|let|shout at|buzz) me(?: know)?`;
+const WHEN = '(?:when|if|once|as soon as|whenever|the moment|in case)';
+const DAY =
+  'monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|weekend|week|month|hour|minute|morning|evening|night|\\d+ (?:hours|minutes|days|weeks)';
+
+type Ctx = { known: Vocabulary; addresses: string[]; ids?: string[] };
+
+const ask = (question: string): Reading => ({ kind: 'ask', question });
+
+const IS_BELOW = new RegExp(`^(?:${BELOW})$`);
+const GOES_DOWN = new RegExp(`^(?:${DOWN})`);
+const GOES_UP = new RegExp(`^(?:${UP})`);
+
+/** The side of the line, from the words: an explicit side wins; a move down is below, up is above. */
+function sideOf(verb: string | undefined, side: string | undefined): 'below' | 'above' | null {
+  if (side) return IS_BELOW.test(side) ? 'below' : 'above';
+  if (!verb) return null;
+  if (GOES_DOWN.test(verb)) return 'below';
+  if (GOES_UP.test(verb)) return 'above';
+  return null;
+}
+
+const watched = (w: string, known: Vocabulary) => {
+  const t = tokenOf(w, known);
+  if (!t) return null;
+  const s = 'token' in t ? t.token : t.unknown;
+  return (s === 'eth' ? 'weth' : s).toUpperCase();
+};
+
+function priceLine(tok: string, verb: string | undefined, side: string | undefined, price: string, c: Ctx) {
+  const token = watched(tok, c.known);
+  if (!token) return null;
+  const op = sideOf(verb, side);
+  if (!op)
+    return ask(
+      `Should I tell you when ${token} goes above ${price} USD, or below it? Say it like "tell me when ${token} is below ${price} USD".`,
+    );
+  return { token, op, price };
+}
+
+const TIME = String.raw`(\d{1,2})(?::(\d{2}))? ?(am|pm|a\.m|p\.m|o'clock)?(?: utc)?`;
+const REPORT = String.raw`(?:tell|send|give|show|report|text|message) (?:me )?(?:my |the )?(?:wallet |portfolio )?(?:balance|balances|wallet|holdings|portfolio)`;
+const EVERY_DAY = '(?:every ?day|daily|each day|every morning|every evening)';
+const DAILY = [new RegExp(`^${EVERY_DAY}(?: at ${TIME})?,? ${REPORT}$`), new RegExp(`^${REPORT} ${EVERY_DAY}(?: at ${TIME})?$`)];
+
+function readDaily(t: string): Reading | null {
+  const m = DAILY[0]?.exec(t) ?? DAILY[1]?.exec(t);
+  if (!m) return null;
+  if (!m[1]) return ask('At what time of day (UTC)? Say it like "every day at 09:00 tell me my balance".');
+  let h = Number(m[1]);
+  const min = m[2] ?? '00';
+  if (m[3]?.startsWith('p') && h < 12) h += 12;
+  if (m[3]?.startsWith('a') && h === 12) h = 0;
+  if (h > 23 || Number(min) > 59)
+    return ask(`I can't set that up: ${m[1]}:${min} is not a time of day: give one from 00:00 to 23:59 (UTC).`);
+  return { kind: 'watch', text: `every day at ${String(h).padStart(2, '0')}:${min} tell me my balance` };
+}
+
+const LISTING = [
+  /^(?:what|which (?:tokens|prices|alerts)) (?:are|r) (?:you|u) (?:keeping an eye on|watching|tracking|monitoring|keeping track of|looking out for|doing for me)(?: for me)?$/,
+  /^(?:(?:list|show|what are|what're|which are|see|check|any|do i have any|what)(?: me)? )?(?:all )?(?:my |the |current |active |existing )*(?:standing intents|standing orders|alerts|price alerts|reminders|watches|watchlist|triggers|automations|rules)(?: do i have| have i set| are set| are active)?$/,
+  /^(?:which|what) (?:alerts|price alerts|standing intents|reminders|watches|triggers)(?: (?:are|do i have|have i got|are there|have you got))?(?: (?:active|set|on|running|going))?$/,
+];
+const CANCEL_ID = /^(?:cancel|stop|delete|remove|kill|drop|end|disable|turn off) (?:the |my |alert |standing intent )*standing(\d+)$/;
+const CANCEL_DAILY =
+  /^(?:stop|cancel|delete|remove|turn off|disable|end|kill) (?:the |my )?(?:daily )?(?:balance )?(?:report|reports|update|updates)(?: every day| daily)?$/;
+const CANCEL_ALL =
+  /^(?:stop|cancel|delete|remove|clear|turn off|disable|kill) (?:all|everything|every)(?: of)?(?: my| the| your)?(?: alerts| standing intents| watches| reminders| you(?:'re| are) watching)?$|^stop watching (?:everything|all)$/;
+const CANCEL_TOKEN =
+  /^(?:stop|quit|cancel|delete|remove|turn off|disable|forget) (?:watching|tracking|monitoring|(?:the |my )?(?:price )?alerts? (?:for|on|about)|(?:my )?(?:alert|watch) on) (?:the )?([a-z][a-z0-9.]{1,15})(?: price)?$/;
+const SCHEDULE = new RegExp(`^(?:every|each|once a|on) (?:other )?(${DAY})s?\\b`);
+const ALERTS = [
+  new RegExp(`^${ASK_ME} ${WHEN} ${TOK} ${MOVE}$`),
+  new RegExp(`^(?:set (?:up )?(?:an? )?)?(?:price )?(?:alert|notify|ping|warn)(?: me)?(?: (?:for|on|when|if))? ${TOK} ${MOVE}$`),
+  new RegExp(
+    `^(?:watch|track|monitor|keep an eye on) ${TOK} (?:and|then)? ?(?:tell|let|ping|alert|notify) me(?: know)? ${WHEN} (?:it )?${MOVE}$`,
+  ),
+];
+const ON_PRICE = new RegExp(`^${WHEN} ${TOK} ${MOVE},? (?:then |please )?(.+)$`);
+const JUST_TELL = new RegExp(`^(?:${ASK_ME}|tell me|ping me|alert me|notify me)$`);
+
+const UNSUPPORTED_DAILY =
+  'Every day I can only report your balance ("every day at 09:00 tell me my balance"). To act, tie it to a price: "if WETH drops below 2000 buy $50 of WETH".';
+
+/** "if WETH drops below 2000, buy $50 of WETH": the action must be one a later fire can do as said. */
+function onPrice(m: RegExpExecArray, c: Ctx): Reading | null {
+  const rest = m[5] as string;
+  const line = priceLine(m[1] as string, m[2], m[3], m[4] as string, c);
+  if (JUST_TELL.test(rest))
+    return !line || 'kind' in line ? line : { kind: 'watch', text: `tell me when ${line.token} is ${line.op} ${line.price} USD` };
+  const action = readAction(rest, c);
+  if (!action || !isAction(action)) return action;
+  if (!line || 'kind' in line) return line;
+  if (action.kind === 'buy_exact' || ('amount' in action && typeof action.amount === 'object' && 'share' in action.amount))
+    return ask(
+      `For an action on a price I need a fixed amount, in tokens or dollars: say it like "if ${line.token} drops below ${line.price} buy $50 of WETH".`,
+    );
+  return {
+    kind: 'watch',
+    text: `if ${line.token} ${line.op === 'below' ? 'drops below' : 'rises above'} ${line.price} USD ${intentWords(action)}`,
+  };
+}
+
+export function readStanding(t: string, c: Ctx): Reading | null {
+  if (LISTING.some((re) => re.test(t))) return { kind: 'watching' };
+  const byId = CANCEL_ID.exec(t);
+  if (byId) return { kind: 'stop_watching', what: { id: c.ids?.[Number(byId[1])] as string } };
+  if (CANCEL_DAILY.test(t) && /daily|report/.test(t)) return { kind: 'stop_watching', what: 'daily' };
+  if (CANCEL_ALL.test(t)) return { kind: 'stop_watching', what: 'all' };
+  const stopToken = CANCEL_TOKEN.exec(t);
+  if (stopToken) {
+    const token = watched(stopToken[1] as string, c.known);
+    return token ? { kind: 'stop_watching', what: { token } } : null;
+  }
+  // schedules the standing service cannot hold
+  const schedule = SCHEDULE.exec(t);
+  if (schedule && !/^every (?:morning|evening) at/.test(t)) {
+    return {
+      kind: 'unsupported',
+      reply: `I can't repeat things every ${schedule[1]} yet. I can report your balance every day at a set time ("every day at 09:00 tell me my balance"), watch a price ("tell me when WETH is below 2500 USD") or act on one ("if WETH drops below 2000 buy $50 of WETH").`,
+    };
+  }
+  const daily = readDaily(t);
+  if (daily) return daily;
+  if (/^(?:every ?day|daily|each day)\b/.test(t)) return { kind: 'unsupported', reply: UNSUPPORTED_DAILY };
+  for (const re of ALERTS) {
+    const alert = re.exec(t);
+    if (!alert) continue;
+    const line = priceLine(alert[1] as string, alert[2], alert[3], alert[4] as string, c);
+    if (!line || 'kind' in line) return line;
+    return { kind: 'watch', text: `tell me when ${line.token} is ${line.op} ${line.price} USD` };
+  }
+  const m = ON_PRICE.exec(t);
+  return m ? onPrice(m, c) : null;
+}
