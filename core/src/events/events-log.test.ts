@@ -51,6 +51,7 @@ describe('events log', () => {
         },
       ],
       ['confirm', { confirm_id: 'cf_1', intent_id: 'in_1', status: 'executed', tx: '0x01', block: 7 }],
+      ['webhook_disabled', { webhook_id: 'wh_0123456789abcdef', url: 'https://example.com/hook', reason: 'failing', event_id: 4 }],
     ];
     for (const e of emits) await log.emit({ accountId: 'a', kind: 'live' }, ...e);
     const stored = await store.eventsAfter('a', 0, 10);
