@@ -23,6 +23,8 @@ export const PolicyDocument = z.object({
   per_tx_cap: AmountString,
   confirm_over: AmountString,
   daily_cap: AmountString,
+  /** Holds above this are approved only with a passkey (DESIGN.md "Passkey approvals"); absent: off. */
+  passkey_over: AmountString.optional(),
   deny: z.array(DenyRule).max(100),
   withdraw_allowlist: z.array(z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'an address is 0x followed by 40 hex digits')).max(100),
   max_slippage_bps: z.number().int().min(0).max(5000),

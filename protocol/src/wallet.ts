@@ -1,5 +1,6 @@
 // Wallet, intent and confirmation shapes.
 import { z } from 'zod';
+import { PasskeyHold } from './passkeys';
 import { AmountString, PolicyDocument } from './policy';
 
 export const IntentRequest = z.object({
@@ -23,6 +24,7 @@ export const IntentHeld = z.object({
   amount: z.string(),
   expires_at: z.string(),
   simulated: z.boolean().optional(),
+  ...PasskeyHold.shape,
 });
 export const IntentResult = z.discriminatedUnion('status', [IntentDone, IntentHeld]);
 export type IntentResult = z.infer<typeof IntentResult>;
@@ -59,6 +61,7 @@ export const ConfirmationView = z.object({
   expires_at: z.string(),
   tx: z.string().nullable(),
   block: z.number().int().nullable(),
+  ...PasskeyHold.shape,
 });
 export type ConfirmationView = z.infer<typeof ConfirmationView>;
 export const ConfirmationList = z.object({ confirmations: z.array(ConfirmationView) });

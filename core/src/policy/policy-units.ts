@@ -7,13 +7,15 @@ import type { PolicyDocument } from '@presence/protocol';
 import type { TokenList } from '../chain/token-list';
 import { invalidRequest } from '../errors/presence-error';
 
-const CAPS = ['per_tx_cap', 'confirm_over', 'daily_cap'] as const;
+const CAPS = ['per_tx_cap', 'confirm_over', 'daily_cap', 'passkey_over'] as const;
 
 export function checkPolicyUnits(doc: PolicyDocument, list: TokenList): void {
   const symbols = new Set(['USD', 'ETH', ...list.tokens.map((t) => t.symbol.toUpperCase())]);
   const known = `USD, ETH, ${list.tokens.map((t) => t.symbol).join(', ')}`;
   for (const field of CAPS) {
-    const unit = (doc[field].split(' ')[1] ?? '').toUpperCase();
+    const value = doc[field];
+    if (value === undefined) continue;
+    const unit = (value.split(' ')[1] ?? '').toUpperCase();
     if (!symbols.has(unit)) throw invalidRequest(`${field}: unknown unit "${unit}"; use one of ${known}`);
   }
   doc.deny.forEach((rule, i) => {

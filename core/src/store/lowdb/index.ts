@@ -3,3 +3,4 @@
 export { createLowdbStore, type LowdbStoreOptions } from './lowdb-store';
 export { resealLowdb } from './reseal';
 export { createLowdbSurfaceStore, type LowdbSurfaceStoreOptions } from './surfaces';
+export { createLowdbPasskeyStore } from './passkeys';

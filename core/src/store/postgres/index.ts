@@ -14,3 +14,4 @@ export { createPostgresStore, type PostgresStoreOptions } from './postgres-store
 export { resealPostgres } from './reseal';
 export { createPostgresSurfaceStore } from './surfaces';
 export { createPostgresOverlayShare } from './test-overlays';
+export { createPostgresPasskeyStore } from './passkeys';
