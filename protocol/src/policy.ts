@@ -32,7 +32,10 @@ export const PolicyDocument = z.object({
 });
 export type PolicyDocument = z.infer<typeof PolicyDocument>;
 
-export const StoredPolicy = PolicyDocument.extend({ version: z.number().int(), updated_at: z.string() });
+// The optional field last: the fast serializer writes optional properties after the required
+// ones, and an answer must come out the same through it and through zod.
+const { passkey_over, ...requiredFields } = PolicyDocument.shape;
+export const StoredPolicy = z.object({ ...requiredFields, version: z.number().int(), updated_at: z.string(), passkey_over });
 export type StoredPolicy = z.infer<typeof StoredPolicy>;
 
 export const SpendLabel = z.enum(['locked', 'confirm_all', 'guarded']);

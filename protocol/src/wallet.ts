@@ -1,7 +1,7 @@
 // Wallet, intent and confirmation shapes.
 import { z } from 'zod';
 import { PasskeyHold } from './passkeys';
-import { AmountString, PolicyDocument } from './policy';
+import { AmountString, StoredPolicy } from './policy';
 
 export const IntentRequest = z.object({
   do: z.string().min(1).max(500).describe('The intent as a sentence, e.g. "swap 50 USDC for WETH"'),
@@ -67,7 +67,7 @@ export type ConfirmationView = z.infer<typeof ConfirmationView>;
 export const ConfirmationList = z.object({ confirmations: z.array(ConfirmationView) });
 export const ConfirmQuery = z.object({ status: ConfirmStatus.optional() });
 
-export const PolicyView = PolicyDocument.extend({ version: z.number().int(), updated_at: z.string() });
+export const PolicyView = StoredPolicy;
 
 export const WalletView = z.object({
   address: z.string(),

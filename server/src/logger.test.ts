@@ -3,7 +3,7 @@
 // request, is the reference), in both formats.
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { productionLogging } from './logger';
+import { productionLogging, redactUrl } from './logger';
 
 async function linesFor(format: 'json' | 'pretty', url: string) {
   const lines: string[] = [];
@@ -34,5 +34,15 @@ describe('the request line', () => {
     const [pinos, ours] = await linesFor('pretty', '/v1/x');
     const strip = (l: string | undefined) => l?.replace(/\d+(\.\d+)? ?ms/, 'T ms').replace(/^\S+/, 'TIME');
     expect(strip(ours)).toBe(strip(pinos));
+  });
+});
+
+describe('redactUrl', () => {
+  it('hides a passkey link’s token, whatever follows it or however it is escaped', () => {
+    expect(redactUrl('/approve/TOKEN123')).toBe('/approve/[redacted]');
+    expect(redactUrl('/approve/TOKEN123/options?x=1')).toBe('/approve/[redacted]');
+    expect(redactUrl('/enroll/TOKEN123')).toBe('/enroll/[redacted]');
+    expect(redactUrl('/%61pprove/TOKEN123')).toBe('/approve/[redacted]');
+    expect(redactUrl('/assets/passkeys/page.js')).toBe('/assets/passkeys/page.js');
   });
 });

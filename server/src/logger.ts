@@ -22,20 +22,21 @@ export type LogStream = { write(line: string): void };
 
 export type LogFormat = 'pretty' | 'json';
 
-/** `/links/` in any case, as the router would read it (escapes decoded, so %2F is a slash too). */
-const UNDER_LINKS = /\/links\//i;
+/** `/links/`, `/enroll/` or `/approve/` in any case, as the router would read it (escapes decoded, so %2F is a slash too). */
+const UNDER_LINKS = /\/(links|enroll|approve)\//i;
 const ESCAPE = /%([0-9a-f]{2})/gi;
 
 /**
  * A URL fit for a log line. Whatever comes after `/links/` may be a link code (the redeem
  * route's, or one sent to a path that does not exist: `/v1/links/CODE`, `/v1/links/CODE%2Fredeem`),
+ * and after `/enroll/` or `/approve/` a passkey link's token,
  * so all of it, query included, is replaced. Escapes are decoded first, byte by byte and
  * tolerating malformed ones, so `/v1/link%73/CODE` is caught as the router would route it.
  */
 export function redactUrl(url: string): string {
   const plain = url.includes('%') ? url.replace(ESCAPE, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))) : url;
   const at = UNDER_LINKS.exec(plain);
-  return at ? `${plain.slice(0, at.index)}/links/[redacted]` : url;
+  return at ? `${plain.slice(0, at.index)}/${(at[1] as string).toLowerCase()}/[redacted]` : url;
 }
 
 export function productionLogger(

@@ -1,9 +1,9 @@
-// Opens the surfaces store beside the main one: on PostgreSQL its tables in the same database
-// (migration 0010, applied with the others), on the embedded store its logs under
-// data/surfaces/ in the same data directory.
-import type { StorePort, SurfaceStorePort } from '@presence/core';
-import { createLowdbSurfaceStore } from '@presence/core/lowdb';
-import { createPostgresSurfaceStore, type Database } from '@presence/core/postgres';
+// Opens the ports kept beside the main store — surfaces and passkeys: on PostgreSQL their tables
+// in the same database (migrations 0010 and 0045, applied with the others), on the embedded
+// store their logs under data/surfaces/ and data/passkeys/ in the same data directory.
+import type { PasskeyStorePort, StorePort, SurfaceStorePort } from '@presence/core';
+import { createLowdbPasskeyStore, createLowdbSurfaceStore } from '@presence/core/lowdb';
+import { createPostgresPasskeyStore, createPostgresSurfaceStore, type Database } from '@presence/core/postgres';
 import type { Config } from './config';
 import { databaseFailure } from './open-store';
 
@@ -17,6 +17,20 @@ export async function openSurfaceStore(
   if (!url) return createLowdbSurfaceStore({ dataDir: config.PRESENCE_DATA_DIR, events: store });
   try {
     return await createPostgresSurfaceStore(database ? { sql: database } : { url, max: 2 });
+  } catch (e) {
+    throw databaseFailure(url, e);
+  }
+}
+
+/** The passkeys store: tables of migration 0045 on PostgreSQL, logs under data/passkeys/ embedded. */
+export async function openPasskeyStore(
+  config: Pick<Config, 'PRESENCE_DATABASE_URL' | 'PRESENCE_DATA_DIR'>,
+  database?: Database | null,
+): Promise<PasskeyStorePort> {
+  const url = config.PRESENCE_DATABASE_URL;
+  if (!url) return createLowdbPasskeyStore({ dataDir: config.PRESENCE_DATA_DIR });
+  try {
+    return await createPostgresPasskeyStore(database ? { sql: database } : { url });
   } catch (e) {
     throw databaseFailure(url, e);
   }

@@ -17,7 +17,12 @@ export function createServerCore(
     keystore,
     metrics,
     clock,
+    publicUrl,
+    onPasskeyRefused,
   }: {
+    /** PRESENCE_PUBLIC_URL, or the default once the port is known. */
+    publicUrl: () => string;
+    onPasskeyRefused: NonNullable<Parameters<typeof createCore>[0]['onPasskeyRefused']>;
     storage: Storage;
     coordination: Coordination;
     chain: ChainRuntime | null;
@@ -38,6 +43,9 @@ export function createServerCore(
     },
     keystore,
     surfaces: storage.surfaces,
+    passkeys: storage.passkeys,
+    publicUrl,
+    onPasskeyRefused,
     locks: coordination.locks,
     leases: coordination.leases,
     chainName: () => config.PRESENCE_CHAIN,

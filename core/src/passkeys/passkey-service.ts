@@ -155,7 +155,7 @@ export function createPasskeyService({
       if (!t) return null;
       return t.used_at !== null ? 'used' : clock.now() >= t.expires_at ? 'expired' : 'open';
     },
-    async registrationOptions(token: string) {
+    async registrationOptions(token: string): Promise<Record<string, unknown>> {
       const t = await ticketOf(token, 'enroll');
       if (!t || t.used_at !== null || clock.now() >= t.expires_at) throw gone();
       const existing = await passkeys.listCredentials(t.account_id);
@@ -173,7 +173,7 @@ export function createPasskeyService({
         authenticatorSelection: { residentKey: 'preferred', userVerification: 'required' },
       });
       if (!(await passkeys.setChallenge(t.hash, options.challenge, clock.now()))) throw gone();
-      return options;
+      return { ...options };
     },
     async register(token: string, response: PasskeyRegistration): Promise<PasskeyView> {
       const t = await ticketOf(token, 'enroll');
@@ -242,7 +242,7 @@ export function createPasskeyService({
         simulated: t.key_kind === 'test',
       };
     },
-    async authenticationOptions(token: string) {
+    async authenticationOptions(token: string): Promise<Record<string, unknown>> {
       const t = await ticketOf(token, 'approve');
       if (!t || t.used_at !== null || clock.now() >= t.expires_at) throw gone();
       const r = await holdOf(t);
@@ -254,7 +254,7 @@ export function createPasskeyService({
         userVerification: 'required',
       });
       if (!(await passkeys.setChallenge(t.hash, options.challenge, clock.now()))) throw gone();
-      return options;
+      return { ...options };
     },
     async approve(token: string, response: PasskeyAssertion): Promise<ConfirmResult> {
       const t = await ticketOf(token, 'approve');
