@@ -179,6 +179,22 @@ describe.each(['lowdb', 'postgres'] as const)('passkey approvals on %s', (store)
     expect(ok.json.status).toBe('executed');
   });
 
+  it('a test key’s hold follows the same rules, in simulation', async () => {
+    const scopes = ['talk', 'memory:read', 'memory:write', 'wallet:read', 'wallet:act', 'admin'] as const;
+    const t = (await s.core.keys.create(a.name, { kind: 'test', name: 'sandbox', scopes: [...scopes] })).secret;
+    await putPolicy(s, t, PASSKEY_POLICY);
+    const r = await intent(t, 'swap 15 USDC for WETH');
+    expect(r.status, r.text).toBe(202);
+    expect(r.json).toMatchObject({ simulated: true, passkey: true, approve_url: expect.stringMatching(LINK(s, 'approve')) });
+    expect((await confirm(t, r.json.confirm_id, true)).json.type).toBe('passkey_required');
+    await device.page.goto(r.json.approve_url);
+    expect(await device.page.locator('.note').first().textContent()).toContain('simulates it');
+    expect(await pressOn(device.page, null)).toMatchObject({ state: 'done' });
+    expect(await statusOf(t, r.json.confirm_id)).toBe('executed');
+    // The live side saw none of it.
+    expect(await statusOf(a.key, r.json.confirm_id)).toBeUndefined();
+  });
+
   it('the last passkey cannot be removed while passkey_over is set', async () => {
     const [pk] = (await call(s.url, 'GET', '/v1/passkeys', { key: a.key })).json.passkeys;
     const last = await call(s.url, 'DELETE', `/v1/passkeys/${pk.id}`, { key: a.key });
