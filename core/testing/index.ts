@@ -9,4 +9,5 @@
 export { describeDueWorkContract } from './due-work-contract';
 export { intentRecord, type OpenStoreHarness, type StoreHarness, standing } from './fixtures';
 export { describeLeasesContract, type LeasesHarness } from './leases-contract';
+export { createSoftAuthenticator, type SoftAuthenticatorOptions } from './soft-authenticator';
 export { type ContractContext, type ContractSection, contractSections, describeStoreContract } from './store-contract';

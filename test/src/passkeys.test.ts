@@ -4,6 +4,7 @@
 // the passkey (executed once) or denies it in one tap; a second authenticator, another
 // account's credential, a replayed assertion and a used link are refused; under the threshold
 // a plain call approves as before. Many servers: passkeys-cluster.test.ts.
+import { createSoftAuthenticator } from '@presence/core/testing';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, removeDir, startTestServer, type TestServer, tempDir } from './harness';
@@ -166,6 +167,32 @@ describe.each(['lowdb', 'postgres'] as const)('passkey approvals on %s', (store)
     } finally {
       await other.context.close();
     }
+  });
+
+  it('an answer from another origin, or without user verification, is refused; the right one approves', async () => {
+    const soft = await newAccount(s, 'pk-soft');
+    const origin = `http://localhost:${new URL(s.url).port}`;
+    const good = createSoftAuthenticator({ origin });
+    const link = new URL(await enrollLink(soft.key)).pathname;
+    const made = await call(s.url, 'POST', `${link}/options`, { body: {} });
+    const added = await call(s.url, 'POST', link, { body: good.register(made.json) });
+    expect(added.status, added.text).toBe(201);
+    await putPolicy(s, soft.key, PASSKEY_POLICY);
+    const r = await intent(soft.key, 'swap 9 USDC for WETH');
+    const path = new URL(r.json.approve_url).pathname;
+    const attempt = async (answer: (o: { challenge: string; rpId?: string }) => unknown) => {
+      const options = await call(s.url, 'POST', `${path}/options`, { body: {} });
+      return call(s.url, 'POST', path, { body: answer(options.json) });
+    };
+    const elsewhere = await attempt((o) => good.assert(o, { origin: 'http://localhost:1' }));
+    expect([elsewhere.status, elsewhere.json.type]).toEqual([403, 'passkey_refused']);
+    // Signed by the right key, but the device did not verify the user.
+    const unverified = await attempt((o) => good.assert(o, { verified: false }));
+    expect([unverified.status, unverified.json.type]).toEqual([403, 'passkey_refused']);
+    expect(await statusOf(soft.key, r.json.confirm_id)).toBe('held');
+    const ok = await attempt((o) => good.assert(o));
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.json.status).toBe('executed');
   });
 
   it('under passkey_over a hold is approved by a plain call, as before', async () => {
