@@ -8,6 +8,8 @@ import { isoCBOR } from '@simplewebauthn/server/helpers';
 
 const b64url = (b: Uint8Array) => Buffer.from(b).toString('base64url');
 const sha256 = (s: string | Uint8Array) => createHash('sha256').update(s).digest();
+/** A plain Uint8Array of this realm: the CBOR encoder checks `instanceof Uint8Array`, which a Buffer fails under jsdom. */
+const bytes = (b: Uint8Array) => Uint8Array.from(b);
 
 /** Flags: user present, user verified; attested credential data follows. */
 const UP = 0x01;
@@ -45,8 +47,8 @@ export function createSoftAuthenticator({ origin, verified = true }: SoftAuthent
         [1, 2],
         [3, -7],
         [-1, 1],
-        [-2, Buffer.from(jwk.x, 'base64url')],
-        [-3, Buffer.from(jwk.y, 'base64url')],
+        [-2, bytes(Buffer.from(jwk.x, 'base64url'))],
+        [-3, bytes(Buffer.from(jwk.y, 'base64url'))],
       ]);
       const idLength = Buffer.alloc(2);
       idLength.writeUInt16BE(credentialId.length);
@@ -63,7 +65,7 @@ export function createSoftAuthenticator({ origin, verified = true }: SoftAuthent
         new Map<string, unknown>([
           ['fmt', 'none'],
           ['attStmt', new Map()],
-          ['authData', authData],
+          ['authData', bytes(authData)],
         ]) as never,
       );
       return {
