@@ -18,7 +18,6 @@ import { formatUsd } from '../chain/amounts';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import { notFound, PresenceError } from '../errors/presence-error';
-import type { Confirmations } from '../intents/confirmations';
 import { accountCaller, type Caller } from '../keys/caller';
 import { randomBase62 } from '../keys/key-secret';
 import type { PolicyService } from '../policy/policy-service';
@@ -49,6 +48,11 @@ const gone = () => notFound('this link is not valid (used, expired or mistyped)'
 
 export type PasskeyService = ReturnType<typeof createPasskeyService>;
 
+/** The approval path of POST /v1/confirm (intents/confirmations.ts), named here so passkeys do not import intents (which import passkeys). */
+export type ConfirmPath = {
+  answer(caller: Caller, confirmId: string, approve: boolean, opts?: { passkeyVerified?: boolean }): Promise<ConfirmResult>;
+};
+
 export function createPasskeyService({
   passkeys,
   storeFor,
@@ -64,7 +68,7 @@ export function createPasskeyService({
   clock: Clock;
   publicUrl: () => string;
   /** The approval path of POST /v1/confirm; null without a chain (then there are no holds). */
-  confirmations: Confirmations | null;
+  confirmations: ConfirmPath | null;
   /** Told of every refused ceremony answer (the server logs it): the account and why, never the token. */
   onRefused?: (r: { account_id: string | null; step: 'enroll' | 'approve'; reason: string }) => void;
 }) {
