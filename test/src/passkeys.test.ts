@@ -76,6 +76,20 @@ describe.each(['lowdb', 'postgres'] as const)('passkey approvals on %s', (store)
     expect(await device.page.locator('#go').count()).toBe(0);
     expect((await call(s.url, 'POST', `${new URL(url).pathname}/options`, { body: {} })).status).toBe(404);
 
+    // The pages' policy: scripts only from this origin and with the response's nonce, nothing third-party.
+    const page = await call(s.url, 'GET', new URL(url).pathname);
+    const csp = page.headers.get('content-security-policy') ?? '';
+    const nonce = /script-src 'nonce-([^']+)'/.exec(csp)?.[1];
+    expect(csp).toMatch(/^default-src 'none'; script-src 'nonce-[^']+'; style-src 'nonce-[^']+'; connect-src 'self';/);
+    expect(csp).not.toMatch(/https?:/);
+    expect([...page.text.matchAll(/<script nonce="([^"]+)" src="([^"]+)">/g)].map((m) => [m[1], m[2]])).toEqual([
+      [nonce, '/assets/passkeys/webauthn.js'],
+      [nonce, '/assets/passkeys/page.js'],
+    ]);
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    expect((await call(s.url, 'GET', '/assets/passkeys/webauthn.js')).text).toContain('SimpleWebAuthnBrowser');
+    expect((await call(s.url, 'GET', '/enroll/nosuchtokennosuchtokennosuchtoken')).status).toBe(404);
+
     await putPolicy(s, a.key, PASSKEY_POLICY);
   });
 
