@@ -131,8 +131,11 @@ export const ConfigSchema = z.object({
   // The origin browsers reach this deployment at: passkey pages' origin and RP ID (its host), and
   // the base of enroll and approve links. Unset: http://localhost:<the port listened on>.
   PRESENCE_PUBLIC_URL: url
-    .refine((u) => new URL(u).pathname === '/' && !new URL(u).search && !new URL(u).hash, 'an origin only: scheme://host[:port], no path')
-    .refine((u) => !/^\d+\.\d+\.\d+\.\d+$|^\[/.test(new URL(u).hostname), 'a host name: an IP address cannot be a passkey RP ID')
+    .refine((u) => URL.canParse(u) && /^https?:\/\/[^/?#]+\/?$/.test(u), 'an origin only: scheme://host[:port], no path')
+    .refine(
+      (u) => !URL.canParse(u) || !/^\d+\.\d+\.\d+\.\d+$|^\[/.test(new URL(u).hostname),
+      'a host name: an IP address cannot be a passkey RP ID',
+    )
     .optional(),
   // Browser origins that get CORS headers; none by default (no CORS at all).
   PRESENCE_CORS_ORIGINS: origins,
