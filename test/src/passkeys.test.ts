@@ -7,7 +7,7 @@
 import { createSoftAuthenticator } from '@presence/core/testing';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, removeDir, startTestServer, type TestServer, tempDir } from './harness';
+import { call, createManualClock, removeDir, startTestServer, type TestServer, tempDir } from './harness';
 import { captureAssertion, type Device, launchChromium, newDevice, pressOn, replaceAuthenticator } from './passkey-browser';
 import { freshDatabaseEnv } from './test-database';
 import { eventMatching, newAccount, OPEN_POLICY, putPolicy } from './wallet-helpers';
@@ -30,6 +30,8 @@ describe.each(['lowdb', 'postgres'] as const)('passkey approvals on %s', (store)
   let dir: string;
   let device: Device;
   let a: Awaited<ReturnType<typeof newAccount>>;
+  // Real time, moved on only where a test lets a link expire.
+  const clock = createManualClock(Date.now());
   const intent = (key: string, text: string) => call(s.url, 'POST', '/v1/wallet/intent', { key, body: { do: text } });
   const confirm = (key: string, id: string, approve: boolean) => call(s.url, 'POST', `/v1/confirm/${id}`, { key, body: { approve } });
   const statusOf = async (key: string, id: string) =>
@@ -45,7 +47,7 @@ describe.each(['lowdb', 'postgres'] as const)('passkey approvals on %s', (store)
   beforeAll(async () => {
     dir = tempDir();
     const env = store === 'postgres' ? await freshDatabaseEnv() : {};
-    s = await startTestServer({ dataDir: dir, env: { ...env, PRESENCE_RATE_LIMIT: '100000/60s' }, chain: true });
+    s = await startTestServer({ dataDir: dir, env: { ...env, PRESENCE_RATE_LIMIT: '100000/60s' }, chain: true, clock });
     device = await newDevice(browser);
     a = await newAccount(s, 'pk-a');
   }, 120_000);
@@ -234,6 +236,17 @@ describe.each(['lowdb', 'postgres'] as const)('passkey approvals on %s', (store)
     expect(await statusOf(t, r.json.confirm_id)).toBe('executed');
     // The live side saw none of it.
     expect(await statusOf(a.key, r.json.confirm_id)).toBeUndefined();
+  });
+
+  it('an approve link whose hold expired says so, and starts nothing', async () => {
+    await putPolicy(s, a.key, PASSKEY_POLICY);
+    const r = await intent(a.key, 'swap 9 USDC for WETH');
+    clock.advance(601_000);
+    await device.page.goto(r.json.approve_url);
+    expect(await device.page.evaluate(() => document.body.dataset.state)).toBe('expired');
+    expect(await device.page.locator('#status').textContent()).toBe('This link has expired: nothing was executed.');
+    expect(await device.page.locator('#go').count()).toBe(0);
+    expect((await call(s.url, 'POST', `${new URL(r.json.approve_url).pathname}/options`, { body: {} })).status).toBe(404);
   });
 
   it('the last passkey cannot be removed while passkey_over is set', async () => {
