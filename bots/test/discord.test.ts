@@ -7,6 +7,7 @@ import { type RunningBots, runBots } from '../src/run-bots';
 import { UNAVAILABLE } from '../src/surface/problems';
 import { NOT_LINKED, REVOKED } from '../src/surface/render';
 import { type DcMessage, type DcUser, type DiscordApi, MESSAGE_CONTENT, PRIVILEGED_INTENTS, startDiscordApi } from './helpers/discord-api';
+import { addPasskey } from './helpers/passkey';
 import { type Presence, removeDir, startPresence, tempDir } from './helpers/presence';
 import { startProxy } from './helpers/proxy';
 import { waitFor } from './helpers/wait';
@@ -169,6 +170,28 @@ describe('Discord bot', () => {
     const done = (await presence.admin.confirm.list()).confirmations.find((c) => c.confirm_id === confirmId);
     expect(done?.status).toBe('executed');
     expect(card.content).toContain(`Tx ${done?.tx} in block ${done?.block}`);
+  });
+
+  it('a hold over passkey_over shows Approve as a link button to its page beside Deny, and says why', async () => {
+    await addPasskey(presence);
+    const { version: _v, updated_at: _u, ...policy } = await presence.admin.wallet.policy.get();
+    await presence.admin.wallet.policy.set({ ...policy, passkey_over: '15 USD' });
+    try {
+      const intent = await presence.admin.wallet.intent({ do: 'swap 20 USDC for WETH' });
+      if (intent.status !== 'needs_confirm' || !intent.approve_url) throw new Error('expected a hold with an approve link');
+      const card = await botMessage((m) => isCard(m) && m.content.includes(intent.summary) && buttonsOf(m).length === 2, 'the card');
+      // Style 5 is a link button: it opens the URL, and Discord sends no interaction for it.
+      expect(buttonsOf(card)).toEqual([
+        { type: 2, style: 5, label: 'Approve', url: intent.approve_url },
+        { type: 2, style: 4, label: 'Deny', custom_id: `cf:${intent.confirm_id}:d` },
+      ]);
+      expect(card.content).toContain('over your passkey threshold');
+      const denied = dc.press(bob, card, `cf:${intent.confirm_id}:d`);
+      await waitFor(() => card.content.startsWith('❌ Denied'), { what: 'the denied card' });
+      expect(dc.callbackOf(denied.id)?.type).toBe(6);
+    } finally {
+      await presence.admin.wallet.policy.set(policy);
+    }
   });
 
   it('a second hold left alone expires and its buttons go away', async () => {

@@ -10,6 +10,7 @@ import { type RunningBots, runBots } from '../src/run-bots';
 import { LINKS_FILE } from '../src/surface/link-store';
 import { UNAVAILABLE } from '../src/surface/problems';
 import { NOT_LINKED, REVOKED } from '../src/surface/render';
+import { addPasskey, approveWithPasskey } from './helpers/passkey';
 import { type Presence, removeDir, startPresence, tempDir } from './helpers/presence';
 import { startProxy } from './helpers/proxy';
 import { startTelegramApi, type TelegramApi, type TgChat, type TgMessage, type TgUser } from './helpers/telegram-api';
@@ -267,6 +268,28 @@ describe('Telegram bot', () => {
     }
     tg.press(alice, card, `cf:${intent.confirm_id}:d`);
     await waitFor(() => card.text.startsWith('❌ Denied'), { what: 'the denied card' });
+  });
+
+  it('a hold over passkey_over shows Approve as a link to its page beside the Deny button, and says why', async () => {
+    await addPasskey(presence);
+    const { version: _v, updated_at: _u, ...policy } = await presence.admin.wallet.policy.get();
+    await presence.admin.wallet.policy.set({ ...policy, passkey_over: '15 USD' });
+    try {
+      const intent = await presence.admin.wallet.intent({ do: 'swap 20 USDC for WETH' });
+      if (intent.status !== 'needs_confirm' || !intent.approve_url) throw new Error('expected a hold with an approve link');
+      const card = await botMessage(alice.id, (m) => isCard(m) && m.text.includes(intent.summary) && buttonsOf(m).length === 2, 'the card');
+      expect(buttonsOf(card)).toEqual([
+        { text: 'Approve', url: intent.approve_url },
+        { text: 'Deny', callback_data: `cf:${intent.confirm_id}:d` },
+      ]);
+      expect(card.text).toContain('over your passkey threshold: Approve opens a page where your device confirms it with a passkey');
+      // Approved on the page with the passkey: the card retires as for any approval.
+      await approveWithPasskey(presence, intent.approve_url);
+      await waitFor(() => card.text.startsWith('✅ Approved and executed'), { what: 'the executed card' });
+      expect(buttonsOf(card)).toEqual([]);
+    } finally {
+      await presence.admin.wallet.policy.set(policy);
+    }
   });
 
   it('a reply over 4096 characters arrives split into several messages', async () => {

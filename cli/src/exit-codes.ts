@@ -54,6 +54,9 @@ export const exitCodeByProblemType = {
   conflict: exitCodes.policy,
   chain_reverted: exitCodes.policy,
   chain_rejected: exitCodes.policy,
+  // A hold over passkey_over is approved on its page, with a passkey, not here.
+  passkey_required: exitCodes.policy,
+  passkey_refused: exitCodes.policy,
   // Passing conditions (already retried by the SDK): the same command may work later.
   idempotency_in_progress: exitCodes.network,
   rate_limited: exitCodes.network,

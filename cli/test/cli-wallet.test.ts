@@ -7,6 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createPresenceClient } from '@presence/client';
+import { createSoftAuthenticator } from '@presence/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, tempDir } from '../../client/test/helpers/server';
 import { cleanEnv, repoRoot, runPresence, runShell } from './helpers/cli';
@@ -221,5 +222,40 @@ describe('presence chat, standing, link', () => {
       name: 'json',
     });
     expect(redeemed.scopes).toEqual(['talk', 'wallet:read']);
+  });
+
+  it('a hold over passkey_over prints its approve link; confirm --approve says a passkey is needed and exits 5', async () => {
+    // A passkey for the account, made by the software authenticator through the enroll page's steps.
+    const client = createPresenceClient({ baseUrl: s.url, token: s.live });
+    const auth = createSoftAuthenticator({ origin: `http://localhost:${new URL(s.url).port}` });
+    const post = async (url: string, body: unknown) =>
+      (
+        await fetch(`${s.url}${new URL(url).pathname}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      ).json();
+    const { url } = await client.passkeys.enroll();
+    await post(url, auth.register(await post(`${url}/options`, {})));
+    const { version: _v, updated_at: _u, ...policy } = await client.wallet.policy.get();
+    await client.wallet.policy.set({ ...policy, passkey_over: '15 USD' });
+    try {
+      const held = await runPresence(['intent', 'swap 20 USDC for WETH'], env());
+      expect(held.code).toBe(0);
+      const link = /^approve: open (http:\/\/localhost:\d+\/approve\/[\w-]+) \(a passkey is needed: it is over your passkey_over\)$/m.exec(
+        held.stdout,
+      )?.[1];
+      expect(link, held.stdout).toBeDefined();
+      const id = /^deny: +node bin\/presence\.js confirm (cf_\w+) --deny$/m.exec(held.stdout)?.[1];
+      const approve = await runPresence(['confirm', id as string, '--approve'], env());
+      expect(approve.code).toBe(5);
+      expect(approve.stderr.trim()).toBe(
+        `error: passkey_required — ${id} is over your passkey_over, so it is approved with a passkey, not here: open ${link} on a device with your passkey (or deny it: node bin/presence.js confirm ${id} --deny)`,
+      );
+      expect((await runPresence(['confirm', id as string, '--deny'], env())).stdout).toMatch(/^denied cf_/);
+    } finally {
+      await client.wallet.policy.set(policy);
+    }
   });
 });

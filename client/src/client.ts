@@ -10,6 +10,7 @@ import { linksResource } from './resources/links';
 import { memoryResource } from './resources/memory';
 import { messagesResource } from './resources/messages';
 import { metaResource } from './resources/meta';
+import { passkeysResource } from './resources/passkeys';
 import { presenceResource } from './resources/presence';
 import { standingResource } from './resources/standing';
 import { surfaceResource } from './resources/surface';
@@ -31,6 +32,7 @@ const resources = {
   wallet: walletResource,
   chain: chainResource,
   confirm: confirmResource,
+  passkeys: passkeysResource,
   standing: standingResource,
   links: linksResource,
   /** The surface token's own routes: who it is, redeeming codes without a secret, its one events stream. */

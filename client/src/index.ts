@@ -33,6 +33,7 @@ export type { CreateLinkParameters, LinkCode, RedeemLinkParameters, RedeemLinkRe
 export type { ForgetReturnType, MemoryListing, PinParameters, PinReturnType } from './resources/memory';
 export type { MessageResult, MessageStreamEvent, SendMessageParameters, ThreadPage } from './resources/messages';
 export type { HealthReturnType } from './resources/meta';
+export type { EnrollPasskeyParameters, EnrollPasskeyReturnType, PasskeyList, PasskeyView } from './resources/passkeys';
 export type { GetMeReturnType as PresenceView, UpdateMeParameters } from './resources/presence';
 export type { StandingList, StandingView } from './resources/standing';
 export type {

@@ -24,6 +24,9 @@ import { createLinkService, LINK_CODE_KEY_INFO } from './links/link-service';
 import { createCompactor } from './memory/compactor';
 import { createMemoryService } from './memory/memory-service';
 import type { CoreMetrics } from './metrics/core-metrics';
+import { APPROVE_LINK_KEY_INFO, createPasskeyHolds } from './passkeys/passkey-holds';
+import { createPasskeyService } from './passkeys/passkey-service';
+import type { PasskeyStorePort } from './passkeys/passkey-store-port';
 import { createPolicyService } from './policy/policy-service';
 import { createAccountViewCache, withViewDrops } from './presence/account-view-cache';
 import { createPresenceService } from './presence/presence-service';
@@ -88,6 +91,12 @@ export type CoreOptions = StoreWiring & {
   webhooks?: WebhookStorePort;
   /** How webhooks are sent: PRESENCE_WEBHOOK_ALLOW_PRIVATE, and (tests) the resolver, the sender and the timeout. */
   webhookOptions?: { allowPrivate?: boolean; resolver?: WebhookResolver; sender?: WebhookSender; timeoutMs?: number; serverId?: string };
+  /** Passkeys and their link tickets; absent, there are no passkey approvals (`core.passkeys` is null). */
+  passkeys?: PasskeyStorePort;
+  /** The origin browsers reach this deployment at (PRESENCE_PUBLIC_URL): the passkeys' origin and RP ID, and the links' base. */
+  publicUrl?: () => string;
+  /** Told of every refused passkey ceremony (the server logs it; never with the link's token). */
+  onPasskeyRefused?: (r: { account_id: string | null; step: 'enroll' | 'approve'; reason: string }) => void;
 };
 
 export type Core = ReturnType<typeof createCore>;
@@ -134,7 +143,19 @@ export function createCore(o: CoreOptions) {
     o.cluster ? o.cluster.failureBudget(scope, opts) : createRateLimiter({ ...opts, clock });
   const keys = createKeyService({ store, clock, limits, changes: o.cluster?.keyChanges });
   const memory = createMemoryService({ storeFor, clock, events, limits });
-  const policies = createPolicyService({ storeFor, clock, tokenList: o.chain?.runtime.tokenList ?? null });
+  const publicUrl = o.publicUrl ?? (() => 'http://localhost');
+  const passkeyStore = o.passkeys ?? null;
+  const keystore = o.keystore ?? o.chain?.keystore;
+  const holds =
+    passkeyStore && keystore
+      ? createPasskeyHolds({ passkeys: passkeyStore, clock, publicUrl, linkKey: keystore.subkey(APPROVE_LINK_KEY_INFO) })
+      : undefined;
+  const policies = createPolicyService({
+    storeFor,
+    clock,
+    tokenList: o.chain?.runtime.tokenList ?? null,
+    passkeyCount: passkeyStore ? async (id) => (await passkeyStore.listCredentials(id)).length : undefined,
+  });
   const wallet: WalletDomain | null = o.chain
     ? createWalletDomain({
         store,
@@ -146,6 +167,18 @@ export function createCore(o: CoreOptions) {
         runtime: o.chain.runtime,
         locks: o.locks,
         metrics,
+        holds,
+      })
+    : null;
+  const passkeys = passkeyStore
+    ? createPasskeyService({
+        passkeys: passkeyStore,
+        storeFor,
+        clock,
+        publicUrl,
+        confirmations: wallet?.confirmations ?? null,
+        policies,
+        onRefused: o.onPasskeyRefused,
       })
     : null;
   const thread = createThread({ store, storeFor, events, clock });
@@ -275,6 +308,8 @@ export function createCore(o: CoreOptions) {
     standing,
     conversation,
     links,
+    /** Passkeys and the enroll and approve ceremonies; null without a passkey store. */
+    passkeys,
     /** Surface tokens, acting for linked keys and the surface feed; null without a surfaces store. */
     surfaces: surfaces as SurfaceService | null,
     /** Webhook endpoints (and their dispatcher); null without a webhooks store. */
@@ -303,6 +338,7 @@ export function createCore(o: CoreOptions) {
       await events.pruneStale();
       await surfaces?.maintain();
       await idempotency.prune();
+      await passkeys?.prune();
       localRateLimiter?.sweep();
     },
   };

@@ -29,6 +29,8 @@ export type { Principal } from './keys/key-service';
 export { requireScope, type ScopeRequirement } from './keys/scopes';
 export { createKeystore, type Keystore, loadOrCreateMasterKey } from './keystore/keystore';
 export { type AccountLimits, accountLimits, limitNames } from './limits/account-limits';
+export type { ApprovalView, LinkState, PasskeyService } from './passkeys/passkey-service';
+export type { PasskeyStorePort } from './passkeys/passkey-store-port';
 export { createRateLimiter, parseRateLimit, type RateDecision, type RateLimiter, type RateLimiterPort } from './ratelimit/sliding-window';
 export { toStandingView } from './standing/standing-view';
 export {

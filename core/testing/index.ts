@@ -9,5 +9,6 @@
 export { describeDueWorkContract } from './due-work-contract';
 export { intentRecord, type OpenStoreHarness, type StoreHarness, standing } from './fixtures';
 export { describeLeasesContract, type LeasesHarness } from './leases-contract';
+export { createSoftAuthenticator, type SoftAuthenticatorOptions } from './soft-authenticator';
 export { type ContractContext, type ContractSection, contractSections, describeStoreContract } from './store-contract';
 export { type ReceivedHook, type ReceiverBehaviour, startWebhookReceiver, type WebhookReceiver } from './webhook-receiver';

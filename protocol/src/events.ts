@@ -1,6 +1,7 @@
 // Events on GET /v1/events. Each type is visible only to keys holding its scope.
 import { z } from 'zod';
 import type { Scope } from './common';
+import { PasskeyHold } from './passkeys';
 
 export const eventTypes = ['message', 'tx', 'memory', 'needs_confirm', 'confirm', 'webhook_disabled'] as const;
 export const EventType = z.enum(eventTypes).meta({ id: 'EventType' });
@@ -45,6 +46,7 @@ export const NeedsConfirmEventData = z
     expires_at: z.string(),
     timeout_s: z.number().int(),
     at: z.string(),
+    ...PasskeyHold.shape,
   })
   .meta({ id: 'NeedsConfirmEvent' });
 export const ConfirmEventData = z

@@ -8,6 +8,7 @@ export * from './keys';
 export * from './links';
 export * from './memory';
 export * from './messages';
+export * from './passkeys';
 export * from './policy';
 export * from './presence';
 export * from './problem-catalogue';

@@ -48,6 +48,8 @@ const policyFields = {
   per_tx_cap: AmountString,
   confirm_over: AmountString,
   daily_cap: AmountString,
+  /** Holds above this are approved only with a passkey (DESIGN.md "Passkey approvals"); absent: off. */
+  passkey_over: AmountString.optional(),
   deny: z.array(DenyRule).max(100),
   withdraw_allowlist: z.array(z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'an address is 0x followed by 40 hex digits')).max(100),
   max_slippage_bps: z.number().int().min(0).max(5000),
@@ -67,12 +69,16 @@ export const PolicyRequest = z
     per_tx_cap: BoundedAmount,
     confirm_over: BoundedAmount,
     daily_cap: BoundedAmount,
+    passkey_over: BoundedAmount.optional(),
     deny: z.array(z.strictObject(denyRuleFields).refine(namesOne, NAMES_ONE)).max(100),
   })
   .meta({ id: 'PolicyDocument' });
 export type PolicyDocument = z.infer<typeof PolicyDocument>;
 
-export const StoredPolicy = PolicyDocument.extend({ version: z.number().int(), updated_at: z.string() });
+// The optional field last: the fast serializer writes optional properties after the required
+// ones, and an answer must come out the same through it and through zod.
+const { passkey_over, ...requiredFields } = PolicyDocument.shape;
+export const StoredPolicy = z.object({ ...requiredFields, version: z.number().int(), updated_at: z.string(), passkey_over });
 export type StoredPolicy = z.infer<typeof StoredPolicy>;
 
 export const SpendLabel = z.enum(['locked', 'confirm_all', 'guarded']).meta({ id: 'SpendLabel' });

@@ -4,6 +4,8 @@ export const problemCatalogue = {
   invalid_request: { status: 400, title: 'Invalid request' },
   auth: { status: 401, title: 'Authentication failed' },
   scope: { status: 403, title: 'Missing scope' },
+  passkey_required: { status: 403, title: 'This hold is approved with a passkey' },
+  passkey_refused: { status: 403, title: 'Passkey refused' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   request_timeout: { status: 408, title: 'Request timeout' },

@@ -1,6 +1,7 @@
 // Wallet, intent and confirmation shapes.
 import { z } from 'zod';
-import { BoundedAmount, PolicyDocument } from './policy';
+import { PasskeyHold } from './passkeys';
+import { BoundedAmount, StoredPolicy } from './policy';
 
 export const IntentRequest = z
   .strictObject({
@@ -32,6 +33,7 @@ export const IntentHeld = z
     // Optional members after the required ones: the fast serializer writes them in that order.
     value_usd: z.string().optional(),
     simulated: z.boolean().optional(),
+    ...PasskeyHold.shape,
   })
   .meta({ id: 'IntentHeld' });
 export const IntentResult = z.discriminatedUnion('status', [IntentDone, IntentHeld]).meta({ id: 'Intent' });
@@ -74,13 +76,14 @@ export const ConfirmationView = z
     expires_at: z.string(),
     tx: z.string().nullable(),
     block: z.number().int().nullable(),
+    ...PasskeyHold.shape,
   })
   .meta({ id: 'Confirmation' });
 export type ConfirmationView = z.infer<typeof ConfirmationView>;
 export const ConfirmationList = z.object({ confirmations: z.array(ConfirmationView) }).meta({ id: 'ConfirmationList' });
 export const ConfirmQuery = z.object({ status: ConfirmStatus.optional() });
 
-export const PolicyView = PolicyDocument.extend({ version: z.number().int(), updated_at: z.string() }).meta({ id: 'Policy' });
+export const PolicyView = StoredPolicy.meta({ id: 'Policy' });
 
 export const WalletView = z
   .object({

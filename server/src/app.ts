@@ -25,8 +25,10 @@ import { type TrustedProxy, trustedPeer, trustProxyOption } from './http/trusted
 import type { RouteDeps } from './http/types';
 import { answerUnservedMethods } from './http/unserved-methods';
 import { createMetrics, type Metrics } from './metrics/metrics';
+import { approveRoutes } from './routes/approve';
 import { chainRoutes } from './routes/chain';
 import { confirmRoutes } from './routes/confirm';
+import { enrollRoutes } from './routes/enroll';
 import { eventsRoutes } from './routes/events';
 import { keysRoutes } from './routes/keys';
 import { linksRoutes } from './routes/links';
@@ -34,6 +36,7 @@ import { memoryRoutes } from './routes/memory';
 import { messagesRoutes } from './routes/messages';
 import { metaRoutes } from './routes/meta';
 import { metricsRoutes } from './routes/metrics';
+import { passkeysRoutes } from './routes/passkeys';
 import { presenceRoutes } from './routes/presence';
 import { standingRoutes } from './routes/standing';
 import { surfaceRoutes } from './routes/surface';
@@ -273,6 +276,9 @@ export async function buildApp({
     eventsRoutes,
     walletRoutes,
     confirmRoutes,
+    passkeysRoutes,
+    enrollRoutes,
+    approveRoutes,
     chainRoutes,
     messagesRoutes,
     standingRoutes,

@@ -125,6 +125,21 @@ describe('loadConfig', () => {
     }
   });
 
+  it('takes a public origin for passkey pages (a host name, no path); unset, it is decided once the port is known', () => {
+    expect(loadConfig({}).PRESENCE_PUBLIC_URL).toBeUndefined();
+    expect(loadConfig({ PRESENCE_PUBLIC_URL: 'https://presence.example.com' }).PRESENCE_PUBLIC_URL).toBe('https://presence.example.com');
+    expect(loadConfig({ PRESENCE_PUBLIC_URL: 'http://localhost:8787' }).PRESENCE_PUBLIC_URL).toBe('http://localhost:8787');
+    for (const bad of [
+      'https://presence.example.com/app',
+      'http://127.0.0.1:8787',
+      'http://[::1]:8787',
+      'presence.example.com',
+      'ftp://x.example',
+    ]) {
+      expect(() => loadConfig({ PRESENCE_PUBLIC_URL: bad }), bad).toThrow(/PRESENCE_PUBLIC_URL/);
+    }
+  });
+
   it('takes a metrics token of 16+ printable characters; a bad one is named, never echoed', () => {
     expect(loadConfig({}).PRESENCE_METRICS_TOKEN).toBeUndefined();
     expect(loadConfig({ PRESENCE_METRICS_TOKEN: 'a'.repeat(32) }).PRESENCE_METRICS_TOKEN).toBe('a'.repeat(32));

@@ -133,6 +133,15 @@ export const ConfigSchema = z.object({
   PRESENCE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Unset: human-readable lines on a terminal, JSON lines otherwise (decided where stdout is known).
   PRESENCE_LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
+  // The origin browsers reach this deployment at: passkey pages' origin and RP ID (its host), and
+  // the base of enroll and approve links. Unset: http://localhost:<the port listened on>.
+  PRESENCE_PUBLIC_URL: url
+    .refine((u) => URL.canParse(u) && /^https?:\/\/[^/?#]+\/?$/.test(u), 'an origin only: scheme://host[:port], no path')
+    .refine(
+      (u) => !URL.canParse(u) || !/^\d+\.\d+\.\d+\.\d+$|^\[/.test(new URL(u).hostname),
+      'a host name: an IP address cannot be a passkey RP ID',
+    )
+    .optional(),
   // Browser origins that get CORS headers; none by default (no CORS at all).
   PRESENCE_CORS_ORIGINS: origins,
   // Set: GET /metrics needs `Authorization: Bearer <it>`; unset: /metrics is public.

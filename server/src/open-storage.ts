@@ -3,7 +3,7 @@
 // the cluster port (events, key and account changes and rate counts travelling between
 // servers: LISTEN/NOTIFY and shared tables) and the test keys' shared overlay — all on the
 // server's one pool, which closes after everything that uses it.
-import type { Clock, CoreOptions, Keystore, StoreWiring, SurfaceStorePort, WebhookStorePort } from '@presence/core';
+import type { Clock, CoreOptions, Keystore, PasskeyStorePort, StoreWiring, SurfaceStorePort, WebhookStorePort } from '@presence/core';
 import { createPostgresCluster, createPostgresOverlayShare, type Database, type PostgresCluster } from '@presence/core/postgres';
 import type { StoreInfo } from '@presence/protocol';
 import type { Cleanups } from './cleanups';
@@ -12,7 +12,7 @@ import { checkMasterKey } from './master-key';
 import { meteredStore } from './metrics/metered-ports';
 import type { Metrics } from './metrics/metrics';
 import { databaseFailure, openStore } from './open-store';
-import { openSurfaceStore, openWebhookStore } from './open-surfaces';
+import { openPasskeyStore, openSurfaceStore, openWebhookStore } from './open-surfaces';
 
 export type Storage = {
   /** The store core works on (timed: its writes show on /metrics), with the cluster port when it is shared. */
@@ -22,6 +22,7 @@ export type Storage = {
   database: Database | null;
   surfaces: SurfaceStorePort;
   webhooks: WebhookStorePort;
+  passkeys: PasskeyStorePort;
   /** What servers on the database tell each other; null embedded. */
   cluster: PostgresCluster | null;
   /** Test keys' overlay shared through the database, so any server answers a test key's reads. */
@@ -42,6 +43,8 @@ export async function openStorage(
   cleanups.add(() => surfaces.close());
   const webhooks = await openWebhookStore(config, database);
   cleanups.add(() => webhooks.close());
+  const passkeys = await openPasskeyStore(config, database);
+  cleanups.add(() => passkeys.close());
   let cluster: PostgresCluster | null = null;
   let wiring: StoreWiring;
   if (opened.database) {
@@ -58,5 +61,5 @@ export async function openStorage(
   } else wiring = { store: meteredStore(opened.store, metrics) };
   const overlayShare = database ? createPostgresOverlayShare({ sql: database }) : null;
   if (overlayShare) cleanups.add(() => overlayShare.close());
-  return { wiring, info: opened.info, database, surfaces, webhooks, cluster, overlayShare };
+  return { wiring, info: opened.info, database, surfaces, webhooks, passkeys, cluster, overlayShare };
 }

@@ -18,7 +18,12 @@ export function createServerCore(
     keystore,
     metrics,
     clock,
+    publicUrl,
+    onPasskeyRefused,
   }: {
+    /** PRESENCE_PUBLIC_URL, or the default once the port is known. */
+    publicUrl: () => string;
+    onPasskeyRefused: NonNullable<Parameters<typeof createCore>[0]['onPasskeyRefused']>;
     storage: Storage;
     coordination: Coordination;
     chain: ChainRuntime | null;
@@ -42,6 +47,9 @@ export function createServerCore(
     surfaces: storage.surfaces,
     webhooks: storage.webhooks,
     webhookOptions: { allowPrivate: config.PRESENCE_WEBHOOK_ALLOW_PRIVATE, serverId: coordination.serverId },
+    passkeys: storage.passkeys,
+    publicUrl,
+    onPasskeyRefused,
     locks: coordination.locks,
     leases: coordination.leases,
     chainName: () => config.PRESENCE_CHAIN,

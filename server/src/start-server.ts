@@ -104,7 +104,20 @@ export async function startServer({
       cleanups.add(() => chain?.stop());
     }
 
-    const core = createServerCore(config, { storage, coordination, chain: chain?.runtime ?? null, keystore, metrics, clock });
+    // Known once listening when PRESENCE_PUBLIC_URL is unset (the port may be 0 until then).
+    let publicUrl = config.PRESENCE_PUBLIC_URL ?? `http://localhost:${config.PRESENCE_PORT}`;
+    // Refused passkey ceremonies are logged with the account and the reason, never the link's token.
+    let logRefusal = (_r: Record<string, unknown>) => undefined as void;
+    const core = createServerCore(config, {
+      storage,
+      coordination,
+      chain: chain?.runtime ?? null,
+      keystore,
+      metrics,
+      clock,
+      publicUrl: () => publicUrl,
+      onPasskeyRefused: (r) => logRefusal(r),
+    });
     // Runs after the HTTP server has closed: acting standing fires under way get a few seconds
     // to finish while the chain and store are still up; one that needs longer is completed
     // from its durable record at the next start.
@@ -172,6 +185,8 @@ export async function startServer({
     }
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.PRESENCE_PORT;
+    publicUrl = config.PRESENCE_PUBLIC_URL ?? `http://localhost:${port}`;
+    logRefusal = (r) => app.log.warn({ passkey_refused: r }, 'passkey refused');
     const host = config.PRESENCE_HOST.includes(':') ? `[${config.PRESENCE_HOST}]` : config.PRESENCE_HOST;
     // Listening: the keys are handed over now (a start whose listen failed kept them for this one).
     const bootstrap = created ?? keysFile.unshown();

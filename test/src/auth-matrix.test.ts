@@ -80,6 +80,9 @@ const routes: Route[] = [
   { method: 'POST', url: '/v1/wallet/withdraw', need: 'admin', body: { to: `0x${'1'.repeat(40)}`, amount: '1 USDC' } },
   { method: 'GET', url: '/v1/confirm?status=held', need: 'wallet:read' },
   { method: 'POST', url: '/v1/confirm/cf_0000000000000000', need: 'wallet:act', body: { approve: true } },
+  { method: 'POST', url: '/v1/passkeys/enroll', need: 'admin', body: {}, ok: 201 },
+  { method: 'GET', url: '/v1/passkeys', need: 'wallet:read', ok: 200 },
+  { method: 'DELETE', url: '/v1/passkeys/pk_0000000000000000', need: 'admin', ok: 404 },
   { method: 'GET', url: '/v1/chain/tokens', need: 'wallet:read' },
   { method: 'GET', url: '/v1/chain/pools?pair=WETH-USDC', need: 'wallet:read' },
   { method: 'GET', url: '/v1/chain/positions', need: 'wallet:read' },
@@ -211,6 +214,7 @@ describe('auth matrix', () => {
         return `${r.method} ${p}`
           .replace(/^(POST \/v1\/confirm\/)cf_\w+$/, '$1{}')
           .replace(/^(DELETE \/v1\/standing\/)st_\w+$/, '$1{}')
+          .replace(/^(DELETE \/v1\/passkeys\/)pk_\w+$/, '$1{}')
           .replace(/^(DELETE \/v1\/memory\/).+$/, '$1{}')
           .replace(/^(\w+ \/v1\/webhooks\/)wh_\w+/, '$1{}');
       }),

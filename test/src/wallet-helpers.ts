@@ -21,7 +21,7 @@ export const OPEN_POLICY = {
   max_slippage_bps: 100,
   confirm_timeout_s: 600,
 };
-export type PolicyDoc = typeof OPEN_POLICY;
+export type PolicyDoc = typeof OPEN_POLICY & { passkey_over?: string };
 
 export async function putPolicy(s: { url: string }, key: string, patch: Partial<PolicyDoc>) {
   const r = await call(s.url, 'PUT', '/v1/wallet/policy', { key, body: { ...OPEN_POLICY, ...patch } });

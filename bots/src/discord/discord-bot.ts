@@ -44,12 +44,17 @@ const rows = (buttons: readonly ChatButton[] | undefined): APIActionRowComponent
     ? [
         {
           type: ComponentType.ActionRow,
-          components: buttons.map((b) => ({
-            type: ComponentType.Button,
-            style: b.style === 'approve' ? ButtonStyle.Success : ButtonStyle.Danger,
-            label: b.label,
-            custom_id: b.data,
-          })),
+          components: buttons.map(
+            (b): APIButtonComponent =>
+              'url' in b
+                ? { type: ComponentType.Button, style: ButtonStyle.Link, label: b.label, url: b.url }
+                : {
+                    type: ComponentType.Button,
+                    style: b.style === 'approve' ? ButtonStyle.Success : ButtonStyle.Danger,
+                    label: b.label,
+                    custom_id: b.data,
+                  },
+          ),
         },
       ]
     : [];

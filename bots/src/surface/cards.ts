@@ -8,17 +8,18 @@ import { type ChatButton, type ChatPort, type ChatUser, type MessageRef, userKey
 import type { CardRecord, LinkStore } from './link-store';
 import type { Log } from './logging';
 import { describeError, isRevoked } from './problems';
-import { cardText, type Outcome, outcomeText, policyBlockNote, REVOKED } from './render';
+import { cardText, type Outcome, outcomeText, PASSKEY_NOTE, policyBlockNote, REVOKED } from './render';
 
-export type CardFacts = Pick<CardRecord, 'confirm_id' | 'summary' | 'amount' | 'value_usd' | 'expires_at' | 'timeout_s'>;
+export type CardFacts = Pick<CardRecord, 'confirm_id' | 'summary' | 'amount' | 'value_usd' | 'expires_at' | 'timeout_s' | 'approve_url'>;
 
 /** What the adapter does with a button press: answer it at once with `toast`, then await `run`. */
 export type PressAnswer = { toast: string; run?: () => Promise<void> };
 
 const CALLBACK = /^cf:(cf_[0-9A-Za-z]{16}):([ad])$/;
-export const buttonsFor = (confirmId: string): ChatButton[] => [
-  { label: 'Approve', data: `cf:${confirmId}:a`, style: 'approve' },
-  { label: 'Deny', data: `cf:${confirmId}:d`, style: 'deny' },
+/** [Approve] [Deny]; a hold over passkey_over gets Approve as a link to its page (the passkey confirms there), Deny stays a tap. */
+export const buttonsFor = ({ confirm_id, approve_url }: Pick<CardFacts, 'confirm_id' | 'approve_url'>): ChatButton[] => [
+  approve_url ? { label: 'Approve', url: approve_url, style: 'link' } : { label: 'Approve', data: `cf:${confirm_id}:a`, style: 'approve' },
+  { label: 'Deny', data: `cf:${confirm_id}:d`, style: 'deny' },
 ];
 
 export type Cards = ReturnType<typeof createCards>;
@@ -42,7 +43,7 @@ export function createCards(o: {
     const next = (painting.get(card) ?? Promise.resolve()).then(async () => {
       for (const ref of card.messages) {
         try {
-          await port.edit(ref, text, withButtons ? buttonsFor(card.confirm_id) : undefined);
+          await port.edit(ref, text, withButtons ? buttonsFor(card) : undefined);
         } catch (e) {
           o.log('warn', 'could not edit a confirmation card', { confirm_id: card.confirm_id, error: String(e) });
         }
@@ -100,6 +101,11 @@ export function createCards(o: {
       if (type === 'confirm_expired') return close(card, { status: 'expired' });
       if (type === 'confirm_resolved') return settledElsewhere(card, client, e);
       if (type === 'policy_block') return reopen(card, policyBlockNote((e as PresenceApiError).detail));
+      if (type === 'passkey_required') {
+        // The hold went over passkey_over since the card was shown (prices moved): its page is named.
+        const url = (e as PresenceApiError).problem.approve_url;
+        return reopen(card, `${PASSKEY_NOTE}${typeof url === 'string' ? `\n${url}` : ''}`);
+      }
       if (type === 'not_found') return close(card, { status: 'failed', reason: 'Presence no longer knows this request' });
       o.log('warn', 'answering a confirmation failed', { confirm_id: card.confirm_id, error: String(e) });
       return reopen(card, describeError(e));
@@ -135,7 +141,7 @@ export function createCards(o: {
     async show(owner: string, chatId: string, facts: CardFacts, { again = false } = {}) {
       const existing = store.card(owner, facts.confirm_id);
       if (existing && (!again || existing.state === 'closed')) return;
-      const ref = await port.send(chatId, cardText(facts, o.now()), buttonsFor(facts.confirm_id));
+      const ref = await port.send(chatId, cardText(facts, o.now()), buttonsFor(facts));
       const current = store.card(owner, facts.confirm_id);
       if (current) await store.updateCard(owner, facts.confirm_id, { messages: [...current.messages, ref] });
       else await store.putCard({ owner, ...facts, messages: [ref], state: 'open' });

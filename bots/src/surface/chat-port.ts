@@ -17,7 +17,8 @@ export type ChatUser = {
 /** One message the bot sent. */
 export type MessageRef = { chatId: string; messageId: string };
 
-export type ChatButton = { label: string; data: string; style: 'approve' | 'deny' };
+/** A callback button (its press comes back as `data`), or a link button that opens `url` (a passkey approval page). */
+export type ChatButton = { label: string; data: string; style: 'approve' | 'deny' } | { label: string; url: string; style: 'link' };
 
 /** Where a user's text was typed, as the adapter saw it. */
 export type TextContext = {

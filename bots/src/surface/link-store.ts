@@ -42,6 +42,8 @@ export type CardRecord = {
   value_usd: string | null;
   expires_at: string;
   timeout_s: number | null;
+  /** Set on a hold over passkey_over: Approve is a link to this page, not a callback. */
+  approve_url?: string | null;
   messages: MessageRef[];
   state: CardState;
   updated_at: number;

@@ -100,7 +100,7 @@ export function timeLeft(ms: number): string {
 
 const hhmm = (iso: string) => (Number.isNaN(Date.parse(iso)) ? iso : `${new Date(iso).toISOString().slice(11, 16)} UTC`);
 
-type CardFacts = Pick<CardRecord, 'summary' | 'amount' | 'value_usd' | 'expires_at' | 'timeout_s'>;
+type CardFacts = Pick<CardRecord, 'summary' | 'amount' | 'value_usd' | 'expires_at' | 'timeout_s' | 'approve_url'>;
 
 /** Time left as the server counts it; the bot's clock is only trusted within the hold's own timeout. */
 function leftMs(card: CardFacts, now: number): number {
@@ -109,12 +109,16 @@ function leftMs(card: CardFacts, now: number): number {
   return Number.isNaN(left) || left > max ? (card.timeout_s ?? 0) * 1000 : left;
 }
 
+/** Why a card's Approve is a link: said on the card itself. */
+export const PASSKEY_NOTE = '🔑 This is over your passkey threshold: Approve opens a page where your device confirms it with a passkey.';
+
 export function cardText(card: CardFacts, now: number, note?: string): string {
   const lines = [
     `Approval needed: ${card.summary}`,
     `Amount: ${card.amount}${card.value_usd ? ` (≈ ${card.value_usd})` : ''}`,
     `Time left: ${timeLeft(leftMs(card, now))} (until ${hhmm(card.expires_at)})`,
   ];
+  if (card.approve_url && note !== PASSKEY_NOTE) lines.push('', PASSKEY_NOTE);
   if (note) lines.push('', note);
   return lines.join('\n');
 }

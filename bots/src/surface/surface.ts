@@ -82,6 +82,7 @@ export function createSurface(o: SurfaceOptions) {
         value_usd: d.value_usd,
         expires_at: d.expires_at,
         timeout_s: d.timeout_s,
+        approve_url: d.approve_url ?? null,
       });
     } else if (event.type === 'confirm') await cards.retire(owner, event.data);
     else if (event.type === 'message') await say(await users.homeChat(owner, link), event.data.text);

@@ -37,7 +37,7 @@ export type TelegramBotOptions = Omit<SurfaceOptions, 'port'> & {
 };
 
 const keyboard = (buttons: readonly ChatButton[]): InlineKeyboardMarkup => ({
-  inline_keyboard: [buttons.map((b) => ({ text: b.label, callback_data: b.data }))],
+  inline_keyboard: [buttons.map((b) => ('url' in b ? { text: b.label, url: b.url } : { text: b.label, callback_data: b.data }))],
 });
 const chatIdOf = (id: string): number | string => (/^-?\d+$/.test(id) ? Number(id) : id);
 const userOf = (u: User): ChatUser => ({ surface: 'telegram', id: String(u.id), name: u.username ?? u.first_name });

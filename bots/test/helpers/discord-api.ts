@@ -13,7 +13,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
 
 export type DcUser = { id: string; username: string; global_name?: string; discriminator?: string; avatar?: null; bot?: boolean };
-export type DcButton = { type: 2; style: number; label: string; custom_id: string };
+export type DcButton = { type: 2; style: number; label: string; custom_id?: string; url?: string };
 export type DcMessage = {
   id: string;
   channel_id: string;

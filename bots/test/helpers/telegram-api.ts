@@ -7,7 +7,9 @@ import type { AddressInfo } from 'node:net';
 
 export type TgUser = { id: number; is_bot: false; first_name: string; username?: string };
 export type TgChat = { id: number; type: 'private' | 'group'; title?: string };
-export type InlineKeyboard = { inline_keyboard: { text: string; callback_data: string }[][] };
+export type InlineKeyboard = {
+  inline_keyboard: ({ text: string; callback_data: string } | { text: string; url: string; callback_data?: undefined })[][];
+};
 
 export type TgMessage = {
   message_id: number;

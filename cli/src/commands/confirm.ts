@@ -2,14 +2,29 @@
 // action is resolved. Two subcommands, each with its own help; the answering one is the
 // default, so `confirm <id>` needs no subcommand name. `approveHint` is shared by every
 // command that can produce a held action.
+import { PresenceApiError } from '@presence/client';
 import { type Command, Help } from 'commander';
 import { CliError } from '../cli-error';
 import type { CliContext } from '../context';
 import { exitCodes } from '../exit-codes';
 import { shortTime } from '../table';
 
-export const approveHint = (cli: Pick<CliContext, 'command'>, confirmId: string) =>
-  `approve: ${cli.command(`confirm ${confirmId} --approve`)}\ndeny:    ${cli.command(`confirm ${confirmId} --deny`)}`;
+/** How to answer a hold; one over passkey_over (`approveUrl`) is approved on its page, with a passkey. */
+export const approveHint = (cli: Pick<CliContext, 'command'>, confirmId: string, approveUrl?: string) =>
+  approveUrl
+    ? `approve: open ${approveUrl} (a passkey is needed: it is over your passkey_over)\ndeny:    ${cli.command(`confirm ${confirmId} --deny`)}`
+    : `approve: ${cli.command(`confirm ${confirmId} --approve`)}\ndeny:    ${cli.command(`confirm ${confirmId} --deny`)}`;
+
+/** `--approve` on a hold over passkey_over: the page to approve it on, said plainly (exit code 5). */
+function passkeyNeeded(cli: Pick<CliContext, 'command'>, id: string, e: unknown): CliError | null {
+  if (!(e instanceof PresenceApiError) || e.type !== 'passkey_required') return null;
+  const url = e.problem.approve_url;
+  return new CliError(
+    'passkey_required',
+    `${id} is over your passkey_over, so it is approved with a passkey, not here: open ${typeof url === 'string' ? url : 'its approve_url'} on a device with your passkey (or deny it: ${cli.command(`confirm ${id} --deny`)})`,
+    exitCodes.policy,
+  );
+}
 
 export function registerConfirm(program: Command, cli: CliContext) {
   const confirm = program.command('confirm').description('list held actions, or approve / deny one');
@@ -47,7 +62,12 @@ export function registerConfirm(program: Command, cli: CliContext) {
       if (Boolean(opts.approve) === Boolean(opts.deny)) {
         throw new CliError('usage', `say --approve or --deny: ${cli.command(`confirm ${id} --approve`)}`, exitCodes.usage);
       }
-      const r = await cli.client().confirm.answer(id, { approve: Boolean(opts.approve) });
+      const r = await cli
+        .client()
+        .confirm.answer(id, { approve: Boolean(opts.approve) })
+        .catch((e: unknown) => {
+          throw passkeyNeeded(cli, id, e) ?? e;
+        });
       cli.print(cmd, r, () =>
         r.status === 'executed'
           ? `executed ${r.confirm_id}: tx ${r.tx} (block ${r.block})${r.simulated ? ' — simulated' : ''}`

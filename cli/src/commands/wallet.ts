@@ -26,7 +26,7 @@ export function renderIntent(cli: Pick<CliContext, 'command' | 'pairs'>, r: Inte
     ['held', r.summary],
     ['amount', r.amount],
     ['expires', `${shortTime(r.expires_at)} UTC; silence means no`],
-  ])}\n\n${approveHint(cli, r.confirm_id)}`;
+  ])}\n\n${approveHint(cli, r.confirm_id, r.approve_url)}`;
 }
 
 function policyPairs(p: PolicyView): [string, string][] {

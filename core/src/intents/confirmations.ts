@@ -50,7 +50,16 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
   const resolvedError = (id: string, state: string) =>
     new PresenceError('confirm_resolved', `confirmation ${id} was already resolved (${state}); it cannot be answered differently now`);
 
-  async function answer(caller: Caller, confirmId: string, approve: boolean): Promise<ConfirmResult> {
+  /**
+   * `passkeyVerified`: the approval was made with one of the account's passkeys (the approve
+   * page); without it, a hold over passkey_over is refused with passkey_required.
+   */
+  async function answer(
+    caller: Caller,
+    confirmId: string,
+    approve: boolean,
+    { passkeyVerified = false }: { passkeyVerified?: boolean } = {},
+  ): Promise<ConfirmResult> {
     const istore = pipeline.storeFor(caller.kind);
     for (;;) {
       const r = await istore.findIntentByConfirmId(caller.accountId, confirmId);
@@ -74,20 +83,28 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
             await resolved({ record: denied, caller, status: 'denied' });
             return { confirm_id: confirmId, status: 'denied' };
           }
+          if (!passkeyVerified) {
+            const refusal = await pipeline.passkeyRefusal(r);
+            if (refusal) throw refusal;
+          }
           // Throws policy_block when the policy now forbids it; the hold stays until it expires.
           // The claim happens inside the gate lock, so the spend it reserves is counted by the
           // next gate (see replan); expiry is asked again there, as the lock may have waited.
-          const claimed = await pipeline.replan(r, caller, (plan) =>
-            clock.now() >= (r.expires_at as number)
-              ? Promise.resolve(null)
-              : istore.transitionIntent(caller.accountId, r.id, ['held'], 'executing', {
-                  summary: plan.summary,
-                  amount: plan.amount,
-                  value_usd: plan.valueUsd.toString(),
-                  quote_block: Number(plan.block),
-                  steps: pipeline.steps(plan),
-                  updated_at: clock.now(),
-                }),
+          const claimed = await pipeline.replan(
+            r,
+            caller,
+            (plan) =>
+              clock.now() >= (r.expires_at as number)
+                ? Promise.resolve(null)
+                : istore.transitionIntent(caller.accountId, r.id, ['held'], 'executing', {
+                    summary: plan.summary,
+                    amount: plan.amount,
+                    value_usd: plan.valueUsd.toString(),
+                    quote_block: Number(plan.block),
+                    steps: pipeline.steps(plan),
+                    updated_at: clock.now(),
+                  }),
+            { passkeyVerified },
           );
           if (!claimed) continue;
           // A chain outage before signing puts the hold back, to be approved again in time.
@@ -140,6 +157,13 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
     async list(caller: Caller, status?: string): Promise<ConfirmationView[]> {
       const now = clock.now();
       const all = (await pipeline.storeFor(caller.kind).listIntents(caller.accountId)).filter((r) => r.confirm_id !== null);
+      const marks = new Map(
+        await Promise.all(
+          all
+            .filter((r) => r.state === 'held' && now < (r.expires_at as number))
+            .map(async (r) => [r.id, await pipeline.passkeyOf(r)] as const),
+        ),
+      );
       return all
         .map((r) => ({
           confirm_id: r.confirm_id as string,
@@ -152,6 +176,7 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
           expires_at: iso(r.expires_at as number),
           tx: r.txs.at(-1)?.hash ?? null,
           block: r.block,
+          ...marks.get(r.id),
         }))
         .filter((c) => !status || c.status === status)
         .sort((a, b) => a.created_at.localeCompare(b.created_at));

@@ -17,6 +17,7 @@ import type { EventsLog } from '../events/events-log';
 import { accountCaller, type Caller } from '../keys/caller';
 import { randomBase62 } from '../keys/key-secret';
 import type { CoreMetrics } from '../metrics/core-metrics';
+import type { PasskeyHolds, PasskeyMark } from '../passkeys/passkey-holds';
 import type { GateAction } from '../policy/policy-gate';
 import type { PolicyService } from '../policy/policy-service';
 import { checkAmountUnit } from '../policy/policy-units';
@@ -74,7 +75,10 @@ export function createIntentPipeline(deps: {
   /** The gate's lock per account (cluster-wide on PostgreSQL). */
   locks?: ClusterLocks;
   metrics?: CoreMetrics;
+  /** Holds above the policy's passkey_over (absent: no passkey approvals, as without a chain keystore). */
+  holds?: PasskeyHolds;
 }) {
+  const { holds } = deps;
   const { storeFor, clock, chain, tokenList, market, wallets, executor, policies, events, metrics } = deps;
   const locks = deps.locks ?? createLocalLocks();
   const gate = createSpendGate({ storeFor, clock, locks, metrics });
@@ -199,7 +203,7 @@ export function createIntentPipeline(deps: {
     });
   }
 
-  function heldResult(r: IntentRecord, caller: Caller): IntentResult {
+  function heldResult(r: IntentRecord, caller: Caller, mark: PasskeyMark): IntentResult {
     return {
       status: 'needs_confirm',
       intent_id: r.id,
@@ -209,6 +213,7 @@ export function createIntentPipeline(deps: {
       expires_at: iso(r.expires_at as number),
       value_usd: formatUsd(BigInt(r.value_usd)),
       ...lanes[caller.kind].answer,
+      ...mark,
     };
   }
   const doneResult = (r: IntentRecord, tx: string, block: number, caller: Caller): IntentResult => ({
@@ -227,7 +232,7 @@ export function createIntentPipeline(deps: {
   async function resultOf(r: IntentRecord, caller: Caller): Promise<IntentResult> {
     switch (r.state) {
       case 'held':
-        return heldResult(r, caller);
+        return heldResult(r, caller, holds ? await holds.of(r) : {});
       case 'executing':
       case 'signed': {
         const { hash, block } = await lanes[caller.kind].resume(storeFor(caller.kind), r);
@@ -291,6 +296,7 @@ export function createIntentPipeline(deps: {
     const record = admitted.created;
     if (record.state === 'held') {
       metrics?.intent?.('held', caller.kind);
+      const mark = holds?.needed(policy, plan.valueUsd, planned.usdOf) ? await holds.issue(caller, record) : {};
       await events.emit(caller, 'needs_confirm', {
         confirm_id: record.confirm_id as string,
         intent_id: record.id,
@@ -299,8 +305,9 @@ export function createIntentPipeline(deps: {
         value_usd: formatUsd(BigInt(record.value_usd)),
         expires_at: iso(record.expires_at as number),
         timeout_s: Math.round(((record.expires_at as number) - record.created_at) / 1000),
+        ...mark,
       });
-      return heldResult(record, caller);
+      return heldResult(record, caller, mark);
     }
     const { record: done, hash, block } = await execute(caller, record, marks);
     return doneResult(done, hash, block, caller);
@@ -320,13 +327,29 @@ export function createIntentPipeline(deps: {
      * plan to `claim` (which moves the record out of `held`). The gate and the claim run under
      * the same per-account gate lock as a new intent: otherwise two approvals answered together
      * (or an approval racing a new intent) each see today's spend without the other and both
-     * squeeze under the daily cap.
+     * squeeze under the daily cap. Unless the approval was made with a passkey, an action now
+     * above passkey_over is refused with passkey_required (its approve link made if it had none).
      */
-    replan: async <T>(r: IntentRecord, caller: Caller, claim: (plan: Plan) => Promise<T>): Promise<T> => {
+    replan: async <T>(
+      r: IntentRecord,
+      caller: Caller,
+      claim: (plan: Plan) => Promise<T>,
+      { passkeyVerified = false }: { passkeyVerified?: boolean } = {},
+    ): Promise<T> => {
       const withdraw = r.action === 'withdraw';
       const planned = await planFor(caller, withdraw ? withdrawParsed(r) : parseIntent(r.text), withdraw ? 'withdraw' : undefined);
-      return gate.recheck(caller, planned, () => claim(planned.plan));
+      return gate.recheck(caller, planned, async () => {
+        if (!passkeyVerified && holds?.needed(planned.policy, planned.plan.valueUsd, planned.usdOf)) {
+          await holds.issue(caller, r);
+          throw holds.required(r);
+        }
+        return claim(planned.plan);
+      });
     },
+    /** The passkey mark of a held record (absent without passkey approvals). */
+    passkeyOf: (r: IntentRecord): Promise<PasskeyMark> => (holds ? holds.of(r) : Promise.resolve({})),
+    /** The refusal of a plain approve of a hold made over passkey_over; null when it may be approved plainly. */
+    passkeyRefusal: async (r: IntentRecord) => (holds && (await holds.of(r)).passkey ? holds.required(r) : null),
     execute: (caller: Caller, record: IntentRecord) => execute(caller, record),
     /** Follows a record already executing (another answer's, or one an outage left) to its end. */
     resume: (caller: Caller, record: IntentRecord) => lanes[caller.kind].resume(storeFor(caller.kind), record),

@@ -38,6 +38,9 @@ describe('policy gate', () => {
     [{ per_tx_cap: '0.01 WETH' }, 30, 0, 'hold'], // 0.01 WETH = 30 USD
     [{ per_tx_cap: '0.01 WETH' }, 30.01, 0, 'policy_block:per_tx_cap'],
     [{ confirm_over: '0 USD' }, 0.01, 0, 'hold'],
+    [{ passkey_over: '5 USD' }, 5, 0, 'execute'], // at passkey_over: not above it
+    [{ passkey_over: '5 USD' }, 5.01, 0, 'hold'], // held under confirm_over: a passkey approves it
+    [{ passkey_over: '0.01 WETH' }, 30.01, 0, 'hold'],
     [{ daily_cap: '100 USD' }, 9, 91, 'execute'],
     [{ daily_cap: '100 USD' }, 9, 91.01, 'policy_block:daily_cap'],
     [{ daily_cap: '0.05 ETH' }, 10, 140, 'execute'],

@@ -58,5 +58,8 @@ export function evaluatePolicy({ policy, action, spentTodayUsd, usdOf }: GateInp
       `${formatUsd(action.valueUsd)} on top of ${formatUsd(spentTodayUsd)} spent today is over daily_cap ${policy.daily_cap} (${formatUsd(daily)})`,
     );
   }
-  return { decision: action.valueUsd > usdOf(policy.confirm_over) ? 'hold' : 'execute' };
+  // Above passkey_over an action is held too, whatever confirm_over says: it is approved only with a passkey.
+  const held =
+    action.valueUsd > usdOf(policy.confirm_over) || (policy.passkey_over !== undefined && action.valueUsd > usdOf(policy.passkey_over));
+  return { decision: held ? 'hold' : 'execute' };
 }

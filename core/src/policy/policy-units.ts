@@ -7,7 +7,7 @@ import type { PolicyDocument } from '@presence/protocol';
 import type { TokenList } from '../chain/token-list';
 import { invalidRequest } from '../errors/presence-error';
 
-const CAPS = ['per_tx_cap', 'confirm_over', 'daily_cap'] as const;
+const CAPS = ['per_tx_cap', 'confirm_over', 'daily_cap', 'passkey_over'] as const;
 
 /**
  * An amount field (`"<decimal> <UNIT>"`) whose unit this chain does not list is a malformed
@@ -25,7 +25,10 @@ export function checkAmountUnit(field: string, amount: string, list: TokenList, 
 export function checkPolicyUnits(doc: PolicyDocument, list: TokenList): void {
   const symbols = new Set(['USD', 'ETH', ...list.tokens.map((t) => t.symbol.toUpperCase())]);
   const known = `USD, ETH, ${list.tokens.map((t) => t.symbol).join(', ')}`;
-  for (const field of CAPS) checkAmountUnit(field, doc[field], list, { usd: true });
+  for (const field of CAPS) {
+    const value = doc[field];
+    if (value !== undefined) checkAmountUnit(field, value, list, { usd: true });
+  }
   doc.deny.forEach((rule, i) => {
     if (rule.token === undefined) return;
     const t = rule.token.trim();

@@ -17,6 +17,7 @@ import { capInUsd } from '../intents/intent-planner';
 import type { Caller } from '../keys/caller';
 import type { Keystore } from '../keystore/keystore';
 import type { CoreMetrics } from '../metrics/core-metrics';
+import type { PasskeyHolds } from '../passkeys/passkey-holds';
 import type { PolicyService } from '../policy/policy-service';
 import { spendLabel } from '../policy/spend-label';
 import type { IntentRecord } from '../store/documents';
@@ -56,6 +57,8 @@ export function createWalletDomain(deps: {
   /** A wallet's nonces and an account's spend gate are locked here (cluster-wide on PostgreSQL). */
   locks?: ClusterLocks;
   metrics?: CoreMetrics;
+  /** Holds above passkey_over (absent: passkey approvals are off). */
+  holds?: PasskeyHolds;
 }) {
   const { store, clock, events, policies, keystore, runtime } = deps;
   const { chain, tokenList } = runtime;
@@ -75,6 +78,7 @@ export function createWalletDomain(deps: {
     policies,
     events,
     metrics: deps.metrics,
+    holds: deps.holds,
   });
   const confirmations = createConfirmations({ pipeline, events, clock });
 

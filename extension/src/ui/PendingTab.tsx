@@ -1,6 +1,8 @@
 // Pending: held actions with a live countdown and Approve / Deny. An answered item stays in
 // the list with its outcome (the transaction hash when executed) until the popup closes.
 // Answers given elsewhere (a bot, the CLI) arrive as `confirm` events and retire the buttons.
+// A hold over the policy's passkey_over is approved on its page with a passkey: its Approve
+// opens `approve_url` in a tab (the outcome then arrives as a `confirm` event); Deny stays here.
 import type { ConfirmationView, PresenceClient } from '@presence/client';
 import { PresenceApiError } from '@presence/client';
 import { useEffect, useState } from 'react';
@@ -60,6 +62,10 @@ export function PendingTab({ client, onCount }: { client: PresenceClient; onCoun
 
   async function answer(c: ConfirmationView, approve: boolean) {
     const id = c.confirm_id;
+    if (approve && c.approve_url) {
+      void chrome.tabs.create({ url: c.approve_url });
+      return;
+    }
     setBusy((b) => ({ ...b, [id]: approve ? 'approve' : 'deny' }));
     setErrors(({ [id]: _, ...rest }) => rest);
     try {
@@ -118,7 +124,7 @@ export function PendingTab({ client, onCount }: { client: PresenceClient; onCoun
                   onClick={() => void answer(c, true)}
                   aria-describedby={titleId}
                 >
-                  {doing === 'approve' ? 'Approving…' : 'Approve'}
+                  {doing === 'approve' ? 'Approving…' : c.approve_url ? 'Approve with passkey' : 'Approve'}
                 </button>
                 <button
                   type="button"
@@ -132,6 +138,11 @@ export function PendingTab({ client, onCount }: { client: PresenceClient; onCoun
                 </button>
               </div>
             )}
+            {c.approve_url && !outcome ? (
+              <p className="muted" data-testid="passkey-note">
+                Over your passkey threshold: Approve opens a page where your device confirms it with a passkey.
+              </p>
+            ) : null}
             {errors[c.confirm_id] ? (
               <p className="bubble-error" role="alert">
                 {errors[c.confirm_id]}

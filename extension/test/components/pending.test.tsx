@@ -1,11 +1,12 @@
 // The Pending tab against the real server: held actions from POST /v1/wallet/intent, the
 // live countdown, Approve (the transaction hash shown and on chain), Deny, expiry, and
 // answers given elsewhere.
+import { createSoftAuthenticator } from '@presence/core/testing';
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PendingTab } from '../../src/ui/PendingTab';
-import { adminClient, extensionClient, fakeChrome, linkedKey } from '../helpers/presence';
+import { adminClient, extensionClient, fakeChrome, linkedKey, serverUrl } from '../helpers/presence';
 
 const admin = () => adminClient('pending');
 
@@ -115,5 +116,38 @@ describe('pending tab', () => {
     const alert = await screen.findByRole('alert');
     expect(alert.textContent).toMatch(/Could not reach the server/);
     expect(within(alert).getByRole('button', { name: 'Try again' })).toBeTruthy();
+  });
+
+  it('a hold over passkey_over: Approve opens its approve page in a tab, with the reason said; Deny still answers here', async () => {
+    // A passkey for the account, made by the software authenticator through the enroll page's steps.
+    const base = serverUrl();
+    const auth = createSoftAuthenticator({ origin: `http://localhost:${new URL(base).port}` });
+    const post = async (url: string, body: unknown) =>
+      (
+        await fetch(`${base}${new URL(url).pathname}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      ).json();
+    const { url } = await admin().passkeys.enroll();
+    await post(url, auth.register(await post(`${url}/options`, {})));
+    const { version: _v, updated_at: _u, ...policy } = await admin().wallet.policy.get();
+    await admin().wallet.policy.set({ ...policy, passkey_over: '15 USD' });
+    try {
+      const held = await hold();
+      expect(held.approve_url).toMatch(/\/approve\//);
+      render(<PendingTab client={extensionClient(await linkedKey('pending'))} />);
+      const item = await screen.findByTestId('pending-item');
+      expect(within(item).getByTestId('passkey-note').textContent).toMatch(/passkey threshold/);
+      const user = userEvent.setup();
+      await user.click(within(item).getByRole('button', { name: 'Approve with passkey' }));
+      expect(fakeChrome().state.tabsOpened).toEqual([held.approve_url]);
+      expect((await admin().confirm.list({ status: 'held' })).confirmations.map((c) => c.confirm_id)).toEqual([held.confirm_id]);
+      await user.click(within(item).getByTestId('deny'));
+      expect((await within(item).findByTestId('pending-outcome')).textContent).toBe('Denied: nothing was sent.');
+    } finally {
+      await admin().wallet.policy.set(policy);
+    }
   });
 });

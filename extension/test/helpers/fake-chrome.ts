@@ -37,6 +37,7 @@ export function createFakeChrome() {
       notifications: new Map<string, { title: string; message: string }>(),
       notified: [] as { id: string; title: string; message: string }[],
       optionsOpened: 0,
+      tabsOpened: [] as string[],
       alarms: new Map<string, unknown>(),
     },
     storage: {
@@ -117,6 +118,12 @@ export function createFakeChrome() {
         return fake.state.notifications.delete(id);
       },
       onClicked: new FakeEvent<[string]>(),
+    },
+    tabs: {
+      async create({ url }: { url: string }) {
+        fake.state.tabsOpened.push(url);
+        return { id: fake.state.tabsOpened.length, url };
+      },
     },
     alarms: {
       async create(name: string, info: unknown) {

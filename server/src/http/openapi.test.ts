@@ -230,7 +230,11 @@ describe('the OpenAPI document', () => {
       .filter(({ op }) => Array.isArray(op.security) && op.security.length === 0)
       .map(({ at }) => at)
       .sort();
-    expect(open).toEqual(['GET /metrics', 'GET /v1/health', 'GET /v1/openapi.json', 'GET /v1/ready']);
+    // The passkey pages' steps: their link's token is the credential (routes/enroll.ts, routes/approve.ts).
+    const pages = ['/approve/{token}', '/approve/{token}/deny', '/approve/{token}/options', '/enroll/{token}', '/enroll/{token}/options'];
+    expect(open).toEqual(
+      ['GET /metrics', 'GET /v1/health', 'GET /v1/openapi.json', 'GET /v1/ready', ...pages.map((p) => `POST ${p}`)].sort(),
+    );
     // Redeeming takes nothing or a surface token; the surface's own routes take a surface token.
     const others = Object.fromEntries(
       operations()

@@ -9,6 +9,7 @@ export { type ImportCounts, importLowdb } from './import-lowdb';
 export { connectedServers, type Leadership, type LeadershipOptions, startLeadership } from './leadership';
 export { postgresMasterKeyCheck } from './master-key-check';
 export { type AppliedMigration, loadMigrations, type Migration, type MigrationStatus, migrate, migrationStatus } from './migrate';
+export { createPostgresPasskeyStore } from './passkeys';
 export { createPostgresLocks, lockConnections, type PostgresLocksOptions } from './postgres-locks';
 export { createPostgresStore, type PostgresStoreOptions } from './postgres-store';
 export { resealPostgres } from './reseal';

@@ -1,0 +1,94 @@
+// /approve/:token: the page of a hold over passkey_over (Approve with passkey, Deny) and its
+// steps. No key: the link's token is bound to one hold, and approving also needs one of the
+// account's passkeys; denying stays one tap. The path is logged as its route pattern or
+// redacted, never with the token.
+import { PresenceError } from '@presence/core';
+import * as schemas from '@presence/protocol';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { PAGE_SCRIPT, webauthnBundle } from '../http/passkey-assets';
+import { approvePage, unknownLinkPage } from '../http/passkey-pages';
+import type { RouteDeps } from '../http/types';
+
+const CONFIRM_PROBLEMS = [
+  'not_found',
+  'confirm_expired',
+  'confirm_resolved',
+  'policy_block',
+  'chain_reverted',
+  'chain_rejected',
+  'chain_unavailable',
+] as const;
+
+export const approveRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
+  const passkeys = () => {
+    if (!core.passkeys) throw new PresenceError('not_found', 'this server keeps no passkeys');
+    return core.passkeys;
+  };
+  app.get('/approve/:token', { schema: { hide: true, params: schemas.PasskeyTokenParams } }, async (req, reply) => {
+    const view = await passkeys().approval(req.params.token);
+    return view ? approvePage(reply, view) : unknownLinkPage(reply, 'approve');
+  });
+  app.post(
+    '/approve/:token/options',
+    {
+      schema: {
+        operationId: 'passkeyApprovalOptions',
+        openapi: { answers: { 200: 'Options for navigator.credentials.get (WebAuthn JSON), bound to this hold' }, problems: ['not_found'] },
+        summary: 'The approve page: start approving the hold with a passkey (the link names the hold)',
+        tags: ['passkeys'],
+        security: [],
+        params: schemas.PasskeyTokenParams,
+        body: z.strictObject({}).optional(),
+        response: { 200: schemas.PasskeyOptions },
+      },
+    },
+    async (req) => passkeys().authenticationOptions(req.params.token),
+  );
+  app.post(
+    '/approve/:token',
+    {
+      schema: {
+        operationId: 'passkeyApprove',
+        openapi: {
+          answers: { 200: 'The hold was approved with a passkey and executed (as POST /v1/confirm answers)' },
+          problems: [...CONFIRM_PROBLEMS, 'passkey_refused'],
+        },
+        summary: "The approve page: the authenticator's answer; approves the hold once",
+        tags: ['passkeys'],
+        security: [],
+        params: schemas.PasskeyTokenParams,
+        body: schemas.PasskeyAssertion,
+        response: { 200: schemas.ConfirmResult },
+      },
+    },
+    async (req) => passkeys().approve(req.params.token, req.body),
+  );
+  app.post(
+    '/approve/:token/deny',
+    {
+      schema: {
+        operationId: 'passkeyDeny',
+        openapi: { answers: { 200: 'The hold was denied' }, problems: [...CONFIRM_PROBLEMS] },
+        summary: 'The approve page: deny the hold (one tap, no passkey)',
+        tags: ['passkeys'],
+        security: [],
+        params: schemas.PasskeyTokenParams,
+        body: z.strictObject({}).optional(),
+        response: { 200: schemas.ConfirmResult },
+      },
+    },
+    async (req) => passkeys().deny(req.params.token),
+  );
+  app.get(
+    `/assets/passkeys/:file`,
+    { schema: { hide: true, params: z.object({ file: z.enum(['webauthn.js', 'page.js']) }) } },
+    async (req, reply) => {
+      reply
+        .type('text/javascript; charset=utf-8')
+        .header('cache-control', 'public, max-age=3600')
+        .header('x-content-type-options', 'nosniff');
+      return req.params.file === 'page.js' ? PAGE_SCRIPT : webauthnBundle();
+    },
+  );
+};
