@@ -84,3 +84,6 @@ export type PasskeyAssertion = z.infer<typeof PasskeyAssertion>;
 export const PasskeyOptions = z.record(z.string(), z.unknown()).meta({ id: 'PasskeyOptions' });
 
 export const PasskeyAdded = z.object({ passkey: PasskeyView }).meta({ id: 'PasskeyAdded' });
+
+/** A step of a passkey page that takes nothing but its link (an empty JSON object, or no body). */
+export const EmptyRequest = z.strictObject({}).meta({ id: 'EmptyRequest' });

@@ -87,6 +87,7 @@ const TAGS: Record<string, string> = {
   links: 'One-time codes that link a chat surface (a bot, the extension) to the account.',
   surfaces: 'A surface token’s own routes: who it is, adopting keys, and one events stream for all its linked users.',
   webhooks: 'Webhook endpoints the server calls with signed events.',
+  passkeys: 'Passkeys that approve holds above passkey_over, and the steps of the pages that enroll one and approve with it.',
 };
 
 const walk = (value: unknown, visit: (node: Json) => void): void => {

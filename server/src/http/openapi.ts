@@ -137,7 +137,10 @@ export function createOpenapiTransform(opts: { metricsSecurity: Record<string, s
       const content: JsonSchema = { 'application/json': { schema: body }, ...(code === '200' ? stream : {}) };
       responses[code] = { description: doc.answers?.[Number(code)] ?? 'Success', content };
     }
-    if (!given['200'] && !given['201'] && !given['202']) {
+    if (!given['200'] && !given['201'] && !given['202'] && doc.answers?.[204] !== undefined) {
+      // An answer with no body (a removal): 204 alone (fastify-swagger's form for no content).
+      responses['204'] = { description: doc.answers[204], type: 'null' };
+    } else if (!given['200'] && !given['201'] && !given['202']) {
       const content = doc.stream
         ? stream
         : doc.text

@@ -4,7 +4,6 @@
 import { PresenceError } from '@presence/core';
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { enrollPage, unknownLinkPage } from '../http/passkey-pages';
 import type { RouteDeps } from '../http/types';
 
@@ -24,10 +23,12 @@ export const enrollRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
         operationId: 'passkeyRegistrationOptions',
         openapi: { answers: { 200: 'Options for navigator.credentials.create (WebAuthn JSON)' }, problems: ['not_found', 'conflict'] },
         summary: 'The Add passkey page: start adding a passkey (the link is the credential)',
+        description:
+          "The Add passkey page's first step: WebAuthn registration options for this account, bound to the one-time link (its challenge is single-use).",
         tags: ['passkeys'],
         security: [],
         params: schemas.PasskeyTokenParams,
-        body: z.strictObject({}).optional(),
+        body: schemas.EmptyRequest.optional(),
         response: { 200: schemas.PasskeyOptions },
       },
     },
@@ -40,6 +41,8 @@ export const enrollRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
         operationId: 'passkeyRegister',
         openapi: { answers: { 201: 'The passkey was added; the link is spent' }, problems: ['not_found', 'conflict', 'passkey_refused'] },
         summary: "The Add passkey page: the authenticator's answer",
+        description:
+          "The Add passkey page's second step: the authenticator's attestation, verified (challenge, origin, RP ID, user verification); the link is spent and the passkey stored.",
         tags: ['passkeys'],
         security: [],
         params: schemas.PasskeyTokenParams,

@@ -18,6 +18,8 @@ export const passkeysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
         operationId: 'createPasskeyEnrollLink',
         openapi: { answers: { 201: 'The one-time link to the Add passkey page (10 minutes)' }, problems: ['conflict'] },
         summary: 'Make a one-time link that adds a passkey to this account',
+        description:
+          "Makes a one-time link (valid 10 minutes, at most 10 open per account) to a page where the user's device adds a passkey to this account. Open it on the device that will approve.",
         tags: ['passkeys'],
         body: schemas.EnrollLinkRequest.optional(),
         response: { 201: schemas.EnrollLink },
@@ -33,6 +35,7 @@ export const passkeysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
         operationId: 'listPasskeys',
         openapi: { answers: { 200: "The account's passkeys, oldest first" } },
         summary: 'List the passkeys that approve holds above passkey_over',
+        description: 'The passkeys registered to this account: their ids, names, when each was added and last used.',
         tags: ['passkeys'],
         response: { 200: schemas.PasskeyList },
       },
@@ -47,6 +50,8 @@ export const passkeysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
         operationId: 'deletePasskey',
         openapi: { answers: { 204: 'Removed' }, problems: ['not_found', 'conflict'] },
         summary: 'Remove a passkey (not the last one while the policy sets passkey_over)',
+        description:
+          'Removes a passkey. The last one cannot be removed while the policy sets passkey_over (409 conflict): lower or remove passkey_over first.',
         tags: ['passkeys'],
         params: schemas.PasskeyParams,
       },
