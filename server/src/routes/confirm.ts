@@ -40,6 +40,7 @@ export const confirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { cor
             'chain_reverted',
             'chain_rejected',
             'chain_unavailable',
+            'passkey_required',
           ],
         },
         summary: 'Approve or deny a held action',
