@@ -242,10 +242,15 @@ export function createCore(o: CoreOptions) {
   function wireWebhooks(store: WebhookStorePort) {
     const wo = o.webhookOptions ?? {};
     const keystore = o.keystore ?? o.chain?.keystore ?? null;
-    // With other servers: which endpoints an account has is kept for a moment and dropped by any
-    // server's change (the webhook store announces them on the accounts channel), so an event
-    // of an account without endpoints costs no read of its own each time.
-    const cache = o.cluster ? createAccountViewCache<WebhookRecord[]>({ changes: o.cluster.accountChanges, now: () => clock.now() }) : null;
+    // With other servers: which endpoints an account has is kept and dropped by any server's
+    // change (the webhook store announces them on the accounts channel), so an event of an
+    // account without endpoints costs no read of its own. Kept longer than a presence view: read
+    // again every second, a busy account's events cost a tenth of a commit more each
+    // (postgres-server.test's count); a notification lost unnoticed only delays a new
+    // endpoint's first wake-up, and its cursor keeps every event for it meanwhile.
+    const cache = o.cluster
+      ? createAccountViewCache<WebhookRecord[]>({ changes: o.cluster.accountChanges, now: () => clock.now(), maxAgeMs: 30_000 })
+      : null;
     const endpointsOf = (accountId: string) =>
       cache ? cache.get(accountId, () => store.listWebhooks(accountId)) : store.listWebhooks(accountId);
     const common = { clock, resolver: wo.resolver ?? systemResolver, allowPrivate: wo.allowPrivate ?? false };
