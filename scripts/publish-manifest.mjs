@@ -86,3 +86,12 @@ function npmPid() {
   if (!parent) return null;
   return ['sh', 'dash', 'bash', 'zsh'].includes(parent.name) ? parent.parent : process.ppid;
 }
+
+/** Puts back the manifest `apply` kept, and takes away the LICENSE it copied in (nothing kept: nothing to do). */
+function restore() {
+  if (!existsSync(kept)) return;
+  const { manifest: text, copiedLicense } = JSON.parse(readFileSync(kept, 'utf8'));
+  writeFileSync(manifest, text);
+  if (copiedLicense) rmSync(license, { force: true });
+  rmSync(kept);
+}
