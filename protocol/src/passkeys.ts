@@ -44,40 +44,33 @@ const base64url = z
   .regex(/^[0-9A-Za-z_-]*$/, 'base64url');
 const extensions = z.record(z.string(), z.unknown());
 
-export const PasskeyRegistration = z
-  .strictObject({
+/** A WebAuthn credential as @simplewebauthn/browser answers it: the envelope both ceremonies share, around its own `response`. */
+const credential = <R extends z.ZodRawShape>(response: R) =>
+  z.strictObject({
     id: base64url,
     rawId: base64url,
     type: z.literal('public-key'),
     authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
     clientExtensionResults: extensions,
-    response: z.strictObject({
-      clientDataJSON: base64url,
-      attestationObject: base64url,
-      authenticatorData: base64url.optional(),
-      transports: z.array(z.string().max(32)).max(8).optional(),
-      publicKeyAlgorithm: z.number().int().optional(),
-      publicKey: base64url.optional(),
-    }),
-  })
-  .meta({ id: 'PasskeyRegistration' });
+    response: z.strictObject(response),
+  });
+
+export const PasskeyRegistration = credential({
+  clientDataJSON: base64url,
+  attestationObject: base64url,
+  authenticatorData: base64url.optional(),
+  transports: z.array(z.string().max(32)).max(8).optional(),
+  publicKeyAlgorithm: z.number().int().optional(),
+  publicKey: base64url.optional(),
+}).meta({ id: 'PasskeyRegistration' });
 export type PasskeyRegistration = z.infer<typeof PasskeyRegistration>;
 
-export const PasskeyAssertion = z
-  .strictObject({
-    id: base64url,
-    rawId: base64url,
-    type: z.literal('public-key'),
-    authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
-    clientExtensionResults: extensions,
-    response: z.strictObject({
-      clientDataJSON: base64url,
-      authenticatorData: base64url,
-      signature: base64url,
-      userHandle: base64url.optional(),
-    }),
-  })
-  .meta({ id: 'PasskeyAssertion' });
+export const PasskeyAssertion = credential({
+  clientDataJSON: base64url,
+  authenticatorData: base64url,
+  signature: base64url,
+  userHandle: base64url.optional(),
+}).meta({ id: 'PasskeyAssertion' });
 export type PasskeyAssertion = z.infer<typeof PasskeyAssertion>;
 
 /** The options a page hands `navigator.credentials` (WebAuthn JSON, as the server library made them). */

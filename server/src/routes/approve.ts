@@ -9,16 +9,7 @@ import { z } from 'zod';
 import { PAGE_SCRIPT, webauthnBundle } from '../http/passkey-assets';
 import { approvePage, unknownLinkPage } from '../http/passkey-pages';
 import type { RouteDeps } from '../http/types';
-
-const CONFIRM_PROBLEMS = [
-  'not_found',
-  'confirm_expired',
-  'confirm_resolved',
-  'policy_block',
-  'chain_reverted',
-  'chain_rejected',
-  'chain_unavailable',
-] as const;
+import { CONFIRM_PROBLEMS } from './confirm';
 
 export const approveRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
   const passkeys = () => {

@@ -4,6 +4,17 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { callerOf, type RouteDeps } from '../http/types';
 import { walletOf } from './wallet';
 
+/** What answering a hold can meet, whichever way it is answered (here, or on the approve page). */
+export const CONFIRM_PROBLEMS = [
+  'not_found',
+  'confirm_expired',
+  'confirm_resolved',
+  'policy_block',
+  'chain_reverted',
+  'chain_rejected',
+  'chain_unavailable',
+] as const;
+
 export const confirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
   app.get(
     '/v1/confirm',
@@ -32,16 +43,7 @@ export const confirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { cor
         operationId: 'answerConfirmation',
         openapi: {
           answers: { 200: 'The hold resolved: executed (with tx and block) or denied' },
-          problems: [
-            'not_found',
-            'confirm_expired',
-            'confirm_resolved',
-            'policy_block',
-            'chain_reverted',
-            'chain_rejected',
-            'chain_unavailable',
-            'passkey_required',
-          ],
+          problems: [...CONFIRM_PROBLEMS, 'passkey_required'],
         },
         summary: 'Approve or deny a held action',
         description:
