@@ -1,15 +1,18 @@
-// Webhooks (issue 34), in this process on the embedded store with the system clock and real
-// HTTP to a receiver on 127.0.0.1: the time from an event's commit to its delivery with 100
-// endpoints (10 accounts of 10), the rate a backlog of 1,000 events drains at once an endpoint
-// that was down comes back, and the CPU of the beat (tick every second) with 10,000 endpoints
-// on idle accounts against none (target: within 2×).
+// Webhooks (issue 34), in this process on the embedded store and real HTTP to a receiver on
+// 127.0.0.1: the time from an event's commit to its delivery with 100 endpoints (10 accounts
+// of 10, the system clock), the rate the backlog of a 60 s receiver outage drains at once the
+// schedule's retry comes (the core's clock driven through the outage and the wait), and the
+// CPU of the beat (tick every second) with 10,000 endpoints on idle accounts against none
+// (target: within 2×). The same latency on three servers: webhooks-cluster.bench.ts.
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Core, createCore, createKeystore, type Principal, systemClock } from '@presence/core';
+import { type Clock, type Core, createCore, createKeystore, createManualClock, type Principal, systemClock } from '@presence/core';
 import { createLowdbStore, createLowdbWebhookStore } from '@presence/core/lowdb';
+import { startWebhookReceiver } from '@presence/core/testing';
 import { removeDir, tempDir } from '../src/harness';
 import { fmt, percentile, type Row } from './stats';
+import { clusterLatency } from './webhooks-cluster.bench';
 
 type Received = { id: string; at: number };
 
@@ -37,7 +40,7 @@ async function receiver() {
   };
 }
 
-async function openCore() {
+async function openCore(clock: Clock = systemClock) {
   const dir = tempDir();
   const keystore = createKeystore(randomBytes(32));
   const store = await createLowdbStore({ dataDir: dir, fsync: false, keystore });
@@ -46,7 +49,7 @@ async function openCore() {
     store,
     webhooks,
     keystore,
-    clock: systemClock,
+    clock,
     rateLimit: { limit: 1_000_000, windowMs: 1_000 },
     accountLimits: { webhooks: 100 },
     webhookOptions: { allowPrivate: true },
@@ -109,23 +112,40 @@ async function latency(rows: Row[]) {
   }
 }
 
-async function drain(rows: Row[]) {
-  const r = await receiver();
-  const c = await openCore();
+/**
+ * A real 60 s outage, on the core's clock (a driven clock: the schedule's minutes are not
+ * waited out): events arrive at 10 a second while the receiver answers 503, the endpoint
+ * retries on its schedule (5 s, then 5 min), the receiver comes back at 60 s, and at the
+ * 5-minute retry the backlog drains. The figure is the drain rate from that retry on.
+ */
+async function outage(rows: Row[]) {
+  const r = await startWebhookReceiver();
+  const clock = createManualClock(Date.now());
+  const c = await openCore(clock);
   try {
     const p = await c.account('down');
-    const w = await hooks(c.core).create(p, { url: `${r.url}/down` });
-    // The receiver was down: the endpoint is disabled (as its schedule ran out) while 1,000 events pile up.
-    await hooks(c.core).update(p, w.id, { state: 'disabled' });
-    const BACKLOG = 1_000;
-    for (let i = 0; i < BACKLOG; i++) await say(c.core, p.accountId, `b${i}`);
+    await hooks(c.core).create(p, { url: r.url });
+    r.answer({ status: 503 });
+    const OUTAGE_MS = 60_000;
+    const EVERY_MS = 100;
+    for (let t = 0; t < OUTAGE_MS; t += EVERY_MS) {
+      await say(c.core, p.accountId, `o${t}`);
+      clock.advance(EVERY_MS);
+      await hooks(c.core).dispatcher.tick();
+      await hooks(c.core).dispatcher.settled();
+    }
+    const attempts = r.received.length;
+    r.answer({ status: 200 });
+    const backlog = OUTAGE_MS / EVERY_MS;
+    // The next retry is 5 min after the second failed attempt (at 5 s): come to it and beat.
+    clock.advance(5 * 60_000);
     const t0 = performance.now();
-    await hooks(c.core).update(p, w.id, { state: 'enabled' });
-    await r.count(BACKLOG);
+    await hooks(c.core).dispatcher.tick();
+    while (r.received.length < attempts + backlog) await r.next();
     const s = (performance.now() - t0) / 1000;
     rows.push({
-      benchmark: `webhooks: backlog of ${BACKLOG} events drained after an outage, one endpoint (one request at a time), lowdb`,
-      figure: `${fmt(BACKLOG / s, 0)} events/s`,
+      benchmark: `webhooks: backlog of ${backlog} events from a 60 s receiver outage (${attempts} failed attempts), drained from the 5-min retry, one endpoint, lowdb`,
+      figure: `${fmt(backlog / s, 0)} events/s`,
       target: '> 100 events/s',
     });
   } finally {
@@ -174,6 +194,7 @@ async function idle(rows: Row[]) {
 
 export async function webhooksBenchmarks(rows: Row[]) {
   await latency(rows);
-  await drain(rows);
+  await outage(rows);
+  await clusterLatency(rows);
   await idle(rows);
 }
