@@ -1,5 +1,5 @@
 // The store port: intention-named async operations over everything Presence keeps, composed
-// of one port per record family (ports/<family>-port.ts). Core depends only on this; lowdb
+// of one port per record family (<family>-port.ts beside it). Core depends only on this; lowdb
 // and PostgreSQL are its adapters (one file per family in each), both held to the contract
 // in testing/ (`@presence/core/testing`, one suite per family). Records returned by reads are
 // immutable snapshots (frozen by the embedded adapter).
@@ -17,30 +17,30 @@
 // - Work across accounts is set-based (`due*`, `prune*`, `intentsInStates`), never a loop.
 // Coordination between servers (locks, Idempotency-Key leases) is not kept here: see
 // cluster/cluster-port.ts and idempotency/idempotency-leases.ts.
-import type { AccountsPort } from './ports/accounts-port';
-import type { EventsPort } from './ports/events-port';
-import type { IdempotencyPort } from './ports/idempotency-port';
-import type { IntentsPort } from './ports/intents-port';
-import type { KeysPort } from './ports/keys-port';
-import type { LinksPort } from './ports/links-port';
-import type { MemoryPort } from './ports/memory-port';
-import type { StandingPort } from './ports/standing-port';
-import type { ThreadPort } from './ports/thread-port';
-import type { WalletsPort } from './ports/wallets-port';
+import type { AccountsPort } from './accounts-port';
+import type { EventsPort } from './events-port';
+import type { IdempotencyPort } from './idempotency-port';
+import type { IntentsPort } from './intents-port';
+import type { KeysPort } from './keys-port';
+import type { LinksPort } from './links-port';
+import type { MemoryPort } from './memory-port';
+import type { StandingPort } from './standing-port';
+import type { ThreadPort } from './thread-port';
+import type { WalletsPort } from './wallets-port';
 
-export type { AccountsPort } from './ports/accounts-port';
-export type { EventBounds, EventsPort } from './ports/events-port';
-export type { IdempotencyPort } from './ports/idempotency-port';
-export type { IntentsPort } from './ports/intents-port';
-export type { KeysPort } from './ports/keys-port';
-export type { LinksPort } from './ports/links-port';
-export type { MemoryChange, MemoryPeek, MemoryPort } from './ports/memory-port';
-export type { StandingDue, StandingPort } from './ports/standing-port';
-export type { ThreadPort } from './ports/thread-port';
-export type { WalletsPort } from './ports/wallets-port';
+export type { AccountsPort } from './accounts-port';
+export type { EventBounds, EventsPort } from './events-port';
+export type { IdempotencyPort } from './idempotency-port';
+export type { IntentsPort } from './intents-port';
+export type { KeysPort } from './keys-port';
+export type { LinksPort } from './links-port';
+export type { MemoryChange, MemoryPeek, MemoryPort } from './memory-port';
+export type { StandingDue, StandingPort } from './standing-port';
+export type { ThreadPort } from './thread-port';
+export type { WalletsPort } from './wallets-port';
 
 /**
- * Everything the store keeps and how to change it: one port per record family (ports/). On
+ * Everything the store keeps and how to change it: one port per record family (<family>-port.ts). On
  * the store itself each operation commits alone (or as one transaction, as its comment says);
  * on a unit of work (`StoreTx`, handed out by `atomically`) they commit together.
  */

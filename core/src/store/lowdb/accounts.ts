@@ -8,9 +8,9 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { PresenceError } from '../../errors/presence-error';
+import type { AccountsPort } from '../accounts-port';
 import { createAppendLog } from '../append-log';
 import { AccountIndexEntry, AccountRecord } from '../documents';
-import type { AccountsPort } from '../ports/accounts-port';
 import { readJson } from './files';
 import { accountDocuments, type StoreContext } from './per-account';
 

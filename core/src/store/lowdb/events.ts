@@ -3,7 +3,7 @@
 // append takes, `latest` the newest committed one (what bounds report): after a failed write
 // the two drift apart, so ids skip, they never repeat.
 import { StoredEvent } from '../documents';
-import type { EventsPort } from '../ports/events-port';
+import type { EventsPort } from '../events-port';
 import type { EventBounds } from '../store-port';
 import type { Agenda } from './agenda';
 import { firstIndexAfter } from './first-index-after';

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Keystore } from '../../keystore/keystore';
 import { type IdempotencyRecord, StoredIdempotencyRecord } from '../documents';
-import type { IdempotencyPort } from '../ports/idempotency-port';
+import type { IdempotencyPort } from '../idempotency-port';
 import type { Agenda } from './agenda';
 import { accountLogs, type StoreContext } from './per-account';
 

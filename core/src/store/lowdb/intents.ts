@@ -9,7 +9,7 @@
 import { PresenceError } from '../../errors/presence-error';
 import { IntentRecord, type IntentState } from '../documents';
 import { createIntentIndex } from '../intent-index';
-import type { IntentsPort } from '../ports/intents-port';
+import type { IntentsPort } from '../intents-port';
 import type { StorePort } from '../store-port';
 import type { Agenda, AgendaTopic } from './agenda';
 import { deepFreeze } from './documents-engine';

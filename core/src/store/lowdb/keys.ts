@@ -4,7 +4,7 @@
 // A key write rewrites only its account's document.
 import { z } from 'zod';
 import { KeyRecord } from '../documents';
-import type { KeysPort } from '../ports/keys-port';
+import type { KeysPort } from '../keys-port';
 import type { Lookups } from './lookups';
 import { accountDocuments, type StoreContext } from './per-account';
 

@@ -3,7 +3,7 @@
 // account's expired ones.
 import { z } from 'zod';
 import { LinkRecord } from '../documents';
-import type { LinksPort } from '../ports/links-port';
+import type { LinksPort } from '../links-port';
 import type { Lookups } from './lookups';
 import { accountDocuments, type StoreContext } from './per-account';
 

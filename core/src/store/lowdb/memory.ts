@@ -13,7 +13,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { MemoryEntry, memoryDueAt } from '../documents';
-import type { MemoryPort } from '../ports/memory-port';
+import type { MemoryPort } from '../memory-port';
 import type { MemoryPeek } from '../store-port';
 import type { Agenda } from './agenda';
 import { deepFreeze } from './documents-engine';

@@ -4,7 +4,7 @@
 // 'standing-price' while any price trigger is active, so the beat opens only those accounts.
 import { z } from 'zod';
 import { StandingRecord } from '../documents';
-import type { StandingPort } from '../ports/standing-port';
+import type { StandingPort } from '../standing-port';
 import type { StandingDue } from '../store-port';
 import type { Agenda } from './agenda';
 import { accountDocuments, type StoreContext } from './per-account';

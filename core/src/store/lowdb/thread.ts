@@ -1,7 +1,7 @@
 // The conversation thread: an append-only log per account (data/thread/<account>.jsonl); the
 // whole account thread is served from memory.
 import { ThreadEntry } from '../documents';
-import type { ThreadPort } from '../ports/thread-port';
+import type { ThreadPort } from '../thread-port';
 import { deepFreeze } from './documents-engine';
 import { firstIndexAfter } from './first-index-after';
 import { accountLogs, type StoreContext } from './per-account';

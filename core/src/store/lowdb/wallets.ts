@@ -2,7 +2,7 @@
 // wallet layer before it gets here).
 import { z } from 'zod';
 import { WalletRecord } from '../documents';
-import type { WalletsPort } from '../ports/wallets-port';
+import type { WalletsPort } from '../wallets-port';
 import { accountDocuments, type StoreContext } from './per-account';
 
 const WalletDoc = z.object({ wallet: WalletRecord.nullable() });

@@ -6,7 +6,7 @@
 // nothing. One transaction per change (changeMemory below).
 import { MemoryEntry, memoryDueAt } from '../documents';
 import type { MemoryPeek, StoreOps } from '../store-port';
-import { ACCOUNTS_CHANNEL } from './cluster';
+import { ACCOUNTS_CHANNEL } from './channels';
 import { CallerError } from './database-error';
 import type { Runner, Statements } from './unit-of-work';
 

@@ -8,7 +8,7 @@
 // - `transitionIntent` is compare-and-set on the record's stored text;
 // - `redeemLink` is a single compare-and-set UPDATE;
 // - an event append NOTIFYs `presence_events` in its own statement (sent at commit), the
-//   wake-up of every server's live streams; a key update `presence_keys` (caches, cluster.ts).
+//   wake-up of every server's live streams; a key update `presence_keys` (caches, cluster/postgres/cluster.ts).
 // Records are kept whole as `json` (see migrations/0001_init.sql for why not jsonb) beside the
 // columns queries need, and validated with the zod schemas of documents.ts on the way out,
 // as the embedded store validates what it loads. Database failures become 503
@@ -34,7 +34,7 @@ import {
 } from '../documents';
 import { createSealedAnswers } from '../sealed-answers';
 import type { SharedStore, StoreOps } from '../store-port';
-import { ACCOUNTS_CHANNEL, EVENTS_CHANNEL, KEYS_CHANNEL } from './cluster';
+import { ACCOUNTS_CHANNEL, EVENTS_CHANNEL, KEYS_CHANNEL } from './channels';
 import { type DatabaseSource, useDatabase } from './database';
 import { mappingStoreErrors, toStoreError } from './database-error';
 import { memoryRows } from './memory-rows';
@@ -163,7 +163,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
           SELECT ${accountId}::text, events, ${event.type}::text, ${event.at}::float8, ${json(event.data)}::text::json FROM next
           RETURNING id
         )
-        -- The wake-up for every server's streams (cluster.ts), sent at commit: in this statement.
+        -- The wake-up for every server's streams (cluster/postgres/cluster.ts), sent at commit: in this statement.
         SELECT id, pg_notify(${EVENTS_CHANNEL}, ${accountId}::text || ':' || id)::text AS notified FROM appended`;
         return { id: Number(row?.id), ...event };
       },

@@ -1,5 +1,5 @@
 // The events family of the store port (store-port.ts): each account's log, numbered 1, 2, 3….
-import type { StoredEvent } from '../documents';
+import type { StoredEvent } from './documents';
 
 export type EventBounds = { oldest: number | null; latest: number };
 

@@ -1,5 +1,5 @@
 // The wallets family of the store port (store-port.ts): one wallet per account.
-import type { WalletRecord } from '../documents';
+import type { WalletRecord } from './documents';
 
 export interface WalletsPort {
   getWallet(accountId: string): Promise<WalletRecord | null>;

@@ -1,5 +1,5 @@
 // The API keys family of the store port (store-port.ts): found by id or by a secret's hash.
-import type { KeyRecord } from '../documents';
+import type { KeyRecord } from './documents';
 
 export interface KeysPort {
   insertKey(key: KeyRecord): Promise<void>;

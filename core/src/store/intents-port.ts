@@ -1,6 +1,6 @@
 // The intents family of the store port (store-port.ts): each action an account asked for, and
 // the states it moves through.
-import type { IntentRecord, IntentState } from '../documents';
+import type { IntentRecord, IntentState } from './documents';
 
 export interface IntentsPort {
   /**

@@ -1,5 +1,5 @@
 // The thread family of the store port (store-port.ts): each account's conversation, numbered.
-import type { NewThreadEntry, ThreadEntry } from '../documents';
+import type { NewThreadEntry, ThreadEntry } from './documents';
 
 export interface ThreadPort {
   /** Appends with the next per-account thread id. */

@@ -1,6 +1,6 @@
 // The link codes family of the store port (store-port.ts): one-time codes that link a chat
 // surface to an account, found by their hash.
-import type { LinkRecord } from '../documents';
+import type { LinkRecord } from './documents';
 
 export interface LinksPort {
   /** Stores a new link code and drops codes expired before `now`. */

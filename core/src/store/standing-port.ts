@@ -1,6 +1,6 @@
 // The standing intents family of the store port (store-port.ts): rules that fire on a
 // schedule or a price, and the fires they have pending.
-import type { StandingRecord } from '../documents';
+import type { StandingRecord } from './documents';
 
 /** Standing intents that may fire now (see `dueStanding`). */
 export type StandingDue = {

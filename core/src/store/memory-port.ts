@@ -1,7 +1,7 @@
 // The memory family of the store port (store-port.ts). Memory entries are rows: a change names
 // its keys, and only those rows are read and written, so its cost never depends on how many
 // entries the account keeps.
-import type { MemoryEntry } from '../documents';
+import type { MemoryEntry } from './documents';
 
 /** What a memory change decides from the entries it named: rows to write, keys to remove, and its answer. */
 export type MemoryChange<T> = { put?: readonly MemoryEntry[]; remove?: readonly string[]; result: T };

@@ -1,5 +1,5 @@
 // The accounts family of the store port (store-port.ts): one record per account.
-import type { AccountRecord } from '../documents';
+import type { AccountRecord } from './documents';
 
 export interface AccountsPort {
   createAccount(account: AccountRecord): Promise<void>;
