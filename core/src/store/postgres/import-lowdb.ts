@@ -23,8 +23,8 @@ import { readSurfaceLogs, surfaceLogs } from '../lowdb/surfaces';
 import { fileMasterKeyCheck, MasterKeyMismatch, masterKeyCheckValue, masterKeyMismatch } from '../master-key-check';
 import type { StorePort } from '../store-port';
 import { openDatabase } from './database';
+import { intentColumns } from './intents-rows';
 import { migrate } from './migrate';
-import { intentColumns } from './postgres-store';
 import { json } from './records';
 import { standingColumns } from './standing-rows';
 
