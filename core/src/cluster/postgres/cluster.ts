@@ -2,14 +2,15 @@
 // - Events: every append NOTIFYs `presence_events` with "account_id:id" in the appending
 //   statement (store/postgres/events-rows.ts), so it is sent at commit. Each server LISTENs on
 //   one dedicated connection and wakes the pump of that account's open streams; the events
-//   table stays the truth. The driver re-establishes a lost LISTEN connection by itself and calls
-//   `onlisten` each time it (re)subscribes: wake-ups sent meanwhile are lost, so every open
-//   channel then reads the table again (resync).
+//   table stays the truth. The driver re-establishes a lost LISTEN connection by itself and
+//   calls `onlisten` each time it (re)subscribes: wake-ups sent meanwhile are lost, so every
+//   open channel then reads the table again (resync).
 // - Key changes: an update of a key's record NOTIFYs `presence_keys` with its id at commit
 //   (store/postgres/keys-rows.ts updateKey); every server's key cache drops it
-//   (keys/key-cache.ts), and forgets every key when the LISTEN connection was re-established, and the streams opened
-//   with that key are looked at again (server/src/http/stream-recheck.ts). A surface token's
-//   revocation NOTIFYs `presence_surfaces` likewise: its streams close on every server.
+//   (keys/key-cache.ts), and forgets every key when the LISTEN connection was re-established,
+//   and the streams opened with that key are looked at again
+//   (server/src/http/stream-recheck.ts). A surface token's revocation NOTIFYs
+//   `presence_surfaces` likewise: its streams close on every server.
 // - Failure budgets (failed authentications per address): counted in the shared window, and
 //   asked about from memory; a full window is announced on `presence_rate_blocks`
 //   (failure-budgets.ts).
