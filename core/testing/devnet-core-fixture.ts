@@ -78,7 +78,7 @@ async function openStore(kind: DevnetStoreKind, dir: string, keystore: Keystore,
     import('../../scripts/postgres'),
     import('../src/store/postgres/database'),
     import('../src/store/postgres/postgres-store'),
-    import('../src/store/postgres/cluster'),
+    import('../src/cluster/postgres/cluster'),
   ]);
   const pg = await startPostgres();
   // The pool is ours, so its statements can be counted: a store that answered a question

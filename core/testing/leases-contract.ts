@@ -1,5 +1,5 @@
 // The idempotency leases port's contract, run against every implementation (memory in
-// idempotency-leases.test.ts, PostgreSQL in store/postgres/idempotency-leases.test.ts).
+// idempotency-leases.test.ts, PostgreSQL in cluster/postgres/idempotency-leases.test.ts).
 // "Peers" are handles as other servers would hold them: separate pools on PostgreSQL; the one
 // map in memory, which serves one process.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

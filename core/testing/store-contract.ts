@@ -3,10 +3,9 @@
 // each operation's answers, and what must hold under concurrency. "Peers" are handles on the
 // same data as other servers would hold them: separate connection pools for PostgreSQL; for
 // lowdb the one store, since a data directory has one owner. A test here describes the port,
-// never one adapter's internals. The parts: store-contract-records.ts (accounts, keys,
-// memory, events) and store-contract-activity.ts (answers, wallets, intents, thread, standing
-// intents, links); `describeStoreContract` runs them all, and a store that honours only some
-// (the test keys' overlay) runs those (`parts`).
+// never one adapter's internals. One suite per record family, as the port has one port per
+// family (store-contract/<family>.ts); `describeStoreContract` runs them all, and a store that
+// honours only some (the test keys' overlay) runs those (`sections`).
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createKeystore } from '../src/keystore/keystore';
@@ -24,8 +23,16 @@ import {
   turn,
   wallet,
 } from './fixtures';
-import { activityContract } from './store-contract-activity';
-import { recordsContract } from './store-contract-records';
+import { accountsContract } from './store-contract/accounts';
+import { eventsContract } from './store-contract/events';
+import { idempotencyContract } from './store-contract/idempotency';
+import { intentsContract } from './store-contract/intents';
+import { keysContract } from './store-contract/keys';
+import { linksContract } from './store-contract/links';
+import { memoryContract } from './store-contract/memory';
+import { standingContract } from './store-contract/standing';
+import { threadContract } from './store-contract/thread';
+import { walletsContract } from './store-contract/wallets';
 
 /** What each part is given: the harness and store the contract opened for the current test, and its sections. */
 export type ContractContext = {
@@ -36,7 +43,7 @@ export type ContractContext = {
   section(name: ContractSection, fn: () => void): void;
 };
 
-/** The contract's sections, by the part of the port each covers. */
+/** The contract's sections, one per record family of the port. */
 export const contractSections = [
   'accounts',
   'keys',
@@ -50,6 +57,20 @@ export const contractSections = [
   'links',
 ] as const;
 export type ContractSection = (typeof contractSections)[number];
+
+/** Each family's suite, by its section. */
+const familySuites: Record<ContractSection, (ctx: ContractContext) => void> = {
+  accounts: accountsContract,
+  keys: keysContract,
+  memory: memoryContract,
+  events: eventsContract,
+  'idempotency answers': idempotencyContract,
+  wallets: walletsContract,
+  intents: intentsContract,
+  thread: threadContract,
+  'standing intents': standingContract,
+  links: linksContract,
+};
 
 export function describeStoreContract(
   name: string,
@@ -82,8 +103,7 @@ export function describeStoreContract(
         if (sections.includes(section)) describe(section, fn);
       },
     };
-    recordsContract(ctx);
-    activityContract(ctx);
+    for (const section of contractSections) familySuites[section](ctx);
 
     if (!durable) return;
     it('everything answered is still there after the store is opened again', async () => {

@@ -1,7 +1,7 @@
 // How a server coordinates with the other servers of its deployment: its id, deployment-wide
 // locks (advisory locks), Idempotency-Key leases, leader election for the background work,
 // and the book where a shared devnet's deployment is recorded. (What servers tell each other — events, key and
-// account changes, rate counts — is core's cluster port, store/postgres/cluster.ts.)
+// account changes, rate counts — is core's cluster port, cluster/postgres/cluster.ts.)
 // Embedded: this process is the whole deployment, so locks are in memory, it always leads,
 // and the book is a file.
 // On PostgreSQL all of it runs on the server's one pool (open-store.ts): leadership keeps one

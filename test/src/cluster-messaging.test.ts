@@ -123,7 +123,7 @@ describe('servers sharing one database', () => {
 
   it("a key's rate limit counts its requests on every server: what one admitted, another refuses once written", async () => {
     // Each server decides from memory and writes its counts with its next commit or within
-    // 100 ms (core/src/store/postgres/request-rates.ts); the lag between servers is tested there.
+    // 100 ms (core/src/cluster/postgres/request-rates.ts); the lag between servers is tested there.
     const limited = { PRESENCE_RATE_LIMIT: '6/3600s' };
     const [p, q] = await Promise.all([another(limited), another(limited)]);
     const made = await call(a.url, 'POST', '/v1/keys', { key: a.live, body: { name: 'limited', scopes: ['talk', 'memory:read'] } });

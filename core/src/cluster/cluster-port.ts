@@ -1,7 +1,7 @@
 // What core needs from the other servers of a deployment when several share one store
 // (PostgreSQL): a wake-up when any server appended an event, and rate-limit windows that
 // count every server's requests. The PostgreSQL adapter implements it (LISTEN/NOTIFY and a
-// table, see store/postgres/cluster.ts); an embedded install passes none and core keeps its
+// table, see cluster/postgres/cluster.ts); an embedded install passes none and core keeps its
 // in-process paths. Core never imports a driver for this.
 import type { RateDecision } from '../ratelimit/sliding-window';
 

@@ -1,7 +1,7 @@
 // Locks that hold across every server of a deployment (a wallet's nonces, the devnet's
 // deployer). The embedded store has one process, so a keyed lock in memory is the whole
 // cluster; the PostgreSQL adapter implements the same port with advisory locks
-// (store/postgres/postgres-locks.ts).
+// (cluster/postgres/postgres-locks.ts).
 import { createKeyedLock } from './keyed-lock';
 
 export type ClusterLocks = {

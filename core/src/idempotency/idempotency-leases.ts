@@ -2,7 +2,7 @@
 // (its fingerprint) and until when. Coordination between servers, not a record kept for the
 // account, so a port of its own rather than part of the store: in memory where one process
 // serves the keys (an embedded install, test keys' overlay), in a table every server sees on
-// PostgreSQL (store/postgres/idempotency-leases.ts).
+// PostgreSQL (cluster/postgres/idempotency-leases.ts).
 
 /** An Idempotency-Key whose first request is running: who runs it, for what, until when (ms epoch). */
 export type InFlightClaim = { owner: string; fingerprint: string; expires_at: number };

@@ -3,7 +3,7 @@
 // kept, never misses: a key created anywhere is found at its first use.
 //
 // Staleness across servers: every change to a key's record is announced at its commit
-// (PostgreSQL NOTIFY, see store/postgres/postgres-store.ts updateKey) and drops the key here;
+// (PostgreSQL NOTIFY, see store/postgres/keys-rows.ts updateKey) and drops the key here;
 // this server's own changes drop it at once. So a revocation or rotation on another server
 // takes effect here as soon as its notification arrives — the same moment its events reach
 // this server's streams. If the listening connection drops, the driver reconnects it and every

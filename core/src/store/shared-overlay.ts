@@ -10,7 +10,20 @@
 import { createKeyedLock } from '../concurrency/keyed-lock';
 import { immediateUnits } from './immediate-units';
 import type { OverlayAccounts, OverlaySnapshot } from './overlay-accounts';
-import type { EmbeddedStore, StoreOps } from './store-port';
+import type {
+  AccountsPort,
+  EmbeddedStore,
+  EventsPort,
+  IdempotencyPort,
+  IntentsPort,
+  KeysPort,
+  LinksPort,
+  MemoryPort,
+  StandingPort,
+  StoreOps,
+  ThreadPort,
+  WalletsPort,
+} from './store-port';
 
 /** Where servers keep the shared overlays: the PostgreSQL adapter's `test_overlays` table. */
 export type OverlayShare = {
@@ -34,48 +47,37 @@ const field =
   (args) =>
     (args[0] as Record<string, string> | undefined)?.[name];
 
-/** Calls that change an account's overlay, and how to find the account in their arguments. */
-const WRITES: Partial<Record<Method, AccountOf>> = {
-  createAccount: field('id'),
-  updateAccount: first,
-  insertKey: field('account_id'),
-  changeMemory: first,
-  appendEvent: first,
-  pruneEvents: first,
-  putIdempotencyRecord: first,
-  createWallet: field('account_id'),
-  markWalletFunded: first,
-  createIntent: field('account_id'),
-  transitionIntent: first,
-  appendThread: first,
-  putStanding: field('account_id'),
-  updateStanding: first,
-  putLink: field('account_id'),
-};
+/**
+ * How one family's calls are shared: those that read one account's overlay (its id the first
+ * argument), and those that change it, with how to find the account in their arguments.
+ */
+type FamilySharing<P> = { reads: readonly (keyof P)[]; writes: { [M in keyof P]?: AccountOf } };
 
+const accounts: FamilySharing<AccountsPort> = { reads: ['getAccount'], writes: { createAccount: field('id'), updateAccount: first } };
+const keys: FamilySharing<KeysPort> = { reads: ['listKeys'], writes: { insertKey: field('account_id') } };
+const memory: FamilySharing<MemoryPort> = { reads: ['readMemory', 'peekMemory'], writes: { changeMemory: first } };
+const events: FamilySharing<EventsPort> = { reads: ['eventsAfter', 'eventBounds'], writes: { appendEvent: first, pruneEvents: first } };
+const idempotency: FamilySharing<IdempotencyPort> = { reads: ['getIdempotencyRecord'], writes: { putIdempotencyRecord: first } };
+const wallets: FamilySharing<WalletsPort> = {
+  reads: ['getWallet'],
+  writes: { createWallet: field('account_id'), markWalletFunded: first },
+};
+const intents: FamilySharing<IntentsPort> = {
+  reads: ['getIntent', 'findIntentByConfirmId', 'findIntentByIdempotencyKey', 'listIntents', 'spentSince'],
+  writes: { createIntent: field('account_id'), transitionIntent: first },
+};
+const thread: FamilySharing<ThreadPort> = { reads: ['readThread'], writes: { appendThread: first } };
+const standing: FamilySharing<StandingPort> = {
+  reads: ['listStanding'],
+  writes: { putStanding: field('account_id'), updateStanding: first },
+};
+const links: FamilySharing<LinksPort> = { reads: ['countOutstandingLinks'], writes: { putLink: field('account_id') } };
+
+const FAMILIES = [accounts, keys, memory, events, idempotency, wallets, intents, thread, standing, links] as FamilySharing<StoreOps>[];
 /** Calls that read one account's overlay. */
-const READS: Partial<Record<Method, AccountOf>> = Object.fromEntries(
-  (
-    [
-      'getAccount',
-      'listKeys',
-      'readMemory',
-      'peekMemory',
-      'eventsAfter',
-      'eventBounds',
-      'getIdempotencyRecord',
-      'getWallet',
-      'getIntent',
-      'findIntentByConfirmId',
-      'findIntentByIdempotencyKey',
-      'listIntents',
-      'spentSince',
-      'readThread',
-      'listStanding',
-      'countOutstandingLinks',
-    ] as Method[]
-  ).map((m) => [m, first]),
-);
+const READS: Method[] = FAMILIES.flatMap((f) => [...f.reads]);
+/** Calls that change an account's overlay, and how to find the account in their arguments. */
+const WRITES = FAMILIES.flatMap((f) => Object.entries(f.writes) as [Method, AccountOf][]);
 
 export function shareOverlay(overlay: EmbeddedStore, accounts: OverlayAccounts, share: OverlayShare): EmbeddedStore {
   const versions = new Map<string, number>();
@@ -104,14 +106,14 @@ export function shareOverlay(overlay: EmbeddedStore, accounts: OverlayAccounts, 
     });
 
   const shared = { ...overlay } as Record<Method, unknown>;
-  for (const [method, accountOf] of Object.entries(READS) as [Method, AccountOf][]) {
+  for (const method of READS) {
     const inner = overlay[method] as (...args: unknown[]) => Promise<unknown>;
     shared[method] = (...args: unknown[]) => {
-      const accountId = accountOf(args);
+      const accountId = first(args);
       return accountId === undefined ? inner(...args) : read(accountId, () => inner(...args));
     };
   }
-  for (const [method, accountOf] of Object.entries(WRITES) as [Method, AccountOf][]) {
+  for (const [method, accountOf] of WRITES) {
     const inner = overlay[method] as (...args: unknown[]) => Promise<unknown>;
     shared[method] = (...args: unknown[]) => {
       const accountId = accountOf(args);

@@ -12,13 +12,13 @@ import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vites
 import { startPostgres, type ThrowawayPostgres } from '../../../scripts/postgres';
 import { type ReceivedHook, startWebhookReceiver, type WebhookReceiver } from '../../testing/webhook-receiver';
 import { createManualClock } from '../clock/clock';
+import { createPostgresCluster } from '../cluster/postgres/cluster';
 import { type Core, createCore } from '../create-core';
 import { PresenceError } from '../errors/presence-error';
 import type { Principal } from '../keys/key-service';
 import { createKeystore } from '../keystore/keystore';
 import { createLowdbStore } from '../store/lowdb/lowdb-store';
 import { createLowdbWebhookStore } from '../store/lowdb/webhooks';
-import { createPostgresCluster } from '../store/postgres/cluster';
 import { openDatabase } from '../store/postgres/database';
 import { migrate } from '../store/postgres/migrate';
 import { createPostgresStore } from '../store/postgres/postgres-store';

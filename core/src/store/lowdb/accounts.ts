@@ -8,16 +8,16 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { PresenceError } from '../../errors/presence-error';
+import type { AccountsPort } from '../accounts-port';
 import { createAppendLog } from '../append-log';
 import { AccountIndexEntry, AccountRecord } from '../documents';
-import type { StorePort } from '../store-port';
 import { readJson } from './files';
 import { accountDocuments, type StoreContext } from './per-account';
 
 const AccountIndexDoc = z.object({ accounts: z.array(AccountIndexEntry) });
 const AccountDoc = z.object({ account: AccountRecord.nullable() });
 
-export type AccountsFamily = Pick<StorePort, 'createAccount' | 'getAccount' | 'listAccounts' | 'updateAccount'> & {
+export type AccountsFamily = AccountsPort & {
   /** Every account's id, in creation order. */
   ids(): string[];
   close(): Promise<void>;

@@ -3,12 +3,13 @@
 // append takes, `latest` the newest committed one (what bounds report): after a failed write
 // the two drift apart, so ids skip, they never repeat.
 import { StoredEvent } from '../documents';
-import type { EventBounds, StorePort } from '../store-port';
+import type { EventsPort } from '../events-port';
+import type { EventBounds } from '../store-port';
 import type { Agenda } from './agenda';
 import { firstIndexAfter } from './first-index-after';
 import { accountLogs, type StoreContext } from './per-account';
 
-export type EventsFamily = Pick<StorePort, 'appendEvent' | 'eventsAfter' | 'eventBounds' | 'pruneEvents' | 'pruneEventsOlderThan'> & {
+export type EventsFamily = EventsPort & {
   close(): Promise<void>;
 };
 

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Keystore } from '../../keystore/keystore';
 import { type IdempotencyRecord, StoredIdempotencyRecord } from '../documents';
-import type { StorePort } from '../store-port';
+import type { IdempotencyPort } from '../idempotency-port';
 import type { Agenda } from './agenda';
 import { accountLogs, type StoreContext } from './per-account';
 
@@ -15,7 +15,7 @@ const oldestOf = (byKey: ReadonlyMap<string, StoredIdempotencyRecord>): number |
   return min;
 };
 
-export type IdempotencyFamily = Pick<StorePort, 'getIdempotencyRecord' | 'putIdempotencyRecord' | 'pruneIdempotency'> & {
+export type IdempotencyFamily = IdempotencyPort & {
   close(): Promise<void>;
 };
 

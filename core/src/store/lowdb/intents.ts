@@ -9,22 +9,13 @@
 import { PresenceError } from '../../errors/presence-error';
 import { IntentRecord, type IntentState } from '../documents';
 import { createIntentIndex } from '../intent-index';
+import type { IntentsPort } from '../intents-port';
 import type { StorePort } from '../store-port';
 import type { Agenda, AgendaTopic } from './agenda';
 import { deepFreeze } from './documents-engine';
 import { accountLogs, type StoreContext } from './per-account';
 
-type IntentMethods =
-  | 'createIntent'
-  | 'getIntent'
-  | 'findIntentByConfirmId'
-  | 'findIntentByIdempotencyKey'
-  | 'transitionIntent'
-  | 'listIntents'
-  | 'spentSince'
-  | 'intentsInStates'
-  | 'dueHolds';
-export type IntentsFamily = Pick<StorePort, IntentMethods> & { close(): Promise<void> };
+export type IntentsFamily = IntentsPort & { close(): Promise<void> };
 
 /** The agenda topic that indexes the accounts with intents in a state, if any. */
 const topicOf = (state: IntentState): AgendaTopic | null =>

@@ -4,13 +4,13 @@
 // A key write rewrites only its account's document.
 import { z } from 'zod';
 import { KeyRecord } from '../documents';
-import type { StorePort } from '../store-port';
+import type { KeysPort } from '../keys-port';
 import type { Lookups } from './lookups';
 import { accountDocuments, type StoreContext } from './per-account';
 
 const KeysDoc = z.object({ keys: z.array(KeyRecord) });
 
-export type KeysFamily = Pick<StorePort, 'insertKey' | 'getKey' | 'findKeyBySecretHash' | 'listKeys' | 'updateKey'>;
+export type KeysFamily = KeysPort;
 
 export async function openKeys(ctx: StoreContext, lookups: Lookups): Promise<KeysFamily> {
   const { documents } = ctx;

@@ -3,13 +3,13 @@
 // account's expired ones.
 import { z } from 'zod';
 import { LinkRecord } from '../documents';
-import type { StorePort } from '../store-port';
+import type { LinksPort } from '../links-port';
 import type { Lookups } from './lookups';
 import { accountDocuments, type StoreContext } from './per-account';
 
 const LinksDoc = z.object({ links: z.array(LinkRecord) });
 
-export type LinksFamily = Pick<StorePort, 'putLink' | 'redeemLink' | 'countOutstandingLinks'>;
+export type LinksFamily = LinksPort;
 
 export async function openLinks(ctx: StoreContext, lookups: Lookups): Promise<LinksFamily> {
   const { documents } = ctx;

@@ -13,7 +13,8 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { MemoryEntry, memoryDueAt } from '../documents';
-import type { MemoryPeek, StorePort } from '../store-port';
+import type { MemoryPort } from '../memory-port';
+import type { MemoryPeek } from '../store-port';
 import type { Agenda } from './agenda';
 import { deepFreeze } from './documents-engine';
 import { readJson } from './files';
@@ -23,7 +24,7 @@ const MemoryLine = z.object({ key: z.string(), entry: MemoryEntry.nullable() });
 type MemoryLine = z.infer<typeof MemoryLine>;
 const LegacyDoc = z.object({ entries: z.array(MemoryEntry) });
 
-export type MemoryFamily = Pick<StorePort, 'readMemory' | 'peekMemory' | 'changeMemory' | 'memoryDue'>;
+export type MemoryFamily = MemoryPort;
 
 const earliestDue = (entries: Iterable<MemoryEntry>): number | null => {
   let min: number | null = null;

@@ -4,13 +4,14 @@
 // 'standing-price' while any price trigger is active, so the beat opens only those accounts.
 import { z } from 'zod';
 import { StandingRecord } from '../documents';
-import type { StandingDue, StorePort } from '../store-port';
+import type { StandingPort } from '../standing-port';
+import type { StandingDue } from '../store-port';
 import type { Agenda } from './agenda';
 import { accountDocuments, type StoreContext } from './per-account';
 
 const StandingDoc = z.object({ standing: z.array(StandingRecord) });
 
-export type StandingFamily = Pick<StorePort, 'putStanding' | 'listStanding' | 'updateStanding' | 'dueStanding'>;
+export type StandingFamily = StandingPort;
 
 /** The record may fire now (what the PostgreSQL adapter's query selects). */
 export const standingMayFire = (r: StandingRecord, { now, pricesMoved, createdSince }: StandingDue) =>

@@ -1,12 +1,12 @@
 // The conversation thread: an append-only log per account (data/thread/<account>.jsonl); the
 // whole account thread is served from memory.
 import { ThreadEntry } from '../documents';
-import type { StorePort } from '../store-port';
+import type { ThreadPort } from '../thread-port';
 import { deepFreeze } from './documents-engine';
 import { firstIndexAfter } from './first-index-after';
 import { accountLogs, type StoreContext } from './per-account';
 
-export type ThreadFamily = Pick<StorePort, 'appendThread' | 'readThread'> & { close(): Promise<void> };
+export type ThreadFamily = ThreadPort & { close(): Promise<void> };
 
 export function openThread(ctx: StoreContext): ThreadFamily {
   const threadLog = accountLogs(ctx, 'thread', ThreadEntry, async (file) => {

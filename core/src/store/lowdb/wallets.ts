@@ -2,12 +2,12 @@
 // wallet layer before it gets here).
 import { z } from 'zod';
 import { WalletRecord } from '../documents';
-import type { StorePort } from '../store-port';
+import type { WalletsPort } from '../wallets-port';
 import { accountDocuments, type StoreContext } from './per-account';
 
 const WalletDoc = z.object({ wallet: WalletRecord.nullable() });
 
-export type WalletsFamily = Pick<StorePort, 'getWallet' | 'createWallet' | 'markWalletFunded'>;
+export type WalletsFamily = WalletsPort;
 
 export function openWallets(ctx: StoreContext): WalletsFamily {
   const { documents } = ctx;

@@ -6,8 +6,8 @@
 // Two kinds of work hold a connection for longer than a statement, and both take it from the
 // pool: a session-level advisory lock (leadership for the server's life, migrations at start)
 // on a reserved connection (`reserveSession`), and the cluster locks' transactions (bounded,
-// see postgres-locks.ts). LISTEN is the one connection outside the pool: the driver opens it
-// for `sql.listen` (cluster.ts).
+// see cluster/postgres/postgres-locks.ts). LISTEN is the one connection outside the pool: the
+// driver opens it for `sql.listen` (cluster/postgres/cluster.ts).
 import postgres from 'postgres';
 
 export type Database = postgres.Sql;

@@ -23,8 +23,8 @@ import { readSurfaceLogs, surfaceLogs } from '../lowdb/surfaces';
 import { fileMasterKeyCheck, MasterKeyMismatch, masterKeyCheckValue, masterKeyMismatch } from '../master-key-check';
 import type { StorePort } from '../store-port';
 import { openDatabase } from './database';
+import { intentColumns } from './intents-rows';
 import { migrate } from './migrate';
-import { intentColumns } from './postgres-store';
 import { json } from './records';
 import { standingColumns } from './standing-rows';
 
@@ -102,6 +102,102 @@ async function firstNonEmpty(sql: postgres.Sql): Promise<string | null> {
     if (row?.any) return table;
   }
   return null;
+}
+
+/** Where one import copies to and from, and what it has counted. */
+type Copy = { tx: postgres.TransactionSql; lowdb: StorePort; root: string; now: number; counts: ImportCounts };
+
+/** The account's keys, wallet and memory entries; answers how many entries it keeps. */
+async function copyRecords({ tx, lowdb, counts }: Copy, id: string): Promise<number> {
+  for (const key of await lowdb.listKeys(id)) {
+    await tx`INSERT INTO api_keys (id, account_id, secret_hashes, doc)
+      VALUES (${key.id}, ${id}, ${key.secrets.map((s) => s.hash)}::text[], ${json(key)}::text::json)`;
+    counts.keys++;
+  }
+  const wallet = await lowdb.getWallet(id);
+  if (wallet) {
+    await tx`INSERT INTO wallets (account_id, funded, doc) VALUES (${id}, ${wallet.funded}, ${json(wallet)}::text::json)`;
+    counts.wallets++;
+  }
+  const memory = await lowdb.readMemory(id);
+  if (memory.length > 0) {
+    await tx`INSERT INTO memory_entries (account_id, key, due_at, entry)
+      SELECT ${id}::text, m.key, m.due_at, m.entry::json
+      FROM unnest(${memory.map((e) => e.key)}::text[], ${memory.map(memoryDueAt)}::float8[], ${memory.map((e) => json(e))}::text[])
+        AS m(key, due_at, entry)`;
+    counts.memory += memory.length;
+  }
+  return memory.length;
+}
+
+/** The account's events and thread, ids kept, and its counter row continuing after them. */
+async function copyLogs({ tx, lowdb, counts }: Copy, id: string, memoryCount: number) {
+  const events = await allEvents(lowdb, id);
+  for (let i = 0; i < events.length; i += PAGE) {
+    const page = events.slice(i, i + PAGE);
+    await tx`INSERT INTO events (account_id, id, type, at, data)
+      SELECT ${id}::text, e.id, e.type, e.at, e.data::json
+      FROM unnest(${page.map((e) => e.id)}::bigint[], ${page.map((e) => e.type)}::text[],
+                  ${page.map((e) => e.at)}::float8[], ${page.map((e) => json(e.data))}::text[]) AS e(id, type, at, data)`;
+  }
+  counts.events += events.length;
+  const thread = await allThread(lowdb, id);
+  for (let i = 0; i < thread.length; i += PAGE) {
+    const page = thread.slice(i, i + PAGE);
+    await tx`INSERT INTO thread (account_id, id, entry)
+      SELECT ${id}::text, t.id, t.entry::json
+      FROM unnest(${page.map((t) => t.id)}::bigint[], ${page.map(({ id: _, ...entry }) => json(entry))}::text[]) AS t(id, entry)`;
+  }
+  counts.thread += thread.length;
+  // The counters continue from the embedded store's latest ids (events pruned away included).
+  const latestEvent = (await lowdb.eventBounds(id)).latest;
+  const latestThread = thread.at(-1)?.id ?? 0;
+  if (latestEvent > 0 || latestThread > 0 || memoryCount > 0)
+    await tx`INSERT INTO account_seq (account_id, events, thread, memory)
+      VALUES (${id}, ${latestEvent}, ${latestThread}, ${memoryCount})`;
+}
+
+/** The account's intents and standing intents, with the columns their queries read. */
+async function copyIntentsAndStanding({ tx, lowdb, counts }: Copy, id: string) {
+  for (const intent of await lowdb.listIntents(id)) {
+    const c = intentColumns(intent);
+    await tx`INSERT INTO intents (account_id, id, state, confirm_id, idempotency_key, spent_at, value_usd, expires_at, doc)
+      VALUES (${id}, ${intent.id}, ${c.state}, ${c.confirm_id}, ${c.idempotency_key}, ${c.spent_at}, ${c.value_usd}, ${c.expires_at},
+        ${json(intent)}::text::json)`;
+    counts.intents++;
+  }
+  for (const standing of await lowdb.listStanding(id)) {
+    const c = standingColumns(standing);
+    await tx`INSERT INTO standing (account_id, id, active, trigger_kind, next_at, has_pending, created_at, doc)
+      VALUES (${id}, ${standing.id}, ${c.active}, ${c.trigger_kind}, ${c.next_at}, ${c.has_pending}, ${c.created_at},
+        ${json(standing)}::text::json)`;
+    counts.standing++;
+  }
+}
+
+/** The account's Idempotency-Key answers (sealed, as stored) and its link codes that can still be redeemed: read from their files. */
+async function copyAnswersAndLinks({ tx, lowdb, root, now, counts }: Copy, id: string) {
+  // Opening the account's answers seals any an earlier version kept in the clear; the
+  // log then holds one line per put, the last one per key winning.
+  await lowdb.getIdempotencyRecord(id, '');
+  const answers = new Map<string, StoredIdempotencyRecord>();
+  const log = createAppendLog(accountFile(root, 'idempotency', id, '.jsonl'), StoredIdempotencyRecord, { fsync: false });
+  for (const r of await log.readAll()) answers.set(r.key, r);
+  await log.close();
+  for (const r of answers.values()) {
+    await tx`INSERT INTO idempotency (account_id, key, created_at, record) VALUES (${id}, ${r.key}, ${r.created_at}, ${json(r)}::text::json)`;
+    counts.idempotency++;
+  }
+  const links = z
+    .object({ links: z.array(LinkRecord) })
+    .nullable()
+    .parse(await readJson(accountFile(root, 'links', id, '.json')));
+  for (const link of links?.links ?? []) {
+    if (link.expires_at <= now) continue; // could never be redeemed
+    await tx`INSERT INTO links (hash, expires_at, redeemed_at, doc)
+      VALUES (${link.hash}, ${link.expires_at}, ${link.redeemed_at}, ${json(link)}::text::json)`;
+    counts.links++;
+  }
 }
 
 /**
@@ -184,89 +280,14 @@ export async function importLowdb({
       // An empty database may hold the check value of a server that started on it and stopped: the install's key replaces it.
       await tx`INSERT INTO master_key_check (check_value) VALUES (${masterKeyCheckValue(keystore)})
         ON CONFLICT (id) DO UPDATE SET check_value = EXCLUDED.check_value, rotating_to = NULL, written_at = now()`;
+      const copy: Copy = { tx, lowdb, root, now, counts };
       for (const account of await lowdb.listAccounts()) {
-        const id = account.id;
-        await tx`INSERT INTO accounts (id, doc) VALUES (${id}, ${json(account)}::text::json)`;
+        await tx`INSERT INTO accounts (id, doc) VALUES (${account.id}, ${json(account)}::text::json)`;
         counts.accounts++;
-        for (const key of await lowdb.listKeys(id)) {
-          await tx`INSERT INTO api_keys (id, account_id, secret_hashes, doc)
-            VALUES (${key.id}, ${id}, ${key.secrets.map((s) => s.hash)}::text[], ${json(key)}::text::json)`;
-          counts.keys++;
-        }
-        const wallet = await lowdb.getWallet(id);
-        if (wallet) {
-          await tx`INSERT INTO wallets (account_id, funded, doc) VALUES (${id}, ${wallet.funded}, ${json(wallet)}::text::json)`;
-          counts.wallets++;
-        }
-        const memory = await lowdb.readMemory(id);
-        if (memory.length > 0) {
-          await tx`INSERT INTO memory_entries (account_id, key, due_at, entry)
-            SELECT ${id}::text, m.key, m.due_at, m.entry::json
-            FROM unnest(${memory.map((e) => e.key)}::text[], ${memory.map(memoryDueAt)}::float8[], ${memory.map((e) => json(e))}::text[])
-              AS m(key, due_at, entry)`;
-          counts.memory += memory.length;
-        }
-
-        const events = await allEvents(lowdb, id);
-        for (let i = 0; i < events.length; i += PAGE) {
-          const page = events.slice(i, i + PAGE);
-          await tx`INSERT INTO events (account_id, id, type, at, data)
-            SELECT ${id}::text, e.id, e.type, e.at, e.data::json
-            FROM unnest(${page.map((e) => e.id)}::bigint[], ${page.map((e) => e.type)}::text[],
-                        ${page.map((e) => e.at)}::float8[], ${page.map((e) => json(e.data))}::text[]) AS e(id, type, at, data)`;
-        }
-        counts.events += events.length;
-        const thread = await allThread(lowdb, id);
-        for (let i = 0; i < thread.length; i += PAGE) {
-          const page = thread.slice(i, i + PAGE);
-          await tx`INSERT INTO thread (account_id, id, entry)
-            SELECT ${id}::text, t.id, t.entry::json
-            FROM unnest(${page.map((t) => t.id)}::bigint[], ${page.map(({ id: _, ...entry }) => json(entry))}::text[]) AS t(id, entry)`;
-        }
-        counts.thread += thread.length;
-        // The counters continue from the embedded store's latest ids (events pruned away included).
-        const latestEvent = (await lowdb.eventBounds(id)).latest;
-        const latestThread = thread.at(-1)?.id ?? 0;
-        if (latestEvent > 0 || latestThread > 0 || memory.length > 0)
-          await tx`INSERT INTO account_seq (account_id, events, thread, memory)
-            VALUES (${id}, ${latestEvent}, ${latestThread}, ${memory.length})`;
-
-        for (const intent of await lowdb.listIntents(id)) {
-          const c = intentColumns(intent);
-          await tx`INSERT INTO intents (account_id, id, state, confirm_id, idempotency_key, spent_at, value_usd, expires_at, doc)
-            VALUES (${id}, ${intent.id}, ${c.state}, ${c.confirm_id}, ${c.idempotency_key}, ${c.spent_at}, ${c.value_usd}, ${c.expires_at},
-              ${json(intent)}::text::json)`;
-          counts.intents++;
-        }
-        for (const standing of await lowdb.listStanding(id)) {
-          const c = standingColumns(standing);
-          await tx`INSERT INTO standing (account_id, id, active, trigger_kind, next_at, has_pending, created_at, doc)
-            VALUES (${id}, ${standing.id}, ${c.active}, ${c.trigger_kind}, ${c.next_at}, ${c.has_pending}, ${c.created_at},
-              ${json(standing)}::text::json)`;
-          counts.standing++;
-        }
-
-        // Opening the account's answers seals any an earlier version kept in the clear; the
-        // log then holds one line per put, the last one per key winning.
-        await lowdb.getIdempotencyRecord(id, '');
-        const answers = new Map<string, StoredIdempotencyRecord>();
-        const log = createAppendLog(accountFile(root, 'idempotency', id, '.jsonl'), StoredIdempotencyRecord, { fsync: false });
-        for (const r of await log.readAll()) answers.set(r.key, r);
-        await log.close();
-        for (const r of answers.values()) {
-          await tx`INSERT INTO idempotency (account_id, key, created_at, record) VALUES (${id}, ${r.key}, ${r.created_at}, ${json(r)}::text::json)`;
-          counts.idempotency++;
-        }
-        const links = z
-          .object({ links: z.array(LinkRecord) })
-          .nullable()
-          .parse(await readJson(accountFile(root, 'links', id, '.json')));
-        for (const link of links?.links ?? []) {
-          if (link.expires_at <= now) continue; // could never be redeemed
-          await tx`INSERT INTO links (hash, expires_at, redeemed_at, doc)
-            VALUES (${link.hash}, ${link.expires_at}, ${link.redeemed_at}, ${json(link)}::text::json)`;
-          counts.links++;
-        }
+        const memoryCount = await copyRecords(copy, account.id);
+        await copyLogs(copy, account.id, memoryCount);
+        await copyIntentsAndStanding(copy, account.id);
+        await copyAnswersAndLinks(copy, account.id);
       }
       await copySurfaces(tx, dataDir, counts);
     });

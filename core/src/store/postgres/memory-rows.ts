@@ -5,8 +5,8 @@
 // checked against a count no concurrent change can move), and one that writes nothing locks
 // nothing. One transaction per change (changeMemory below).
 import { MemoryEntry, memoryDueAt } from '../documents';
-import type { MemoryPeek, StoreOps } from '../store-port';
-import { ACCOUNTS_CHANNEL } from './cluster';
+import type { MemoryPeek, MemoryPort } from '../memory-port';
+import { ACCOUNTS_CHANNEL } from './channels';
 import { CallerError } from './database-error';
 import type { Runner, Statements } from './unit-of-work';
 
@@ -23,7 +23,7 @@ async function peek(db: Statements, accountId: string, keys: string[]): Promise<
   return { found: byKey(rows.filter((r): r is Row & { memory: string | null } => r.key !== null)), count: Number(rows[0]?.memory ?? 0) };
 }
 
-export function memoryRows(run: Runner): Pick<StoreOps, 'readMemory' | 'peekMemory' | 'changeMemory' | 'memoryDue'> {
+export function memoryRows(run: Runner): MemoryPort {
   const { sql, begin } = run;
   return {
     async readMemory(accountId) {
@@ -77,7 +77,7 @@ export function memoryRows(run: Runner): Pick<StoreOps, 'readMemory' | 'peekMemo
         // The writes are sent together (pipelined; they run in this order), one round trip.
         const writes: Promise<unknown>[] = [];
         if (put.length > 0) {
-          // Entries as text cast in SQL, as every other record (postgres-store.ts, `json`).
+          // Entries as text cast in SQL, as every other record (records.ts, `json`).
           writes.push(tx`INSERT INTO memory_entries (account_id, key, due_at, entry)
             SELECT ${accountId}::text, k, d, e::json
             FROM unnest(${put.map((e) => e.key)}::text[], ${put.map(memoryDueAt)}::float8[], ${put.map((e) => JSON.stringify(e))}::text[])

@@ -1,6 +1,7 @@
 // How records cross into PostgreSQL: whole, as `json` text beside the columns queries read
 // (migrations/0001_init.sql says why json and not jsonb), with a caller's updater told apart
 // from the database's failures.
+import postgres from 'postgres';
 import { CallerError } from './database-error';
 
 export type Doc = { doc: unknown };
@@ -20,3 +21,7 @@ export function callerSays<T>(fn: () => T): T {
     throw new CallerError(e);
   }
 }
+
+const UNIQUE_VIOLATION = '23505';
+/** A duplicate key: the insert of a record that exists (each family says what that means). */
+export const isUniqueViolation = (e: unknown) => e instanceof postgres.PostgresError && e.code === UNIQUE_VIOLATION;

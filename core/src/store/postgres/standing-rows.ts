@@ -1,7 +1,7 @@
 // Standing intents on PostgreSQL (table standing): the record whole, beside the columns the
 // beat's one query for what may fire reads (migration 0004), written in the same statement.
 import { StandingRecord } from '../documents';
-import type { StoreOps } from '../store-port';
+import type { StandingPort } from '../standing-port';
 import { callerSays, type Doc, json } from './records';
 import type { Runner } from './unit-of-work';
 
@@ -14,7 +14,7 @@ export const standingColumns = (r: StandingRecord) => ({
   created_at: r.created_at,
 });
 
-export function standingRows(run: Runner): Pick<StoreOps, 'putStanding' | 'listStanding' | 'dueStanding' | 'updateStanding'> {
+export function standingRows(run: Runner): StandingPort {
   const { sql, begin } = run;
   return {
     async putStanding(record) {

@@ -9,7 +9,7 @@ import type postgres from 'postgres';
 import type { StoredEvent } from '../documents';
 import { FeedRecord, type SurfaceLinkRecord, SurfaceRecord } from '../surface-records';
 import type { SurfaceStorePort } from '../surface-store-port';
-import { EVENTS_CHANNEL, LINKS_CHANNEL, SURFACES_CHANNEL } from './cluster';
+import { EVENTS_CHANNEL, LINKS_CHANNEL, SURFACES_CHANNEL } from './channels';
 import { type DatabaseSource, useDatabase } from './database';
 import { mappingStoreErrors } from './database-error';
 
@@ -77,7 +77,7 @@ export async function createPostgresSurfaceStore({ max = 3, ...source }: Databas
         if (s.revoked_at !== null) return s;
         const next = { ...s, revoked_at: at };
         await tx`UPDATE surfaces SET revoked_at = ${at}, doc = ${JSON.stringify(next)}::text::json WHERE id = ${id}`;
-        // Sent at commit: every server closes the token's streams at once (cluster.ts).
+        // Sent at commit: every server closes the token's streams at once (cluster/postgres/cluster.ts).
         await tx`SELECT pg_notify(${SURFACES_CHANNEL}, ${id})`;
         return next;
       });

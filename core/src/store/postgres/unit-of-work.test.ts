@@ -9,12 +9,12 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type ThrowawayPostgres } from '../../../../scripts/postgres';
 import { createManualClock } from '../../clock/clock';
+import { createPostgresCluster, type PostgresCluster } from '../../cluster/postgres/cluster';
+import { createPostgresLocks } from '../../cluster/postgres/postgres-locks';
 import { createCore } from '../../create-core';
 import { createKeystore } from '../../keystore/keystore';
 import type { SharedStore, StoreTx } from '../store-port';
-import { createPostgresCluster, type PostgresCluster } from './cluster';
 import { openDatabase } from './database';
-import { createPostgresLocks } from './postgres-locks';
 import { createPostgresStore } from './postgres-store';
 import { unitOfWorkOn } from './unit-of-work';
 

@@ -10,7 +10,8 @@
 // goes to the unit's `afterCommit`: it runs once COMMIT has answered, never for a unit rolled
 // back. There is one unit of work per pool (`unitOfWorkOn`), so every part on a server's pool
 // shares it: what a part wants carried by whatever transaction commits next (the request-rate
-// counts, request-rates.ts) it hands to `beforeCommit`, and a write request still commits once.
+// counts, cluster/postgres/request-rates.ts) it hands to `beforeCommit`, and a write request
+// still commits once.
 import type postgres from 'postgres';
 import { PresenceError } from '../../errors/presence-error';
 import { sessionLost } from './database';

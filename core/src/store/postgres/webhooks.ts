@@ -5,7 +5,7 @@
 // channel with its account, so servers that remember an account's endpoints read them again.
 import { type DeliveryRecord, DeliveryRecord as DeliverySchema, WebhookRecord, webhookDueAt } from '../webhook-records';
 import { DELIVERIES_KEPT, type WebhookStorePort } from '../webhook-store-port';
-import { ACCOUNTS_CHANNEL } from './cluster';
+import { ACCOUNTS_CHANNEL } from './channels';
 import { type DatabaseSource, useDatabase } from './database';
 import { mappingStoreErrors } from './database-error';
 import { callerSays, type Doc, json } from './records';

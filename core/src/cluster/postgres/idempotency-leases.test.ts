@@ -2,8 +2,8 @@
 import { afterAll, beforeAll } from 'vitest';
 import { startPostgres, type ThrowawayPostgres } from '../../../../scripts/postgres';
 import { describeLeasesContract } from '../../../testing/leases-contract';
+import { migrate } from '../../store/postgres/migrate';
 import { createPostgresIdempotencyLeases } from './idempotency-leases';
-import { migrate } from './migrate';
 
 let pg: ThrowawayPostgres;
 beforeAll(async () => {

@@ -6,8 +6,8 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type ThrowawayPostgres } from '../../../../scripts/postgres';
 import { createManualClock } from '../../clock/clock';
+import { migrate } from '../../store/postgres/migrate';
 import { createPostgresCluster, EXACT_MAX, type PostgresCluster } from './cluster';
-import { migrate } from './migrate';
 import type { RequestRates } from './request-rates';
 
 let pg: ThrowawayPostgres;

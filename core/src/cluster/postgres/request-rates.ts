@@ -20,11 +20,12 @@
 // The table's shapes are the exact limiter's (cluster.ts): `rate_logs` (the times of the last
 // `limit` requests) up to EXACT_MAX a window, `rate_buckets` (two fixed buckets, the previous
 // one weighted) above it, so servers of the previous version can share the table meanwhile.
-import type { SharedRateLimiter } from '../../cluster/cluster-port';
+
 import type { RateDecision } from '../../ratelimit/sliding-window';
-import type { Database } from './database';
-import { retryingLostConnection } from './database-error';
-import type { Statements, UnitOfWork } from './unit-of-work';
+import type { Database } from '../../store/postgres/database';
+import { retryingLostConnection } from '../../store/postgres/database-error';
+import type { Statements, UnitOfWork } from '../../store/postgres/unit-of-work';
+import type { SharedRateLimiter } from '../cluster-port';
 
 type Shared = { kind: 'log'; times: number[] } | { kind: 'buckets'; bucket: number; cur: number; prev: number };
 

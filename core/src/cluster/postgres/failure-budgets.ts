@@ -13,10 +13,11 @@
 // address try once more — that failure is still counted, answered 401, and its own count
 // says the window is full, so that server blocks it from then on. Every failure counts on
 // every server, as the cluster contract says; at most one more attempt per server slips in.
-import type { SharedRateLimiter } from '../../cluster/cluster-port';
+
 import type { RateDecision } from '../../ratelimit/sliding-window';
-import type { Database } from './database';
-import { retryingLostConnection } from './database-error';
+import type { Database } from '../../store/postgres/database';
+import { retryingLostConnection } from '../../store/postgres/database-error';
+import type { SharedRateLimiter } from '../cluster-port';
 
 export const BLOCKS_CHANNEL = 'presence_rate_blocks';
 /** Blocked ids a server keeps at most (each needs `limit` failures of its own). */

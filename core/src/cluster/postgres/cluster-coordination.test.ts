@@ -4,10 +4,10 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type ThrowawayPostgres } from '../../../../scripts/postgres';
-import { openDatabase } from './database';
-import { createPostgresDeploymentBook } from './devnet-deployments';
+import { openDatabase } from '../../store/postgres/database';
+import { createPostgresDeploymentBook } from '../../store/postgres/devnet-deployments';
+import { migrate } from '../../store/postgres/migrate';
 import { type Leadership, startLeadership } from './leadership';
-import { migrate } from './migrate';
 import { createPostgresLocks, lockConnections } from './postgres-locks';
 
 let pg: ThrowawayPostgres;

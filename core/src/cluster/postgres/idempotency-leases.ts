@@ -7,8 +7,8 @@
 // so one that met a lost connection runs again on a fresh one; a second failure is the
 // store's 503 store_unavailable, as for every store operation, never a 500.
 import type { IdempotencyLeases, InFlightClaim } from '../../idempotency/idempotency-leases';
-import { type DatabaseSource, useDatabase } from './database';
-import { retryingLostConnection } from './database-error';
+import { type DatabaseSource, useDatabase } from '../../store/postgres/database';
+import { retryingLostConnection } from '../../store/postgres/database-error';
 
 export function createPostgresIdempotencyLeases(source: DatabaseSource): IdempotencyLeases & { close(): Promise<void> } {
   const { sql, end } = useDatabase(source, 2);

@@ -16,8 +16,8 @@
 // memory, for a lock connection to come free (the pool must be larger than `max`: see
 // lockConnections).
 import type { ClusterLocks } from '../../concurrency/cluster-locks';
-import { type DatabaseSource, useDatabase } from './database';
-import { toStoreError } from './database-error';
+import { type DatabaseSource, useDatabase } from '../../store/postgres/database';
+import { toStoreError } from '../../store/postgres/database-error';
 
 /** The pool's connections the locks may hold at once: up to 4, and never all but two of it. */
 export const lockConnections = (pool: number) => Math.max(1, Math.min(4, pool - 2));

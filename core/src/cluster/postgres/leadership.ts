@@ -14,7 +14,7 @@
 //
 // A reserved connection that the database ended is not handed back (the pool already counts
 // it closed and reconnects it for other work): the next try reserves a fresh one.
-import { type DatabaseSource, openDatabase, reserveSession, type Session, sessionLost, useDatabase } from './database';
+import { type DatabaseSource, openDatabase, reserveSession, type Session, sessionLost, useDatabase } from '../../store/postgres/database';
 
 /** Advisory lock key: "leader" in ASCII, distinct from the migration lock's. */
 const LEADER_LOCK = 0x6c6561646572n;

@@ -1,15 +1,16 @@
 // The cluster port on PostgreSQL: what servers sharing one database tell each other.
 // - Events: every append NOTIFYs `presence_events` with "account_id:id" in the appending
-//   statement (postgres-store.ts), so it is sent at commit. Each server LISTENs on one
-//   dedicated connection and wakes the pump of that account's open streams; the events table
-//   stays the truth. The driver re-establishes a lost LISTEN connection by itself and calls
-//   `onlisten` each time it (re)subscribes: wake-ups sent meanwhile are lost, so every open
-//   channel then reads the table again (resync).
+//   statement (store/postgres/events-rows.ts), so it is sent at commit. Each server LISTENs on
+//   one dedicated connection and wakes the pump of that account's open streams; the events
+//   table stays the truth. The driver re-establishes a lost LISTEN connection by itself and
+//   calls `onlisten` each time it (re)subscribes: wake-ups sent meanwhile are lost, so every
+//   open channel then reads the table again (resync).
 // - Key changes: an update of a key's record NOTIFYs `presence_keys` with its id at commit
-//   (postgres-store.ts updateKey); every server's key cache drops it (keys/key-cache.ts), and
-//   forgets every key when the LISTEN connection was re-established, and the streams opened
-//   with that key are looked at again (server/src/http/stream-recheck.ts). A surface token's
-//   revocation NOTIFYs `presence_surfaces` likewise: its streams close on every server.
+//   (store/postgres/keys-rows.ts updateKey); every server's key cache drops it
+//   (keys/key-cache.ts), and forgets every key when the LISTEN connection was re-established,
+//   and the streams opened with that key are looked at again
+//   (server/src/http/stream-recheck.ts). A surface token's revocation NOTIFYs
+//   `presence_surfaces` likewise: its streams close on every server.
 // - Failure budgets (failed authentications per address): counted in the shared window, and
 //   asked about from memory; a full window is announced on `presence_rate_blocks`
 //   (failure-budgets.ts).
@@ -21,23 +22,18 @@
 //   Limits above EXACT_MAX per window (benchmarks, "unlimited" settings) would make that row
 //   large; they use two fixed buckets instead (`rate_buckets`: the current count plus the
 //   previous one weighted by the share of it still inside the window), approximate and O(1).
-import type { ClusterPort, EventsWakeHandlers, KeyChangeHandlers, SharedRateLimiter } from '../../cluster/cluster-port';
+
 import type { RateDecision } from '../../ratelimit/sliding-window';
-import { type DatabaseSource, useDatabase } from './database';
-import { toStoreError } from './database-error';
+import { ACCOUNTS_CHANNEL, EVENTS_CHANNEL, KEYS_CHANNEL, LINKS_CHANNEL, SURFACES_CHANNEL } from '../../store/postgres/channels';
+import { type DatabaseSource, useDatabase } from '../../store/postgres/database';
+import { toStoreError } from '../../store/postgres/database-error';
+import { unitOfWorkOn } from '../../store/postgres/unit-of-work';
+import type { ClusterPort, EventsWakeHandlers, KeyChangeHandlers, SharedRateLimiter } from '../cluster-port';
 import { BLOCKS_CHANNEL, createFailureBudgets } from './failure-budgets';
 import { createRequestRates, type RequestRates } from './request-rates';
-import { unitOfWorkOn } from './unit-of-work';
 
-export const EVENTS_CHANNEL = 'presence_events';
-/** A key's record changed: the payload is its id. */
-export const KEYS_CHANNEL = 'presence_keys';
-/** An account's document or memory changed: the payload is its id. */
-export const ACCOUNTS_CHANNEL = 'presence_accounts';
-/** Accounts a surface link was made for (store/postgres/surfaces.ts). */
-export const LINKS_CHANNEL = 'presence_links';
-/** A surface token was revoked: the payload is its id (store/postgres/surfaces.ts). */
-export const SURFACES_CHANNEL = 'presence_surfaces';
+export { EVENTS_CHANNEL } from '../../store/postgres/channels';
+
 /** Up to this many requests per window a limit is kept exactly (a log of times). */
 export const EXACT_MAX = 1_000;
 

@@ -6,10 +6,10 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type ThrowawayPostgres } from '../../../../scripts/postgres';
 import { createManualClock } from '../../clock/clock';
-import type { SharedRateLimiter } from '../../cluster/cluster-port';
+import { migrate } from '../../store/postgres/migrate';
+import { createPostgresStore } from '../../store/postgres/postgres-store';
+import type { SharedRateLimiter } from '../cluster-port';
 import { createPostgresCluster, EXACT_MAX, type PostgresCluster, parseEventsNotice } from './cluster';
-import { migrate } from './migrate';
-import { createPostgresStore } from './postgres-store';
 
 let pg: ThrowawayPostgres;
 beforeAll(async () => {

@@ -1,0 +1,46 @@
+// API keys on PostgreSQL (table api_keys): the record whole beside its secrets' hashes (an
+// array column, so a lookup by hash is one indexed read); an update announced on
+// `presence_keys` at commit, so every server's key cache drops the key.
+import { PresenceError } from '../../errors/presence-error';
+import { KeyRecord } from '../documents';
+import type { KeysPort } from '../keys-port';
+import { KEYS_CHANNEL } from './channels';
+import { callerSays, type Doc, isUniqueViolation, json } from './records';
+import type { Runner } from './unit-of-work';
+
+export function keysRows(run: Runner): KeysPort {
+  const { sql, begin } = run;
+  return {
+    async insertKey(key) {
+      try {
+        await sql`INSERT INTO api_keys (id, account_id, secret_hashes, doc)
+        VALUES (${key.id}, ${key.account_id}, ${key.secrets.map((s) => s.hash)}::text[], ${json(key)}::text::json)`;
+      } catch (e) {
+        if (isUniqueViolation(e)) throw new PresenceError('conflict', `key ${key.id} exists`);
+        throw e;
+      }
+    },
+    async getKey(id) {
+      const [row] = await sql<Doc[]>`SELECT doc FROM api_keys WHERE id = ${id}`;
+      return row ? KeyRecord.parse(row.doc) : null;
+    },
+    async findKeyBySecretHash(hash) {
+      const [row] = await sql<Doc[]>`SELECT doc FROM api_keys WHERE secret_hashes @> ARRAY[${hash}]::text[] LIMIT 1`;
+      return row ? KeyRecord.parse(row.doc) : null;
+    },
+    async listKeys(accountId) {
+      const rows = await sql<Doc[]>`SELECT doc FROM api_keys WHERE account_id = ${accountId} ORDER BY seq`;
+      return rows.map((r) => KeyRecord.parse(r.doc));
+    },
+    async updateKey(id, update) {
+      return begin(async (tx) => {
+        const [row] = await tx<Doc[]>`SELECT doc FROM api_keys WHERE id = ${id} FOR UPDATE`;
+        if (!row) return null;
+        const next = callerSays(() => update(KeyRecord.parse(row.doc)));
+        await tx`UPDATE api_keys SET doc = ${json(next)}::text::json, secret_hashes = ${next.secrets.map((s) => s.hash)}::text[]
+        WHERE id = ${id} RETURNING pg_notify(${KEYS_CHANNEL}, id)`;
+        return next;
+      });
+    },
+  };
+}

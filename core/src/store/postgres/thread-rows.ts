@@ -1,0 +1,32 @@
+// The thread on PostgreSQL (table thread): an append bumps the account's counter row
+// (account_seq) and inserts in one statement, as events do.
+import { ThreadEntry } from '../documents';
+import type { ThreadPort } from '../thread-port';
+import { json } from './records';
+import type { Runner } from './unit-of-work';
+
+export function threadRows(run: Runner): ThreadPort {
+  const { sql } = run;
+  return {
+    async appendThread(accountId, entry) {
+      const [row] = await sql<{ id: string }[]>`
+      WITH next AS (
+        INSERT INTO account_seq AS s (account_id, thread) VALUES (${accountId}, 1)
+        ON CONFLICT (account_id) DO UPDATE SET thread = s.thread + 1
+        RETURNING thread
+      )
+      INSERT INTO thread (account_id, id, entry)
+      SELECT ${accountId}::text, thread, ${json(entry)}::text::json FROM next
+      RETURNING id`;
+      return { ...entry, id: Number(row?.id) } as ThreadEntry;
+    },
+    async readThread(accountId, { before, limit }) {
+      const rows =
+        before === undefined
+          ? await sql`SELECT id, entry FROM thread WHERE account_id = ${accountId} ORDER BY id DESC LIMIT ${limit}`
+          : await sql`SELECT id, entry FROM thread
+            WHERE account_id = ${accountId} AND id < ${before} ORDER BY id DESC LIMIT ${limit}`;
+      return rows.reverse().map((r) => ThreadEntry.parse({ ...(r.entry as object), id: Number(r.id) }));
+    },
+  };
+}
