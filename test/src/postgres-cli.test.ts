@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadMigrations } from '@presence/core/postgres';
+import { createSoftAuthenticator } from '@presence/core/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, openStream, removeDir, startTestServer, tempDir } from './harness';
 import { childEnv, serverCli } from './process';
@@ -82,7 +83,7 @@ describe('presence-server on PostgreSQL', () => {
   it('import-lowdb copies an embedded install: same keys, same records, event ids carry on; a non-empty database is refused', async () => {
     const dataDir = dir();
     // The embedded install: keys, memory, an answered Idempotency-Key, thread, a link code, events.
-    const lowdb = await startTestServer({ dataDir });
+    const lowdb = await startTestServer({ dataDir, env: { PRESENCE_WEBHOOK_ALLOW_PRIVATE: '1' } });
     const pin = { key: lowdb.live, idempotencyKey: 'pin-1', body: { key: 'topic:moving', note: 'to postgres' } };
     const made = await call(lowdb.url, 'POST', '/v1/keys', {
       key: lowdb.live,
@@ -106,6 +107,18 @@ describe('presence-server on PostgreSQL', () => {
     await feed.until(() => feed.frames.some((f) => f.id));
     const botCursor = Number(feed.frames.find((f) => f.id)?.id);
     await feed.close();
+    // A passkey (the soft authenticator answers the enroll page), then a webhook endpoint, made
+    // last so that no event comes after it (its receiver is a closed port on this machine).
+    const soft = createSoftAuthenticator({ origin: `http://localhost:${new URL(lowdb.url).port}` });
+    const enroll = new URL((await call(lowdb.url, 'POST', '/v1/passkeys/enroll', { key: lowdb.live, body: { name: 'laptop' } })).json.url)
+      .pathname;
+    const ceremony = await call(lowdb.url, 'POST', `${enroll}/options`, { body: {} });
+    expect((await call(lowdb.url, 'POST', enroll, { body: soft.register(ceremony.json) })).status).toBe(201);
+    const hook = await call(lowdb.url, 'POST', '/v1/webhooks', {
+      key: lowdb.live,
+      body: { url: 'http://127.0.0.1:9/hook', events: ['memory'] },
+    });
+    expect(hook.status, hook.text).toBe(201);
     const oldLatest = await latestEventId(lowdb.url, lowdb.live, 1);
     const thread = (await call(lowdb.url, 'GET', '/v1/messages?limit=10', { key: lowdb.live })).json;
     const keys = { live: lowdb.live, test: lowdb.test };
@@ -124,7 +137,8 @@ describe('presence-server on PostgreSQL', () => {
     expect(r.stdout).toMatch(/\n {2}accounts +1\n {2}keys +4\n/);
     expect(r.stdout).toMatch(new RegExp(`\\n {2}events +${oldLatest}\\n`));
     expect(r.stdout).toMatch(/\n {2}idempotency +2\n/);
-    expect(r.stdout).toMatch(/\n {2}links +2\n {2}surfaces +1\n {2}surface_links +1\n/);
+    expect(r.stdout).toMatch(/\n {2}links +2\n {2}surfaces +1\n {2}surface_links +1\n {2}webhooks +1\n/);
+    expect(r.stdout).toMatch(/\n {2}passkeys +1\n/);
     const again = cli(['import-lowdb', dataDir], env);
     expect([again.status, again.stderr]).toEqual([1, expect.stringMatching(/^error: the database is not empty \(table \w+ has rows\)/)]);
 
@@ -134,6 +148,10 @@ describe('presence-server on PostgreSQL', () => {
       expect((await call(pg.url, 'GET', '/v1/health')).json.store).toEqual({ kind: 'postgres', schema: SCHEMA });
       expect((await call(pg.url, 'GET', '/v1/presence/me', { key: keys.live })).status).toBe(200);
       expect((await call(pg.url, 'GET', '/v1/presence/me', { key: made.json.secret })).status).toBe(200);
+      const hooks = (await call(pg.url, 'GET', '/v1/webhooks', { key: keys.live })).json;
+      expect(hooks.webhooks.map((w: { id: string; cursor: number }) => [w.id, w.cursor])).toEqual([[hook.json.id, hook.json.cursor]]);
+      const passkeys = (await call(pg.url, 'GET', '/v1/passkeys', { key: keys.live })).json;
+      expect(passkeys.passkeys.map((p: { name: string }) => p.name)).toEqual(['laptop']);
       expect((await call(pg.url, 'GET', '/v1/memory', { key: keys.live })).json.pinned).toEqual([
         expect.objectContaining({ key: 'topic:linked' }),
         expect.objectContaining({ key: 'topic:moving' }),
@@ -167,5 +185,5 @@ describe('presence-server on PostgreSQL', () => {
     } finally {
       await pg.close();
     }
-  });
+  }, 180_000); // two servers, a devnet each, and the CLI twice
 });

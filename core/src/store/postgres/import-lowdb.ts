@@ -7,10 +7,11 @@
 // The embedded store is read through its own port (which cuts a torn last line and moves an
 // old layout over first); the families the port cannot list, answers, link codes and surfaces
 // (tokens, links and feed, so a bot's saved cursor still means the same place), are read from
-// their files. The master key is checked against the install first (its check value,
-// and every wallet), before anything is read or sealed with it, and the database gets the
-// check value in the same transaction, so a server started with another key stops at once
-// even on an install that kept no wallet.
+// their files; webhooks and passkeys, the ports beside the store, in import-beside.ts. The
+// master key is checked against the install first (its check value, and every wallet), before
+// anything is read or sealed with it, and the database gets the check value in the same
+// transaction, so a server started with another key stops at once even on an install that
+// kept no wallet.
 import path from 'node:path';
 import type postgres from 'postgres';
 import { z } from 'zod';
@@ -23,6 +24,7 @@ import { readSurfaceLogs, surfaceLogs } from '../lowdb/surfaces';
 import { fileMasterKeyCheck, MasterKeyMismatch, masterKeyCheckValue, masterKeyMismatch } from '../master-key-check';
 import type { StorePort } from '../store-port';
 import { openDatabase } from './database';
+import { type BesideCounts, copyBeside } from './import-beside';
 import { intentColumns } from './intents-rows';
 import { migrate } from './migrate';
 import { json } from './records';
@@ -42,7 +44,7 @@ export type ImportCounts = {
   links: number;
   surfaces: number;
   surface_links: number;
-};
+} & BesideCounts;
 
 const TABLES = [
   'account_seq',
@@ -59,6 +61,9 @@ const TABLES = [
   'surfaces',
   'surface_links',
   'surface_feed',
+  'webhooks',
+  'passkey_credentials',
+  'passkey_tickets',
 ];
 const PAGE = 5_000;
 
@@ -271,6 +276,10 @@ export async function importLowdb({
     links: 0,
     surfaces: 0,
     surface_links: 0,
+    webhooks: 0,
+    webhook_deliveries: 0,
+    passkeys: 0,
+    passkey_links: 0,
   };
   try {
     const taken = await firstNonEmpty(sql);
@@ -281,7 +290,8 @@ export async function importLowdb({
       await tx`INSERT INTO master_key_check (check_value) VALUES (${masterKeyCheckValue(keystore)})
         ON CONFLICT (id) DO UPDATE SET check_value = EXCLUDED.check_value, rotating_to = NULL, written_at = now()`;
       const copy: Copy = { tx, lowdb, root, now, counts };
-      for (const account of await lowdb.listAccounts()) {
+      const accounts = await lowdb.listAccounts();
+      for (const account of accounts) {
         await tx`INSERT INTO accounts (id, doc) VALUES (${account.id}, ${json(account)}::text::json)`;
         counts.accounts++;
         const memoryCount = await copyRecords(copy, account.id);
@@ -290,6 +300,15 @@ export async function importLowdb({
         await copyAnswersAndLinks(copy, account.id);
       }
       await copySurfaces(tx, dataDir, counts);
+      Object.assign(
+        counts,
+        await copyBeside(
+          tx,
+          dataDir,
+          accounts.map((a) => a.id),
+          now,
+        ),
+      );
     });
     return counts;
   } finally {
