@@ -5,12 +5,24 @@
 // (`?partition=i&of=n`, by account) let several consumers split it; the bots run one elected
 // consumer instead (bots/README.md). The stream takes one slot under the stream caps (as one
 // key of one account) and ends when the surface token is revoked.
-import { PresenceError, type SurfacePrincipal, subscribeSurfaceFeed } from '@presence/core';
+import { PresenceError, type SurfaceFrame, type SurfacePrincipal } from '@presence/core';
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { problemFor } from '../http/problem';
-import { openSse, resumeAfter, type SseWriter } from '../http/sse';
+import { resumeAfter, type SseWriter } from '../http/sse';
+import { type SseFrame, streamSse } from '../http/sse-stream';
 import type { RouteDeps } from '../http/types';
+
+/** Core's frames as SSE: which keys see what, redacted how, is core's to say (surfaces/surface-feed.ts). */
+const frameOf = (f: SurfaceFrame): SseFrame =>
+  f.kind === 'cursor'
+    ? { cursor: f.seq }
+    : f.kind === 'link_revoked'
+      ? {
+          id: f.seq,
+          event: 'link_revoked',
+          data: { account: f.account, key_id: f.key_id, surface_user: f.surface_user, at: new Date(f.at).toISOString() },
+        }
+      : { id: f.seq, event: f.event.type, data: { account: f.account, key_ids: f.key_ids, event: f.event, redacted: f.redacted } };
 
 const surfacesOf = (core: RouteDeps['core']) => {
   if (!core.surfaces) throw new PresenceError('not_found', 'this server keeps no surface tokens');
@@ -93,70 +105,29 @@ export const surfaceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { cor
     async (req, reply) => {
       const surfaces = surfacesOf(core);
       const s = req.surface as SurfacePrincipal;
-      const after = resumeAfter(req, req.query.last_event_id);
-      const { partition, of } = req.query;
-      if ((partition === undefined) !== (of === undefined) || (partition !== undefined && of !== undefined && partition >= of))
-        throw new PresenceError('invalid_request', 'partition and of go together, with 0 ≤ partition < of');
-      // One slot, as one key of one account: however many users the surface serves.
-      const release = streamCaps.acquire({ keyId: s.surfaceId, accountId: `surface:${s.surfaceId}` }, reply);
-      const sub = subscribeSurfaceFeed({
-        surfaces: surfaces.surfaces,
-        store: core.store,
-        surfaceId: s.surfaceId,
-        after,
-        partition: partition !== undefined && of !== undefined ? { index: partition, of } : undefined,
-        onFeed: surfaces.onFeed,
-        onStaleLink: (keyId) => void surfaces.keyRevoked(keyId),
-      });
-      const sse = openSse(reply);
-      open.set(sse, s.surfaceId);
+      const items = surfaces.subscribe(s.surfaceId, resumeAfter(req, req.query.last_event_id), req.query);
+      let release: () => void;
+      try {
+        // One slot, as one key of one account: however many users the surface serves.
+        release = streamCaps.acquire({ keyId: s.surfaceId, accountId: `surface:${s.surfaceId}` }, reply);
+      } catch (e) {
+        items.close();
+        throw e;
+      }
       // The token may be revoked on another server: look again at every heartbeat.
-      const heartbeat = setInterval(() => {
-        sse.comment('heartbeat');
+      const onHeartbeat = (sse: SseWriter) =>
         surfaces.isLive(s.surfaceId).then(
           (live) => {
             if (!live) sse.end();
           },
           () => undefined,
         );
-      }, heartbeatMs);
+      const sse = streamSse(req, reply, { items, frameOf, heartbeatMs, onHeartbeat, name: 'surface events stream' });
+      open.set(sse, s.surfaceId);
       sse.onClose(() => {
-        clearInterval(heartbeat);
         open.delete(sse);
-        sub.close();
         release();
       });
-      // The stream's own loop, for as long as the surface stays: not awaited, so the handler
-      // returns; every failure is caught inside and ends the stream.
-      void (async () => {
-        try {
-          for await (const f of sub) {
-            const ok =
-              f.kind === 'cursor'
-                ? await sse.cursor(f.seq)
-                : f.kind === 'link_revoked'
-                  ? await sse.send({
-                      id: f.seq,
-                      event: 'link_revoked',
-                      data: { account: f.account, key_id: f.key_id, surface_user: f.surface_user, at: new Date(f.at).toISOString() },
-                    })
-                  : await sse.send({
-                      id: f.seq,
-                      event: f.event.type,
-                      data: { account: f.account, key_ids: f.key_ids, event: f.event, redacted: f.redacted },
-                    });
-            if (!ok) break;
-          }
-        } catch (err) {
-          // As on /v1/events: the database away is a reason to reconnect, and the frame says so.
-          const failure = problemFor(err, req, 'the surface events stream failed; reconnect with Last-Event-ID');
-          if (failure.type === 'internal') req.log.error({ err }, 'surface events stream failed');
-          else req.log.warn({ err }, 'surface events stream ended with a problem to reconnect after');
-          await sse.send({ event: 'error', data: failure });
-        } finally {
-          sse.end();
-        }
-      })();
     },
   );
 };
