@@ -1,15 +1,12 @@
 // /v1/passkeys: the account's passkeys — a one-time link that adds one (its page is served by
 // routes/enroll.ts), the list, and removing one.
-import { PresenceError } from '@presence/core';
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { served } from '../http/served';
 import { callerOf, type RouteDeps } from '../http/types';
 
 export const passkeysRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
-  const passkeys = () => {
-    if (!core.passkeys) throw new PresenceError('unavailable', 'this server keeps no passkeys');
-    return core.passkeys;
-  };
+  const passkeys = () => served(core.passkeys, 'unavailable', 'this server keeps no passkeys');
   app.post(
     '/v1/passkeys/enroll',
     {

@@ -9,6 +9,7 @@ import { PresenceError, type SurfaceFrame, type SurfacePrincipal } from '@presen
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { operation } from '../http/operation';
+import { served } from '../http/served';
 import { resumeAfter, type SseWriter } from '../http/sse';
 import { type SseFrame, streamSse } from '../http/sse-stream';
 import type { RouteDeps } from '../http/types';
@@ -25,10 +26,7 @@ const frameOf = (f: SurfaceFrame): SseFrame =>
         }
       : { id: f.seq, event: f.event.type, data: { account: f.account, key_ids: f.key_ids, event: f.event, redacted: f.redacted } };
 
-const surfacesOf = (core: RouteDeps['core']) => {
-  if (!core.surfaces) throw new PresenceError('not_found', 'this server keeps no surface tokens');
-  return core.surfaces;
-};
+const surfacesOf = (core: RouteDeps['core']) => served(core.surfaces, 'not_found', 'this server keeps no surface tokens');
 
 const getSurface = operation({
   config: { surface: true },

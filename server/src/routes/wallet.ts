@@ -1,20 +1,18 @@
 // /v1/wallet: the wallet's view, the spend policy, intents and withdrawals. Every handler is a
 // call into core's wallet domain (held confirmations are in confirm.ts, chain views in chain.ts).
-import { type Core, PresenceError } from '@presence/core';
+import type { Core } from '@presence/core';
 import * as schemas from '@presence/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Address } from 'viem';
 import { operation } from '../http/operation';
+import { served } from '../http/served';
 import { callerOf, type RouteDeps } from '../http/types';
 
 const tags = ['wallet'];
 
 /** The wallet domain, or 503 chain_unavailable on a server without a chain. */
-export const walletOf = (core: Core) => {
-  if (!core.wallet) throw new PresenceError('chain_unavailable', 'no chain is configured for this server');
-  return core.wallet;
-};
+export const walletOf = (core: Core) => served(core.wallet, 'chain_unavailable', 'no chain is configured for this server');
 /** Intents and withdrawals answer alike: 200 when done, 202 when held for confirmation. */
 const intentResponses = { 200: schemas.IntentDone, 202: schemas.IntentHeld };
 const sendIntentResult = (reply: FastifyReply, r: schemas.IntentResult) => reply.code(r.status === 'done' ? 200 : 202).send(r);

@@ -1,12 +1,12 @@
 // /v1/webhooks: endpoints an admin key registers for signed deliveries of its account's
 // events (DESIGN.md "Webhooks"); the secret, the deliveries log, a test ping and a replay.
 // Transport only: core's webhook service decides everything.
-import { PresenceError } from '@presence/core';
 import type { ProblemType } from '@presence/protocol';
 import * as schemas from '@presence/protocol';
 import type { FastifySchema } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { operation } from '../http/operation';
+import { served } from '../http/served';
 import { callerOf, type RouteDeps } from '../http/types';
 
 const admin = { scope: 'admin' } as const;
@@ -127,10 +127,7 @@ const replayWebhook = onEndpoint(
 );
 
 export const webhooksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
-  const hooks = () => {
-    if (!core.webhooks) throw new PresenceError('not_found', 'this server keeps no webhooks');
-    return core.webhooks;
-  };
+  const hooks = () => served(core.webhooks, 'not_found', 'this server keeps no webhooks');
   app.post('/v1/webhooks', createWebhook, async (req, reply) => reply.code(201).send(await hooks().create(callerOf(req), req.body)));
   app.get('/v1/webhooks', listWebhooks, async (req) => ({ webhooks: await hooks().list(callerOf(req)) }));
   app.get('/v1/webhooks/:id', getWebhook, async (req) => hooks().get(callerOf(req), req.params.id));
