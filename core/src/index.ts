@@ -55,6 +55,7 @@ export { type SurfaceFrame, type SurfaceSubscription, subscribeSurfaceFeed } fro
 export type { SurfacePrincipal, SurfaceService } from './surfaces/surface-service';
 export { looksLikeSurfaceToken } from './surfaces/surface-token';
 export { redactEventData } from './thread/scope-redaction';
+export { type EventsViewer, subscribeVisibleEvents } from './thread/visible-events';
 export type { ChainRuntime, WalletDomain } from './wallet/wallet-domain';
 export { messageIdOf, type PingResult, WEBHOOK_TIMEOUT_MS, type WebhookDispatcher } from './webhooks/webhook-dispatcher';
 export type { WebhookAnswer, WebhookSend, WebhookSender } from './webhooks/webhook-sender';

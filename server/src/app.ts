@@ -1,30 +1,31 @@
 // Builds the Fastify app: transport only. Validation and OpenAPI come from the protocol's zod
-// schemas; auth, rate limits and idempotency are hooks; every failure is problem+json.
-import swagger from '@fastify/swagger';
-import { type Core, PresenceError } from '@presence/core';
+// schemas; what every route shares is a plugin of its own (plugins/: problems, closing, streams,
+// auth, idempotency, OpenAPI), registered here in the order their hooks must run; then one
+// plugin per URL prefix (routes/).
+import type { Core } from '@presence/core';
 import type { StoreInfo } from '@presence/protocol';
 import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { capConnectionsPerAddress } from './http/address-connections';
-import { registerAuth } from './http/auth';
 import { clientErrorHandler, MAX_HEADER_SIZE } from './http/client-error';
 import { registerCors } from './http/cors';
-import { registerIdempotency } from './http/idempotency';
 import { registerJsonBody } from './http/json-body';
-import { createOpenapiTransform } from './http/openapi';
-import { createDocumentTransform } from './http/openapi-document';
 import { errorHandler, MAX_PARAM_LENGTH } from './http/problem';
 import { createReadiness } from './http/readiness';
 import { REQUEST_ID_LOG_LABEL, registerRequestId, requestIdFor } from './http/request-id';
-import { registerRouteTable } from './http/route-table';
 import { createSerializerCompiler } from './http/serializer';
-import { createStreamCaps, type StreamCapLimits } from './http/stream-caps';
-import { startStreamRecheck } from './http/stream-recheck';
-import { createStreamRegistry } from './http/stream-registry';
+import type { StreamCapLimits } from './http/stream-caps';
 import { type TrustedProxy, trustedPeer, trustProxyOption } from './http/trusted-proxies';
 import type { RouteDeps } from './http/types';
 import { answerUnservedMethods } from './http/unserved-methods';
 import { createMetrics, type Metrics } from './metrics/metrics';
+import { authPlugin } from './plugins/auth';
+import { closingPlugin } from './plugins/closing';
+import { idempotencyPlugin } from './plugins/idempotency';
+import { openapiPlugin } from './plugins/openapi';
+import { problemsPlugin } from './plugins/problems';
+import { requestMetricsPlugin } from './plugins/request-metrics';
+import { streamsPlugin } from './plugins/streams';
 import { approveRoutes } from './routes/approve';
 import { chainRoutes } from './routes/chain';
 import { confirmRoutes } from './routes/confirm';
@@ -93,6 +94,80 @@ export type AppOptions = {
   trustedProxies?: readonly TrustedProxy[];
 };
 
+/** One plugin per URL prefix (routes/<prefix>.ts), in the order they are registered. */
+const ROUTES = [
+  metaRoutes,
+  metricsRoutes,
+  presenceRoutes,
+  keysRoutes,
+  memoryRoutes,
+  eventsRoutes,
+  walletRoutes,
+  confirmRoutes,
+  passkeysRoutes,
+  enrollRoutes,
+  approveRoutes,
+  chainRoutes,
+  messagesRoutes,
+  standingRoutes,
+  linksRoutes,
+  surfaceRoutes,
+  webhooksRoutes,
+];
+
+/** Fastify itself, with the bounds on what a connection may send and how long it may take. */
+function createFastify({
+  limits,
+  logger,
+  logController,
+  trustedProxies,
+}: Pick<AppOptions, 'limits' | 'logger' | 'logController'> & {
+  trustedProxies: readonly TrustedProxy[];
+}) {
+  const app = Fastify({
+    logger,
+    // Our own checks on an incoming X-Request-Id (request-id.ts), so Fastify's header reading is off.
+    requestIdHeader: false,
+    genReqId: requestIdFor,
+    // Log lines name the request as `request_id` (Fastify's default label is reqId).
+    logController: logController ?? new LogController({ requestIdLogLabel: REQUEST_ID_LOG_LABEL }),
+    bodyLimit: BODY_LIMIT,
+    // 'idle': closing ends idle keep-alive connections at once, while in-flight requests finish
+    // (event streams never finish by themselves; the streams plugin ends them first).
+    forceCloseConnections: 'idle',
+    // Fastify's own 503 while closing is a bare JSON body; ours (plugins/closing.ts) is a problem.
+    return503OnClosing: false,
+    // Node cuts a request whose headers and body have not all arrived in time (a 408 from
+    // clientErrorHandler); it looks for them this often.
+    requestTimeout: limits.requestTimeoutMs,
+    http: { maxHeaderSize: MAX_HEADER_SIZE, connectionsCheckingInterval: checkingInterval(limits.requestTimeoutMs) },
+    trustProxy: trustProxyOption(trustedProxies),
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // The router's own refusals (a malformed %-escape, an overlong path segment) and the
+    // parser's (oversized headers, a header timeout, not HTTP) are problems like any other.
+    frameworkErrors: (err, request, reply) => errorHandler(err, request, reply),
+    clientErrorHandler,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.server.maxConnections = limits.maxConnections;
+  app.server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, limits.requestTimeoutMs);
+  capConnectionsPerAddress(app.server, limits.connectionsPerAddress, trustedPeer(trustedProxies));
+  answerUnservedMethods(app.server);
+  return app;
+}
+
+/** What `/v1/health` answers: a chain that does not answer is `chain: null`, never a failure. */
+function healthOf({ chainHead, store, server }: Required<Pick<AppOptions, 'chainHead' | 'store'>> & Pick<AppOptions, 'server'>) {
+  return async () => {
+    let chain: { id: number; block: number } | null = null;
+    try {
+      chain = await chainHead();
+    } catch {
+      chain = null;
+    }
+    return { ok: true, version: VERSION, chain, store, server: server?.() };
+  };
+}
+
 export async function buildApp({
   core,
   limits,
@@ -110,184 +185,33 @@ export async function buildApp({
   corsOrigins = [],
   trustedProxies = [],
 }: AppOptions) {
-  const app = Fastify({
-    logger,
-    // Our own checks on an incoming X-Request-Id (request-id.ts), so Fastify's header reading is off.
-    requestIdHeader: false,
-    genReqId: requestIdFor,
-    // Log lines name the request as `request_id` (Fastify's default label is reqId).
-    logController: logController ?? new LogController({ requestIdLogLabel: REQUEST_ID_LOG_LABEL }),
-    bodyLimit: BODY_LIMIT,
-    // 'idle': closing ends idle keep-alive connections at once, while in-flight requests finish
-    // (event streams never finish by themselves; preClose below ends them first).
-    forceCloseConnections: 'idle',
-    // Fastify's own 503 while closing is a bare JSON body; ours (the hook below) is a problem.
-    return503OnClosing: false,
-    // Node cuts a request whose headers and body have not all arrived in time (a 408 from
-    // clientErrorHandler); it looks for them this often.
-    requestTimeout: limits.requestTimeoutMs,
-    http: { maxHeaderSize: MAX_HEADER_SIZE, connectionsCheckingInterval: checkingInterval(limits.requestTimeoutMs) },
-    trustProxy: trustProxyOption(trustedProxies),
-    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-    // The router's own refusals (a malformed %-escape, an overlong path segment) and the
-    // parser's (oversized headers, a header timeout, not HTTP) are problems like any other.
-    frameworkErrors: (err, request, reply) => errorHandler(err, request, reply),
-    clientErrorHandler,
-  }).withTypeProvider<ZodTypeProvider>();
-  app.server.maxConnections = limits.maxConnections;
-  app.server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, limits.requestTimeoutMs);
-  capConnectionsPerAddress(app.server, limits.connectionsPerAddress, trustedPeer(trustedProxies));
-  answerUnservedMethods(app.server);
+  const app = createFastify({ limits, logger, logController, trustedProxies });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(createSerializerCompiler({ validate: validateResponses }));
-  app.setErrorHandler(errorHandler);
-  const routeTable = registerRouteTable(app);
-  app.setNotFoundHandler((req, reply) => {
-    // A path a route has, asked with a method it lacks: 405 naming the methods it has.
-    const route = routeTable.match(req.url.split('?', 1)[0] as string);
-    if (route) {
-      reply.header('allow', route.methods.join(', '));
-      return errorHandler(new PresenceError('method_not_allowed', `${req.method} is not served on ${route.pattern}`), req, reply);
-    }
-    // Never the URL: it may carry a credential (a link code sent to the wrong path).
-    return errorHandler(
-      new PresenceError('not_found', `no such route for ${req.method} (the routes are listed in the OpenAPI document)`),
-      req,
-      reply,
-    );
-  });
+  await app.register(problemsPlugin);
   // JSON only: a text/plain body is a 415, not a string that fails validation.
   app.removeContentTypeParser('text/plain');
   registerJsonBody(app);
-
+  // The onRequest hooks run in the order registered: request id, CORS, closing, auth.
   registerRequestId(app);
-  let closing = false;
-  // Every answer timed by its route's pattern (a 404 has none: `unmatched`), streams until they
-  // close. And: Node closes idle keep-alive connections once, when closing starts; one whose
-  // in-flight request finishes later would idle until its keep-alive timeout and hold the
-  // close up. (onResponse runs when the response has finished, as a 'finish' listener would,
-  // without adding one to every response.)
-  app.addHook('onResponse', (request, reply, done) => {
-    metrics.request(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
-    if (closing) setImmediate(() => app.server.closeIdleConnections());
-    done();
-  });
+  await app.register(requestMetricsPlugin, { core, metrics });
   await registerCors(app, corsOrigins);
-
-  const streams = createStreamRegistry({ now: () => core.clock.now() });
-  const stopRevokeListener = core.keys.onRevoke((keyId) => streams.closeKey(keyId));
-  const stopRotateListener = core.keys.onRotate((retired) => streams.retire(retired));
-  const stopRecheck = startStreamRecheck({
-    core,
-    streams,
-    everyMs: streamRecheckMs,
-    onError: (err) => app.log.warn({ err }, 'stream key re-check failed'),
-  });
-  // Event streams never end by themselves: close them first, so that closing the server
-  // waits only for ordinary in-flight requests.
-  app.addHook('preClose', async () => {
-    closing = true;
-    stopRevokeListener();
-    stopRotateListener();
-    stopRecheck();
-    streams.closeAll();
-  });
-  // A request that still reaches a closing server (pipelined, or on a keep-alive connection
-  // busy when closing began) is shed before any work: 503 `unavailable`, and Fastify adds
-  // `Connection: close`, so the client's retry goes to a server that is staying up.
-  // (A callback hook: an async one costs every request a promise and a microtask turn.)
-  app.addHook('onRequest', (_request, _reply, done) => {
-    if (closing) done(new PresenceError('unavailable', 'this server is shutting down; retry the request', { retryAfter: 1 }));
-    else done();
-  });
-
-  registerAuth(app, core, core.failureBudgetFor('auth-failures', limits.authFailures));
-  registerIdempotency(app, core);
-
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Presence API',
-        version: VERSION,
-        description: 'One persistent on-chain assistant per account. Errors are application/problem+json.',
-        license: { name: 'MIT', identifier: 'MIT' },
-        contact: { name: 'The operator of this Presence server' },
-      },
-      components: {
-        securitySchemes: {
-          bearer: {
-            type: 'http',
-            scheme: 'bearer',
-            description:
-              'prs_live_… or prs_test_…; or a surface token prs_surface_… on /v1/surface routes, to redeem link codes, or with Presence-Acting-For: key_… naming a key it linked',
-          },
-          surfaceToken: {
-            type: 'http',
-            scheme: 'bearer',
-            description:
-              "prs_surface_… (presence-server surfaces create): a surface's own routes, redeeming link codes, and with Presence-Acting-For any keyed route",
-          },
-          ...(metricsToken ? { metricsToken: { type: 'http', scheme: 'bearer', description: 'PRESENCE_METRICS_TOKEN' } } : {}),
-        },
-      },
-      security: [{ bearer: [] }],
-    },
-    transform: createOpenapiTransform({ metricsSecurity: metricsToken ? [{ metricsToken: [] }] : [] }) as never,
-    transformObject: createDocumentTransform({
-      // Paths start at the root (/v1/…, /metrics): the server is the host the document came from.
-      servers: [{ url: '/', description: 'The server that served this document' }],
-    }) as never,
-  });
-
-  const health = async () => {
-    let chain: { id: number; block: number } | null = null;
-    try {
-      chain = await chainHead();
-    } catch {
-      chain = null;
-    }
-    return { ok: true, version: VERSION, chain, store, server: server?.() };
-  };
-  const streamCaps = createStreamCaps(limits.streams);
-  metrics.countStreams(
-    () => streamCaps.open,
-    () => limits.streams.total,
-  );
-  const dispatcher = core.webhooks?.dispatcher;
-  if (dispatcher) metrics.countWebhookBacklog(() => dispatcher.backlog(10));
+  await app.register(closingPlugin);
+  await app.register(streamsPlugin, { core, limits: limits.streams, metrics, recheckMs: streamRecheckMs });
+  await app.register(authPlugin, { core, authFailures: limits.authFailures });
+  await app.register(idempotencyPlugin, { core });
+  await app.register(openapiPlugin, { version: VERSION, metricsToken });
   const deps: RouteDeps = {
     core,
-    streams,
-    streamCaps,
+    streams: app.streams,
+    streamCaps: app.streamCaps,
     heartbeatMs,
-    health,
+    health: healthOf({ chainHead, store, server }),
     ready: createReadiness(core),
     metrics: { contentType: metrics.registry.contentType, scrape: () => metrics.registry.metrics() },
     metricsToken,
   };
-  // One plugin per URL prefix (routes/<prefix>.ts).
-  for (const routes of [
-    metaRoutes,
-    metricsRoutes,
-    presenceRoutes,
-    keysRoutes,
-    memoryRoutes,
-    eventsRoutes,
-    walletRoutes,
-    confirmRoutes,
-    passkeysRoutes,
-    enrollRoutes,
-    approveRoutes,
-    chainRoutes,
-    messagesRoutes,
-    standingRoutes,
-    linksRoutes,
-    surfaceRoutes,
-    webhooksRoutes,
-  ]) {
-    await app.register(routes, deps);
-  }
+  for (const routes of ROUTES) await app.register(routes, deps);
   return app;
 }
 

@@ -41,6 +41,49 @@ function stop(signal: string) {
   );
 }
 
+/** The started server, or the process exits with a line saying why (2: a setting, 3: refused, 1: anything else). */
+async function startOrExit(config: ReturnType<typeof loadConfig>, logFormat: LogFormat): Promise<RunningServer> {
+  try {
+    return await startServer({ config, logFormat, progress: (line) => say(line) });
+  } catch (e) {
+    // A setting only the start can judge (PRESENCE_CHAIN=devnet without @presence/devnet): one line, like loadConfig's.
+    if (e instanceof ConfigError) {
+      process.stderr.write(`presence: ${e.message}\n`);
+      process.exit(2);
+    }
+    if (e instanceof StartRefused) {
+      process.stderr.write(`presence: ${e.message}\n`);
+      process.exit(REFUSED_EXIT_CODE);
+    }
+    const hint =
+      (e as NodeJS.ErrnoException).code === 'EADDRINUSE' ? ' (is another server running? set PRESENCE_PORT to use another port)' : '';
+    process.stderr.write(`presence: could not start: ${(e as Error).message}${hint}\n`);
+    process.exit(1);
+  }
+}
+
+/** The ready line, and on the first start the bootstrap keys (shown only on a terminal). */
+function announceReady(started: RunningServer, dataDir: string, logFormat: LogFormat) {
+  // One write, so whoever waits for the ready line reads what follows it with it.
+  const keys = started.bootstrap;
+  const keysFile = path.join(dataDir, BOOTSTRAP_KEYS_FILE);
+  const ready = line(`Presence listening on ${started.url} (data in ${dataDir})`, { url: started.url });
+  const created = `created account "${keys?.account}"`;
+  if (!keys) process.stdout.write(ready);
+  else if (!process.stdout.isTTY) {
+    const fields = { account: keys.account, keys_file: keysFile };
+    process.stdout.write(ready + line(`${created}: its keys are saved to ${keysFile} (mode 0600), and shown only on a terminal`, fields));
+  } else if (logFormat === 'json') {
+    const fields = { account: keys.account, keys_file: keysFile, live: keys.live, test: keys.test };
+    process.stdout.write(ready + line(`${created}: its keys are shown once, here, and saved to ${keysFile} (mode 0600)`, fields));
+  } else {
+    process.stdout.write(
+      `${ready}\nCreated account "${keys.account}". Its keys are shown once, here, and saved to ${keysFile} (mode 0600):\n` +
+        `  live  ${keys.live}\n  test  ${keys.test}\n\n`,
+    );
+  }
+}
+
 /** Starts the server this process is for; exits the process on a bad setting or a failed start. */
 export async function serve(): Promise<void> {
   // Signal handlers go in first: whoever waits for the ready line may signal us the instant it
@@ -69,45 +112,11 @@ export async function serve(): Promise<void> {
   // Readable lines for someone watching a terminal, JSON lines for whatever collects them.
   const logFormat = config.PRESENCE_LOG_FORMAT ?? defaultFormat();
   line = processLine(logFormat);
-  let started: RunningServer;
-  try {
-    started = await startServer({ config, logFormat, progress: (line) => say(line) });
-  } catch (e) {
-    // A setting only the start can judge (PRESENCE_CHAIN=devnet without @presence/devnet): one line, like loadConfig's.
-    if (e instanceof ConfigError) {
-      process.stderr.write(`presence: ${e.message}\n`);
-      process.exit(2);
-    }
-    if (e instanceof StartRefused) {
-      process.stderr.write(`presence: ${e.message}\n`);
-      process.exit(REFUSED_EXIT_CODE);
-    }
-    const hint =
-      (e as NodeJS.ErrnoException).code === 'EADDRINUSE' ? ' (is another server running? set PRESENCE_PORT to use another port)' : '';
-    process.stderr.write(`presence: could not start: ${(e as Error).message}${hint}\n`);
-    process.exit(1);
-  }
+  const started = await startOrExit(config, logFormat);
   server = started;
   if (stopping) {
     stopping = false;
     return stop('stop requested during start');
   }
-  // One write, so whoever waits for the ready line reads what follows it with it.
-  const keys = started.bootstrap;
-  const keysFile = path.join(config.PRESENCE_DATA_DIR, BOOTSTRAP_KEYS_FILE);
-  const ready = line(`Presence listening on ${started.url} (data in ${config.PRESENCE_DATA_DIR})`, { url: started.url });
-  const created = `created account "${keys?.account}"`;
-  if (!keys) process.stdout.write(ready);
-  else if (!process.stdout.isTTY) {
-    const fields = { account: keys.account, keys_file: keysFile };
-    process.stdout.write(ready + line(`${created}: its keys are saved to ${keysFile} (mode 0600), and shown only on a terminal`, fields));
-  } else if (logFormat === 'json') {
-    const fields = { account: keys.account, keys_file: keysFile, live: keys.live, test: keys.test };
-    process.stdout.write(ready + line(`${created}: its keys are shown once, here, and saved to ${keysFile} (mode 0600)`, fields));
-  } else {
-    process.stdout.write(
-      `${ready}\nCreated account "${keys.account}". Its keys are shown once, here, and saved to ${keysFile} (mode 0600):\n` +
-        `  live  ${keys.live}\n  test  ${keys.test}\n\n`,
-    );
-  }
+  announceReady(started, config.PRESENCE_DATA_DIR, logFormat);
 }

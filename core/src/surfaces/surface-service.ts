@@ -16,6 +16,7 @@ import type { RateLimiterPort } from '../ratelimit/sliding-window';
 import type { StorePort } from '../store/store-port';
 import type { SurfaceRecord } from '../store/surface-records';
 import type { SurfaceStorePort } from '../store/surface-store-port';
+import { type SurfaceSubscription, subscribeSurfaceFeed } from './surface-feed';
 import { createSurfaceRedeemGuard, type SurfaceRedeemLimits } from './surface-redeem-guard';
 import { hashSurfaceToken, looksLikeSurfaceToken, newSurfaceId, newSurfaceToken } from './surface-token';
 
@@ -276,6 +277,29 @@ export function createSurfaceService({
     async maintain(): Promise<void> {
       if ((await surfaces.sequenceAllFeeds()) > 0) poke();
       await surfaces.pruneFeed(clock.now() - FEED_RETENTION_MS);
+    },
+
+    /**
+     * The surface's one stream (surface-feed.ts): every linked account's events as its linked
+     * keys may see them, after the cursor (undefined: live only), in one partition of the
+     * accounts when `partition` and `of` are given (together, with 0 ≤ partition < of).
+     */
+    subscribe(
+      surfaceId: string,
+      after: number | undefined,
+      { partition, of }: { partition?: number; of?: number } = {},
+    ): SurfaceSubscription {
+      if ((partition === undefined) !== (of === undefined) || (partition !== undefined && of !== undefined && partition >= of))
+        throw new PresenceError('invalid_request', 'partition and of go together, with 0 ≤ partition < of');
+      return subscribeSurfaceFeed({
+        surfaces,
+        store,
+        surfaceId,
+        after,
+        partition: partition !== undefined && of !== undefined ? { index: partition, of } : undefined,
+        onFeed: this.onFeed,
+        onStaleLink: (keyId) => void this.keyRevoked(keyId),
+      });
     },
 
     /** Called when new entries may be in the feed (this server sequenced, or another server's notice). */

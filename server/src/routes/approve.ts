@@ -2,20 +2,17 @@
 // steps. No key: the link's token is bound to one hold, and approving also needs one of the
 // account's passkeys; denying stays one tap. The path is logged as its route pattern or
 // redacted, never with the token.
-import { PresenceError } from '@presence/core';
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { PAGE_SCRIPT, webauthnBundle } from '../http/passkey-assets';
 import { approvePage, unknownLinkPage } from '../http/passkey-pages';
+import { served } from '../http/served';
 import type { RouteDeps } from '../http/types';
 import { CONFIRM_PROBLEMS } from './confirm';
 
 export const approveRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
-  const passkeys = () => {
-    if (!core.passkeys) throw new PresenceError('not_found', 'this server keeps no passkeys');
-    return core.passkeys;
-  };
+  const passkeys = () => served(core.passkeys, 'not_found', 'this server keeps no passkeys');
   app.get('/approve/:token', { schema: { hide: true, params: schemas.PasskeyTokenParams } }, async (req, reply) => {
     const view = await passkeys().approval(req.params.token);
     return view ? approvePage(reply, view) : unknownLinkPage(reply, 'approve');

@@ -1,17 +1,14 @@
 // /enroll/:token: the Add passkey page of a one-time enroll link, and its two steps (options,
 // then the authenticator's answer). No key: the link's token is the credential, so the path
 // is logged as its route pattern or redacted, never with the token.
-import { PresenceError } from '@presence/core';
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { enrollPage, unknownLinkPage } from '../http/passkey-pages';
+import { served } from '../http/served';
 import type { RouteDeps } from '../http/types';
 
 export const enrollRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
-  const passkeys = () => {
-    if (!core.passkeys) throw new PresenceError('not_found', 'this server keeps no passkeys');
-    return core.passkeys;
-  };
+  const passkeys = () => served(core.passkeys, 'not_found', 'this server keeps no passkeys');
   app.get('/enroll/:token', { schema: { hide: true, params: schemas.PasskeyTokenParams } }, async (req, reply) => {
     const state = await passkeys().enrollState(req.params.token);
     return state ? enrollPage(reply, state) : unknownLinkPage(reply, 'enroll');

@@ -1,13 +1,23 @@
 // GET /v1/events: the SSE stream of what the presence does unasked. Replays after
 // Last-Event-ID (header or ?last_event_id=), then live; each type only for keys holding its
-// scope; closes when the key is revoked or its rotation grace ends. Each open stream takes a
-// slot under the stream caps (per key, per account, server-wide) until it closes.
-import { isPresenceError, redactEventData } from '@presence/core';
+// scope, a message's text redacted where it drew on scopes the key lacks (both in core:
+// thread/visible-events.ts); closes when the key is revoked or its rotation grace ends. Each
+// open stream takes a slot under the stream caps (per key, per account, server-wide) until it
+// closes.
+import { type FeedItem, isPresenceError, type Subscription, subscribeVisibleEvents } from '@presence/core';
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { problemFor } from '../http/problem';
-import { openSse, resumeAfter } from '../http/sse';
+import { resumeAfter } from '../http/sse';
+import { type SseFrame, streamSse } from '../http/sse-stream';
 import { callerOf, type RouteDeps } from '../http/types';
+
+/** Core's items as frames: what the key may see of each event is core's to say (thread/visible-events.ts). */
+const frameOf = (item: FeedItem): SseFrame =>
+  item.kind === 'gap'
+    ? { event: 'gap', data: { oldest_id: item.oldest_id } }
+    : item.kind === 'cursor'
+      ? { cursor: item.id }
+      : { id: item.event.id, event: item.event.type, data: item.event.data };
 
 export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core, streams, streamCaps, heartbeatMs }) => {
   app.get(
@@ -32,23 +42,19 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
       const p = callerOf(req);
       const afterId = resumeAfter(req, req.query.last_event_id);
       const release = streamCaps.acquire(p, reply);
-      const accept = (t: schemas.EventType) => p.scopes.includes(schemas.eventScope[t]);
-      let sub: ReturnType<typeof core.events.subscribe>;
+      let items: Subscription;
       try {
-        sub = core.events.subscribe(p, afterId, accept);
+        items = subscribeVisibleEvents(core.events, p, afterId);
       } catch (e) {
         release();
         throw e;
       }
-      const sse = openSse(reply);
+      const sse = streamSse(req, reply, { items, frameOf, heartbeatMs, name: 'events stream' });
       // The registry ends the stream on revocation, and when the secret it was opened with
       // stops working (a grace window known now, or one a later rotation starts).
       const unregister = streams.add(p, () => sse.end());
-      const heartbeat = setInterval(() => sse.comment('heartbeat'), heartbeatMs);
       sse.onClose(() => {
-        clearInterval(heartbeat);
         unregister();
-        sub.close();
         release();
       });
       // A rotation or revocation between authentication and registering was heard by no one:
@@ -65,34 +71,6 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core
           sse.end();
         },
       );
-      // The stream's own loop, for as long as the client stays: not awaited, so the handler
-      // returns; every failure is caught inside and ends the stream.
-      void (async () => {
-        try {
-          for await (const item of sub) {
-            const ok =
-              item.kind === 'gap'
-                ? await sse.send({ event: 'gap', data: { oldest_id: item.oldest_id } })
-                : item.kind === 'cursor'
-                  ? await sse.cursor(item.id)
-                  : await sse.send({
-                      id: item.event.id,
-                      event: item.event.type,
-                      data: redactEventData(item.event.type, item.event.data, p.scopes),
-                    });
-            if (!ok) break;
-          }
-        } catch (err) {
-          // The database away (store_unavailable) is a reason to reconnect, not a fault of ours:
-          // the frame says which it was, and Last-Event-ID loses nothing either way.
-          const failure = problemFor(err, req, 'the events stream failed; reconnect with Last-Event-ID');
-          if (failure.type === 'internal') req.log.error({ err }, 'events stream failed');
-          else req.log.warn({ err }, 'events stream ended with a problem to reconnect after');
-          await sse.send({ event: 'error', data: failure });
-        } finally {
-          sse.end();
-        }
-      })();
     },
   );
 };

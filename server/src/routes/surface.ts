@@ -5,17 +5,77 @@
 // (`?partition=i&of=n`, by account) let several consumers split it; the bots run one elected
 // consumer instead (bots/README.md). The stream takes one slot under the stream caps (as one
 // key of one account) and ends when the surface token is revoked.
-import { PresenceError, type SurfacePrincipal, subscribeSurfaceFeed } from '@presence/core';
+import { PresenceError, type SurfaceFrame, type SurfacePrincipal } from '@presence/core';
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { problemFor } from '../http/problem';
-import { openSse, resumeAfter, type SseWriter } from '../http/sse';
+import { operation } from '../http/operation';
+import { served } from '../http/served';
+import { resumeAfter, type SseWriter } from '../http/sse';
+import { type SseFrame, streamSse } from '../http/sse-stream';
 import type { RouteDeps } from '../http/types';
 
-const surfacesOf = (core: RouteDeps['core']) => {
-  if (!core.surfaces) throw new PresenceError('not_found', 'this server keeps no surface tokens');
-  return core.surfaces;
-};
+/** Core's frames as SSE: which keys see what, redacted how, is core's to say (surfaces/surface-feed.ts). */
+const frameOf = (f: SurfaceFrame): SseFrame =>
+  f.kind === 'cursor'
+    ? { cursor: f.seq }
+    : f.kind === 'link_revoked'
+      ? {
+          id: f.seq,
+          event: 'link_revoked',
+          data: { account: f.account, key_id: f.key_id, surface_user: f.surface_user, at: new Date(f.at).toISOString() },
+        }
+      : { id: f.seq, event: f.event.type, data: { account: f.account, key_ids: f.key_ids, event: f.event, redacted: f.redacted } };
+
+const surfacesOf = (core: RouteDeps['core']) => served(core.surfaces, 'not_found', 'this server keeps no surface tokens');
+
+const getSurface = operation({
+  config: { surface: true },
+  schema: {
+    operationId: 'getSurface',
+    openapi: { answers: { 200: 'The surface token: id, name, and how many live links it holds' } },
+    summary: 'The surface token itself (surface token only)',
+    description:
+      'The surface token making the call: its id, name, last four characters and how many live links it holds. Surface token only.',
+    tags: ['surfaces'],
+    response: { 200: schemas.SurfaceStatus },
+  },
+});
+
+const adoptKey = operation({
+  config: { surface: true },
+  schema: {
+    operationId: 'adoptKey',
+    openapi: {
+      answers: { 200: 'The key, now linked through this surface: act for it by id from now on' },
+      problems: ['conflict'],
+    },
+    summary: 'Move a key linked before surface tokens over to this surface (surface token only)',
+    description:
+      "Moves a key linked before surface tokens existed over to this surface: given the key's secret and its surface user, the key is from then on linked through this surface (the surface may forget the secret). Surface token only.",
+    tags: ['surfaces'],
+    body: schemas.AdoptRequest,
+    response: { 200: schemas.SurfaceRedeemResult },
+  },
+});
+
+const streamSurfaceEvents = operation({
+  config: { surface: true },
+  schema: {
+    operationId: 'streamSurfaceEvents',
+    openapi: {
+      answers: {
+        200: "An SSE stream of every linked account's events (data: { account, key_ids, event, redacted? }) and link_revoked notices; id: the feed position, one cursor for all accounts",
+      },
+      problems: ['unavailable'],
+      stream: { frames: schemas.SurfaceStreamFrame, when: 'only', resume: true },
+    },
+    summary: "Server-Sent Events for a surface: all its linked users' events on one stream (surface token only)",
+    description:
+      "One SSE stream of every linked account's events for a surface, each frame naming the account and the linked keys that may see it, and link_revoked when a key stops acting for its user. `?partition=i&of=n` splits the accounts between several readers. Resume with Last-Event-ID (one feed position for all accounts). Surface token only.",
+    tags: ['surfaces'],
+    querystring: schemas.SurfaceEventsQuery,
+  },
+});
 
 export const surfaceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core, streamCaps, heartbeatMs }) => {
   const open = new Map<SseWriter, string>();
@@ -27,136 +87,42 @@ export const surfaceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { cor
     for (const sse of [...open.keys()]) sse.end();
   });
 
-  app.get(
-    '/v1/surface',
-    {
-      config: { surface: true },
-      schema: {
-        operationId: 'getSurface',
-        openapi: { answers: { 200: 'The surface token: id, name, and how many live links it holds' } },
-        summary: 'The surface token itself (surface token only)',
-        description:
-          'The surface token making the call: its id, name, last four characters and how many live links it holds. Surface token only.',
-        tags: ['surfaces'],
-        response: { 200: schemas.SurfaceStatus },
-      },
-    },
-    async (req) => {
-      const s = req.surface as SurfacePrincipal;
-      const found = (await surfacesOf(core).list()).find((x) => x.id === s.surfaceId);
-      if (!found) throw new PresenceError('auth', 'unknown surface token');
-      return found;
-    },
+  app.get('/v1/surface', getSurface, async (req) => {
+    const s = req.surface as SurfacePrincipal;
+    const found = (await surfacesOf(core).list()).find((x) => x.id === s.surfaceId);
+    if (!found) throw new PresenceError('auth', 'unknown surface token');
+    return found;
+  });
+
+  app.post('/v1/surface/adopt', adoptKey, async (req) =>
+    surfacesOf(core).adopt(req.surface as SurfacePrincipal, req.body.key, req.body.surface_user),
   );
 
-  app.post(
-    '/v1/surface/adopt',
-    {
-      config: { surface: true },
-      schema: {
-        operationId: 'adoptKey',
-        openapi: {
-          answers: { 200: 'The key, now linked through this surface: act for it by id from now on' },
-          problems: ['conflict'],
-        },
-        summary: 'Move a key linked before surface tokens over to this surface (surface token only)',
-        description:
-          "Moves a key linked before surface tokens existed over to this surface: given the key's secret and its surface user, the key is from then on linked through this surface (the surface may forget the secret). Surface token only.",
-        tags: ['surfaces'],
-        body: schemas.AdoptRequest,
-        response: { 200: schemas.SurfaceRedeemResult },
-      },
-    },
-    async (req) => surfacesOf(core).adopt(req.surface as SurfacePrincipal, req.body.key, req.body.surface_user),
-  );
-
-  app.get(
-    '/v1/surface/events',
-    {
-      config: { surface: true },
-      schema: {
-        operationId: 'streamSurfaceEvents',
-        openapi: {
-          answers: {
-            200: "An SSE stream of every linked account's events (data: { account, key_ids, event, redacted? }) and link_revoked notices; id: the feed position, one cursor for all accounts",
-          },
-          problems: ['unavailable'],
-          stream: { frames: schemas.SurfaceStreamFrame, when: 'only', resume: true },
-        },
-        summary: "Server-Sent Events for a surface: all its linked users' events on one stream (surface token only)",
-        description:
-          "One SSE stream of every linked account's events for a surface, each frame naming the account and the linked keys that may see it, and link_revoked when a key stops acting for its user. `?partition=i&of=n` splits the accounts between several readers. Resume with Last-Event-ID (one feed position for all accounts). Surface token only.",
-        tags: ['surfaces'],
-        querystring: schemas.SurfaceEventsQuery,
-      },
-    },
-    async (req, reply) => {
-      const surfaces = surfacesOf(core);
-      const s = req.surface as SurfacePrincipal;
-      const after = resumeAfter(req, req.query.last_event_id);
-      const { partition, of } = req.query;
-      if ((partition === undefined) !== (of === undefined) || (partition !== undefined && of !== undefined && partition >= of))
-        throw new PresenceError('invalid_request', 'partition and of go together, with 0 ≤ partition < of');
+  app.get('/v1/surface/events', streamSurfaceEvents, async (req, reply) => {
+    const surfaces = surfacesOf(core);
+    const s = req.surface as SurfacePrincipal;
+    const items = surfaces.subscribe(s.surfaceId, resumeAfter(req, req.query.last_event_id), req.query);
+    let release: () => void;
+    try {
       // One slot, as one key of one account: however many users the surface serves.
-      const release = streamCaps.acquire({ keyId: s.surfaceId, accountId: `surface:${s.surfaceId}` }, reply);
-      const sub = subscribeSurfaceFeed({
-        surfaces: surfaces.surfaces,
-        store: core.store,
-        surfaceId: s.surfaceId,
-        after,
-        partition: partition !== undefined && of !== undefined ? { index: partition, of } : undefined,
-        onFeed: surfaces.onFeed,
-        onStaleLink: (keyId) => void surfaces.keyRevoked(keyId),
-      });
-      const sse = openSse(reply);
-      open.set(sse, s.surfaceId);
-      // The token may be revoked on another server: look again at every heartbeat.
-      const heartbeat = setInterval(() => {
-        sse.comment('heartbeat');
-        surfaces.isLive(s.surfaceId).then(
-          (live) => {
-            if (!live) sse.end();
-          },
-          () => undefined,
-        );
-      }, heartbeatMs);
-      sse.onClose(() => {
-        clearInterval(heartbeat);
-        open.delete(sse);
-        sub.close();
-        release();
-      });
-      // The stream's own loop, for as long as the surface stays: not awaited, so the handler
-      // returns; every failure is caught inside and ends the stream.
-      void (async () => {
-        try {
-          for await (const f of sub) {
-            const ok =
-              f.kind === 'cursor'
-                ? await sse.cursor(f.seq)
-                : f.kind === 'link_revoked'
-                  ? await sse.send({
-                      id: f.seq,
-                      event: 'link_revoked',
-                      data: { account: f.account, key_id: f.key_id, surface_user: f.surface_user, at: new Date(f.at).toISOString() },
-                    })
-                  : await sse.send({
-                      id: f.seq,
-                      event: f.event.type,
-                      data: { account: f.account, key_ids: f.key_ids, event: f.event, redacted: f.redacted },
-                    });
-            if (!ok) break;
-          }
-        } catch (err) {
-          // As on /v1/events: the database away is a reason to reconnect, and the frame says so.
-          const failure = problemFor(err, req, 'the surface events stream failed; reconnect with Last-Event-ID');
-          if (failure.type === 'internal') req.log.error({ err }, 'surface events stream failed');
-          else req.log.warn({ err }, 'surface events stream ended with a problem to reconnect after');
-          await sse.send({ event: 'error', data: failure });
-        } finally {
-          sse.end();
-        }
-      })();
-    },
-  );
+      release = streamCaps.acquire({ keyId: s.surfaceId, accountId: `surface:${s.surfaceId}` }, reply);
+    } catch (e) {
+      items.close();
+      throw e;
+    }
+    // The token may be revoked on another server: look again at every heartbeat.
+    const onHeartbeat = (sse: SseWriter) =>
+      surfaces.isLive(s.surfaceId).then(
+        (live) => {
+          if (!live) sse.end();
+        },
+        () => undefined,
+      );
+    const sse = streamSse(req, reply, { items, frameOf, heartbeatMs, onHeartbeat, name: 'surface events stream' });
+    open.set(sse, s.surfaceId);
+    sse.onClose(() => {
+      open.delete(sse);
+      release();
+    });
+  });
 };
