@@ -11,14 +11,14 @@ export type PasskeyList = z.infer<typeof PasskeyListSchema>;
 export type EnrollPasskeyParameters = z.input<typeof EnrollLinkRequest>;
 export type EnrollPasskeyReturnType = z.infer<typeof EnrollLink>;
 
-export const listPasskeys = (http: Http, options?: RequestOptions): Promise<PasskeyList> =>
-  http.json(PasskeyListSchema, { method: 'GET', path: '/v1/passkeys' }, options);
-
 export const enrollPasskey = (
   http: Http,
   params: EnrollPasskeyParameters = {},
   options?: RequestOptions,
 ): Promise<EnrollPasskeyReturnType> => http.json(EnrollLink, { method: 'POST', path: '/v1/passkeys/enroll', body: params }, options);
+
+export const listPasskeys = (http: Http, options?: RequestOptions): Promise<PasskeyList> =>
+  http.json(PasskeyListSchema, { method: 'GET', path: '/v1/passkeys' }, options);
 
 export const removePasskey = (http: Http, id: string, options?: RequestOptions): Promise<void> =>
   http.json(z.undefined(), { method: 'DELETE', path: `/v1/passkeys/${encodeURIComponent(id)}` }, options);

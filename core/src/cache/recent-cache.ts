@@ -12,6 +12,19 @@
 // and an eviction callback, and lru-cache reads the clock through a timer of its own
 // (`ttlResolution`) and refreshes recency on reads, which would change when entries leave.
 
+/** Change notices, as the cluster port announces them (keys, accounts, surface links). */
+export type ChangeNotices = { subscribe(handlers: { changed(id: string): void; resync(): void }): () => void };
+
+/** What a cache dropped by change notices is made from (keys/key-cache.ts, presence/account-view-cache.ts). */
+export type NoticedCacheOptions = {
+  changes: ChangeNotices;
+  now: () => number;
+  /** Entries kept at most. */
+  max?: number;
+  /** An entry this old is read again. */
+  maxAgeMs?: number;
+};
+
 export type RecentCache<K, V> = {
   /** The value kept for `key` if it is younger than `maxAgeMs`. */
   fresh(key: K): V | undefined;

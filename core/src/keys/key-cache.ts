@@ -15,8 +15,7 @@
 // A lookup that started before a drop may return after it with the old record: it is used
 // for its own request (it was true when read) but not kept.
 
-import { createRecentCache } from '../cache/recent-cache';
-import type { KeyChangeHandlers } from '../cluster/cluster-port';
+import { createRecentCache, type NoticedCacheOptions } from '../cache/recent-cache';
 import type { KeyRecord } from '../store/documents';
 
 /** Keys kept at most; the least recently stored go first. */
@@ -33,17 +32,7 @@ export type KeyCache = {
   close(): void;
 };
 
-export function createKeyCache({
-  changes,
-  now,
-  max = KEY_CACHE_MAX,
-  maxAgeMs = KEY_CACHE_MAX_AGE_MS,
-}: {
-  changes: { subscribe(h: KeyChangeHandlers): () => void };
-  now: () => number;
-  max?: number;
-  maxAgeMs?: number;
-}): KeyCache {
+export function createKeyCache({ changes, now, max = KEY_CACHE_MAX, maxAgeMs = KEY_CACHE_MAX_AGE_MS }: NoticedCacheOptions): KeyCache {
   /** Secret hash → key: the key's id indexes its hashes, so a change to the key drops them all. */
   const hashesOf = new Map<string, Set<string>>();
   const byHash = createRecentCache<string, KeyRecord>({

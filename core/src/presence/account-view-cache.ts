@@ -10,8 +10,7 @@
 // is answered. A listening connection that came back forgets everything, and an entry is read
 // again once MAX_AGE_MS old, so even a notification lost unnoticed leaves at most a second.
 // A read that started before a drop of its account is used for its own request but not kept.
-import { createRecentCache } from '../cache/recent-cache';
-import type { KeyChangeHandlers } from '../cluster/cluster-port';
+import { createRecentCache, type NoticedCacheOptions } from '../cache/recent-cache';
 import type { StorePort } from '../store/store-port';
 import { withOps } from '../store/with-ops';
 
@@ -32,12 +31,7 @@ export function createAccountViewCache<V>({
   now,
   max = VIEW_CACHE_MAX,
   maxAgeMs = VIEW_CACHE_MAX_AGE_MS,
-}: {
-  changes: { subscribe(h: KeyChangeHandlers): () => void };
-  now: () => number;
-  max?: number;
-  maxAgeMs?: number;
-}): AccountViewCache<V> {
+}: NoticedCacheOptions): AccountViewCache<V> {
   const views = createRecentCache<string, V>({ now, max, maxAgeMs });
   /** Loads under way, with the mark they began at. */
   const loading = new Map<string, { generation: number; view: Promise<V> }>();
