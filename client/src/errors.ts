@@ -48,11 +48,13 @@ export type NetworkErrorCode =
 export class PresenceNetworkError extends PresenceClientError {
   override readonly name = 'PresenceNetworkError';
   readonly kind = 'network' as const;
-  readonly code: NetworkErrorCode;
 
-  constructor(code: NetworkErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly code: NetworkErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
-    this.code = code;
   }
 }
 
@@ -60,11 +62,13 @@ export class PresenceNetworkError extends PresenceClientError {
 export class PresenceProtocolError extends PresenceClientError {
   override readonly name: string = 'PresenceProtocolError';
   readonly kind = 'protocol' as const;
-  readonly status: number;
 
-  constructor(message: string, status: number, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly status: number,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
-    this.status = status;
   }
 }
 

@@ -95,6 +95,25 @@ export function subscribeStream<T>(
   const backoff = { baseDelayMs: options.reconnect?.baseDelayMs ?? 500, maxDelayMs: options.reconnect?.maxDelayMs ?? 30_000 };
   const maxAttempts = options.reconnect?.maxAttempts ?? Number.POSITIVE_INFINITY;
 
+  /** One connection, resuming after the last id handed out. */
+  const open = (onOpen: () => void) =>
+    streamSse(
+      http,
+      {
+        method: 'GET',
+        path: shape.path,
+        query: shape.query,
+        headers: lastEventId !== undefined ? { 'last-event-id': String(lastEventId) } : undefined,
+      },
+      {
+        signal,
+        retries: 0, // reconnects are ours, so one backoff rule and one onReconnect cover every failure
+        idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_MS,
+        timeoutMs: options.connectTimeoutMs,
+        onOpen,
+      },
+    );
+
   async function* run(): AsyncGenerator<Item, void, undefined> {
     let failures = 0;
     let serverRetryMs = 0;
@@ -102,25 +121,10 @@ export function subscribeStream<T>(
       while (!signal.aborted) {
         let error: Error;
         try {
-          const items = streamSse(
-            http,
-            {
-              method: 'GET',
-              path: shape.path,
-              query: shape.query,
-              headers: lastEventId !== undefined ? { 'last-event-id': String(lastEventId) } : undefined,
-            },
-            {
-              signal,
-              retries: 0, // reconnects are ours, so one backoff rule and one onReconnect cover every failure
-              idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_MS,
-              timeoutMs: options.connectTimeoutMs,
-              onOpen: () => {
-                failures = 0;
-                options.onOpen?.({ lastEventId });
-              },
-            },
-          );
+          const items = open(() => {
+            failures = 0;
+            options.onOpen?.({ lastEventId });
+          });
           for await (const item of items) {
             if (signal.aborted) return; // closed while the caller held an item: hand out nothing more
             if (item.kind === 'retry') serverRetryMs = item.ms;
@@ -132,11 +136,7 @@ export function subscribeStream<T>(
               }
             } else if (item.kind === 'event') {
               if (item.event === 'gap') {
-                const data = readData(item.data);
-                const parsed = GapEventData.safeParse(data.value);
-                yield parsed.success
-                  ? { type: 'gap', data: parsed.data }
-                  : unrecognized(undefined, 'gap', data, parsed.error.issues[0]?.message);
+                yield gapItem(item.data);
               } else if (item.event === 'error') {
                 // The server's stream failed and it said so; retryable problems mean "reconnect".
                 throw new PresenceApiError(parseProblem(item.data));
@@ -184,6 +184,13 @@ export function subscribeStream<T>(
       stop.abort();
     },
   };
+}
+
+/** A `gap` frame: events the server no longer holds were skipped. */
+function gapItem(raw: string): GapEvent | UnrecognizedEvent {
+  const data = readData(raw);
+  const parsed = GapEventData.safeParse(data.value);
+  return parsed.success ? { type: 'gap', data: parsed.data } : unrecognized(undefined, 'gap', data, parsed.error.issues[0]?.message);
 }
 
 function eventId(raw: string): number {

@@ -46,12 +46,9 @@ export async function* streamSse(http: Http, req: HttpRequest, options: SseReque
     return undefined;
   };
   try {
-    const type = response.headers.get('content-type') ?? '';
-    if (!type.toLowerCase().startsWith('text/event-stream') || !response.body) {
-      throw new PresenceProtocolError(`${what}: expected an event stream, got ${type || 'no content type'}`, response.status);
-    }
+    const body = eventStreamBody(response, what);
     options.onOpen?.(response);
-    reader = response.body.getReader();
+    reader = body.getReader();
     if (options.signal?.aborted) throw options.signal.reason;
     const decoder = new TextDecoder();
     const parser = createSseParser({ maxEventSize: http.maxEventSize });
@@ -70,19 +67,7 @@ export async function* streamSse(http: Http, req: HttpRequest, options: SseReque
         if (why) throw why;
         return;
       }
-      let items: SseItem[];
-      try {
-        items = parser.push(decoder.decode(chunk.value, { stream: true }));
-      } catch (e) {
-        // The finally below closes the stream: reading on would mean holding the event anyway.
-        if (!(e instanceof SseEventTooLarge)) throw e;
-        throw new PresenceEventTooLargeError(
-          `${what}: an event is larger than ${e.limit} characters (the client's maxEventSize); the stream was closed`,
-          e.limit,
-          { cause: e },
-        );
-      }
-      yield* items;
+      yield* parse(parser, decoder.decode(chunk.value, { stream: true }), what);
     }
   } finally {
     clearTimeout(idleTimer);
@@ -90,5 +75,28 @@ export async function* streamSse(http: Http, req: HttpRequest, options: SseReque
     // Ends the request when the caller stopped early; a no-op once the body is finished.
     opened.cancel();
     opened.release();
+  }
+}
+
+/** The response's body, when it is an event stream. */
+function eventStreamBody(response: Response, what: string): ReadableStream<Uint8Array> {
+  const type = response.headers.get('content-type') ?? '';
+  if (!type.toLowerCase().startsWith('text/event-stream') || !response.body) {
+    throw new PresenceProtocolError(`${what}: expected an event stream, got ${type || 'no content type'}`, response.status);
+  }
+  return response.body;
+}
+
+/** The items a chunk completes; an event over the size cap ends the stream (reading on would mean holding it anyway). */
+function parse(parser: ReturnType<typeof createSseParser>, text: string, what: string): SseItem[] {
+  try {
+    return parser.push(text);
+  } catch (e) {
+    if (!(e instanceof SseEventTooLarge)) throw e;
+    throw new PresenceEventTooLargeError(
+      `${what}: an event is larger than ${e.limit} characters (the client's maxEventSize); the stream was closed`,
+      e.limit,
+      { cause: e },
+    );
   }
 }

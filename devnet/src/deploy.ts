@@ -95,6 +95,33 @@ const scamAbi = [
   },
 ] as const;
 
+/** Adds each pool's liquidity (POOLS) through the router; answers the pairs' addresses by name. */
+async function seedPools(
+  rpc: DeployerRpc,
+  { weth, factory, router }: { weth: Address; factory: Address; router: Address },
+  others: Record<keyof typeof POOLS, Address>,
+): Promise<Record<string, Address>> {
+  const pairs: Record<string, Address> = {};
+  for (const [name, amounts] of Object.entries(POOLS) as [keyof typeof POOLS, (typeof POOLS)[keyof typeof POOLS]][]) {
+    const other = others[name];
+    await rpc.send(`seed ${name}`, {
+      to: router,
+      data: encodeFunctionData({
+        abi: routerAbi,
+        functionName: 'addLiquidity',
+        args: [weth, other, amounts.weth, amounts.other, 0n, 0n, DEPLOYER, maxUint256],
+      }),
+    });
+    pairs[name] = await rpc.client.readContract({
+      address: factory,
+      abi: factoryAbi,
+      functionName: 'getPair',
+      args: [weth, other],
+    });
+  }
+  return pairs;
+}
+
 export async function deployMarket(rpc: DeployerRpc, artifacts: DevnetArtifacts): Promise<Deployment> {
   const weth = await deployContract(rpc, 'WETH9', artifacts.weth9, []);
   const factory = await deployContract(rpc, 'UniswapV2Factory', artifacts.factory, [DEPLOYER]);
@@ -121,25 +148,7 @@ export async function deployMarket(rpc: DeployerRpc, artifacts: DevnetArtifacts)
     });
   }
 
-  const others = { 'WETH-USDC': usdc, 'WETH-DAI': dai, 'WETH-SCAM': scam } as const;
-  const pairs: Record<string, Address> = {};
-  for (const [name, amounts] of Object.entries(POOLS) as [keyof typeof POOLS, (typeof POOLS)[keyof typeof POOLS]][]) {
-    const other = others[name];
-    await rpc.send(`seed ${name}`, {
-      to: router,
-      data: encodeFunctionData({
-        abi: routerAbi,
-        functionName: 'addLiquidity',
-        args: [weth, other, amounts.weth, amounts.other, 0n, 0n, DEPLOYER, maxUint256],
-      }),
-    });
-    pairs[name] = await rpc.client.readContract({
-      address: factory,
-      abi: factoryAbi,
-      functionName: 'getPair',
-      args: [weth, other],
-    });
-  }
+  const pairs = await seedPools(rpc, { weth, factory, router }, { 'WETH-USDC': usdc, 'WETH-DAI': dai, 'WETH-SCAM': scam });
   // The pair exists only once seeded, so it is marked as taxed afterwards; the seeding
   // transfer itself came from the owner, who is exempt.
   const scamPair = pairs['WETH-SCAM'];

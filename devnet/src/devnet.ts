@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { type Address, createPublicClient, http, type PublicClient } from 'viem';
 import { type AnvilProcess, AnvilStartError, anvilBinary, freeLoopbackPort, spawnAnvil } from './anvil-process';
 import { loadArtifacts } from './artifacts';
-import { DEVNET_CHAIN_ID, DEVNET_MNEMONIC, deployerRpc, deployMarket, fundWallet } from './deploy';
+import { DEVNET_CHAIN_ID, DEVNET_MNEMONIC, type DeployerRpc, deployerRpc, deployMarket, fundWallet } from './deploy';
 import { type Deployment, readDeployment, writeDeployment } from './deployment';
 
 export interface DevnetOptions {
@@ -75,6 +75,52 @@ export async function hasCode(client: PublicClient, addresses: Address[]): Promi
   return codes.every((c) => c !== undefined && c !== '0x');
 }
 
+/**
+ * Starts anvil on its saved state. anvil writes its dump in place, so a crash mid-write can
+ * leave a truncated file that it then refuses to load: fall back to the copy of the last state
+ * that did load, then to a fresh chain, keeping the broken file for inspection.
+ */
+async function launchOrFallBack(
+  binary: string,
+  args: string[],
+  statePath: string,
+  lastGoodPath: string,
+  log: ((l: string) => void) | undefined,
+): Promise<AnvilProcess> {
+  for (const fallback of [null, lastGoodPath, 'fresh'] as const) {
+    if (fallback === lastGoodPath && !existsSync(lastGoodPath)) continue;
+    if (fallback === lastGoodPath) await copyFile(lastGoodPath, statePath);
+    try {
+      return await launch(binary, args, log);
+    } catch (err) {
+      if (!(err instanceof AnvilStartError) || !existsSync(statePath) || fallback === 'fresh') throw err;
+      const aside = `${statePath}.broken-${Date.now()}`;
+      log?.(`devnet: anvil could not load its state (${err.message}); moved it to ${aside}`);
+      await rename(statePath, aside);
+    }
+  }
+  throw new Error('devnet: anvil did not start');
+}
+
+/** The saved deployment when its contracts are on this chain (reused), else a new one, saved. */
+async function deploymentOn(
+  client: PublicClient,
+  rpc: DeployerRpc,
+  deploymentPath: string,
+  log: ((l: string) => void) | undefined,
+): Promise<{ deployment: Deployment; reused: boolean }> {
+  const saved = await readDeployment(deploymentPath);
+  if (saved) {
+    const addresses = [saved.dex.factory, saved.dex.router, ...saved.tokens.map((t) => t.address), ...Object.values(saved.devnet.pairs)];
+    if (await hasCode(client, addresses)) return { deployment: saved, reused: true };
+    log?.('devnet: cached deployment has no code on this chain; redeploying');
+  }
+  log?.('devnet: deploying Uniswap V2, WETH, USDC, DAI, SCAM and seeding pools');
+  const deployment = await deployMarket(rpc, loadArtifacts());
+  await writeDeployment(deploymentPath, deployment);
+  return { deployment, reused: false };
+}
+
 export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   const t0 = Date.now();
   const log = opts.log;
@@ -84,54 +130,17 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   const statePath = join(dir, 'state.json');
   const lastGoodPath = join(dir, 'state.last-good.json');
   const deploymentPath = join(dir, 'deployment.json');
-  const binary = anvilBinary();
   const args = anvilArgs(statePath, opts.stateIntervalSec ?? 5);
 
-  // anvil writes its dump in place, so a crash mid-write can leave a truncated file that it
-  // then refuses to load. Fall back to the copy of the last state that did load, then to a
-  // fresh chain, keeping the broken file for inspection.
-  let anvil: AnvilProcess | undefined;
   const hadState = existsSync(statePath);
-  for (const fallback of [null, lastGoodPath, 'fresh'] as const) {
-    if (fallback === lastGoodPath && !existsSync(lastGoodPath)) continue;
-    if (fallback === lastGoodPath) await copyFile(lastGoodPath, statePath);
-    try {
-      anvil = await launch(binary, args, log);
-      break;
-    } catch (err) {
-      if (!(err instanceof AnvilStartError) || !existsSync(statePath) || fallback === 'fresh') throw err;
-      const aside = `${statePath}.broken-${Date.now()}`;
-      log?.(`devnet: anvil could not load its state (${err.message}); moved it to ${aside}`);
-      await rename(statePath, aside);
-    }
-  }
-  if (!anvil) throw new Error('devnet: anvil did not start');
-  const proc = anvil;
+  const proc = await launchOrFallBack(anvilBinary(), args, statePath, lastGoodPath, log);
 
   try {
     const client = createPublicClient({ cacheTime: 0, transport: http(proc.rpcUrl, { timeout: timeoutMs, retryCount: 0 }) });
     const rpc = deployerRpc(client, timeoutMs);
 
-    let deployment = await readDeployment(deploymentPath);
-    let reused = false;
-    if (deployment) {
-      const addresses = [
-        deployment.dex.factory,
-        deployment.dex.router,
-        ...deployment.tokens.map((t) => t.address),
-        ...Object.values(deployment.devnet.pairs),
-      ];
-      reused = await hasCode(client, addresses);
-      if (!reused) log?.('devnet: cached deployment has no code on this chain; redeploying');
-    }
-    if (!deployment || !reused) {
-      log?.('devnet: deploying Uniswap V2, WETH, USDC, DAI, SCAM and seeding pools');
-      deployment = await deployMarket(rpc, loadArtifacts());
-      await writeDeployment(deploymentPath, deployment);
-    } else if (hadState) {
-      await copyFile(statePath, lastGoodPath);
-    }
-    const ready = deployment;
+    const { deployment: ready, reused } = await deploymentOn(client, rpc, deploymentPath, log);
+    if (reused && hadState) await copyFile(statePath, lastGoodPath);
 
     let queue: Promise<unknown> = Promise.resolve();
     let stopped = false;

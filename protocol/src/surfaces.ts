@@ -3,7 +3,7 @@
 // `Presence-Acting-For`, and reads one multiplexed events stream for all its linked users.
 import { z } from 'zod';
 import { Scope } from './common';
-import { PresenceEvent } from './events';
+import { EventsQuery, PresenceEvent } from './events';
 import { RedeemResult } from './links';
 
 /** The header a surface token names the linked key in (`key_…`), as Stripe-Account names a connected account. */
@@ -41,13 +41,7 @@ export const AdoptRequest = z
   })
   .meta({ id: 'AdoptRequest' });
 
-export const SurfaceEventsQuery = z.object({
-  last_event_id: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .describe('Resume after this id, for a client that cannot send Last-Event-ID (the header wins)'),
+export const SurfaceEventsQuery = EventsQuery.extend({
   partition: z.coerce.number().int().min(0).max(255).optional(),
   of: z.coerce.number().int().min(1).max(256).optional(),
 });

@@ -9,6 +9,7 @@ import type { CardRecord, LinkStore } from './link-store';
 import type { Log } from './logging';
 import { describeError, isRevoked } from './problems';
 import { cardText, type Outcome, outcomeText, PASSKEY_NOTE, policyBlockNote, REVOKED } from './render';
+import { createSerial } from './serial';
 
 export type CardFacts = Pick<CardRecord, 'confirm_id' | 'summary' | 'amount' | 'value_usd' | 'expires_at' | 'timeout_s' | 'approve_url'>;
 
@@ -38,9 +39,9 @@ export function createCards(o: {
   const { store, port } = o;
 
   /** Edits every copy of the card; edits of one card run in the order they were asked for. */
-  const painting = new Map<CardRecord, Promise<void>>();
+  const painting = createSerial<CardRecord>();
   function paint(card: CardRecord, text: string, withButtons: boolean): Promise<void> {
-    const next = (painting.get(card) ?? Promise.resolve()).then(async () => {
+    return painting.run(card, async () => {
       for (const ref of card.messages) {
         try {
           await port.edit(ref, text, withButtons ? buttonsFor(card) : undefined);
@@ -49,11 +50,6 @@ export function createCards(o: {
         }
       }
     });
-    painting.set(card, next);
-    void next.then(() => {
-      if (painting.get(card) === next) painting.delete(card);
-    });
-    return next;
   }
 
   async function close(card: CardRecord, outcome: Outcome) {

@@ -7,8 +7,8 @@
 // bot) subscribes live; the server then opens with an id-only cursor frame, which is recorded
 // at once, so a restart (or a stream that fails before the first event) resumes from there
 // instead of starting live again. A 401 means the key is gone: the user is unlinked.
-import { setTimeout as delay } from 'node:timers/promises';
-import type { PresenceClient, PresenceEvent } from '@presence/client';
+import type { EventsItem, PresenceClient, PresenceEvent } from '@presence/client';
+import { followStream, handleWithRetry } from './delivery';
 import type { LinkStore } from './link-store';
 import type { Log } from './logging';
 import { isRevoked } from './problems';
@@ -29,77 +29,61 @@ export type EventFeedOptions = {
 
 export type EventFeeds = ReturnType<typeof createEventFeeds>;
 
-/** Waits, or stops waiting when the feed is stopped. */
-const sleep = (ms: number, signal: AbortSignal) => delay(ms, undefined, { signal }).catch(() => undefined);
-
 export function createEventFeeds(o: EventFeedOptions) {
   const running = new Map<string, { stop: AbortController; done: Promise<void> }>();
   const attempts = o.handleAttempts ?? 3;
 
-  /** True once the event is done with (handled, or given up on); false when a stop cut it short. */
-  async function handleWithRetry(owner: string, event: PresenceEvent, signal: AbortSignal): Promise<boolean> {
-    for (let i = 1; ; i++) {
-      try {
-        await o.handle(owner, event);
-        return true;
-      } catch (e) {
-        if (isRevoked(e)) throw e;
-        o.log('warn', 'handling an event failed', { user: owner, event: event.id, type: event.type, attempt: i, error: String(e) });
-        if (i >= attempts) return true;
-        await sleep(500 * 2 ** i, signal);
-        if (signal.aborted) return false;
-      }
+  /** Handles an item; true when a stop came meanwhile. */
+  async function each(owner: string, item: EventsItem, signal: AbortSignal): Promise<boolean> {
+    if (item.type === 'gap') {
+      o.log('warn', 'events were dropped by the server before we resumed', { user: owner, oldest_id: item.data.oldest_id });
+      return false;
     }
+    if (item.type === 'unrecognized') {
+      // Newer than this bot, or malformed: nothing to show, but it is past us now.
+      o.log('warn', 'skipped an event this bot cannot read', { user: owner, event: item.id, type: item.event, reason: item.reason });
+      if (item.id !== undefined) await o.store.setLastEventId(owner, item.id);
+      return false;
+    }
+    const handle = () => o.handle(owner, item);
+    const outcome = await handleWithRetry({ owner, event: item, handle, attempts, signal, log: o.log, fatal: isRevoked });
+    // Recorded even when a stop arrived meanwhile: what was shown must not be shown again.
+    if (outcome === 'done') await o.store.setLastEventId(owner, item.id);
+    return signal.aborted;
   }
 
-  async function run(owner: string, stop: AbortController) {
-    const { signal } = stop;
-    while (!signal.aborted) {
-      const link = o.store.get(owner);
-      if (!link) return;
-      const sub = o.clientFor(owner).events.subscribe({
-        lastEventId: link.last_event_id ?? undefined,
-        signal,
-        reconnect: o.reconnect,
-        // Only reached between events (the iterator is pulled), so it never records past an event still being handled.
-        onCursor: (id) => {
-          o.store
-            .setLastEventId(owner, id)
-            .catch((e: unknown) => o.log('warn', 'could not save the events cursor', { user: owner, error: String(e) }));
-        },
-        onReconnect: ({ attempt, delayMs, error }) =>
-          o.log('warn', 'events stream dropped; reconnecting', { user: owner, attempt, delayMs, error: error.message }),
-      });
-      try {
-        for await (const item of sub) {
-          if (item.type === 'gap') {
-            o.log('warn', 'events were dropped by the server before we resumed', { user: owner, oldest_id: item.data.oldest_id });
-            continue;
-          }
-          if (item.type === 'unrecognized') {
-            // Newer than this bot, or malformed: nothing to show, but it is past us now.
-            o.log('warn', 'skipped an event this bot cannot read', { user: owner, event: item.id, type: item.event, reason: item.reason });
-            if (item.id !== undefined) await o.store.setLastEventId(owner, item.id);
-            continue;
-          }
-          // Recorded even when a stop arrived meanwhile: what was shown must not be shown again.
-          if (await handleWithRetry(owner, item, signal)) await o.store.setLastEventId(owner, item.id);
-          if (signal.aborted) return;
-        }
-        return;
-      } catch (e) {
-        if (signal.aborted) return;
-        if (isRevoked(e)) {
-          await o.revoked(owner);
-          return;
-        }
-        o.log('error', 'events stream ended', { user: owner, error: String(e) });
-        await sleep(o.restartMs ?? 60_000, signal);
-      } finally {
-        sub.close();
-      }
-    }
+  function open(owner: string, signal: AbortSignal) {
+    const link = o.store.get(owner);
+    if (!link) return null;
+    return o.clientFor(owner).events.subscribe({
+      lastEventId: link.last_event_id ?? undefined,
+      signal,
+      reconnect: o.reconnect,
+      // Only reached between events (the iterator is pulled), so it never records past an event still being handled.
+      onCursor: (id) => {
+        o.store
+          .setLastEventId(owner, id)
+          .catch((e: unknown) => o.log('warn', 'could not save the events cursor', { user: owner, error: String(e) }));
+      },
+      onReconnect: ({ attempt, delayMs, error }) =>
+        o.log('warn', 'events stream dropped; reconnecting', { user: owner, attempt, delayMs, error: error.message }),
+    });
   }
+
+  const run = (owner: string, { signal }: AbortController) =>
+    followStream({
+      signal,
+      open: () => open(owner, signal),
+      each: (item) => each(owner, item, signal),
+      async settle(e) {
+        if (!isRevoked(e)) return false;
+        await o.revoked(owner);
+        return true;
+      },
+      log: o.log,
+      ended: { message: 'events stream ended', fields: { user: owner } },
+      restartMs: o.restartMs,
+    });
 
   /** Stops a user's loop; the promise settles when it has ended (never await it from inside `handle`). */
   function stop(owner: string): Promise<void> {

@@ -9,6 +9,9 @@ import { REVOKED } from './render';
 
 export type LinkedUsers = ReturnType<typeof createLinkedUsers>;
 
+/** What a part of the surface (linking, relaying) is built from: the chat, the link table, what it uses of the linked users, the log. */
+export type SurfacePart<Uses extends keyof LinkedUsers> = { port: ChatPort; store: LinkStore; users: Pick<LinkedUsers, Uses>; log: Log };
+
 export function createLinkedUsers(o: {
   port: ChatPort;
   store: LinkStore;

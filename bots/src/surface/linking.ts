@@ -11,11 +11,9 @@ import {
   type RedeemLinkReturnType,
   type SurfaceRedeemReturnType,
 } from '@presence/client';
-import { type ChatPort, type ChatUser, type TextContext, userKey } from './chat-port';
+import { type ChatUser, type TextContext, userKey } from './chat-port';
 import type { CommandReply } from './commands';
-import type { LinkStore } from './link-store';
-import type { LinkedUsers } from './linked-users';
-import type { Log } from './logging';
+import type { SurfacePart } from './linked-users';
 import { describeError, isRevoked, problemType } from './problems';
 import {
   alreadyLinkedText,
@@ -32,19 +30,17 @@ const CODE_GONE = 'That code is unknown, used or expired. Make a new one (`prese
 
 export type Linking = ReturnType<typeof createLinking>;
 
-export function createLinking(o: {
-  port: ChatPort;
-  store: LinkStore;
-  users: Pick<LinkedUsers, 'clientFor' | 'forget'>;
-  log: Log;
-  clientOptions: PresenceClientOptions;
-  /** With a surface token: codes are redeemed through it, and no key secret ever reaches the bot. */
-  surfaceClient?: PresenceClient | undefined;
-  onSecret?: (secret: string) => void;
-  now: () => number;
-  startFeed(owner: string): void;
-  stopFeed(owner: string): Promise<void>;
-}) {
+export function createLinking(
+  o: SurfacePart<'clientFor' | 'forget'> & {
+    clientOptions: PresenceClientOptions;
+    /** With a surface token: codes are redeemed through it, and no key secret ever reaches the bot. */
+    surfaceClient?: PresenceClient | undefined;
+    onSecret?: (secret: string) => void;
+    now: () => number;
+    startFeed(owner: string): void;
+    stopFeed(owner: string): Promise<void>;
+  },
+) {
   const { port, store, users, log } = o;
   const anonymous = createPresenceClient(o.clientOptions);
 

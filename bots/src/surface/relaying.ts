@@ -6,13 +6,12 @@
 // Acting: a relayed message carries allow_act exactly when the linked key holds wallet:act
 // (the default for link codes). Whoever made the code chose the scopes, and the spend
 // policy still holds anything over confirm_over for a tap on [Approve].
-import { type ChatPort, type ChatUser, type MessageRef, userKey } from './chat-port';
-import type { LinkStore } from './link-store';
-import type { LinkedUsers } from './linked-users';
-import type { Log } from './logging';
+import { type ChatUser, type MessageRef, userKey } from './chat-port';
+import type { SurfacePart } from './linked-users';
 import { createPacer } from './pacer';
 import { describeError, isRevoked, isUnavailable } from './problems';
 import { NOT_LINKED } from './render';
+import { createSerial } from './serial';
 import { createStreamReply } from './stream-reply';
 
 const MAX_ORIGINS = 500;
@@ -20,15 +19,13 @@ const TURN_IDLE_MS = 60_000;
 
 export type Relaying = ReturnType<typeof createRelaying>;
 
-export function createRelaying(o: {
-  port: ChatPort;
-  store: LinkStore;
-  users: Pick<LinkedUsers, 'clientFor' | 'revoked'>;
-  log: Log;
-  say(chatId: string, text: string): Promise<void>;
-  /** Minimum time between edits in one chat. */
-  editIntervalMs: number;
-}) {
+export function createRelaying(
+  o: SurfacePart<'clientFor' | 'revoked'> & {
+    say(chatId: string, text: string): Promise<void>;
+    /** Minimum time between edits in one chat. */
+    editIntervalMs: number;
+  },
+) {
   const { port, store, users, log } = o;
   const pacer = createPacer(o.editIntervalMs);
   /** owner → the turn in flight: a hold raised during it is shown in its chat, after its reply. */
@@ -39,24 +36,14 @@ export function createRelaying(o: {
    * card goes to their own chat, not the one this turn ran in.
    */
   const origin = new Map<string, string>();
-  const queues = new Map<string, Promise<void>>();
-
   /** One turn at a time per user, in arrival order. */
-  function serial(owner: string, task: () => Promise<void>): Promise<void> {
-    const next = (queues.get(owner) ?? Promise.resolve()).then(task);
-    const tail = next.catch(() => undefined);
-    queues.set(owner, tail);
-    void tail.then(() => {
-      if (queues.get(owner) === tail) queues.delete(owner);
-    });
-    return next;
-  }
+  const turns = createSerial<string>();
 
   async function relay(user: ChatUser, chatId: string, text: string, source?: MessageRef) {
     const owner = userKey(user);
     const link = store.get(owner);
     if (!link) return o.say(chatId, NOT_LINKED);
-    return serial(owner, async () => {
+    return turns.run(owner, async () => {
       let finished = () => {};
       const turn = { chatId, done: new Promise<void>((resolve) => (finished = resolve)) };
       activeTurn.set(owner, turn);

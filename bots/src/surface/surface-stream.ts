@@ -7,11 +7,12 @@
 // anything at or below it is skipped: a restart, a replay or a second consumer repeats
 // nothing. The stream's cursor is saved up to the oldest frame still being handled, so a
 // crash loses nothing either.
-import { setTimeout as delay } from 'node:timers/promises';
-import { type PresenceClient, type PresenceEvent, surfaceEventFor } from '@presence/client';
+import { type PresenceClient, type PresenceEvent, type SurfaceEventsItem, surfaceEventFor } from '@presence/client';
 import type { SurfaceName } from './chat-port';
+import { followStream, handleWithRetry, sleep } from './delivery';
 import type { LinkStore } from './link-store';
 import type { Log } from './logging';
+import { createSerial } from './serial';
 
 export type SurfaceHandlers = {
   event(owner: string, event: PresenceEvent): Promise<void>;
@@ -24,8 +25,6 @@ export type SurfaceStream = ReturnType<typeof createSurfaceStream>;
 /** Frames in flight before the stream stops reading (the server then holds them, not our memory). */
 const MAX_IN_FLIGHT = 2_000;
 const ATTEMPTS = 3;
-
-const sleep = (ms: number, signal: AbortSignal) => delay(ms, undefined, { signal }).catch(() => undefined);
 
 export function createSurfaceStream(o: {
   client: PresenceClient;
@@ -43,8 +42,8 @@ export function createSurfaceStream(o: {
 }) {
   const { store, log } = o;
   const handlers = new Map<SurfaceName, SurfaceHandlers>();
-  /** Per owner, the tail of their queue. */
-  const queues = new Map<string, Promise<void>>();
+  /** Per owner, their queue. */
+  const queues = createSerial<string>();
   /** Positions handed to queues and not yet done, oldest first by insertion. */
   const inFlight = new Set<number>();
   let highest = store.surfaceCursor() ?? 0;
@@ -55,33 +54,21 @@ export function createSurfaceStream(o: {
 
   /** Runs `task` after the owner's earlier ones; a failure is logged, never blocks the queue. */
   function enqueue(owner: string, task: () => Promise<void>): Promise<void> {
-    const next = (queues.get(owner) ?? Promise.resolve()).then(task).catch((e: unknown) => {
+    return queues.run(owner, task).catch((e: unknown) => {
       log('warn', 'handling a surface event failed', { user: owner, error: String(e) });
     });
-    queues.set(owner, next);
-    void next.then(() => {
-      if (queues.get(owner) === next) queues.delete(owner);
-    });
-    return next;
   }
 
   async function handleOnce(owner: string, event: PresenceEvent, signal: AbortSignal) {
     const h = handlerOf(owner);
     if (!h) return;
-    for (let i = 1; ; i++) {
+    const wanted = () => {
       const link = store.get(owner);
-      if (!link || (link.last_event_id !== null && link.last_event_id >= event.id)) return;
-      try {
-        await h.event(owner, event);
-        break;
-      } catch (e) {
-        log('warn', 'handling an event failed', { user: owner, event: event.id, type: event.type, attempt: i, error: String(e) });
-        if (i >= ATTEMPTS) break;
-        await sleep(500 * 2 ** i, signal);
-        if (signal.aborted) return;
-      }
-    }
-    await store.setLastEventId(owner, event.id);
+      return !!link && (link.last_event_id === null || link.last_event_id < event.id);
+    };
+    const handle = () => h.event(owner, event);
+    const outcome = await handleWithRetry({ owner, event, handle, attempts: ATTEMPTS, signal, log, wanted });
+    if (outcome === 'done') await store.setLastEventId(owner, event.id);
   }
 
   /** Saves the cursor up to just below the oldest position still being handled. */
@@ -123,60 +110,58 @@ export function createSurfaceStream(o: {
       try {
         await consume(signal);
       } finally {
-        await Promise.allSettled([...queues.values()]);
+        await queues.idle();
         await release();
       }
     }
   }
 
-  async function consume(signal: AbortSignal) {
-    while (!signal.aborted) {
-      const cursor = store.surfaceCursor();
-      const sub = o.client.surface.events.subscribe({
-        lastEventId: cursor,
-        signal,
-        reconnect: o.reconnect,
-        onCursor: (id) => track(id, [], signal),
-        onReconnect: ({ attempt, delayMs, error }) =>
-          log('warn', 'surface events stream dropped; reconnecting', { attempt, delayMs, error: error.message }),
-      });
-      try {
-        for await (const item of sub) {
-          if (signal.aborted) return;
-          if (item.type === 'gap') continue;
-          if (item.type === 'unrecognized') {
-            log('warn', 'skipped a surface event this bot cannot read', { event: item.event, reason: item.reason });
-            if (item.id !== undefined) track(item.id, [], signal);
-            continue;
-          }
-          const tasks: Promise<void>[] = [];
-          if (item.type === 'link_revoked') {
-            const owner = store.ownerOfKey(item.data.key_id);
-            const h = owner ? handlerOf(owner) : undefined;
-            if (owner && h) tasks.push(enqueue(owner, () => h.revoked(owner)));
-          } else {
-            for (const keyId of item.key_ids) {
-              const owner = store.ownerOfKey(keyId);
-              // Each key its own reading of the event: a message's text redacted where its scopes fall short.
-              if (owner && handlerOf(owner)) tasks.push(enqueue(owner, () => handleOnce(owner, surfaceEventFor(item, keyId), signal)));
-            }
-          }
-          track(item.id, tasks, signal);
-          while (inFlight.size >= MAX_IN_FLIGHT && !signal.aborted)
-            await new Promise<void>((r) => {
-              freed = r;
-            });
-        }
-        return;
-      } catch (e) {
-        if (signal.aborted) return;
-        log('error', 'surface events stream ended', { error: String(e) });
-        await sleep(o.restartMs ?? 60_000, signal);
-      } finally {
-        sub.close();
+  /** Hands an item to its owners' queues; true when a stop came. */
+  async function each(item: SurfaceEventsItem, signal: AbortSignal): Promise<boolean> {
+    if (signal.aborted) return true;
+    if (item.type === 'gap') return false;
+    if (item.type === 'unrecognized') {
+      log('warn', 'skipped a surface event this bot cannot read', { event: item.event, reason: item.reason });
+      if (item.id !== undefined) track(item.id, [], signal);
+      return false;
+    }
+    const tasks: Promise<void>[] = [];
+    if (item.type === 'link_revoked') {
+      const owner = store.ownerOfKey(item.data.key_id);
+      const h = owner ? handlerOf(owner) : undefined;
+      if (owner && h) tasks.push(enqueue(owner, () => h.revoked(owner)));
+    } else {
+      for (const keyId of item.key_ids) {
+        const owner = store.ownerOfKey(keyId);
+        // Each key its own reading of the event: a message's text redacted where its scopes fall short.
+        if (owner && handlerOf(owner)) tasks.push(enqueue(owner, () => handleOnce(owner, surfaceEventFor(item, keyId), signal)));
       }
     }
+    track(item.id, tasks, signal);
+    while (inFlight.size >= MAX_IN_FLIGHT && !signal.aborted)
+      await new Promise<void>((r) => {
+        freed = r;
+      });
+    return false;
   }
+
+  const consume = (signal: AbortSignal) =>
+    followStream({
+      signal,
+      open: () =>
+        o.client.surface.events.subscribe({
+          lastEventId: store.surfaceCursor(),
+          signal,
+          reconnect: o.reconnect,
+          onCursor: (id) => track(id, [], signal),
+          onReconnect: ({ attempt, delayMs, error }) =>
+            log('warn', 'surface events stream dropped; reconnecting', { attempt, delayMs, error: error.message }),
+        }),
+      each: (item) => each(item, signal),
+      log,
+      ended: { message: 'surface events stream ended' },
+      restartMs: o.restartMs,
+    });
 
   return {
     /** A platform's handlers; its users' events go to them. */
@@ -200,7 +185,7 @@ export function createSurfaceStream(o: {
       freed = null;
       f?.();
       await r.done;
-      await Promise.allSettled([...queues.values()]);
+      await queues.idle();
     },
   };
 }

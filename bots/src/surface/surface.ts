@@ -95,8 +95,7 @@ export function createSurface(o: SurfaceOptions) {
     handle: handleEvent,
     revoked: (owner) => users.revoked(owner),
     log,
-    reconnect: o.events?.reconnect,
-    restartMs: o.events?.restartMs,
+    ...o.events, // reconnect backoff, restart delay
   });
 
   const linking = createLinking({

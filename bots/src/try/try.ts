@@ -34,14 +34,7 @@ export async function runTry(io: {
     warn(`presence-bots try: no Presence server answers at ${presenceUrl}: start one (npm start) or set PRESENCE_URL`);
     return 1;
   }
-  // The bots' own warnings and errors still show; their info lines would drown the chat.
-  const base = createLogger((line) => warn(line), 'pretty');
-  const log = Object.assign(
-    (level: Parameters<typeof base>[0], message: string, fields?: Record<string, unknown>) => {
-      if (level !== 'info') base(level, message, fields);
-    },
-    { addSecret: base.addSecret },
-  );
+  const log = quietLog(warn);
 
   const chat = createTerminalChat({ write });
   const api = await startLoopbackBotApi({ token: TOKEN, user: USER, show: chat.show });
@@ -63,15 +56,7 @@ export async function runTry(io: {
         `The Telegram bot, on a loopback Bot API instead of Telegram, with Presence at ${presenceUrl}.\n` +
           'You are @you in a private chat with it: type a message and press Enter; a number presses that button of the last message with buttons; /quit or Ctrl-D ends.\n',
       );
-      const adminKey = env.PRESENCE_TOKEN?.trim();
-      if (adminKey) {
-        log.addSecret(adminKey);
-        const { code } = await createPresenceClient({ baseUrl: presenceUrl, token: adminKey }).links.create();
-        write(`you> /link ${code}   (a one-time code made with PRESENCE_TOKEN)\n`);
-        api.say(`/link ${code}`);
-      } else {
-        write('To link this chat: make a one-time code (npx presence link, with an admin key) and type /link CODE.\n');
-      }
+      await linkTheChat(env.PRESENCE_TOKEN?.trim(), { presenceUrl, log, write, api });
       // Read only now: what was typed (or piped) meanwhile waits in the input, and readline's
       // iterator would miss lines and the end of input that came before it.
       const reader = createInterface({ input: io.input, terminal: false });
@@ -96,4 +81,30 @@ export async function runTry(io: {
     await api.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** The bots' own warnings and errors still show; their info lines would drown the chat. */
+function quietLog(warn: (line: string) => void) {
+  const base = createLogger((line) => warn(line), 'pretty');
+  return Object.assign(
+    (level: Parameters<typeof base>[0], message: string, fields?: Record<string, unknown>) => {
+      if (level !== 'info') base(level, message, fields);
+    },
+    { addSecret: base.addSecret },
+  );
+}
+
+/** With an admin key, makes a link code and types /link for the user; without one, says how. */
+async function linkTheChat(
+  adminKey: string | undefined,
+  o: { presenceUrl: string; log: ReturnType<typeof quietLog>; write: (text: string) => void; api: { say(text: string): void } },
+) {
+  if (!adminKey) {
+    o.write('To link this chat: make a one-time code (npx presence link, with an admin key) and type /link CODE.\n');
+    return;
+  }
+  o.log.addSecret(adminKey);
+  const { code } = await createPresenceClient({ baseUrl: o.presenceUrl, token: adminKey }).links.create();
+  o.write(`you> /link ${code}   (a one-time code made with PRESENCE_TOKEN)\n`);
+  o.api.say(`/link ${code}`);
 }

@@ -21,6 +21,8 @@ export type {
   Balances,
   CallRequest,
   ChainPort,
+  ChainReads,
+  ChainWrites,
   PairReserves,
   Quote,
   ReadOptions,

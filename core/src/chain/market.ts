@@ -3,7 +3,7 @@
 // consistent with itself and costs one eth_blockNumber when the block has not moved.
 import type { Address } from 'viem';
 import { createBlockCache } from './block-cache';
-import type { ChainPort } from './chain-port';
+import type { ChainReads } from './chain-reads';
 import { buildPriceBook, type PoolReserves, type PriceBook } from './pricing';
 import type { Token, TokenList } from './token-list';
 
@@ -27,7 +27,7 @@ export interface Market {
   snapshot(block?: bigint): Promise<MarketSnapshot>;
 }
 
-export function createMarket(deps: { chain: ChainPort; tokenList: TokenList }): Market {
+export function createMarket(deps: { chain: ChainReads; tokenList: TokenList }): Market {
   const { chain, tokenList } = deps;
   const combos: [Token, Token][] = [];
   tokenList.tokens.forEach((a, i) => {

@@ -7,7 +7,7 @@ import type { SafetyView } from '@presence/protocol';
 import type { Address, Hex } from 'viem';
 import { decodeFunctionResult, encodeFunctionData, getAddress, toFunctionSelector } from 'viem/utils';
 import { formatUnits, usdToNumber } from './amounts';
-import type { ChainPort } from './chain-port';
+import type { ChainReads } from './chain-reads';
 // Imported, not read from disk: a bundle (the published dist/) carries it inline.
 import probeArtifact from './contracts/SafetyProbe.json' with { type: 'json' };
 import { ChainRevertedError } from './errors';
@@ -53,7 +53,7 @@ interface ProbeOutcome {
   roundTripBps: number | null;
 }
 
-export function createSafetyChecker(deps: { chain: ChainPort; tokenList: TokenList }) {
+export function createSafetyChecker(deps: { chain: ChainReads; tokenList: TokenList }) {
   const { chain, tokenList } = deps;
   const weth = wethOf(tokenList);
 

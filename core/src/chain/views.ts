@@ -7,7 +7,7 @@ import { getAddress, isAddress } from 'viem/utils';
 import { invalidRequest, notFound } from '../errors/presence-error';
 import { formatAmount, formatRatio, formatUnits, formatUsd, formatUsdPrice, USD_ONE, usdToNumber } from './amounts';
 import { createBlockCache } from './block-cache';
-import type { ChainPort } from './chain-port';
+import type { ChainReads } from './chain-reads';
 import { createMarket, type Market, type MarketSnapshot, type Pool } from './market';
 import type { PriceBook } from './pricing';
 import { createSafetyChecker, depthOf } from './safety';
@@ -28,7 +28,7 @@ export interface ChainViews {
 
 const PAIR = /^([A-Za-z][A-Za-z0-9.]*)-([A-Za-z][A-Za-z0-9.]*)$/;
 
-export function createChainViews(deps: { chain: ChainPort; tokenList: TokenList; owner?: Address }): ChainViews {
+export function createChainViews(deps: { chain: ChainReads; tokenList: TokenList; owner?: Address }): ChainViews {
   const { chain, tokenList } = deps;
   const market = createMarket({ chain, tokenList });
   const safetyChecker = createSafetyChecker({ chain, tokenList });

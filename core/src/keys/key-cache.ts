@@ -14,7 +14,8 @@
 //
 // A lookup that started before a drop may return after it with the old record: it is used
 // for its own request (it was true when read) but not kept.
-import type { KeyChangeHandlers } from '../cluster/cluster-port';
+
+import { createRecentCache, type NoticedCacheOptions } from '../cache/recent-cache';
 import type { KeyRecord } from '../store/documents';
 
 /** Keys kept at most; the least recently stored go first. */
@@ -31,39 +32,23 @@ export type KeyCache = {
   close(): void;
 };
 
-export function createKeyCache({
-  changes,
-  now,
-  max = KEY_CACHE_MAX,
-  maxAgeMs = KEY_CACHE_MAX_AGE_MS,
-}: {
-  changes: { subscribe(h: KeyChangeHandlers): () => void };
-  now: () => number;
-  max?: number;
-  maxAgeMs?: number;
-}): KeyCache {
-  const byHash = new Map<string, { key: KeyRecord; at: number }>();
+export function createKeyCache({ changes, now, max = KEY_CACHE_MAX, maxAgeMs = KEY_CACHE_MAX_AGE_MS }: NoticedCacheOptions): KeyCache {
+  /** Secret hash → key: the key's id indexes its hashes, so a change to the key drops them all. */
   const hashesOf = new Map<string, Set<string>>();
-  /** Bumped by every drop: a lookup that saw another value was overtaken by a change. */
-  let generation = 0;
-
-  const forget = (hash: string) => {
-    const e = byHash.get(hash);
-    if (!e) return;
-    byHash.delete(hash);
-    const hs = hashesOf.get(e.key.id);
-    hs?.delete(hash);
-    if (hs?.size === 0) hashesOf.delete(e.key.id);
-  };
-  const drop = (keyId: string) => {
-    generation++;
-    for (const h of hashesOf.get(keyId) ?? []) byHash.delete(h);
-    hashesOf.delete(keyId);
-  };
+  const byHash = createRecentCache<string, KeyRecord>({
+    now,
+    max,
+    maxAgeMs,
+    onForget(hash, key) {
+      const hs = hashesOf.get(key.id);
+      hs?.delete(hash);
+      if (hs?.size === 0) hashesOf.delete(key.id);
+    },
+  });
+  const drop = (keyId: string) => byHash.changed(hashesOf.get(keyId) ?? []);
   const unsubscribe = changes.subscribe({
     changed: drop,
     resync() {
-      generation++;
       byHash.clear();
       hashesOf.clear();
     },
@@ -71,20 +56,16 @@ export function createKeyCache({
 
   return {
     async find(hash, load) {
-      const hit = byHash.get(hash);
-      if (hit && now() - hit.at < maxAgeMs) return hit.key;
-      const seen = generation;
+      const hit = byHash.fresh(hash);
+      if (hit) return hit;
+      const seen = byHash.mark();
       const key = await load();
-      if (hit) forget(hash);
-      if (!key || generation !== seen) return key;
-      if (byHash.size >= max) {
-        const oldest = byHash.keys().next().value;
-        if (oldest !== undefined) forget(oldest);
+      if (!key) byHash.forget(hash);
+      else if (byHash.keep(hash, key, seen)) {
+        const hs = hashesOf.get(key.id) ?? new Set<string>();
+        hs.add(hash);
+        hashesOf.set(key.id, hs);
       }
-      byHash.set(hash, { key, at: now() });
-      const hs = hashesOf.get(key.id) ?? new Set<string>();
-      hs.add(hash);
-      hashesOf.set(key.id, hs);
       return key;
     },
     drop,

@@ -10,7 +10,7 @@
 // is answered. A listening connection that came back forgets everything, and an entry is read
 // again once MAX_AGE_MS old, so even a notification lost unnoticed leaves at most a second.
 // A read that started before a drop of its account is used for its own request but not kept.
-import type { KeyChangeHandlers } from '../cluster/cluster-port';
+import { createRecentCache, type NoticedCacheOptions } from '../cache/recent-cache';
 import type { StorePort } from '../store/store-port';
 import { withOps } from '../store/with-ops';
 
@@ -31,38 +31,23 @@ export function createAccountViewCache<V>({
   now,
   max = VIEW_CACHE_MAX,
   maxAgeMs = VIEW_CACHE_MAX_AGE_MS,
-}: {
-  changes: { subscribe(h: KeyChangeHandlers): () => void };
-  now: () => number;
-  max?: number;
-  maxAgeMs?: number;
-}): AccountViewCache<V> {
-  const views = new Map<string, { view: V; at: number }>();
-  /** Bumped by every drop: a read that saw another value may have been overtaken by a change. */
-  let generation = 0;
+}: NoticedCacheOptions): AccountViewCache<V> {
+  const views = createRecentCache<string, V>({ now, max, maxAgeMs });
+  /** Loads under way, with the mark they began at. */
   const loading = new Map<string, { generation: number; view: Promise<V> }>();
 
-  const drop = (accountId: string) => {
-    generation++;
-    views.delete(accountId);
-  };
-  const unsubscribe = changes.subscribe({
-    changed: drop,
-    resync() {
-      generation++;
-      views.clear();
-    },
-  });
+  const drop = (accountId: string) => views.changed([accountId]);
+  const unsubscribe = changes.subscribe({ changed: drop, resync: () => views.clear() });
 
   return {
     async get(accountId, load) {
-      const hit = views.get(accountId);
-      if (hit && now() - hit.at < maxAgeMs) return hit.view;
+      const hit = views.fresh(accountId);
+      if (hit !== undefined) return hit;
       // Reads of one account while its load is under way share it (one statement, not one
       // per request), unless a drop came since it began.
       const under = loading.get(accountId);
-      if (under && under.generation === generation) return under.view;
-      const seen = generation;
+      if (under && under.generation === views.mark()) return under.view;
+      const seen = views.mark();
       const pending = load();
       loading.set(accountId, { generation: seen, view: pending });
       let view: V;
@@ -71,13 +56,7 @@ export function createAccountViewCache<V>({
       } finally {
         if (loading.get(accountId)?.view === pending) loading.delete(accountId);
       }
-      if (generation !== seen) return view;
-      views.delete(accountId); // re-inserted as the newest
-      if (views.size >= max) {
-        const oldest = views.keys().next().value;
-        if (oldest !== undefined) views.delete(oldest);
-      }
-      views.set(accountId, { view, at: now() });
+      views.keep(accountId, view, seen);
       return view;
     },
     drop,

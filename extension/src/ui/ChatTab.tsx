@@ -1,7 +1,7 @@
 // Chat: the thread from GET /v1/messages, and each new turn streamed token by token.
 // "Allow actions" is off whenever the popup opens: acting needs a deliberate switch.
 import type { PresenceClient } from '@presence/client';
-import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { type FormEvent, type RefObject, useEffect, useId, useRef, useState } from 'react';
 import { describeError } from '../lib/describe-error';
 import { shortHex } from '../lib/format';
 import { usePresenceEvents, useResource } from './hooks';
@@ -31,7 +31,6 @@ export function ChatTab({ client, onShowPending }: { client: PresenceClient; onS
   const abort = useRef<AbortController | null>(null);
   const list = useRef<HTMLOListElement>(null);
   const input = useRef<HTMLInputElement>(null);
-  const hintId = useId();
 
   useEffect(() => () => abort.current?.abort(), []);
 
@@ -160,33 +159,58 @@ export function ChatTab({ client, onShowPending }: { client: PresenceClient; onS
           ))}
         </ol>
       ) : null}
-      <form className="composer" onSubmit={send}>
-        <div className="composer-row">
-          <label htmlFor="chat-input" className="visually-hidden">
-            Message to your presence
-          </label>
-          <input
-            id="chat-input"
-            ref={input}
-            data-testid="chat-input"
-            type="text"
-            value={text}
-            maxLength={4000}
-            autoComplete="off"
-            placeholder="Message your presence…"
-            onChange={(e) => setText(e.target.value)}
-          />
-          <button type="submit" data-testid="chat-send" disabled={sending || text.trim() === ''}>
-            {sending ? 'Sending…' : 'Send'}
-          </button>
-        </div>
-        <Switch testId="chat-allow-act" checked={allowAct} describedBy={hintId} onChange={setAllowAct}>
-          Allow actions
-        </Switch>
-        <span id={hintId} className="muted small">
-          {allowAct ? 'The presence may act on the wallet, within your spend policy.' : 'Off: the presence only answers, it does not act.'}
-        </span>
-      </form>
+      <Composer
+        text={text}
+        setText={setText}
+        sending={sending}
+        allowAct={allowAct}
+        setAllowAct={setAllowAct}
+        input={input}
+        onSubmit={send}
+      />
     </div>
+  );
+}
+
+/** The message box, Send, and the "Allow actions" switch with what it means. */
+function Composer(p: {
+  text: string;
+  setText: (text: string) => void;
+  sending: boolean;
+  allowAct: boolean;
+  setAllowAct: (on: boolean) => void;
+  input: RefObject<HTMLInputElement>;
+  onSubmit: (e: FormEvent) => void;
+}) {
+  const { text, setText, sending, allowAct, setAllowAct, input } = p;
+  const hintId = useId();
+  return (
+    <form className="composer" onSubmit={p.onSubmit}>
+      <div className="composer-row">
+        <label htmlFor="chat-input" className="visually-hidden">
+          Message to your presence
+        </label>
+        <input
+          id="chat-input"
+          ref={input}
+          data-testid="chat-input"
+          type="text"
+          value={text}
+          maxLength={4000}
+          autoComplete="off"
+          placeholder="Message your presence…"
+          onChange={(e) => setText(e.target.value)}
+        />
+        <button type="submit" data-testid="chat-send" disabled={sending || text.trim() === ''}>
+          {sending ? 'Sending…' : 'Send'}
+        </button>
+      </div>
+      <Switch testId="chat-allow-act" checked={allowAct} describedBy={hintId} onChange={setAllowAct}>
+        Allow actions
+      </Switch>
+      <span id={hintId} className="muted small">
+        {allowAct ? 'The presence may act on the wallet, within your spend policy.' : 'Off: the presence only answers, it does not act.'}
+      </span>
+    </form>
   );
 }

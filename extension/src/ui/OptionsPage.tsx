@@ -119,7 +119,7 @@ export function OptionsPage() {
     );
   }
 
-  async function toggle(patch: Partial<Pick<Settings, 'notifyConfirm' | 'notifyMessages'>>) {
+  async function toggle(patch: NotifyPatch) {
     setSettings(await saveSettings(patch));
   }
 
@@ -162,33 +162,49 @@ export function OptionsPage() {
             </button>
           ) : null}
         </div>
-        <p
-          data-testid="options-status"
-          className={`status status-${status.kind}`}
-          role={status.kind === 'error' ? 'alert' : 'status'}
-          aria-live="polite"
-        >
-          {status.kind === 'idle'
-            ? linked
-              ? `Linked to ${settings.presenceName ?? 'a presence'} at ${settings.serverUrl} (key …${settings.key?.slice(-4)}).`
-              : 'Not linked yet.'
-            : status.text}
-        </p>
+        <LinkStatus status={status} settings={settings} />
       </form>
 
       {/* Keyed by the link: a code made with one key does not stay on screen after relinking. */}
       <MakeLinkCode key={settings.linkedAt ?? 'unlinked'} settings={linked ? settings : null} />
 
-      <fieldset className="card">
-        <legend className="card-title">Notifications</legend>
-        <Switch testId="options-notify-confirm" checked={settings.notifyConfirm} onChange={(on) => void toggle({ notifyConfirm: on })}>
-          When an action waits for my approval
-        </Switch>
-        <Switch testId="options-notify-messages" checked={settings.notifyMessages} onChange={(on) => void toggle({ notifyMessages: on })}>
-          When my presence says something unprompted (alerts, standing intents, resolved actions)
-        </Switch>
-      </fieldset>
+      <Notifications settings={settings} toggle={(patch) => void toggle(patch)} />
     </main>
+  );
+}
+
+/** What Save or Unlink last did, or (idle) which presence this browser is linked to. */
+function LinkStatus({ status, settings }: { status: Status; settings: Settings }) {
+  return (
+    <p
+      data-testid="options-status"
+      className={`status status-${status.kind}`}
+      role={status.kind === 'error' ? 'alert' : 'status'}
+      aria-live="polite"
+    >
+      {status.kind === 'idle'
+        ? isLinked(settings)
+          ? `Linked to ${settings.presenceName ?? 'a presence'} at ${settings.serverUrl} (key …${settings.key?.slice(-4)}).`
+          : 'Not linked yet.'
+        : status.text}
+    </p>
+  );
+}
+
+type NotifyPatch = Partial<Pick<Settings, 'notifyConfirm' | 'notifyMessages'>>;
+
+/** Which events the worker shows as browser notifications. */
+function Notifications({ settings, toggle }: { settings: Settings; toggle: (patch: NotifyPatch) => void }) {
+  return (
+    <fieldset className="card">
+      <legend className="card-title">Notifications</legend>
+      <Switch testId="options-notify-confirm" checked={settings.notifyConfirm} onChange={(on) => toggle({ notifyConfirm: on })}>
+        When an action waits for my approval
+      </Switch>
+      <Switch testId="options-notify-messages" checked={settings.notifyMessages} onChange={(on) => toggle({ notifyMessages: on })}>
+        When my presence says something unprompted (alerts, standing intents, resolved actions)
+      </Switch>
+    </fieldset>
   );
 }
 

@@ -4,12 +4,14 @@
 import { type Address, zeroAddress } from 'viem';
 import { invalidRequest } from '../../errors/presence-error';
 import { erc20Abi, factoryAbi, pairAbi, routerAbi } from '../abis';
-import { type ChainPort, type ReadOptions, requireSwapPath } from '../chain-port';
+import { requireSwapPath } from '../chain-port';
+import type { ChainReads, ReadOptions } from '../chain-reads';
 import type { TokenList } from '../token-list';
 import type { RpcClient } from './client';
 
-export type ChainReads = Pick<
-  ChainPort,
+/** The reads that are calls over the RPC client (the rest are fields or live in viem-chain.ts). */
+export type RpcReads = Pick<
+  ChainReads,
   | 'health'
   | 'blockNumber'
   | 'balances'
@@ -25,7 +27,7 @@ export type ChainReads = Pick<
 
 const blockTag = (o?: ReadOptions) => (o?.block !== undefined ? { blockNumber: o.block } : {});
 
-export function createReads({ client, guard }: RpcClient, tokenList: TokenList): ChainReads {
+export function createReads({ client, guard }: RpcClient, tokenList: TokenList): RpcReads {
   const { router, factory } = tokenList.dex;
 
   // Pair addresses never change once created, so a found pair is cached for good; a missing

@@ -6,7 +6,7 @@
 // step is dropped from the plan. (Across servers the pending approval of another server is
 // seen once mined; at worst one more approval, of the same bounded amount, is sent.)
 import type { Address } from 'viem';
-import type { ChainPort } from '../../chain/chain-port';
+import type { ChainReads } from '../../chain/chain-reads';
 import type { PlannedTx } from '../../store/documents';
 
 /** The amount a router swap spends: `amountIn`, the first argument of every token-in swap the planner builds. */
@@ -14,7 +14,7 @@ const amountInOf = (swap: PlannedTx) => BigInt(`0x${swap.data.slice(10, 74)}`);
 
 export type ApprovalLedger = ReturnType<typeof createApprovalLedger>;
 
-export function createApprovalLedger(chain: ChainPort) {
+export function createApprovalLedger(chain: ChainReads) {
   /** Approvals signed here and not yet seen mined: owner:token:spender → amount and nonce. */
   const signed = new Map<string, { amount: bigint; nonce: number }>();
   // approve(address spender, uint256 amount): the selector, then one 32-byte word each.

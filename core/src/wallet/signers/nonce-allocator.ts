@@ -27,7 +27,7 @@
 //   sent, are put back and sign again; an outage fails them as it would have failed them one
 //   by one (stored, not sent: their next drive sends the same bytes).
 import type { Address, Hex } from 'viem';
-import type { ChainPort } from '../../chain/chain-port';
+import type { ChainReads } from '../../chain/chain-reads';
 import { TransactionRejectedError } from '../../chain/errors';
 import { type ClusterLocks, createLocalLocks } from '../../concurrency/cluster-locks';
 import { type BatchEntry, createLockBatches } from '../../concurrency/lock-batches';
@@ -63,7 +63,7 @@ type Recorded = Signed & { recorded: unknown };
 
 export type NonceAllocator = ReturnType<typeof createNonceAllocator>;
 
-export function createNonceAllocator(chain: ChainPort, locks: ClusterLocks = createLocalLocks()) {
+export function createNonceAllocator(chain: ChainReads, locks: ClusterLocks = createLocalLocks()) {
   /** The next nonce per wallet, as far as this process knows (the chain may lag behind it). */
   const next = new Map<Address, number>();
 
