@@ -9,22 +9,23 @@
 //   presence-server surfaces create NAME   makes a surface token for a bot (shown once); list, revoke ID|NAME
 // With PRESENCE_DATABASE_URL the commands work on the database, beside running servers (every
 // write is a transaction there); without it on the data directory, which one process owns.
-// Each command is a file in cli/; this one only parses and maps a failure to its exit code.
+// Each command is a file beside this one, which only parses and maps a failure to its exit code.
+// (In src/cli/, not src/: the command files import the server's modules, never the other way.)
 
 import { isPresenceError } from '@presence/core';
 import { Command } from 'commander';
-import { registerAccounts } from './cli/accounts';
-import { registerBackup } from './cli/backup';
-import { registerDevnet } from './cli/devnet';
-import { fail } from './cli/fail';
-import { registerImportLowdb } from './cli/import-lowdb';
-import { registerMigrate } from './cli/migrate';
-import { registerRestore } from './cli/restore';
-import { registerRotateMasterKey } from './cli/rotate-master-key';
-import { registerServe } from './cli/serve';
-import { registerSurfaces } from './cli/surfaces';
-import { ConfigError } from './config';
-import { REFUSED_EXIT_CODE, StartRefused } from './start-refused';
+import { ConfigError } from '../config';
+import { REFUSED_EXIT_CODE, StartRefused } from '../start-refused';
+import { registerAccounts } from './accounts';
+import { registerBackup } from './backup';
+import { registerDevnet } from './devnet';
+import { fail } from './fail';
+import { registerImportLowdb } from './import-lowdb';
+import { registerMigrate } from './migrate';
+import { registerRestore } from './restore';
+import { registerRotateMasterKey } from './rotate-master-key';
+import { registerServe } from './serve';
+import { registerSurfaces } from './surfaces';
 
 const program = new Command('presence-server').description('Presence server and operator commands');
 
