@@ -1,11 +1,11 @@
-// The published server: src/cli.ts (the `presence-server` bin: `serve` and the operator
+// The published server: src/cli/main.ts (the `presence-server` bin: `serve` and the operator
 // commands) and src/index.ts bundled for plain Node, no tsx at run time. Dependencies stay
 // imports: @presence/core and @presence/protocol are packages of their own, and
 // @presence/devnet (optional) is only ever imported dynamically, by src/load-devnet.ts.
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { cli: 'src/cli.ts', index: 'src/index.ts' },
+  entry: { cli: 'src/cli/main.ts', index: 'src/index.ts' },
   format: 'esm',
   platform: 'node',
   target: 'node20',

@@ -24,5 +24,5 @@ if (process.argv[2] === 'serve') {
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  await import('../src/cli.ts');
+  await import('../src/cli/main.ts');
 }

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type CoreOptions, createCore, createKeystore, createManualClock } from '@presence/core';
-import { createLowdbStore, createLowdbSurfaceStore, createLowdbWebhookStore } from '@presence/core/lowdb';
+import { createLowdbPasskeyStore, createLowdbStore, createLowdbSurfaceStore, createLowdbWebhookStore } from '@presence/core/lowdb';
 import { type App, type AppOptions, buildApp, type Limits } from '../src/app';
 import { meteredStore } from '../src/metrics/metered-ports';
 import { createMetrics, type Metrics } from '../src/metrics/metrics';
@@ -38,6 +38,8 @@ export async function startTestApp(
     chain?: CoreOptions['chain'];
     /** How webhooks are sent (default: http and private addresses allowed, for receivers on 127.0.0.1). */
     webhookOptions?: CoreOptions['webhookOptions'];
+    /** Keep passkeys (default: none, so `core.passkeys` is null). */
+    passkeys?: boolean;
   } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'presence-server-test-'));
@@ -46,6 +48,7 @@ export async function startTestApp(
   const store = meteredStore(await createLowdbStore({ dataDir, keystore }), metrics);
   const surfaces = await createLowdbSurfaceStore({ dataDir, events: store });
   const webhooks = await createLowdbWebhookStore({ dataDir, fsync: false });
+  const passkeys = options.passkeys ? await createLowdbPasskeyStore({ dataDir, fsync: false }) : undefined;
   const clock = createManualClock();
   const core = createCore({
     store,
@@ -57,6 +60,7 @@ export async function startTestApp(
     rateLimit: options.rateLimit ?? { limit: 120, windowMs: 60_000 },
     metrics: metrics.core,
     chain: options.chain,
+    passkeys,
   });
   const keys = await core.accounts.bootstrap({ saved: null, save: async () => undefined });
   if (!keys) throw new Error('bootstrap made no keys');
@@ -73,6 +77,7 @@ export async function startTestApp(
       await core.webhooks?.dispatcher.close();
       await webhooks.close();
       await surfaces.close();
+      await passkeys?.close();
       await store.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

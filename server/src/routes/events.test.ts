@@ -1,8 +1,10 @@
 // How an event stream ends when reading the log fails: with an `error` frame whose problem says
 // why. The database away is `store_unavailable` (reconnect with Last-Event-ID: nothing is
-// lost), not an `internal` fault of ours; anything else still is one.
+// lost), not an `internal` fault of ours; anything else still is one. And the problems it
+// answers before a stream opens: no key, no scope that sees any event, a bad resume point.
 import { PresenceError } from '@presence/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { expectGuarded, expectProblem, useRouteApp } from '../../test/route-fixture';
 import { bearer, startTestApp, type TestApp } from '../../test/test-app';
 
 let t: TestApp | undefined;
@@ -45,5 +47,19 @@ describe('GET /v1/events when reading the log fails', () => {
     const problem = errorFrame(body);
     expect(problem).toMatchObject({ type: 'internal', status: 500, detail: 'the events stream failed; reconnect with Last-Event-ID' });
     expect(body).not.toContain('undefined');
+  });
+});
+
+describe('GET /v1/events before the stream opens', () => {
+  const f = useRouteApp();
+
+  it('needs a key holding a scope that sees some event', async () => {
+    await expectGuarded(f, 'GET', '/v1/events', ['wallet:act', 'memory:write']);
+  });
+
+  it('refuses a bad resume point with 400 invalid_request', async () => {
+    expectProblem(await f.call('GET', '/v1/events?last_event_id=-1'), 400, 'invalid_request');
+    expectProblem(await f.call('GET', '/v1/events?last_event_id=soon'), 400, 'invalid_request');
+    expectProblem(await f.call('GET', '/v1/events', { headers: { 'last-event-id': '1e3' } }), 400, 'invalid_request');
   });
 });

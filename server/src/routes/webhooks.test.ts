@@ -4,6 +4,7 @@
 import { startWebhookReceiver, type WebhookReceiver } from '@presence/core/testing';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectGuarded, expectProblem, useRouteApp } from '../../test/route-fixture';
 import { bearer, startTestApp, type TestApp } from '../../test/test-app';
 
 let t: TestApp;
@@ -80,5 +81,24 @@ describe('/v1/webhooks', () => {
     expect((await call('GET', '/v1/webhooks/wh_0000000000000000')).statusCode).toBe(404);
     const talk = (await call('POST', '/v1/keys', { kind: 'live', name: 'talker', scopes: ['talk'] })).json();
     expect((await call('GET', '/v1/webhooks', undefined, talk.secret)).json()).toMatchObject({ type: 'scope', status: 403 });
+  });
+});
+
+describe('/v1/webhooks problems', () => {
+  const f = useRouteApp();
+  const unknown = '/v1/webhooks/wh_0000000000000000';
+
+  it('needs a key with admin on every route', async () => {
+    await expectGuarded(f, 'GET', '/v1/webhooks', ['talk', 'wallet:act']);
+    await expectGuarded(f, 'POST', '/v1/webhooks', ['wallet:read'], { url: 'https://hooks.example/' });
+    await expectGuarded(f, 'DELETE', unknown, ['memory:write']);
+  });
+
+  it('refuses a bad log query or replay with 400, and answers an unknown endpoint 404 not_found', async () => {
+    expectProblem(await f.call('GET', `${unknown}/deliveries?limit=0`), 400, 'invalid_request');
+    expectProblem(await f.call('POST', `${unknown}/replay`, { body: { since_event_id: -1 } }), 400, 'invalid_request');
+    expectProblem(await f.call('GET', `${unknown}/deliveries`), 404, 'not_found');
+    expectProblem(await f.call('POST', `${unknown}/rotate-secret`, { body: {} }), 404, 'not_found');
+    expectProblem(await f.call('DELETE', unknown), 404, 'not_found');
   });
 });
