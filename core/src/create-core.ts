@@ -42,7 +42,7 @@ import type { WebhookStorePort } from './store/webhook-store-port';
 import { followAccountEvents, followSurfaceFeed } from './surface-feed-notice';
 import { createSurfaceService } from './surfaces/surface-service';
 import { createThread } from './thread/thread';
-import { type ChainRuntime, createWalletDomain, type WalletDomain } from './wallet/wallet-domain';
+import { type ChainRuntime, createWalletDomain, type WalletDomain } from './intents/wallet-domain';
 import { createWebhookDispatcher } from './webhooks/webhook-dispatcher';
 import { httpSender, type WebhookSender } from './webhooks/webhook-sender';
 import { createWebhookService, webhookSecrets } from './webhooks/webhook-service';

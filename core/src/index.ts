@@ -55,7 +55,7 @@ export { type SurfaceFrame, type SurfaceSubscription, subscribeSurfaceFeed } fro
 export type { SurfacePrincipal, SurfaceService } from './surfaces/surface-service';
 export { looksLikeSurfaceToken } from './surfaces/surface-token';
 export { redactEventData } from './thread/scope-redaction';
-export type { ChainRuntime, WalletDomain } from './wallet/wallet-domain';
+export type { ChainRuntime, WalletDomain } from './intents/wallet-domain';
 export { messageIdOf, type PingResult, WEBHOOK_TIMEOUT_MS, type WebhookDispatcher } from './webhooks/webhook-dispatcher';
 export type { WebhookAnswer, WebhookSend, WebhookSender } from './webhooks/webhook-sender';
 export { ROTATION_OVERLAP_MS, toWebhookView, type WebhookService } from './webhooks/webhook-service';

@@ -21,7 +21,7 @@ import { createKeystore, type Keystore } from '../src/keystore/keystore';
 import type { StoredEvent } from '../src/store/documents';
 import { createLowdbStore } from '../src/store/lowdb/lowdb-store';
 import type { StorePort } from '../src/store/store-port';
-import type { WalletDomain } from '../src/wallet/wallet-domain';
+import type { WalletDomain } from '../src/intents/wallet-domain';
 
 /** Lets anything through at once: no deny rules, caps far above any test's amounts. */
 export const OPEN_POLICY: PolicyDocument = {

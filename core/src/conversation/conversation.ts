@@ -27,7 +27,7 @@ import type { ThreadEntry } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
 import { lackedScopes } from '../thread/scope-redaction';
 import type { Thread } from '../thread/thread';
-import type { WalletDomain } from '../wallet/wallet-domain';
+import type { WalletDomain } from '../intents/wallet-domain';
 import { drawnScopes } from './drawn-scopes';
 import { boundHistory, HISTORY_LOOKBACK_ENTRIES } from './history-budget';
 import { chunkReply } from './local-planner';

@@ -26,7 +26,7 @@ import { parseStanding } from '../standing/standing-parser';
 import type { StandingService } from '../standing/standing-service';
 import { toStandingView } from '../standing/standing-view';
 import type { UsedCall } from '../store/documents';
-import type { WalletDomain } from '../wallet/wallet-domain';
+import type { WalletDomain } from '../intents/wallet-domain';
 import type { ToolDef } from './planner-port';
 import { type ToolName, toolRefusal } from './tool-scopes';
 

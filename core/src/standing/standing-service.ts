@@ -27,7 +27,7 @@ import type { StandingFire, StandingRecord } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
 import type { StorePort } from '../store/store-port';
 import type { Thread } from '../thread/thread';
-import type { WalletDomain } from '../wallet/wallet-domain';
+import type { WalletDomain } from '../intents/wallet-domain';
 import type { StandingSpec } from './standing-parser';
 import { standingNeed } from './standing-scopes';
 
