@@ -50,8 +50,8 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
   const resolvedError = (id: string, state: string) =>
     new PresenceError('confirm_resolved', `confirmation ${id} was already resolved (${state}); it cannot be answered differently now`);
 
-  const executedResult = (caller: Caller, x: IntentRecord): ConfirmResult => ({
-    confirm_id: x.confirm_id as string,
+  const executedResult = (caller: Caller, confirmId: string, x: IntentRecord): ConfirmResult => ({
+    confirm_id: confirmId,
     status: 'executed',
     tx: x.txs.at(-1)?.hash as string,
     block: x.block as number,
@@ -62,8 +62,12 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
    * A held intent answered: denied, or re-planned at the current block under the policy and
    * executed. Null when another answer moved it first (the caller reads it again).
    */
-  async function answerHeld(caller: Caller, r: IntentRecord, approve: boolean, passkeyVerified: boolean): Promise<ConfirmResult | null> {
-    const confirmId = r.confirm_id as string;
+  async function answerHeld(
+    caller: Caller,
+    confirmId: string,
+    r: IntentRecord,
+    { approve, passkeyVerified }: { approve: boolean; passkeyVerified: boolean },
+  ): Promise<ConfirmResult | null> {
     const istore = pipeline.storeFor(caller.kind);
     if (clock.now() >= (r.expires_at as number)) {
       await expire(r, caller);
@@ -102,7 +106,7 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
     // A chain outage before signing puts the hold back, to be approved again in time.
     // The outcome is announced by the pipeline's listener below.
     const done = await pipeline.execute(caller, claimed);
-    return executedResult(caller, { ...done.record, block: done.block });
+    return executedResult(caller, confirmId, { ...done.record, block: done.block });
   }
 
   /**
@@ -121,7 +125,7 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
       if (!r) throw notFound(`no confirmation ${confirmId}`);
       switch (r.state) {
         case 'held': {
-          const answered = await answerHeld(caller, r, approve, passkeyVerified);
+          const answered = await answerHeld(caller, confirmId, r, { approve, passkeyVerified });
           if (!answered) continue; // answered concurrently: read again
           return answered;
         }
@@ -140,7 +144,7 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
           }
           continue;
         case 'done':
-          if (approve) return executedResult(caller, r);
+          if (approve) return executedResult(caller, confirmId, r);
           throw resolvedError(confirmId, 'executed');
         case 'denied':
           if (!approve) return { confirm_id: confirmId, status: 'denied' };
