@@ -3,8 +3,9 @@
 // the live one, test keys an overlay on it (reads are real, writes stay in memory and are
 // seen by test keys only), so services run the same code for both kinds.
 
-import type { EventType, PresenceView } from '@presence/protocol';
+import type { PresenceView } from '@presence/protocol';
 import { createAccountService } from './accounts/account-service';
+import { createBeat } from './beat';
 import type { Clock } from './clock/clock';
 import type { ClusterPort } from './cluster/cluster-port';
 import type { ClusterLocks } from './concurrency/cluster-locks';
@@ -12,11 +13,12 @@ import { createConversation } from './conversation/conversation';
 import { createLocalPlanner } from './conversation/local-planner';
 import type { Planner } from './conversation/planner-port';
 import { createResumeNotices } from './conversation/resume-notices';
+import { createCoreEvents } from './core-events';
 import { PresenceError } from './errors/presence-error';
-import { createEventsLog } from './events/events-log';
+import type { EventsLog } from './events/events-log';
 import { createIdempotency } from './idempotency/idempotency';
 import { createMemoryLeases, type IdempotencyLeases } from './idempotency/idempotency-leases';
-import { accountCaller, type Caller } from './keys/caller';
+import { type ChainRuntime, createWalletDomain, type WalletDomain } from './intents/wallet-domain';
 import { createKeyService } from './keys/key-service';
 import type { Keystore } from './keystore/keystore';
 import { type AccountLimits, accountLimits } from './limits/account-limits';
@@ -34,14 +36,14 @@ import { createRateLimiter, type RateLimiterPort } from './ratelimit/sliding-win
 import { createStandingService } from './standing/standing-service';
 import { createOverlayStore, overlayAccountsFor, type StoreFor } from './store/overlay-store';
 import { type OverlayShare, shareOverlay } from './store/shared-overlay';
-import type { EmbeddedStore, SharedStore } from './store/store-port';
+import type { EmbeddedStore, SharedStore, StorePort } from './store/store-port';
 import type { SurfaceStorePort } from './store/surface-store-port';
 import type { WebhookRecord } from './store/webhook-records';
 import type { WebhookStorePort } from './store/webhook-store-port';
-import { createSurfaceService, type SurfaceService } from './surfaces/surface-service';
+import { followAccountEvents, followSurfaceFeed } from './surface-feed-notice';
+import { createSurfaceService } from './surfaces/surface-service';
 import { createThread } from './thread/thread';
-import { type ChainRuntime, createWalletDomain, type WalletDomain } from './wallet/wallet-domain';
-import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/webhook-dispatcher';
+import { createWebhookDispatcher } from './webhooks/webhook-dispatcher';
 import { httpSender, type WebhookSender } from './webhooks/webhook-sender';
 import { createWebhookService, webhookSecrets } from './webhooks/webhook-service';
 import { systemResolver, type WebhookResolver } from './webhooks/webhook-url';
@@ -101,15 +103,15 @@ export type CoreOptions = StoreWiring & {
 
 export type Core = ReturnType<typeof createCore>;
 
-/** The events-channel notice a sequencing sends (store/postgres/surfaces.ts): not an account. */
-const SURFACE_FEED_NOTICE = 'surface-feed';
-
 const linkCodeKey = (keystore: Keystore | undefined) => keystore?.subkey(LINK_CODE_KEY_INFO) ?? null;
 
-export function createCore(o: CoreOptions) {
+/**
+ * Each key kind's store: live keys the live one, test keys an overlay on it. With other servers
+ * on the store, what GET /v1/presence/me shows is kept in memory per account and dropped by
+ * every change, here or on another server (account-view-cache.ts).
+ */
+function keyStores(o: CoreOptions) {
   const { clock } = o;
-  // With other servers on the store, what GET /v1/presence/me shows is kept in memory per
-  // account and dropped by every change, here or on another server (account-view-cache.ts).
   const views = o.cluster ? createAccountViewCache<PresenceView>({ changes: o.cluster.accountChanges, now: () => clock.now() }) : null;
   const store = views ? withViewDrops(o.store, views.drop) : o.store;
   const accounts = overlayAccountsFor(clock);
@@ -117,39 +119,49 @@ export function createCore(o: CoreOptions) {
   const overlay = o.overlayShare ? shareOverlay(own, accounts, o.overlayShare) : own;
   const stores = { live: store, test: overlay } as const;
   const storeFor: StoreFor = (kind) => stores[kind];
-  const limits: AccountLimits = { ...accountLimits, ...o.accountLimits };
-  const { metrics } = o;
-  // Set once the surface service exists (it needs the key and link services made below).
-  let surfaces: SurfaceService | null = null;
-  // Set once the webhook dispatcher exists (it needs the events log made here).
-  let dispatcher: WebhookDispatcher | null = null;
-  const events = createEventsLog({
-    storeFor,
-    clock,
-    wake: o.cluster?.eventsWake,
-    onError: o.onBackgroundError,
-    // Once committed, an event is counted, and a linked account's takes its place in the surface feed.
-    announced: (caller, type) => {
-      metrics?.eventAppended?.(type, caller.kind);
-      if (caller.kind === 'live') surfaces?.sequence(caller.accountId);
-      void dispatcher?.wake(caller);
-    },
-  });
+  return { store, storeFor, views };
+}
+
+/** Rate limits: counted by every server when there is a cluster, else in memory. */
+function rateLimitsOf(o: CoreOptions) {
+  const { clock } = o;
   /** A sliding window counted by every server when there is a cluster, else in memory. */
   const rateLimiterFor = (scope: string, opts: { limit: number; windowMs: number }): RateLimiterPort =>
     o.cluster ? o.cluster.rateLimiter(scope, opts) : createRateLimiter({ ...opts, clock });
   /** A window of failures whose refusals are known without asking the shared store on every request (cluster-port.ts). */
   const failureBudgetFor = (scope: string, opts: { limit: number; windowMs: number }): RateLimiterPort =>
     o.cluster ? o.cluster.failureBudget(scope, opts) : createRateLimiter({ ...opts, clock });
-  const keys = createKeyService({ store, clock, limits, changes: o.cluster?.keyChanges });
-  const memory = createMemoryService({ storeFor, clock, events, limits });
+  const localRateLimiter = o.cluster ? null : createRateLimiter({ ...o.rateLimit, clock });
+  const rateLimiter: RateLimiterPort = o.cluster ? o.cluster.requestLimiter(o.rateLimit) : (localRateLimiter as RateLimiterPort);
+  return { rateLimiterFor, failureBudgetFor, localRateLimiter, rateLimiter };
+}
+
+/** The planner a route names: `local`, or a `provider:model` through the model adapter. */
+function plannersOf(o: CoreOptions): (model: string) => Planner {
+  const local = createLocalPlanner();
+  return (model) => {
+    if (model === 'local') return local;
+    if (!o.modelPlanner)
+      throw new PresenceError('model_unavailable', `route ${model} needs PRESENCE_LLM_BASE_URL; set it or use route.model "local"`);
+    return o.modelPlanner(model);
+  };
+}
+
+/** Holds above passkey_over are approved by passkey: only with a passkey store and a master key. */
+function passkeyHoldsOf(o: CoreOptions, publicUrl: () => string) {
+  const keystore = o.keystore ?? o.chain?.keystore;
+  if (!o.passkeys || !keystore) return undefined;
+  return createPasskeyHolds({ passkeys: o.passkeys, clock: o.clock, publicUrl, linkKey: keystore.subkey(APPROVE_LINK_KEY_INFO) });
+}
+
+/**
+ * The spend policy, the wallet domain under it (absent without a chain) and the passkeys that
+ * approve its holds (absent without a passkey store).
+ */
+function spendingOf(o: CoreOptions, { store, storeFor, events }: { store: StorePort; storeFor: StoreFor; events: EventsLog }) {
+  const { clock, metrics } = o;
   const publicUrl = o.publicUrl ?? (() => 'http://localhost');
   const passkeyStore = o.passkeys ?? null;
-  const keystore = o.keystore ?? o.chain?.keystore;
-  const holds =
-    passkeyStore && keystore
-      ? createPasskeyHolds({ passkeys: passkeyStore, clock, publicUrl, linkKey: keystore.subkey(APPROVE_LINK_KEY_INFO) })
-      : undefined;
   const policies = createPolicyService({
     storeFor,
     clock,
@@ -167,7 +179,7 @@ export function createCore(o: CoreOptions) {
         runtime: o.chain.runtime,
         locks: o.locks,
         metrics,
-        holds,
+        holds: passkeyHoldsOf(o, publicUrl),
       })
     : null;
   const passkeys = passkeyStore
@@ -181,29 +193,26 @@ export function createCore(o: CoreOptions) {
         onRefused: o.onPasskeyRefused,
       })
     : null;
+  return { policies, wallet, passkeys };
+}
+
+export function createCore(o: CoreOptions) {
+  const { clock, metrics } = o;
+  const { store, storeFor, views } = keyStores(o);
+  const limits: AccountLimits = { ...accountLimits, ...o.accountLimits };
+  const { events, follow } = createCoreEvents({ storeFor, clock, wake: o.cluster?.eventsWake, onError: o.onBackgroundError, metrics });
+  const { rateLimiterFor, failureBudgetFor, localRateLimiter, rateLimiter } = rateLimitsOf(o);
+  const keys = createKeyService({ store, clock, limits, changes: o.cluster?.keyChanges });
+  const memory = createMemoryService({ storeFor, clock, events, limits });
+  const { policies, wallet, passkeys } = spendingOf(o, { store, storeFor, events });
   const thread = createThread({ store, storeFor, events, clock });
   const standing = createStandingService({ store, storeFor, clock, thread, wallet, limits });
   // Test keys' leases in memory: their requests are never coordinated across servers.
   const leases = { live: o.leases ?? createMemoryLeases(), test: createMemoryLeases() };
   const idempotency = createIdempotency({ storeFor, leasesFor: (kind) => leases[kind], clock });
-  const local = createLocalPlanner();
-  const planners = (model: string): Planner => {
-    if (model === 'local') return local;
-    if (!o.modelPlanner)
-      throw new PresenceError('model_unavailable', `route ${model} needs PRESENCE_LLM_BASE_URL; set it or use route.model "local"`);
-    return o.modelPlanner(model);
-  };
-  const conversation = createConversation({
-    storeFor,
-    clock,
-    memory,
-    wallet,
-    standing,
-    thread,
-    planners,
-    tokenList: o.chain?.runtime.tokenList ?? null,
-    idempotency,
-  });
+  const tokenList = o.chain?.runtime.tokenList ?? null;
+  const planners = plannersOf(o);
+  const conversation = createConversation({ storeFor, clock, memory, wallet, standing, thread, planners, tokenList, idempotency });
   if (wallet) createResumeNotices({ confirmations: wallet.confirmations, thread });
   const links = createLinkService({
     store,
@@ -214,10 +223,11 @@ export function createCore(o: CoreOptions) {
     rateLimiterFor: o.cluster ? rateLimiterFor : undefined,
     limits,
   });
-  if (o.surfaces) {
+  const surfaces = o.surfaces ? wireSurfaces(o.surfaces) : null;
+  function wireSurfaces(surfaceStore: SurfaceStorePort) {
     const service = createSurfaceService({
       store,
-      surfaces: o.surfaces,
+      surfaces: surfaceStore,
       clock,
       keys,
       events,
@@ -227,16 +237,11 @@ export function createCore(o: CoreOptions) {
       surfaceChanges: o.cluster?.surfaceChanges,
       onError: o.onBackgroundError,
     });
-    surfaces = service;
+    follow({ surfaces: service });
     // Not awaited by the revocation it follows; keyRevoked reports its own failures, never rejects.
     keys.onRevoke((keyId) => void service.keyRevoked(keyId));
-    // Another server sequenced entries (its notice rides the events channel), or notices were missed.
-    o.cluster?.eventsWake.subscribe({
-      wake: (accountId) => {
-        if (accountId === SURFACE_FEED_NOTICE) service.poke();
-      },
-      resync: () => service.poke(),
-    });
+    if (o.cluster) followSurfaceFeed(o.cluster.eventsWake, service);
+    return service;
   }
   const webhooks = o.webhooks ? wireWebhooks(o.webhooks) : null;
   function wireWebhooks(store: WebhookStorePort) {
@@ -268,7 +273,7 @@ export function createCore(o: CoreOptions) {
       metrics,
       onError: o.onBackgroundError,
     });
-    dispatcher = d;
+    follow({ dispatcher: d });
     const service = createWebhookService({
       ...common,
       webhooks: store,
@@ -280,18 +285,9 @@ export function createCore(o: CoreOptions) {
       changed: (accountId) => cache?.drop(accountId),
     });
     keys.onRevoke((keyId) => void service.keyRevoked(keyId).catch((e: unknown) => o.onBackgroundError?.(e)));
-    // An event appended on another server (this server's own are told by `announced` at once).
-    o.cluster?.eventsWake.subscribe({
-      wake: (accountId) => {
-        if (accountId !== SURFACE_FEED_NOTICE) void d.wake(accountCaller(accountId));
-      },
-      // Missed notices: endpoints with events past their cursor look again.
-      resync: () => void d.recover().catch((e: unknown) => o.onBackgroundError?.(e)),
-    });
+    if (o.cluster) followAccountEvents(o.cluster.eventsWake, d, o.onBackgroundError);
     return { ...service, dispatcher: d };
   }
-  const localRateLimiter = o.cluster ? null : createRateLimiter({ ...o.rateLimit, clock });
-  const rateLimiter: RateLimiterPort = o.cluster ? o.cluster.requestLimiter(o.rateLimit) : (localRateLimiter as RateLimiterPort);
   return {
     clock,
     store,
@@ -316,35 +312,9 @@ export function createCore(o: CoreOptions) {
     /** Passkeys and the enroll and approve ceremonies; null without a passkey store. */
     passkeys,
     /** Surface tokens, acting for linked keys and the surface feed; null without a surfaces store. */
-    surfaces: surfaces as SurfaceService | null,
+    surfaces,
     /** Webhook endpoints (and their dispatcher); null without a webhooks store. */
     webhooks,
-    /**
-     * The short beat (about every second): holds past their time are dropped promptly (so
-     * surfaces retire their buttons on time) and standing intents see new blocks and the clock.
-     */
-    async tick() {
-      if (wallet) await wallet.confirmations.sweep();
-      await webhooks?.dispatcher.tick();
-      const fired = await standing.tick();
-      if (fired > 0) metrics?.standingFired?.(fired);
-      return fired;
-    },
-    /**
-     * Periodic upkeep: expired holds, intents an outage left mid-flight, retention of events and
-     * idempotency answers, idle rate-limit logs. Each is one set-based query of the store (its
-     * cost follows what is due), never a loop over accounts.
-     */
-    async maintain() {
-      if (wallet) {
-        await wallet.confirmations.sweep();
-        await wallet.resumeStranded();
-      }
-      await events.pruneStale();
-      await surfaces?.maintain();
-      await idempotency.prune();
-      await passkeys?.prune();
-      localRateLimiter?.sweep();
-    },
+    ...createBeat({ wallet, webhooks, standing, events, surfaces, idempotency, passkeys, localRateLimiter, metrics }),
   };
 }

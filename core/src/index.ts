@@ -23,6 +23,7 @@ export {
   type StoredAnswer,
 } from './idempotency/idempotency';
 export { createMemoryLeases, type IdempotencyLeases, type InFlightClaim } from './idempotency/idempotency-leases';
+export type { ChainRuntime, WalletDomain } from './intents/wallet-domain';
 export { accountCaller, type Caller } from './keys/caller';
 export { looksLikeSecret } from './keys/key-secret';
 export type { Principal } from './keys/key-service';
@@ -56,7 +57,6 @@ export type { SurfacePrincipal, SurfaceService } from './surfaces/surface-servic
 export { looksLikeSurfaceToken } from './surfaces/surface-token';
 export { redactEventData } from './thread/scope-redaction';
 export { type EventsViewer, subscribeVisibleEvents } from './thread/visible-events';
-export type { ChainRuntime, WalletDomain } from './wallet/wallet-domain';
 export { messageIdOf, type PingResult, WEBHOOK_TIMEOUT_MS, type WebhookDispatcher } from './webhooks/webhook-dispatcher';
 export type { WebhookAnswer, WebhookSend, WebhookSender } from './webhooks/webhook-sender';
 export { ROTATION_OVERLAP_MS, toWebhookView, type WebhookService } from './webhooks/webhook-service';

@@ -16,12 +16,12 @@ import { ChainUnavailableError } from '../src/chain/errors';
 import { createViemChain } from '../src/chain/viem/viem-chain';
 import type { ManualClock } from '../src/clock/clock';
 import { type Core, createCore, type StoreWiring } from '../src/create-core';
+import type { WalletDomain } from '../src/intents/wallet-domain';
 import { accountCaller } from '../src/keys/caller';
 import { createKeystore, type Keystore } from '../src/keystore/keystore';
 import type { StoredEvent } from '../src/store/documents';
 import { createLowdbStore } from '../src/store/lowdb/lowdb-store';
 import type { StorePort } from '../src/store/store-port';
-import type { WalletDomain } from '../src/wallet/wallet-domain';
 
 /** Lets anything through at once: no deny rules, caps far above any test's amounts. */
 export const OPEN_POLICY: PolicyDocument = {

@@ -24,26 +24,32 @@ export class ReceiptTimeoutError extends ChainUnavailableError {
   }
 }
 
-/** The chain answered, but executing the call or transaction reverted (e.g. gas estimation of
- * a swap whose balance or allowance is short). `reason` is the revert reason when known. */
-export class ChainRevertedError extends PresenceError {
-  override readonly name = 'ChainRevertedError';
+/** A refusal the chain gave a reason for: `reason` is kept, and the detail says what was refused. */
+abstract class ChainRefusal extends PresenceError {
   constructor(
+    type: 'chain_reverted' | 'chain_rejected',
+    what: string,
     readonly reason: string,
     options?: { cause?: unknown },
   ) {
-    super('chain_reverted', `execution reverted: ${reason}`, options);
+    super(type, `${what}: ${reason}`, options);
+  }
+}
+
+/** The chain answered, but executing the call or transaction reverted (e.g. gas estimation of
+ * a swap whose balance or allowance is short). `reason` is the revert reason when known. */
+export class ChainRevertedError extends ChainRefusal {
+  override readonly name = 'ChainRevertedError';
+  constructor(reason: string, options?: { cause?: unknown }) {
+    super('chain_reverted', 'execution reverted', reason, options);
   }
 }
 
 /** The node refused a signed transaction (nonce too low, insufficient funds for gas,
  * underpriced...). Nothing was broadcast. */
-export class TransactionRejectedError extends PresenceError {
+export class TransactionRejectedError extends ChainRefusal {
   override readonly name = 'TransactionRejectedError';
-  constructor(
-    readonly reason: string,
-    options?: { cause?: unknown },
-  ) {
-    super('chain_rejected', `transaction rejected: ${reason}`, options);
+  constructor(reason: string, options?: { cause?: unknown }) {
+    super('chain_rejected', 'transaction rejected', reason, options);
   }
 }

@@ -116,20 +116,10 @@ export function createSafetyChecker(deps: { chain: ChainReads; tokenList: TokenL
   return {
     async check(token: Token, market: MarketSnapshot): Promise<SafetyView> {
       const block = market.block;
-      const reasons: string[] = [];
-      let verdict: Verdict = 'safe';
-      const raise = (to: Verdict, reason: string) => {
-        reasons.push(reason);
-        if (to === 'unsafe' || (to === 'caution' && verdict === 'safe')) verdict = to;
-      };
-
+      const found = findings();
+      const { reasons, raise } = found;
       const isWeth = token.address === weth.address;
-      // WETH is priced through its deepest stable pool; everything else trades against WETH.
-      const pool = isWeth
-        ? market.pools
-            .filter((p) => p.tokenA.address === weth.address || p.tokenB.address === weth.address)
-            .sort((x, y) => (depthOf(market, y) > depthOf(market, x) ? 1 : -1))[0]
-        : market.poolOf(token, weth);
+      const pool = pricingPool(market, token, weth);
       const depth = pool ? depthOf(market, pool) : 0n;
 
       const [code, owner, outcome] = await Promise.all([
@@ -146,26 +136,7 @@ export function createSafetyChecker(deps: { chain: ChainReads; tokenList: TokenL
       };
       if (isWeth) reasons.push('the DEX’s wrapped native token: 1:1 deposit and withdraw');
       else if (!pool) raise('caution', `no ${token.symbol}-WETH pool: a buy and sell cannot be simulated`);
-      else if (outcome) {
-        const stageReason: Record<number, string> = {
-          [-1]: 'the WETH pool is empty: a buy and sell cannot be simulated',
-          1: 'a simulated buy through the router reverted',
-          2: 'a simulated buy delivered no tokens',
-          3: 'approving the router to sell reverted',
-          4: 'a simulated sell reverted: bought tokens cannot be sold (honeypot)',
-        };
-        const why = stageReason[outcome.stage];
-        if (why) raise(outcome.stage === -1 ? 'caution' : 'unsafe', why);
-        for (const [side, taxBps] of [
-          ['sell', measured.sell_tax_bps],
-          ['buy', measured.buy_tax_bps],
-        ] as const) {
-          if (taxBps === null) continue;
-          const text = `${side}s are taxed ${formatUnits(BigInt(taxBps), 2, 2)}% (simulated ${side} measured at the pool)`;
-          if (taxBps >= SAFETY_RULES.unsafeTaxBps) raise('unsafe', text);
-          else if (taxBps >= SAFETY_RULES.cautionTaxBps) raise('caution', text);
-        }
-      }
+      else if (outcome) judgeRoundTrip(raise, outcome.stage, measured);
 
       const hasMint = MINT_SELECTORS.some((s) => code.includes(s));
       if (hasMint) {
@@ -183,7 +154,7 @@ export function createSafetyChecker(deps: { chain: ChainReads; tokenList: TokenL
       return {
         token: token.symbol,
         address: token.address,
-        verdict,
+        verdict: found.verdict(),
         reasons,
         measured,
         owner,
@@ -193,6 +164,56 @@ export function createSafetyChecker(deps: { chain: ChainReads; tokenList: TokenL
       };
     },
   };
+}
+
+/** Reasons gathered, and the worst verdict any of them carries. */
+function findings() {
+  const reasons: string[] = [];
+  let verdict: Verdict = 'safe';
+  return {
+    reasons,
+    raise(to: Verdict, reason: string) {
+      reasons.push(reason);
+      if (to === 'unsafe' || (to === 'caution' && verdict === 'safe')) verdict = to;
+    },
+    verdict: () => verdict,
+  };
+}
+
+/** WETH is priced through its deepest stable pool; everything else trades against WETH. */
+function pricingPool(market: MarketSnapshot, token: Token, weth: Token): Pool | undefined {
+  if (token.address !== weth.address) return market.poolOf(token, weth);
+  return market.pools
+    .filter((p) => p.tokenA.address === weth.address || p.tokenB.address === weth.address)
+    .sort((x, y) => (depthOf(market, y) > depthOf(market, x) ? 1 : -1))[0];
+}
+
+/** Why a simulated buy and sell stopped at each stage (the probe's `stage`; 0 went through). */
+const STAGE_REASON: Record<number, string> = {
+  [-1]: 'the WETH pool is empty: a buy and sell cannot be simulated',
+  1: 'a simulated buy through the router reverted',
+  2: 'a simulated buy delivered no tokens',
+  3: 'approving the router to sell reverted',
+  4: 'a simulated sell reverted: bought tokens cannot be sold (honeypot)',
+};
+
+/** What a simulated buy and sell at the pool says: where it stopped, and the taxes it measured. */
+function judgeRoundTrip(
+  raise: (to: Verdict, reason: string) => void,
+  stage: number,
+  measured: { buy_tax_bps: number | null; sell_tax_bps: number | null },
+) {
+  const why = STAGE_REASON[stage];
+  if (why) raise(stage === -1 ? 'caution' : 'unsafe', why);
+  for (const [side, taxBps] of [
+    ['sell', measured.sell_tax_bps],
+    ['buy', measured.buy_tax_bps],
+  ] as const) {
+    if (taxBps === null) continue;
+    const text = `${side}s are taxed ${formatUnits(BigInt(taxBps), 2, 2)}% (simulated ${side} measured at the pool)`;
+    if (taxBps >= SAFETY_RULES.unsafeTaxBps) raise('unsafe', text);
+    else if (taxBps >= SAFETY_RULES.cautionTaxBps) raise('caution', text);
+  }
 }
 
 /** USD value of both sides of a pool (0 when a side has no price). */

@@ -161,6 +161,62 @@ export function modelProblem(route: string, error: unknown): PresenceError {
 const isIntentResult = (r: unknown): r is IntentResult =>
   typeof r === 'object' && r !== null && ((r as IntentResult).status === 'done' || (r as IntentResult).status === 'needs_confirm');
 
+/** What one turn's tool calls leave behind for the turn to answer with. */
+type Turn = {
+  /** A tool that threw (a 5xx: chain down, store failure): it fails the turn, as with the local planner. */
+  fatal: unknown;
+  /** Actions this turn took (or held): a failure after one must not hide it (see `run`). */
+  actions: IntentResult[];
+  /** Stops the model's stream once a tool failed. */
+  stop: AbortController;
+};
+
+const newTurn = (): Turn => ({ fatal: null, actions: [], stop: new AbortController() });
+
+/** The tools offered to the model, by their wire names; each call's result, action or failure is kept in `turn`. */
+function toolSetOf(byWire: Map<string, ToolDef>, turn: Turn): ToolSet {
+  const tools: ToolSet = {};
+  for (const [wire, def] of byWire) {
+    tools[wire] = tool({
+      description: def.description,
+      inputSchema: inputSchemaOf(def.args),
+      execute: async (input: unknown) => {
+        try {
+          const out = await def.run(input);
+          if (def.name === 'intent.submit' && isIntentResult(out)) turn.actions.push(out);
+          return forModel(out);
+        } catch (e) {
+          turn.fatal ??= e;
+          turn.stop.abort();
+          throw e;
+        }
+      },
+    });
+  }
+  return tools;
+}
+
+/** The reply as it streams: text from an earlier step ("let me check…") and the answer after a tool call stay apart. */
+function replyOf(io: PlannerIO) {
+  let reply = '';
+  let stepHasText = false;
+  return {
+    newStep() {
+      stepHasText = false;
+    },
+    add(text: string) {
+      if (!stepHasText && reply.trim()) {
+        io.token('\n\n');
+        reply += '\n\n';
+      }
+      stepHasText = true;
+      io.token(text);
+      reply += text;
+    },
+    text: () => reply,
+  };
+}
+
 const FALLBACK_REPLY = 'I did not get to an answer for that. Please try again, perhaps more simply.';
 
 export function createAiPlanner(o: AiPlannerOptions): (route: string) => Planner {
@@ -182,33 +238,13 @@ export function createAiPlanner(o: AiPlannerOptions): (route: string) => Planner
       async run(ctx: PlannerContext, io: PlannerIO): Promise<string> {
         const offered = offeredTools(io.tools, ctx);
         const byWire = wireToolNames(offered);
-        // A tool that throws (a 5xx: chain down, store failure) fails the turn, as with the local planner.
-        let fatal: unknown = null;
-        // Actions this turn took (or held): a failure after one must not hide it (see below).
-        const actions: IntentResult[] = [];
-        const stop = new AbortController();
-        const tools: ToolSet = {};
-        for (const [wire, def] of byWire) {
-          tools[wire] = tool({
-            description: def.description,
-            inputSchema: inputSchemaOf(def.args),
-            execute: async (input: unknown) => {
-              try {
-                const out = await def.run(input);
-                if (def.name === 'intent.submit' && isIntentResult(out)) actions.push(out);
-                return forModel(out);
-              } catch (e) {
-                fatal ??= e;
-                stop.abort();
-                throw e;
-              }
-            },
-          });
-        }
+        const turn = newTurn();
+        const { actions, stop } = turn;
+        const tools = toolSetOf(byWire, turn);
         const deadline = AbortSignal.timeout(o.timeoutMs ?? 120_000);
         const signal = AbortSignal.any([stop.signal, deadline, ...(io.signal ? [io.signal] : [])]);
         const failure = (error: unknown) => {
-          if (fatal) return fatal;
+          if (turn.fatal) return turn.fatal;
           if (io.signal?.aborted) return new PresenceError('model_unavailable', `model ${route}: the turn was cancelled`);
           if (deadline.aborted) return modelProblem(route, new DOMException('deadline', 'TimeoutError'));
           return modelProblem(route, error);
@@ -228,21 +264,12 @@ export function createAiPlanner(o: AiPlannerOptions): (route: string) => Planner
           onError: () => undefined,
         });
 
-        let reply = '';
-        let stepHasText = false;
+        const said = replyOf(io);
         try {
           for await (const part of result.fullStream) {
-            if (part.type === 'start-step') stepHasText = false;
-            else if (part.type === 'text-delta' && part.text) {
-              // Text from an earlier step ("let me check…") and the answer after a tool call stay apart.
-              if (!stepHasText && reply.trim()) {
-                io.token('\n\n');
-                reply += '\n\n';
-              }
-              stepHasText = true;
-              io.token(part.text);
-              reply += part.text;
-            } else if (part.type === 'tool-error' && fatal) throw fatal;
+            if (part.type === 'start-step') said.newStep();
+            else if (part.type === 'text-delta' && part.text) said.add(part.text);
+            else if (part.type === 'tool-error' && turn.fatal) throw turn.fatal;
             // A call to a tool it was not offered (its key's scopes do not allow it, or no such tool):
             // the SDK answers the model that there is no such tool; the turn counts it as refused.
             else if (part.type === 'tool-call' && !byWire.has(part.toolName)) io.refused();
@@ -256,18 +283,18 @@ export function createAiPlanner(o: AiPlannerOptions): (route: string) => Planner
           // instead with the facts from the tool results, and is stored like any other.
           if (actions.length > 0) {
             const facts = `${actions.map(actionOutcome).join(' ')} (The model stopped answering before it could say more.)`;
-            const tail = reply.trim() ? `\n\n${facts}` : facts;
+            const tail = said.text().trim() ? `\n\n${facts}` : facts;
             io.token(tail);
-            return reply + tail;
+            return said.text() + tail;
           }
-          if (e === fatal || (e instanceof PresenceError && e.type === 'model_unavailable')) throw e;
+          if (e === turn.fatal || (e instanceof PresenceError && e.type === 'model_unavailable')) throw e;
           throw failure(e);
         }
-        if (!reply.trim()) {
+        if (!said.text().trim()) {
           io.token(FALLBACK_REPLY);
-          reply = FALLBACK_REPLY;
+          return FALLBACK_REPLY;
         }
-        return reply;
+        return said.text();
       },
     };
   };

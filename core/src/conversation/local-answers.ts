@@ -38,27 +38,10 @@ export async function answerReading(r: Reading, t: LocalTurn): Promise<string> {
     case 'not_now':
     case 'unsupported':
       return r.reply;
-    case 'balance': {
-      const w = await call('wallet.read');
-      const p = problemOf(w);
-      if (p) return `I can't read the wallet: ${p.detail}`;
-      if (!r.token) return `You hold ${holdings(w)}. Spend policy: ${w.policy.spend}, ${w.policy.left_today} left today.`;
-      const b = w.balances.find((x: { symbol: string }) => upper(x.symbol) === upper(r.token as string));
-      if (!b || /^0 /.test(b.amount)) return `You hold no ${upper(r.token)} (block ${w.as_of_block}).`;
-      return `You hold ${readable(b.amount)}${b.value_usd ? ` (${b.value_usd})` : ''} (block ${w.as_of_block}).`;
-    }
-    case 'price': {
-      const sym = upper(r.token).slice(0, 40);
-      const v = await call('chain.tokens');
-      const p = problemOf(v);
-      if (p) return `I can't look up prices: ${p.detail}`;
-      const row = rowOf(v.tokens, sym);
-      if (!row) return `I don't know ${sym}. I know ${v.tokens.map((x: TokenRow) => x.symbol).join(', ')}.`;
-      if (!row.price_usd) return `${sym} has no pool to price it (block ${v.as_of_block}).`;
-      if (!r.amount) return `${sym} is ${row.price_usd} (block ${v.as_of_block}).`;
-      const worth = (parseUnits(r.amount, 18) * parseUnits(priceNumber(row.price_usd), USD_DECIMALS)) / 10n ** 18n;
-      return `${r.amount} ${sym} is ${formatUsd(worth)} (${row.price_usd} each, block ${v.as_of_block}).`;
-    }
+    case 'balance':
+      return answerBalance(r, t);
+    case 'price':
+      return answerPrice(r, t);
     case 'safety': {
       const s = await call('chain.safety', { token: upper(r.token) });
       const p = problemOf(s);
@@ -82,19 +65,48 @@ export async function answerReading(r: Reading, t: LocalTurn): Promise<string> {
     }
     case 'watch':
       return watch(asTyped(t.ctx.text) ?? r.text, t);
-    case 'watching': {
-      const list = await call('standing.list');
-      const p = problemOf(list);
-      if (p) return `I can't list them: ${p.detail}`;
-      if (!Array.isArray(list) || list.length === 0)
-        return `I'm not watching anything for you. Say "tell me when WETH is below 2500 USD" to start.`;
-      const items = (list as Standing[]).map((s) => `"${s.text}" (${s.id})`).join('; ');
-      const first = list[0] as Standing;
-      return `I'm keeping an eye on ${list.length === 1 ? 'one thing' : `${list.length} things`} for you: ${items}. ${howToStop(first.text, first.id).replace('To stop,', 'To stop one,')}`;
-    }
+    case 'watching':
+      return answerWatching(t);
     case 'stop_watching':
       return stop(r.what, t);
   }
+}
+
+/** What the wallet holds (of one token, or all of it), and what today leaves to spend. */
+async function answerBalance(r: Extract<Reading, { kind: 'balance' }>, { call }: LocalTurn): Promise<string> {
+  const w = await call('wallet.read');
+  const p = problemOf(w);
+  if (p) return `I can't read the wallet: ${p.detail}`;
+  if (!r.token) return `You hold ${holdings(w)}. Spend policy: ${w.policy.spend}, ${w.policy.left_today} left today.`;
+  const b = w.balances.find((x: { symbol: string }) => upper(x.symbol) === upper(r.token as string));
+  if (!b || /^0 /.test(b.amount)) return `You hold no ${upper(r.token)} (block ${w.as_of_block}).`;
+  return `You hold ${readable(b.amount)}${b.value_usd ? ` (${b.value_usd})` : ''} (block ${w.as_of_block}).`;
+}
+
+/** A token's price at the block, or what an amount of it is worth. */
+async function answerPrice(r: Extract<Reading, { kind: 'price' }>, { call }: LocalTurn): Promise<string> {
+  const sym = upper(r.token).slice(0, 40);
+  const v = await call('chain.tokens');
+  const p = problemOf(v);
+  if (p) return `I can't look up prices: ${p.detail}`;
+  const row = rowOf(v.tokens, sym);
+  if (!row) return `I don't know ${sym}. I know ${v.tokens.map((x: TokenRow) => x.symbol).join(', ')}.`;
+  if (!row.price_usd) return `${sym} has no pool to price it (block ${v.as_of_block}).`;
+  if (!r.amount) return `${sym} is ${row.price_usd} (block ${v.as_of_block}).`;
+  const worth = (parseUnits(r.amount, 18) * parseUnits(priceNumber(row.price_usd), USD_DECIMALS)) / 10n ** 18n;
+  return `${r.amount} ${sym} is ${formatUsd(worth)} (${row.price_usd} each, block ${v.as_of_block}).`;
+}
+
+/** What standing intents the presence keeps, and how to stop one. */
+async function answerWatching({ call }: LocalTurn): Promise<string> {
+  const list = await call('standing.list');
+  const p = problemOf(list);
+  if (p) return `I can't list them: ${p.detail}`;
+  if (!Array.isArray(list) || list.length === 0)
+    return `I'm not watching anything for you. Say "tell me when WETH is below 2500 USD" to start.`;
+  const items = (list as Standing[]).map((s) => `"${s.text}" (${s.id})`).join('; ');
+  const first = list[0] as Standing;
+  return `I'm keeping an eye on ${list.length === 1 ? 'one thing' : `${list.length} things`} for you: ${items}. ${howToStop(first.text, first.id).replace('To stop,', 'To stop one,')}`;
 }
 
 /** The message as typed, when the standing parser reads it as it is: it is then kept in the person's own words. */

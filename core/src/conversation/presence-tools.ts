@@ -19,6 +19,7 @@ import type { IntentResult } from '@presence/protocol';
 import { MemoryKey, memoryNamespaces } from '@presence/protocol';
 import { z } from 'zod';
 import { PresenceError } from '../errors/presence-error';
+import type { WalletDomain } from '../intents/wallet-domain';
 import type { Principal } from '../keys/key-service';
 import type { MemoryService } from '../memory/memory-service';
 import { EXAMPLES } from '../replies/replies';
@@ -26,7 +27,6 @@ import { parseStanding } from '../standing/standing-parser';
 import type { StandingService } from '../standing/standing-service';
 import { toStandingView } from '../standing/standing-view';
 import type { UsedCall } from '../store/documents';
-import type { WalletDomain } from '../wallet/wallet-domain';
 import type { ToolDef } from './planner-port';
 import { type ToolName, toolRefusal } from './tool-scopes';
 

@@ -61,15 +61,8 @@ const NOT_FOR_TEST_KEYS: ReadonlySet<EventType> = new Set(['memory']);
 
 export type EventsLog = ReturnType<typeof createEventsLog>;
 
-export function createEventsLog({
-  storeFor,
-  clock,
-  retention = defaultRetention,
-  highWaterMark = 1_000,
-  wake,
-  onError = () => undefined,
-  announced,
-}: {
+/** What createEventsLog is built from. */
+type EventsLogDeps = {
   storeFor: ByKind<EventStore>;
   clock: Clock;
   retention?: EventsRetention;
@@ -80,7 +73,17 @@ export function createEventsLog({
   onError?: (e: unknown) => void;
   /** Told of each event once it is committed (counted, sequenced for the surfaces): never of one rolled back. */
   announced?: (caller: Caller, type: EventType) => void;
-}) {
+};
+
+export function createEventsLog({
+  storeFor,
+  clock,
+  retention = defaultRetention,
+  highWaterMark = 1_000,
+  wake,
+  onError = () => undefined,
+  announced,
+}: EventsLogDeps) {
   // A channel per account and key kind: test keys' events never reach live streams, nor live
   // events test ones (each kind's ids are a sequence of their own).
   const channel = ({ accountId, kind }: Caller) => `${kind}:${accountId}`;

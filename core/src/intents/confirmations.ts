@@ -50,6 +50,65 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
   const resolvedError = (id: string, state: string) =>
     new PresenceError('confirm_resolved', `confirmation ${id} was already resolved (${state}); it cannot be answered differently now`);
 
+  const executedResult = (caller: Caller, confirmId: string, x: IntentRecord): ConfirmResult => ({
+    confirm_id: confirmId,
+    status: 'executed',
+    tx: x.txs.at(-1)?.hash as string,
+    block: x.block as number,
+    ...pipeline.answerOf(caller),
+  });
+
+  /**
+   * A held intent answered: denied, or re-planned at the current block under the policy and
+   * executed. Null when another answer moved it first (the caller reads it again).
+   */
+  async function answerHeld(
+    caller: Caller,
+    confirmId: string,
+    r: IntentRecord,
+    { approve, passkeyVerified }: { approve: boolean; passkeyVerified: boolean },
+  ): Promise<ConfirmResult | null> {
+    const istore = pipeline.storeFor(caller.kind);
+    if (clock.now() >= (r.expires_at as number)) {
+      await expire(r, caller);
+      throw expiredError(confirmId);
+    }
+    if (!approve) {
+      const denied = await istore.transitionIntent(caller.accountId, r.id, ['held'], 'denied', { updated_at: clock.now() });
+      if (!denied) return null;
+      await resolved({ record: denied, caller, status: 'denied' });
+      return { confirm_id: confirmId, status: 'denied' };
+    }
+    if (!passkeyVerified) {
+      const refusal = await pipeline.passkeyRefusal(r);
+      if (refusal) throw refusal;
+    }
+    // Throws policy_block when the policy now forbids it; the hold stays until it expires.
+    // The claim happens inside the gate lock, so the spend it reserves is counted by the
+    // next gate (see replan); expiry is asked again there, as the lock may have waited.
+    const claimed = await pipeline.replan(
+      r,
+      caller,
+      (plan) =>
+        clock.now() >= (r.expires_at as number)
+          ? Promise.resolve(null)
+          : istore.transitionIntent(caller.accountId, r.id, ['held'], 'executing', {
+              summary: plan.summary,
+              amount: plan.amount,
+              value_usd: plan.valueUsd.toString(),
+              quote_block: Number(plan.block),
+              steps: pipeline.steps(plan),
+              updated_at: clock.now(),
+            }),
+      { passkeyVerified },
+    );
+    if (!claimed) return null;
+    // A chain outage before signing puts the hold back, to be approved again in time.
+    // The outcome is announced by the pipeline's listener below.
+    const done = await pipeline.execute(caller, claimed);
+    return executedResult(caller, confirmId, { ...done.record, block: done.block });
+  }
+
   /**
    * `passkeyVerified`: the approval was made with one of the account's passkeys (the approve
    * page); without it, a hold over passkey_over is refused with passkey_required.
@@ -64,53 +123,11 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
     for (;;) {
       const r = await istore.findIntentByConfirmId(caller.accountId, confirmId);
       if (!r) throw notFound(`no confirmation ${confirmId}`);
-      const executed = (x: IntentRecord): ConfirmResult => ({
-        confirm_id: confirmId,
-        status: 'executed',
-        tx: x.txs.at(-1)?.hash as string,
-        block: x.block as number,
-        ...pipeline.answerOf(caller),
-      });
       switch (r.state) {
         case 'held': {
-          if (clock.now() >= (r.expires_at as number)) {
-            await expire(r, caller);
-            throw expiredError(confirmId);
-          }
-          if (!approve) {
-            const denied = await istore.transitionIntent(caller.accountId, r.id, ['held'], 'denied', { updated_at: clock.now() });
-            if (!denied) continue; // answered concurrently: read again
-            await resolved({ record: denied, caller, status: 'denied' });
-            return { confirm_id: confirmId, status: 'denied' };
-          }
-          if (!passkeyVerified) {
-            const refusal = await pipeline.passkeyRefusal(r);
-            if (refusal) throw refusal;
-          }
-          // Throws policy_block when the policy now forbids it; the hold stays until it expires.
-          // The claim happens inside the gate lock, so the spend it reserves is counted by the
-          // next gate (see replan); expiry is asked again there, as the lock may have waited.
-          const claimed = await pipeline.replan(
-            r,
-            caller,
-            (plan) =>
-              clock.now() >= (r.expires_at as number)
-                ? Promise.resolve(null)
-                : istore.transitionIntent(caller.accountId, r.id, ['held'], 'executing', {
-                    summary: plan.summary,
-                    amount: plan.amount,
-                    value_usd: plan.valueUsd.toString(),
-                    quote_block: Number(plan.block),
-                    steps: pipeline.steps(plan),
-                    updated_at: clock.now(),
-                  }),
-            { passkeyVerified },
-          );
-          if (!claimed) continue;
-          // A chain outage before signing puts the hold back, to be approved again in time.
-          // The outcome is announced by the pipeline's listener below.
-          const done = await pipeline.execute(caller, claimed);
-          return executed({ ...done.record, block: done.block });
+          const answered = await answerHeld(caller, confirmId, r, { approve, passkeyVerified });
+          if (!answered) continue; // answered concurrently: read again
+          return answered;
         }
         case 'executing':
         case 'signed':
@@ -127,7 +144,7 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
           }
           continue;
         case 'done':
-          if (approve) return executed(r);
+          if (approve) return executedResult(caller, confirmId, r);
           throw resolvedError(confirmId, 'executed');
         case 'denied':
           if (!approve) return { confirm_id: confirmId, status: 'denied' };

@@ -62,7 +62,8 @@ type Lane = {
   answer: { simulated?: true };
 };
 
-export function createIntentPipeline(deps: {
+/** What createIntentPipeline is built from. */
+type IntentPipelineDeps = {
   storeFor: StoreFor;
   clock: Clock;
   chain: ChainPort;
@@ -77,7 +78,9 @@ export function createIntentPipeline(deps: {
   metrics?: CoreMetrics;
   /** Holds above the policy's passkey_over (absent: no passkey approvals, as without a chain keystore). */
   holds?: PasskeyHolds;
-}) {
+};
+
+export function createIntentPipeline(deps: IntentPipelineDeps) {
   const { holds } = deps;
   const { storeFor, clock, chain, tokenList, market, wallets, executor, policies, events, metrics } = deps;
   const locks = deps.locks ?? createLocalLocks();
@@ -176,17 +179,20 @@ export function createIntentPipeline(deps: {
    * answers say `simulated: true` so nobody mistakes the hash for a sent transaction; and
    * as no drive ends it, its outcome is published by the rehearsal instead of the executor.
    */
-  const lanes: Record<KeyKind, Lane> = {
-    live: { run: drive, resume: (store, r) => executor.drive(store, r), answer: {} },
-    test: {
-      run: (store, r) => rehearse(store, r),
-      // A rehearsal is not durable: one under way is waited for, there is nothing else to resume.
-      resume: (_store, r) =>
-        rehearsals.get(r.id) ??
-        Promise.reject(new PresenceError('idempotency_in_progress', `intent ${r.id} is still running`, { retryAfter: 1 })),
-      answer: { simulated: true },
-    },
-  };
+  const lanes = kindLanes();
+  function kindLanes(): Record<KeyKind, Lane> {
+    return {
+      live: { run: drive, resume: (store, r) => executor.drive(store, r), answer: {} },
+      test: {
+        run: (store, r) => rehearse(store, r),
+        // A rehearsal is not durable: one under way is waited for, there is nothing else to resume.
+        resume: (_store, r) =>
+          rehearsals.get(r.id) ??
+          Promise.reject(new PresenceError('idempotency_in_progress', `intent ${r.id} is still running`, { retryAfter: 1 })),
+        answer: { simulated: true },
+      },
+    };
+  }
 
   /** Executes a record already in `executing`. */
   const execute = (caller: Caller, record: IntentRecord, marks?: Marks) => lanes[caller.kind].run(storeFor(caller.kind), record, marks);

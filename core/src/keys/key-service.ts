@@ -48,12 +48,8 @@ export function assertMayChangeCredentials(by: Pick<Principal, 'kind'>, what: st
 
 const keyManagement = 'key management changes real credentials; use a live admin key';
 
-export function createKeyService({
-  store,
-  clock,
-  limits = accountLimits,
-  changes,
-}: {
+/** What createKeyService is built from. */
+type KeyServiceDeps = {
   store: StorePort;
   clock: Clock;
   /** `keys` caps the account's keys that are not revoked (default `accountLimits`). */
@@ -63,7 +59,9 @@ export function createKeyService({
    * drops them as they change (key-cache.ts). Embedded, the store is in memory already.
    */
   changes?: { subscribe(h: KeyChangeHandlers): () => void };
-}) {
+};
+
+export function createKeyService({ store, clock, limits = accountLimits, changes }: KeyServiceDeps) {
   const cache = changes ? createKeyCache({ changes, now: () => clock.now() }) : null;
   const findBySecretHash = (hash: string) =>
     cache ? cache.find(hash, () => store.findKeyBySecretHash(hash)) : store.findKeyBySecretHash(hash);

@@ -18,6 +18,7 @@ import type { Clock } from '../clock/clock';
 import { createKeyedLock } from '../concurrency/keyed-lock';
 import { notFound, PresenceError } from '../errors/presence-error';
 import { type ParsedIntent, parseIntent } from '../intents/intent-parser';
+import type { WalletDomain } from '../intents/wallet-domain';
 import { accountCaller, type Caller } from '../keys/caller';
 import { randomBase62 } from '../keys/key-secret';
 import { turnRefusal } from '../keys/scopes';
@@ -27,7 +28,6 @@ import type { StandingFire, StandingRecord } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
 import type { StorePort } from '../store/store-port';
 import type { Thread } from '../thread/thread';
-import type { WalletDomain } from '../wallet/wallet-domain';
 import type { StandingSpec } from './standing-parser';
 import { standingNeed } from './standing-scopes';
 
@@ -95,14 +95,8 @@ export type StandingService = ReturnType<typeof createStandingService>;
 /** `store` (live) is what fires; `storeFor` is where each key kind creates, lists and cancels (a test key's never fire). */
 const CLOCK_SLACK_MS = 1_000;
 
-export function createStandingService({
-  store,
-  storeFor,
-  clock,
-  thread,
-  wallet,
-  limits = accountLimits,
-}: {
+/** What createStandingService is built from. */
+type StandingServiceDeps = {
   store: StorePort;
   storeFor: StoreFor;
   clock: Clock;
@@ -110,7 +104,9 @@ export function createStandingService({
   wallet: WalletDomain | null;
   /** `standing` caps the account's active standing intents in each kind's store (default `accountLimits`). */
   limits?: Pick<AccountLimits, 'standing'>;
-}) {
+};
+
+export function createStandingService({ store, storeFor, clock, thread, wallet, limits = accountLimits }: StandingServiceDeps) {
   /** Ids created since the last evaluation: their trigger may already hold without a new block. */
   const fresh = new Set<string>();
   const inflight = new Map<string, Promise<void>>();

@@ -38,19 +38,8 @@ const view = (s: SurfaceRecord): SurfaceView => ({
 /** The name redeeming a link code gives a key: `<surface>:<name>` (links/link-service.ts). */
 const REDEEMED_KEY_NAME = /^[a-z][a-z0-9-]{0,31}:./;
 
-export function createSurfaceService({
-  store,
-  surfaces,
-  clock,
-  keys,
-  events,
-  links,
-  rateLimiterFor,
-  redeemLimits,
-  linkChanges,
-  surfaceChanges,
-  onError = () => undefined,
-}: {
+/** What createSurfaceService is built from. */
+type SurfaceServiceDeps = {
   store: Pick<StorePort, 'getKey'>;
   surfaces: SurfaceStorePort;
   clock: Clock;
@@ -68,7 +57,21 @@ export function createSurfaceService({
   /** On a store servers share: surface tokens revoked anywhere (the CLI included), so their streams here close at once. */
   surfaceChanges?: { subscribe(h: KeyChangeHandlers): () => void };
   onError?: (e: unknown) => void;
-}) {
+};
+
+export function createSurfaceService({
+  store,
+  surfaces,
+  clock,
+  keys,
+  events,
+  links,
+  rateLimiterFor,
+  redeemLimits,
+  linkChanges,
+  surfaceChanges,
+  onError = () => undefined,
+}: SurfaceServiceDeps) {
   const guard = createSurfaceRedeemGuard({ rateLimiterFor, limits: redeemLimits });
   const fed = new Set<() => void>();
   const linkedAccounts = linkChanges ? createAccountViewCache<boolean>({ changes: linkChanges, now: () => clock.now() }) : null;
