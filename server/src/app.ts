@@ -186,7 +186,13 @@ export async function buildApp({
   trustedProxies = [],
 }: AppOptions) {
   const app = createFastify({ limits, logger, logController, trustedProxies });
-  app.setValidatorCompiler(validatorCompiler);
+  // Fastify hands a request without a body to the body's validator as null; an optional body
+  // (POST /v1/links, the passkey pages' steps) means absent, which zod spells undefined, so a
+  // bare `curl -X POST` is not a 400.
+  app.setValidatorCompiler<Parameters<typeof validatorCompiler>[0]['schema']>((route) => {
+    const validate = validatorCompiler(route);
+    return route.httpPart === 'body' ? (data: unknown) => validate(data ?? undefined) : validate;
+  });
   app.setSerializerCompiler(createSerializerCompiler({ validate: validateResponses }));
   await app.register(problemsPlugin);
   // JSON only: a text/plain body is a 415, not a string that fails validation.

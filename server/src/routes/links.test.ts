@@ -11,6 +11,12 @@ describe('/v1/links', () => {
     await expectGuarded(f, 'POST', '/v1/links', ['talk', 'wallet:act']);
   });
 
+  it('makes one from a POST with no body at all (the body is optional)', async () => {
+    const bare = await f.call('POST', '/v1/links');
+    expect(bare.statusCode, bare.body).toBe(201);
+    expect(bare.json().code).toEqual(expect.any(String));
+  });
+
   it('refuses a bad link request with 400 invalid_request', async () => {
     expectProblem(await f.call('POST', '/v1/links', { body: { ttl_s: 5 } }), 400, 'invalid_request');
     expectProblem(await f.call('POST', '/v1/links', { body: { scopes: ['root'] } }), 400, 'invalid_request');
