@@ -5,10 +5,8 @@
 
 import type { EventsWake } from './cluster/cluster-port';
 import { accountCaller } from './keys/caller';
+import { SURFACE_FEED_NOTICE } from './store/surface-store-port';
 import type { WebhookDispatcher } from './webhooks/webhook-dispatcher';
-
-/** The events-channel notice a sequencing sends (store/postgres/surfaces.ts): not an account. */
-export const SURFACE_FEED_NOTICE = 'surface-feed';
 
 /** Another server sequenced entries (its notice), or notices were missed: the feed reads again. */
 export function followSurfaceFeed(wake: EventsWake, feed: { poke(): void }) {

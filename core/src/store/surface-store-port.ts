@@ -9,6 +9,12 @@
 // stream that multiplexes thousands of accounts.
 import type { FeedEntry, SurfaceLinkRecord, SurfaceRecord } from './surface-records';
 
+/**
+ * What a sequencing names on the events channel where other notices name an account (account
+ * ids are acc_…): the servers' surface feeds read again (surface-feed-notice.ts).
+ */
+export const SURFACE_FEED_NOTICE = 'surface-feed';
+
 export interface SurfaceStorePort {
   insertSurface(surface: SurfaceRecord): Promise<void>;
   listSurfaces(): Promise<SurfaceRecord[]>;

@@ -8,14 +8,13 @@
 import type postgres from 'postgres';
 import type { StoredEvent } from '../documents';
 import { FeedRecord, type SurfaceLinkRecord, SurfaceRecord } from '../surface-records';
-import type { SurfaceStorePort } from '../surface-store-port';
+import { SURFACE_FEED_NOTICE, type SurfaceStorePort } from '../surface-store-port';
 import { EVENTS_CHANNEL, LINKS_CHANNEL, SURFACES_CHANNEL } from './channels';
 import { type DatabaseSource, useDatabase } from './database';
 import { mappingStoreErrors } from './database-error';
 
 /** `pg_advisory_xact_lock` key of feed sequencing: "surfaces" in ASCII. */
 const FEED_LOCK = 0x7375726661636573n;
-export const FEED_NOTICE = 'surface-feed';
 
 type LinkRow = Omit<SurfaceLinkRecord, 'from_event' | 'from_seq'> & { from_event: string; from_seq: string };
 const toLink = (r: LinkRow): SurfaceLinkRecord => ({
@@ -53,7 +52,7 @@ export async function createPostgresSurfaceStore({ max = 3, ...source }: Databas
       )
       SELECT count(*)::int AS n, max(seq)::text AS last FROM ins`;
     const n = row?.n ?? 0;
-    if (n > 0) await tx`SELECT pg_notify(${EVENTS_CHANNEL}, ${`${FEED_NOTICE}:${row?.last}`})`;
+    if (n > 0) await tx`SELECT pg_notify(${EVENTS_CHANNEL}, ${`${SURFACE_FEED_NOTICE}:${row?.last}`})`;
     return n;
   }
 
@@ -123,7 +122,7 @@ export async function createPostgresSurfaceStore({ max = 3, ...source }: Databas
         await sequence(tx, row.account_id);
         const [f] = await tx<{ seq: string }[]>`INSERT INTO surface_feed (account_id, kind, key_id, surface_id, at)
           VALUES (${row.account_id}, 'link_revoked', ${keyId}, ${row.surface_id}, ${at}) RETURNING seq::text`;
-        await tx`SELECT pg_notify(${EVENTS_CHANNEL}, ${`${FEED_NOTICE}:${f?.seq}`})`;
+        await tx`SELECT pg_notify(${EVENTS_CHANNEL}, ${`${SURFACE_FEED_NOTICE}:${f?.seq}`})`;
         // No live link left: the account's events need no more positions.
         await tx`DELETE FROM surface_marks WHERE account_id = ${row.account_id}
           AND NOT EXISTS (SELECT 1 FROM surface_links WHERE account_id = ${row.account_id} AND revoked_at IS NULL)`;
