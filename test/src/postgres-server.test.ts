@@ -223,6 +223,16 @@ describe('a server on PostgreSQL', () => {
     const first = await startTestServer({ dataDir, env });
     const keys = { live: first.live, test: first.test };
     await first.close();
+    // The database's own housekeeping commits too: autovacuum analyzes a table once enough rows
+    // changed (50 and a tenth), which the 60 pins cross and the 10 do not, and its transactions
+    // are counted with ours. Ours are what is measured: it is off for this database's tables.
+    const own = postgres(database.PRESENCE_DATABASE_URL as string, { max: 1, onnotice: () => undefined });
+    try {
+      const tables = await own<{ t: string }[]>`SELECT tablename AS t FROM pg_tables WHERE schemaname = current_schema()`;
+      for (const { t } of tables) await own`ALTER TABLE ${own(t)} SET (autovacuum_enabled = false)`;
+    } finally {
+      await own.end();
+    }
     /**
      * The database's commits over one run of a server: started, `n` keyed requests, stopped.
      * A backend reports its counts when it exits at the latest: the count is read once every
@@ -263,8 +273,12 @@ describe('a server on PostgreSQL', () => {
       // event's) is a read-only transaction of its own — two in all, never three.
       const pin = (s: TestServer, i: number) =>
         call(s.url, 'POST', '/v1/memory/pin', { key: s.live, body: { key: `topic:c${i % 3}`, note: `note ${i}` } });
+      // What the database counts beside them is not all per pin: its own work over the run's
+      // time (seen at 0.12-0.24 a pin on a loaded 2-core machine, none of it our statements,
+      // which a trace of the pool shows as one transaction a pin). A second commit of ours per
+      // pin would make it 3 or more.
       const perPin = ((await commitsOver(60, pin, 1)) - (await commitsOver(10, pin, 1))) / (60 - 10);
-      expect(perPin, `${perPin} commits per writing pin, the listener's included`).toBeLessThanOrEqual(2.1);
+      expect(perPin, `${perPin} commits per writing pin, the listener's included`).toBeLessThan(2.5);
     } finally {
       await admin.end();
     }
