@@ -4,7 +4,7 @@
 // open → answering → closed (or back to open when the answer did not settle it); the
 // check-and-set happens synchronously, so a double press or a press racing an event acts once.
 import { type EventData, PresenceApiError, type PresenceClient } from '@presence/client';
-import { type ChatButton, type ChatPort, type ChatUser, type MessageRef, userKey } from './chat-port';
+import { type ChatButton, type ChatPort, type ChatUser, type MessageRef, sameMessage, userKey } from './chat-port';
 import type { CardRecord, LinkStore } from './link-store';
 import type { Log } from './logging';
 import { describeError, isRevoked } from './problems';
@@ -122,12 +122,15 @@ export function createCards(o: {
     if (card.state === 'closed') return { toast: 'This request is already settled.' };
     if (card.state === 'answering') return { toast: 'Already on it…' };
     const approve = choice === 'a';
-    const claimed = store.updateCard(card.owner, confirmId, { state: 'answering' });
+    // The pressed message is a copy of the card even when this process has not yet heard which
+    // messages it was sent in (another process sent it a moment ago): its outcome is shown there.
+    const shown = card.messages.some((r) => sameMessage(r, at)) ? card : { ...card, messages: [...card.messages, at] };
+    const claimed = store.updateCard(card.owner, confirmId, { state: 'answering', messages: shown.messages });
     return {
       toast: approve ? 'Approving…' : 'Denying…',
       run: async () => {
         await claimed;
-        await answer(card, approve);
+        await answer(shown, approve);
       },
     };
   }
@@ -136,11 +139,15 @@ export function createCards(o: {
     /** Shows a card for a hold once per owner; `again` (from /pending) shows it once more in `chatId`. */
     async show(owner: string, chatId: string, facts: CardFacts, { again = false } = {}) {
       const existing = store.card(owner, facts.confirm_id);
-      if (existing && (!again || existing.state === 'closed')) return;
+      // A record without messages is a send that failed: shown again as if new.
+      if (existing && existing.messages.length > 0 && (!again || existing.state === 'closed')) return;
+      // Recorded before it is sent: a press may come as soon as the message shows, and reach
+      // another process, which then finds the card in the table.
+      if (!existing) await store.putCard({ owner, ...facts, messages: [], state: 'open' });
       const ref = await port.send(chatId, cardText(facts, o.now()), buttonsFor(facts));
       const current = store.card(owner, facts.confirm_id);
-      if (current) await store.updateCard(owner, facts.confirm_id, { messages: [...current.messages, ref] });
-      else await store.putCard({ owner, ...facts, messages: [ref], state: 'open' });
+      if (current && !current.messages.some((r) => sameMessage(r, ref)))
+        await store.updateCard(owner, facts.confirm_id, { messages: [...current.messages, ref] });
     },
 
     /** A `confirm` event: the hold was settled somewhere; the card loses its buttons. */

@@ -16,6 +16,7 @@ export type ChatUser = {
 
 /** One message the bot sent. */
 export type MessageRef = { chatId: string; messageId: string };
+export const sameMessage = (a: MessageRef, b: MessageRef) => a.chatId === b.chatId && a.messageId === b.messageId;
 
 /** A callback button (its press comes back as `data`), or a link button that opens `url` (a passkey approval page). */
 export type ChatButton = { label: string; data: string; style: 'approve' | 'deny' } | { label: string; url: string; style: 'link' };

@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadOrCreateKeyFile, PRIVATE_DIR, takePidFile, tightenModes, writeFileAtomic } from '@presence/core/files';
-import type { MessageRef, SurfaceName } from './chat-port';
+import { type MessageRef, type SurfaceName, sameMessage } from './chat-port';
 import type { Log } from './logging';
 import { createSecretBox, type SecretBox } from './secret-box';
 
@@ -206,7 +206,7 @@ export async function openLinkStore(dir: string, { now = Date.now, log }: { now?
     card: (owner: string, confirmId: string): CardRecord | undefined => doc.cards[cardId(owner, confirmId)],
     /** The card shown in this message, whoever owns it. */
     cardAt(ref: MessageRef): CardRecord | undefined {
-      return Object.values(doc.cards).find((c) => c.messages.some((m) => m.chatId === ref.chatId && m.messageId === ref.messageId));
+      return Object.values(doc.cards).find((c) => c.messages.some((m) => sameMessage(m, ref)));
     },
     async putCard(card: Omit<CardRecord, 'updated_at'>) {
       doc.cards[cardId(card.owner, card.confirm_id)] = { ...card, updated_at: now() };

@@ -11,6 +11,7 @@
 // the table afresh as it does (what the last reader recorded, not what its notices said).
 // Linking needs the surface token (no key secret is kept here, so none is sealed).
 import postgres from 'postgres';
+import { sameMessage } from './chat-port';
 import type { CardRecord, LinkRecord, LinkStore } from './link-store';
 import type { Log } from './logging';
 
@@ -166,7 +167,7 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
       if (row && !cards.has(id)) putCardLocal(id, row.doc);
       return cards.get(id);
     },
-    cardAt: (ref) => [...cards.values()].find((c) => c.messages.some((m) => m.chatId === ref.chatId && m.messageId === ref.messageId)),
+    cardAt: (ref) => [...cards.values()].find((c) => c.messages.some((m) => sameMessage(m, ref))),
     async putCard(card) {
       const id = cardId(card.owner, card.confirm_id);
       const doc: CardRecord = { ...card, updated_at: now() };
