@@ -16,5 +16,21 @@ export function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined):
 
 /** A signal that aborts when any of these does (undefined ones are skipped). */
 export function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal {
-  return AbortSignal.any(signals.filter((s): s is AbortSignal => s !== undefined));
+  return AbortSignal.any(signals.filter((s): s is AbortSignal => s !== undefined).map(platformSignal));
+}
+
+/** What a polyfill's signal offers (grammY types it as its own AbortSignal). */
+type SignalLike = Pick<AbortSignal, 'aborted' | 'reason' | 'addEventListener'>;
+
+/**
+ * The platform's AbortSignal for one that may come from a polyfill: grammY's are the
+ * `abort-controller` package's, which Node 24's AbortSignal.any refuses by brand ("signals[0]
+ * is not of type AbortSignal"; Node 20 took anything with `aborted`). It aborts with it.
+ */
+export function platformSignal(signal: AbortSignal | SignalLike): AbortSignal {
+  if (signal instanceof AbortSignal) return signal;
+  const c = new AbortController();
+  if (signal.aborted) c.abort(signal.reason);
+  else signal.addEventListener('abort', () => c.abort(signal.reason), { once: true });
+  return c.signal;
 }

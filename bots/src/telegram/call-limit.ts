@@ -8,7 +8,7 @@ import { anySignal } from '../surface/abortable';
 export function createCallLimit() {
   let limit: AbortSignal | undefined;
   const transformer: Transformer = (prev, method, payload, signal) =>
-    // grammY types its signal with a polyfill's AbortSignal; at run time it is the platform's.
+    // grammY's signal is the abort-controller polyfill's (surface/abortable.ts, platformSignal).
     prev(method, payload, (limit ? anySignal(signal as AbortSignal | undefined, limit) : signal) as never);
   return {
     transformer,

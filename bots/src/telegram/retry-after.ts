@@ -21,7 +21,7 @@ export function retryAfter({ maxRetries = 3, maxDelayS = 60, onWait, sleep = def
       const seconds = res.parameters?.retry_after ?? 1;
       if (seconds > maxDelayS) return res;
       onWait?.(method, seconds);
-      // grammY types its signal with a polyfill's AbortSignal; at run time it is the platform's.
+      // grammY's signal is the abort-controller polyfill's (surface/abortable.ts, platformSignal).
       await sleep(seconds * 1000, signal as AbortSignal | undefined);
     }
   };

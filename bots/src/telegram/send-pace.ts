@@ -56,7 +56,7 @@ export function createSendPace({
   const transformer: Transformer = async (prev, method, payload, signal) => {
     if (WRITES.has(method)) {
       const chat = (payload as { chat_id?: unknown } | undefined)?.chat_id;
-      // grammY types its signal with a polyfill's AbortSignal; at run time it is the platform's.
+      // grammY's signal is the abort-controller polyfill's (surface/abortable.ts, platformSignal).
       const s = signal as AbortSignal | undefined;
       if (method === 'sendMessage' && chat !== undefined) {
         const t = now();
