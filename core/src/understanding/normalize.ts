@@ -19,10 +19,32 @@ export type Normalized = {
 
 const TOKEN_NAMES: [RegExp, string][] = [
   [/\bwrapped (?:ether(?:eum)?|eth)\b/g, 'weth'],
+  [/\b(?:regular|normal|plain|native|real|unwrapped) (?=ether|eth\b)/g, ''],
   [/\b(?:ether(?:eum)?|ethers)\b/g, 'eth'],
   [/\busd ?coins?\b/g, 'usdc'],
   [/\btether\b/g, 'usdt'],
   [/\bdai stablecoins?\b/g, 'dai'],
+];
+
+/** Chat shorthand, as whole words: what each stands for. */
+const SHORTHAND: [RegExp, string][] = [
+  [/\bw\/ ?/g, 'with '],
+  [/\bw\b(?= [a-z])/g, 'with'],
+  [/\bbals?\b/g, 'balance'],
+  [/\bliq\b/g, 'liquidity'],
+  [/\bpx\b/g, 'price'],
+  [/\blmk\b/g, 'let me know'],
+  [/\b(?:wats|wuts|wots)\b/g, "what's"],
+  [/\b(?:wat|wut|wot)\b/g, 'what'],
+  // Words that change nothing about what is asked, wherever they stand.
+  [/\b(?:rn|atm|at the moment|currently|right now|now|kindly|quickly|real quick|please)\b/g, ''],
+  [/\b(look|go|do|watch|track|keep|check)in'?(?=\s|$)/g, '$1ing'],
+  [/\bmsgs?\b/g, 'message'],
+  [/\bya\b/g, 'you'],
+  [/\bgimme\b/g, 'give me'],
+  [/\bwanna\b/g, 'want to'],
+  [/\bgonna\b/g, 'going to'],
+  [/\bthx\b|\bty\b/g, 'thanks'],
 ];
 
 const GREETING = String.raw`(?:hey|hi|hello|yo|ok|okay|so|um+|uh+|hmm+|alright|right|oh|well|good (?:morning|afternoon|evening))`;
@@ -58,6 +80,8 @@ export function normalize(typed: string, presenceName = ''): Normalized {
     .replace(/\s*(?:->|=>|→|⇒|➡️?|➔|⟶|>>)\s*/g, ' to ')
     .replace(/\s*<=?\s*(?=\$?\d)/g, ' below ')
     .replace(/\s*>=?\s*(?=\$?\d)/g, ' above ')
+    // "0.2 weth>usdc": between two words an arrow, as "->"
+    .replace(/(?<=[A-Za-z])\s*>\s*(?=[A-Za-z])/g, ' to ')
     .toLowerCase();
   const asked =
     /\?\s*[\p{Emoji_Presentation}\s!.)]*$/u.test(t) || /^(?:what|how|is|are|do|does|can i|should|which|who|where|when is|why)\b/.test(t);
@@ -75,6 +99,7 @@ export function normalize(typed: string, presenceName = ''): Normalized {
     .replace(/\bur\b/g, 'your')
     .replace(/\br\b/g, 'are')
     .replace(/\b(?:plz|pls|plse)\b/g, 'please');
+  for (const [re, said] of SHORTHAND) t = t.replace(re, said);
   t = numbersAsDigits(t);
   t = t
     .replace(/\$ ?(\d+(?:\.\d+)?)/g, '$1 usd')
@@ -85,6 +110,16 @@ export function normalize(typed: string, presenceName = ''): Normalized {
     .replace(/(\d+(?:\.\d+)?) ?(?:percent|pct)\b/g, '$1%')
     .replace(/(\d) %/g, '$1%');
   for (const [re, symbol] of TOKEN_NAMES) t = t.replace(re, symbol);
-  t = t.replace(/\b(get|buy|grab|give|fetch|find|show|pick) me\b/g, '$1').replace(/\s+/g, ' ');
+  t = t
+    .replace(/\b(get|buy|grab|give|fetch|find|show|pick) me\b/g, '$1')
+    // "ape into weth" buys it; "ape 100 usdc into weth" swaps; "ape $100 of weth" buys by value
+    .replace(/\baped? into\b/g, 'buy')
+    .replace(/\baped? (?=\d+(?:\.\d+)? usd\b)/g, 'buy ')
+    .replace(/\bape\b/g, 'swap')
+    .replace(/\baped\b/g, 'swapped')
+    // "turn 0.2 weth back into eth", "use 20 usdc for buy weth"
+    .replace(/ back (?=into|to)/g, ' ')
+    .replace(/\bfor (buy|get|purchase)\b/g, 'to $1')
+    .replace(/\s+/g, ' ');
   return { text: trimFiller(t.trim(), presenceName), addresses, ids, asked };
 }

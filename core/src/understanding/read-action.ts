@@ -140,7 +140,8 @@ function sendOf(what: string, placeholder: string | null, c: Ctx, rest = ''): Re
   const none = zero(p);
   if (none) return none;
   if (!placeholder) {
-    if (/^(?:to|for)? ?[a-z0-9.]+$/.test(rest) || rest === '') {
+    // "to bob", "to my brother": an address is what a send needs, and no name stands for one
+    if (/^(?:to|for)\b/.test(rest) || rest === '') {
       const shown = 'amount' in p ? describeAmount(p.amount, p.token) : 'that';
       return ask(`Send ${shown} to which address? I only send to a full address: say it like "send 5 USDC to 0x…".`);
     }
@@ -178,7 +179,12 @@ const FORMS: [RegExp, (m: RegExpExecArray, c: Ctx) => Reading | null][] = [
   [/^(un)?wrap (.+?)(?: (?:to|into|for) (?:w?eth))?$/, wrapping],
   // send / pay an address
   [new RegExp(`^${SEND} ${ADDR} (.+)$`), (m, c) => sendOf(m[2] as string, m[1] as string, c)],
-  [new RegExp(`^${SEND} (.+?) (?:to|over to) ${ADDR}$`), (m, c) => sendOf(m[1] as string, m[2] as string, c)],
+  [new RegExp(`^${SEND} (.+?)(?: to| over to)? ${ADDR}$`), (m, c) => sendOf(m[1] as string, m[2] as string, c)],
+  // "send 5 dai to my friend, her address is 0x…"
+  [
+    new RegExp(`^${SEND} (.+?) (?:to|for) [a-z' ]+? (?:(?:his|her|their|the|my|whose) )?(?:address|wallet)(?: is| =| being)? ${ADDR}$`),
+    (m, c) => sendOf(m[1] as string, m[2] as string, c),
+  ],
   [/^(?:send|transfer|wire) (.+?)(?: (to .+))?$/, (m, c) => sendOf(m[1] as string, null, c, m[2] ?? '')],
   // "use 9 usdc to buy weth", "spend 20 usdc on weth", "pay 9 usdc for weth"
   [
@@ -194,6 +200,14 @@ const FORMS: [RegExp, (m: RegExpExecArray, c: Ctx) => Reading | null][] = [
       return swapOf(phraseOf(m[2] as string, c.known), m[3] ?? null, c, sell ? 'sell' : 'swap');
     },
   ],
+  // "swap 3/4 weth usdc": no word between the two tokens, when what comes first is an amount
+  [
+    new RegExp(`^(${SWAP}|sell) (.+) (${SOME_TOKEN})$`),
+    (m, c) => {
+      const p = phraseOf(m[2] as string, c.known);
+      return p && 'amount' in p && c.known.has(m[3] as string) ? swapOf(p, m[3] as string, c, m[1] === 'sell' ? 'sell' : 'swap') : null;
+    },
+  ],
   // buy A with B, buy A for B (B an amount), buy A
   [
     new RegExp(`^${BUY} (.+?) (?:with|using|for|from|pay with|paying with|paid with|and pay with|in exchange for|out of) (.+)$`),
@@ -205,14 +219,34 @@ const FORMS: [RegExp, (m: RegExpExecArray, c: Ctx) => Reading | null][] = [
     new RegExp(`^(\\d+(?:\\.\\d+)? ${SOME_TOKEN}) ${TO} (${SOME_TOKEN})$`),
     (m, c) => swapOf(phraseOf(m[1] as string, c.known), m[2] as string, c, 'swap'),
   ],
-  [new RegExp(`^\\d+(?:\\.\\d+)? usd (?:worth )?(?:of|in) ${SOME_TOKEN}$`), (m, c) => buyOf(m[0], null, c)],
+  [
+    new RegExp(`^(\\d+(?:\\.\\d+)? usd (?:worth )?(?:of|in) ${SOME_TOKEN})(?: (?:with|using|from) (${SOME_TOKEN}))?$`),
+    (m, c) => buyOf(m[1] as string, m[2] ?? null, c),
+  ],
+  // "half my dai into weth", "10% of my weth to usdc": a share of a balance, then where it goes
+  [
+    new RegExp(`^(.+?) ${TO} (${SOME_TOKEN})$`),
+    (m, c) => {
+      const p = phraseOf(m[1] as string, c.known);
+      return p && 'amount' in p && 'share' in p.amount ? swapOf(p, m[2] as string, c, 'swap') : null;
+    },
+  ],
 ];
 
 const ACT = '(?:swap|exchange|trade|convert|buy|sell|send|transfer|pay|wrap|unwrap|get|spend)';
 /** Two requests in one message ("swap 10 usdc for weth and 5 dai for weth"): one at a time, so neither is half-read. */
 const TWO_AT_ONCE = new RegExp(`^${ACT} .+ (?:and|then|also|,|&) (?:then |also )?(?:${ACT} |\\d+(?:\\.\\d+)? [a-z])`);
 
-export function readAction(text: string, c: Ctx): Reading | null {
+/** "i want change 10 usdc to weth", "you buy weth with 40 dai": the words in front of the verb ask nothing more. */
+const LEAD_IN = new RegExp(
+  `^(?:(?:i|we) (?:want|need|would like|'d like|wish|will|would)(?: to)?|you(?: can| could| should| must)?|(?:i|we) (?:am|are) going to|going to|want to|need to|pls|please) (?=(?:${ACT}|${SWAP}|use|put|purchase|grab|dump)\\b)`,
+);
+
+export function readAction(typed: string, c: Ctx): Reading | null {
+  // "sell all of my dai and get usdc" is one sale, not two requests
+  const text = typed
+    .replace(LEAD_IN, '')
+    .replace(/ (?:and|&) (?:get|receive|take|have) (?:some |back )?([a-z][a-z0-9.]{1,15})$/, ' for $1');
   if (TWO_AT_ONCE.test(text) && !/ (?:and|&) (?:pay|paying) with /.test(text))
     return ask('That asks for more than one thing. Tell me one action at a time, like "swap 10 USDC for WETH", then the next.');
   for (const [re, read] of FORMS) {

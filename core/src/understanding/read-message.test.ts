@@ -3,6 +3,7 @@
 // for no action may be read as one. Then the properties that hold for any text: an action is
 // only ever built from amounts and tokens present in the words.
 import { expect, it, describe as suite } from 'vitest';
+import { BLIND_A, BLIND_B, BLIND_C } from './phrasings.blind';
 import { ACTIONS, MUST_ASK, NOT_ACTIONS, type Phrasing, QUESTIONS, STANDING } from './phrasings.corpus';
 import { readMessage } from './read-message';
 import { describe, intentWords, isAction } from './reading';
@@ -23,7 +24,12 @@ const SETS: [string, Phrasing[]][] = [
   ['standing', STANDING],
   ['must ask', MUST_ASK],
   ['not actions', NOT_ACTIONS],
+  ['blind A', BLIND_A],
+  ['blind B', BLIND_B],
+  ['blind C', BLIND_C],
 ];
+const BLIND = [...BLIND_A, ...BLIND_B, ...BLIND_C];
+const MUST_NOT_ACT = ['not_now', 'none', 'unsupported', 'ask'];
 
 suite('the phrasing corpus', () => {
   it('reads at least 90% of everyday phrasings right (score printed)', () => {
@@ -39,17 +45,18 @@ suite('the phrasing corpus', () => {
   });
 
   it('asks back on every ambiguous request', () => {
-    expect(score(MUST_ASK).misses).toEqual([]);
+    expect(score([...MUST_ASK, ...BLIND.filter(([, want]) => want === 'ask')]).misses).toEqual([]);
   });
 
   it('acts on none of the messages that ask for no action', () => {
-    expect(NOT_ACTIONS.map(([t]) => t).filter((t) => isAction(read(t)))).toEqual([]);
+    const rows = [...NOT_ACTIONS, ...BLIND.filter(([, want]) => MUST_NOT_ACT.includes(want))];
+    expect(rows.map(([t]) => t).filter((t) => isAction(read(t)))).toEqual([]);
   });
 });
 
 suite('an action is built only from what was said', () => {
   it('the amount and tokens of the intent words appear in the message', () => {
-    for (const [text] of ACTIONS) {
+    for (const [text] of [...ACTIONS, ...BLIND]) {
       const r = read(text);
       if (!isAction(r) || r.kind === 'buy_exact' || ('amount' in r && 'share' in r.amount)) continue;
       const words = intentWords(r);

@@ -8,6 +8,7 @@ import { normalize } from './normalize';
 import { readAction } from './read-action';
 import { readQuestion } from './read-question';
 import { readStanding } from './read-standing';
+import { readTopic } from './read-topic';
 import { intentWords, isAction, type Reading } from './reading';
 
 export type ReadOptions = {
@@ -30,14 +31,15 @@ function vocabulary(known: readonly string[] | undefined): Vocabulary {
   return v;
 }
 
-const ACTING = /\b(?:swap|exchange|trade|convert|buy|sell|send|transfer|pay|wrap|unwrap|spend|get|purchase)\b/;
+const ACTING =
+  /\b(?:swap|exchange|trade|convert|buy|sell|send|transfer|pay|wrap|unwrap|spend|get|purchase|turn|change|switch|flip|ape|dump)(?:s|ed|ped|ing|ping)?\b|\b(?:bought|sold|sent|paid|spent|got)\b/;
 
 /** Asking whether, how or what if — about acting, not a request to act. */
 const ABOUT_ACTING =
-  /^(?:should i|shall i|would it be (?:wise|smart|good|a good idea) to|is it (?:a good idea|wise|smart|worth it) to|what if i|what happens if i|what would happen if i|how (?:do|can|would|should) i|can i|could i|may i|am i able to|is it possible to|do you think i should|do you recommend|would you recommend)(?: we)? (.+)$/;
+  /^(?:(?:is|would) (?:it|now|this|today) (?:a )?(?:good|bad|right|smart|wise|the right|the best|better) (?:time|moment|day|idea|move|call) to|is it time to|is now the time to|should i|shall i|how i (?:can|could|should|do)|how to|how would i go about|how do i go about|how do you|would it be (?:wise|smart|good|a good idea) to|is it (?:a good idea|wise|smart|worth it) to|what if i|what happens if i|what would happen if i|how (?:do|can|would|should) i|can i|could i|may i|am i able to|is it possible to|do you think i should|do you recommend|would you recommend)(?: we)? (.+)$/;
 const NEGATED = /^(?:don'?t|do not|dont|never|no need to|no don'?t|no,? don'?t|please don'?t|nope|not) /;
 const DONE_ALREADY =
-  /^(?:i|we) (?:just |already |have |had |'ve )*(?:swapped|bought|sold|sent|traded|converted|paid|wrapped|unwrapped|transferred|exchanged|spent)\b/;
+  /^(?:(?:i|we) )?(?:just |already |have |had |'ve )*(?:swapped|bought|sold|sent|traded|converted|paid|wrapped|unwrapped|transferred|exchanged|spent)\b/;
 
 function notNow(t: string, known: Vocabulary, addresses: string[]): Reading | null {
   let m = ABOUT_ACTING.exec(t);
@@ -65,7 +67,13 @@ export function readMessage(typed: string, opts: ReadOptions = {}): Reading | nu
   const known = vocabulary(opts.known);
   const c = { known, addresses: n.addresses, ids: n.ids };
   if (!n.text) return null;
-  return readStanding(n.text, c) ?? notNow(n.text, known, n.addresses) ?? readQuestion(n.text, known) ?? readAction(n.text, c);
+  return (
+    readStanding(n.text, c) ??
+    notNow(n.text, known, n.addresses) ??
+    readQuestion(n.text, known) ??
+    readAction(n.text, c) ??
+    readTopic(n.text, known)
+  );
 }
 
 export { normalize };

@@ -9,9 +9,15 @@ import { readAction } from './read-action';
 import { intentWords, isAction, type Reading } from './reading';
 
 const TOK = String.raw`(?:the )?(?:price of )?([a-z][a-z0-9.]{1,15})(?:'s price| price)?`;
-const DOWN = 'drops|dips|falls|sinks|crashes|tanks|dumps|goes down|gets down|comes down|slides|declines';
-const UP = 'rises|climbs|jumps|pumps|moons|goes up|gets up|spikes|rallies|breaks out|soars';
-const FLAT = "is|goes|gets|trades|moves|hits|reaches|touches|crosses|gets to|is at|'s|falls back|drops back|is trading";
+// Verbs in any person or tense people type them in ("drops", "drop", "dropping", "dipped").
+const forms = (stems: string) =>
+  stems
+    .split('|')
+    .map((v) => (v.includes(' ') ? v.replace(/^(\w+)/, '$1(?:s|es|ing|ed)?') : `${v}(?:s|es|ing|ed|ped|ping)?`))
+    .join('|');
+const DOWN = `${forms('drop|dip|fall|sink|crash|tank|dump|go down|get down|come down|slide|slid|decline')}|fell|went down`;
+const UP = `${forms('rise|climb|jump|pump|moon|go up|get up|spike|rally|break out|soar')}|rose|went up`;
+const FLAT = `${forms('is|go|get|trade|move|hit|reach|touch|cross|get to|fall back|drop back')}|is at|'s|is trading|goes|gets`;
 const BELOW = 'below|under|beneath|less than|lower than|sub|<';
 const ABOVE = 'above|over|more than|higher than|past|beyond|>|north of';
 const MOVE = String.raw`(?:(${DOWN}|${UP}|${FLAT})(?: to| back)? )?(?:(${BELOW}|${ABOVE}) )?(?:to )?(\d+(?:\.\d+)?)(?: usd)?`;
@@ -55,26 +61,32 @@ function priceLine(tok: string, verb: string | undefined, side: string | undefin
   return { token, op, price };
 }
 
-const TIME = String.raw`(\d{1,2})(?::(\d{2}))? ?(am|pm|a\.m|p\.m|o'clock)?(?: utc)?`;
-const REPORT = String.raw`(?:tell|send|give|show|report|text|message) (?:me )?(?:my |the )?(?:wallet |portfolio )?(?:balance|balances|wallet|holdings|portfolio)`;
-const EVERY_DAY = '(?:every ?day|daily|each day|every morning|every evening)';
-const DAILY = [new RegExp(`^${EVERY_DAY}(?: at ${TIME})?,? ${REPORT}$`), new RegExp(`^${REPORT} ${EVERY_DAY}(?: at ${TIME})?$`)];
+// A daily report is read by its parts wherever they stand ("each day 21:00 tell me my balance",
+// "daily balance at 7pm", "every day at 7 in the morning, report my balance to me"): a mark
+// of every day, the balance, a time, and no other action in the message.
+const EVERY_DAY = /\b(?:every ?day|daily|each day|(?:every|each) (?:morning|evening|night))\b/;
+const REPORTED = /\b(?:balances?|holdings|portfolio|wallet|summary|report|update|snapshot|net worth)\b/;
+const OTHER_ACTION = /\b(?:swap|exchange|trade|convert|buy|sell|wrap|unwrap|spend|purchase|transfer|pay)\b|\bsend (?!me\b)/;
+const TIME =
+  /\b(?:at (\d{1,2})(?::(\d{2}))?|(\d{1,2}):(\d{2})|(\d{1,2}) ?(?=am\b|pm\b|a\.m|p\.m|o'clock))(?: ?(am|pm|a\.m|p\.m|o'clock))?(?: utc)?(?: in the (morning|afternoon|evening)| at (night))?/;
 
 function readDaily(t: string): Reading | null {
-  const m = DAILY[0]?.exec(t) ?? DAILY[1]?.exec(t);
-  if (!m) return null;
-  if (!m[1]) return ask('At what time of day (UTC)? Say it like "every day at 09:00 tell me my balance".');
-  let h = Number(m[1]);
-  const min = m[2] ?? '00';
-  if (m[3]?.startsWith('p') && h < 12) h += 12;
-  if (m[3]?.startsWith('a') && h === 12) h = 0;
+  if (!EVERY_DAY.test(t) || !REPORTED.test(t) || OTHER_ACTION.test(t)) return null;
+  const m = TIME.exec(t);
+  if (!m) return ask('At what time of day (UTC)? Say it like "every day at 09:00 tell me my balance".');
+  const hour = (m[1] ?? m[3] ?? m[5]) as string;
+  let h = Number(hour);
+  const min = m[2] ?? m[4] ?? '00';
+  const half = m[6] ?? (m[7] === 'morning' ? 'am' : m[7] || m[8] ? 'pm' : /\bevery (?:evening|night)\b/.test(t) ? 'pm' : undefined);
+  if (half?.startsWith('p') && h < 12) h += 12;
+  if (half?.startsWith('a') && h === 12) h = 0;
   if (h > 23 || Number(min) > 59)
-    return ask(`I can't set that up: ${m[1]}:${min} is not a time of day: give one from 00:00 to 23:59 (UTC).`);
+    return ask(`I can't set that up: ${hour}:${min} is not a time of day: give one from 00:00 to 23:59 (UTC).`);
   return { kind: 'watch', text: `every day at ${String(h).padStart(2, '0')}:${min} tell me my balance` };
 }
 
 const LISTING = [
-  /^(?:what|which (?:tokens|prices|alerts)) (?:are|r) (?:you|u) (?:keeping an eye on|watching|tracking|monitoring|keeping track of|looking out for|doing for me)(?: for me)?$/,
+  /^(?:what|which (?:tokens|prices|alerts)) (?:are |r )?(?:you|u) (?:keeping an eye on|watching|tracking|monitoring|keeping track of|looking out for|doing for me)(?: for me)?$/,
   /^(?:(?:list|show|what are|what're|which are|see|check|any|do i have any|what)(?: me)? )?(?:all )?(?:my |the |current |active |existing )*(?:standing intents|standing orders|alerts|price alerts|reminders|watches|watchlist|triggers|automations|rules)(?: do i have| have i set| are set| are active)?$/,
   /^(?:which|what) (?:alerts|price alerts|standing intents|reminders|watches|triggers)(?: (?:are|do i have|have i got|are there|have you got))?(?: (?:active|set|on|running|going))?$/,
 ];
@@ -85,7 +97,26 @@ const CANCEL_ALL =
   /^(?:stop|cancel|delete|remove|clear|turn off|disable|kill) (?:all|everything|every)(?: of)?(?: my| the| your)?(?: alerts| standing intents| watches| reminders| you(?:'re| are) watching)?$|^stop watching (?:everything|all)$/;
 const CANCEL_TOKEN =
   /^(?:stop|quit|cancel|delete|remove|turn off|disable|forget) (?:watching|tracking|monitoring|(?:the |my )?(?:price )?alerts? (?:for|on|about)|(?:my )?(?:alert|watch) on) (?:the )?([a-z][a-z0-9.]{1,15})(?: price)?$/;
-const SCHEDULE = new RegExp(`^(?:every|each|once a|on) (?:other )?(${DAY})s?\\b`);
+// Cancelling read by its parts ("kill the weth alert", "cancel the daily balance msg"): a verb
+// of ending, a word for something watched, and which one.
+const ENDING = /^(?:stop|cancel|delete|remove|kill|turn off|switch off|disable|drop|end|clear|get rid of|forget|no more|unwatch|untrack)\b/;
+const WATCHED =
+  /\b(?:alerts?|watch(?:es|ing)?|tracking|monitoring|notifications?|reminders?|standing intents?|reports?|updates?|messages?|summary|sending|telling|texting|messaging|pinging)\b|^(?:unwatch|untrack)\b/;
+
+/** "what alerts do i have set up", "any reminders running?": asking after what is watched, nothing more. */
+const ASKING_AFTER = /^(?:what|which|any|show|list|see|do i have|have i (?:got|set))\b/;
+const LISTED = /\b(?:alerts|reminders|watches|standing intents|standing orders|triggers|automations|watchlist)\b/;
+
+function cancelByWords(t: string, c: Ctx): Reading | null {
+  if (!ENDING.test(t) || !WATCHED.test(t)) return null;
+  if (/\b(?:daily|every ?day|each day|reports?|summary)\b/.test(t)) return { kind: 'stop_watching', what: 'daily' };
+  if (/\b(?:all|everything|every)\b/.test(t)) return { kind: 'stop_watching', what: 'all' };
+  const named = t.split(' ').filter((w) => c.known.has(w));
+  const token = named.length === 1 ? watched(named[0] as string, c.known) : null;
+  return token ? { kind: 'stop_watching', what: { token } } : null;
+}
+
+const SCHEDULE = new RegExp(`(?:\\b(?:every|each|once an?)|^on) (?:other )?(${DAY})s?\\b|\\b(week|hour|month)ly\\b`);
 const ALERTS = [
   new RegExp(`^${ASK_ME} ${WHEN} ${TOK} ${MOVE}$`),
   new RegExp(`^(?:set (?:up )?(?:an? )?)?(?:price )?(?:alert|notify|ping|warn)(?: me)?(?: (?:for|on|when|if))? ${TOK} ${MOVE}$`),
@@ -119,7 +150,7 @@ function onPrice(m: RegExpExecArray, c: Ctx): Reading | null {
 }
 
 export function readStanding(t: string, c: Ctx): Reading | null {
-  if (LISTING.some((re) => re.test(t))) return { kind: 'watching' };
+  if (LISTING.some((re) => re.test(t)) || (ASKING_AFTER.test(t) && LISTED.test(t) && !/\d/.test(t))) return { kind: 'watching' };
   const byId = CANCEL_ID.exec(t);
   if (byId) return { kind: 'stop_watching', what: { id: c.ids?.[Number(byId[1])] as string } };
   if (CANCEL_DAILY.test(t) && /daily|report/.test(t)) return { kind: 'stop_watching', what: 'daily' };
@@ -129,17 +160,19 @@ export function readStanding(t: string, c: Ctx): Reading | null {
     const token = watched(stopToken[1] as string, c.known);
     return token ? { kind: 'stop_watching', what: { token } } : null;
   }
-  // schedules the standing service cannot hold
-  const schedule = SCHEDULE.exec(t);
-  if (schedule && !/^every (?:morning|evening) at/.test(t)) {
-    return {
-      kind: 'unsupported',
-      reply: `I can't repeat things every ${schedule[1]} yet. I can report your balance every day at a set time ("every day at 09:00 tell me my balance"), watch a price ("tell me when WETH is below 2500 USD") or act on one ("if WETH drops below 2000 buy $50 of WETH").`,
-    };
-  }
+  const cancelled = cancelByWords(t, c);
+  if (cancelled) return cancelled;
   const daily = readDaily(t);
   if (daily) return daily;
-  if (/^(?:every ?day|daily|each day)\b/.test(t)) return { kind: 'unsupported', reply: UNSUPPORTED_DAILY };
+  // schedules the standing service cannot hold
+  const schedule = SCHEDULE.exec(t);
+  if (schedule) {
+    return {
+      kind: 'unsupported',
+      reply: `I can't repeat things every ${schedule[1] ?? schedule[2]} yet. I can report your balance every day at a set time ("every day at 09:00 tell me my balance"), watch a price ("tell me when WETH is below 2500 USD") or act on one ("if WETH drops below 2000 buy $50 of WETH").`,
+    };
+  }
+  if (EVERY_DAY.test(t)) return { kind: 'unsupported', reply: UNSUPPORTED_DAILY };
   for (const re of ALERTS) {
     const alert = re.exec(t);
     if (!alert) continue;
