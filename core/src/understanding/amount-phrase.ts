@@ -79,7 +79,7 @@ export function tokenOf(phrase: string, known: Vocabulary): { token: string } | 
 /** What an amount phrase says (null: not an amount phrase at all). */
 export function phraseOf(phrase: string, known: Vocabulary): Phrase {
   const p = phrase.trim().replace(/^(?:my|the|those|these) (?=\d)/, '');
-  let m = new RegExp(`^${NUM} usd(?: (?:worth|value))?(?: (?:of|in) (.+))?$`).exec(p);
+  let m = new RegExp(`^${NUM} usd(?: (?:worth|value))?(?:(?: of| in)? (.+))?$`).exec(p);
   if (m) {
     if (!m[2]) return { usdOf: m[1] as string, token: null };
     const t = tokenOf(m[2], known);

@@ -42,21 +42,31 @@ const SHORTHAND: [RegExp, string][] = [
   [/\bmsgs?\b/g, 'message'],
   [/\bya\b/g, 'you'],
   [/\bgimme\b/g, 'give me'],
+  [/\blil\b/g, 'little'],
+  [/\b(?:cop|snag|scoop|nab)\b/g, 'buy'],
+  [/\bload up on\b/g, 'buy'],
+  [/\b(\d+) ?(?:mins?)\b/g, '$1 minutes'],
+  [/\b(\d+) ?(?:hrs?)\b/g, '$1 hours'],
+  // "execute a swap of 0.15 weth into usdc", "make a purchase of …": the noun is the verb
+  [/\b(?:execute|do|make|perform|place|process|initiate|submit) an? (?:swap|trade|exchange|conversion) (?:of )?/g, 'swap '],
+  [/\b(?:execute|do|make|perform|place|process|initiate|submit) an? (?:sale|sell order) (?:of )?/g, 'sell '],
+  [/\b(?:execute|do|make|perform|place|process|initiate|submit) an? (?:purchase|buy order) (?:of )?/g, 'buy '],
   [/\bwanna\b/g, 'want to'],
   [/\bgonna\b/g, 'going to'],
   [/\bthx\b|\bty\b/g, 'thanks'],
 ];
 
-const GREETING = String.raw`(?:hey|hi|hello|yo|ok|okay|so|um+|uh+|hmm+|alright|right|oh|well|good (?:morning|afternoon|evening))`;
-const POLITE = String.raw`(?:please|pls|plz|kindly|just|quickly|quick|now|also|then|and)`;
-const ASKING = String.raw`(?:(?:could|can|would|will|wud|cud) (?:you|u|ya)(?: please| pls| kindly| just| quickly)?|(?:i|id|i'd) (?:would )?(?:like|love|want|need|wanna) (?:you )?to|i wanna|i need (?:you )?to|i want (?:you )?to|let'?s|go ahead and|help me|do me a favou?r and|be a dear and|time to)`;
-const TRAILING = String.raw`(?:(?:and |& )?(?:thanks|thank you)(?: so much| a lot| in advance)?|please|pls|plz|thank u|thx|ty|tks|cheers|for me|asap|now|right now|if you can|if possible|if you could|if you don'?t mind|mate|buddy|friend|ok|okay|real quick|quickly|when you can|sir|kthx|kthxbye|lol)`;
+const GREETING = String.raw`(?:hey|hi|hiya|hello|howdy|greetings|yo|ok|okay|so|um+|uh+|hmm+|alright|right|oh|well|fine|cool|great|sure|but|(?:good )?(?:morning|afternoon|evening|day)|(?:hi|hello|hey) again|dear)`;
+const POLITE = String.raw`(?:please|pls|plz|kindly|just|quickly|quick|now|also|then|and|but|so)`;
+const ASKING = String.raw`(?:(?:could|can|would|will|wud|cud) (?:you|u|ya)(?: please| pls| kindly| just| quickly)?|(?:would|could) you (?:be so kind as to|mind|be able to)|be so kind as to|(?:i was wondering|i wonder) if you could|i'?d be (?:grateful|glad|happy) if you (?:could|would)|would it be possible to|you (?:can|could|may|should)|(?:i|id|i'd) (?:would )?(?:like|love|want|need|wanna) (?:you )?to|i wanna|i need (?:you )?to|i want (?:you )?to|let'?s|go ahead and|help me|do me a favou?r and|be a dear and|time to|execute|proceed to)`;
+const TRAILING = String.raw`(?:(?:and |& )?(?:thanks|thank you|many thanks)(?: so much| a lot| in advance| ever so much| dear| very much)?|please|pls|plz|thank u|thx|ty|tks|cheers|for me|asap|now|right now|if you can|if possible|if you could|if you don'?t mind|mate|buddy|bro|bruh|fam|dude|man|friend|dear|darling|love|hun|honey|ok|okay|real quick|quickly|when you can|sir|madam|kthx|kthxbye|lol|lmao|haha|ngl|fr|tbh|pronto|at (?:the )?market(?: price| rate)?|at (?:the )?current (?:price|rate)|much appreciated|appreciate it)`;
 
 /** Takes the filler off both ends, repeatedly ("hey, could you please … for me please thx"). */
 function trimFiller(t: string, name: string): string {
-  const called = name ? `(?: ${escaped(name)}| presence)?` : '(?: presence)?';
-  const head = new RegExp(`^(?:${GREETING}${called}(?: there)?[,!]? |${POLITE},? |${ASKING} |presence,? )`);
-  const tail = new RegExp(`(?:,? ${TRAILING}|,? presence)$`);
+  const names = name ? `@?${escaped(name)}|@?presence` : '@?presence';
+  const called = `(?: (?:${names}))?`;
+  const head = new RegExp(`^(?:${GREETING}${called}(?: there)?[,!]? |${POLITE},? |${ASKING} |(?:${names}),? )`);
+  const tail = new RegExp(`(?:,? ${TRAILING}|,? (?:${names}))$`);
   let prev = '';
   let out = t;
   while (prev !== out) {

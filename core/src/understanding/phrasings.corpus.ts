@@ -342,6 +342,8 @@ export const MUST_ASK: Phrasing[] = [
   ['swap a ton of dai for weth', 'ask'],
   ['send 5 weth', 'ask'],
   ['swap 5 usdc for btc', 'ask'],
+  ['swap 10 usdc for weth. also buy $5 of dai', 'ask'],
+  ["What's the price of weth? Sell 0.1 weth for usdc", 'ask'],
 ];
 
 /** They mention acting but ask for none: none may be read as an action. */
@@ -378,4 +380,9 @@ export const NOT_ACTIONS: Phrasing[] = [
   ['should i buy some dai', 'not_now'],
   ['what would happen if i wrap 1 eth', 'not_now'],
   ['we bought weth last month', 'not_now'],
+  // a request taken back in the same message
+  ["buy $20 of weth. actually no, don't", 'not_now'],
+  ['Swap 10 usdc for weth. Wait, no.', 'not_now'],
+  ['swap 10 usdc for weth, actually never mind', 'not_now'],
+  ['Is weth safe? If so buy $20 of it.', 'safety WETH'],
 ];

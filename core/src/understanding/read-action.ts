@@ -140,6 +140,8 @@ function sendOf(what: string, placeholder: string | null, c: Ctx, rest = ''): Re
   const none = zero(p);
   if (none) return none;
   if (!placeholder) {
+    // an address elsewhere in the message is not this one's: the message's parts are read apart
+    if (c.addresses.length > 0) return null;
     // "to bob", "to my brother": an address is what a send needs, and no name stands for one
     if (/^(?:to|for)\b/.test(rest) || rest === '') {
       const shown = 'amount' in p ? describeAmount(p.amount, p.token) : 'that';
@@ -173,13 +175,21 @@ function wrapping(m: RegExpExecArray, c: Ctx): Reading | null {
 
 const SOME_TOKEN = '[a-z][a-z0-9.]{1,15}';
 
+/**
+ * "I want", "I'd like" say a wish, and a wish names a token only when it names one we know:
+ * "I'd like more dollars set aside for the holidays" asks nothing about a token "holidays".
+ */
+const wished = (verb: string, r: Reading | null): Reading | null =>
+  /^(?:i|id|i'd) /.test(verb) && r?.kind === 'ask' && 'unknown' in r ? null : r;
+
 /** The forms of a request to act, tried in order; a form whose handler answers null lets the next one try. */
 const FORMS: [RegExp, (m: RegExpExecArray, c: Ctx) => Reading | null][] = [
   // wrap / unwrap: the token is implied
   [/^(un)?wrap (.+?)(?: (?:to|into|for) (?:w?eth))?$/, wrapping],
   // send / pay an address
   [new RegExp(`^${SEND} ${ADDR} (.+)$`), (m, c) => sendOf(m[2] as string, m[1] as string, c)],
-  [new RegExp(`^${SEND} (.+?)(?: to| over to)? ${ADDR}$`), (m, c) => sendOf(m[1] as string, m[2] as string, c)],
+  // what follows the address is a reason ("… to 0x… for my friend margaret"), not a detail of the send
+  [new RegExp(`^${SEND} (.+?)(?: to| over to)? ${ADDR}(?: (?:for|as) .+)?$`), (m, c) => sendOf(m[1] as string, m[2] as string, c)],
   // "send 5 dai to my friend, her address is 0x…"
   [
     new RegExp(`^${SEND} (.+?) (?:to|for) [a-z' ]+? (?:(?:his|her|their|the|my|whose) )?(?:address|wallet)(?: is| =| being)? ${ADDR}$`),
@@ -210,10 +220,10 @@ const FORMS: [RegExp, (m: RegExpExecArray, c: Ctx) => Reading | null][] = [
   ],
   // buy A with B, buy A for B (B an amount), buy A
   [
-    new RegExp(`^${BUY} (.+?) (?:with|using|for|from|pay with|paying with|paid with|and pay with|in exchange for|out of) (.+)$`),
-    (m, c) => buyOf(m[1] as string, m[2] as string, c),
+    new RegExp(`^(${BUY}) (.+?) (?:with|using|for|from|pay with|paying with|paid with|and pay with|in exchange for|out of) (.+)$`),
+    (m, c) => wished(m[1] as string, buyOf(m[2] as string, m[3] as string, c)),
   ],
-  [new RegExp(`^${BUY} (.+)$`), (m, c) => buyOf(m[1] as string, null, c)],
+  [new RegExp(`^(${BUY}) (.+)$`), (m, c) => wished(m[1] as string, buyOf(m[2] as string, null, c))],
   // no verb: "20 usdc to weth" (as "20usdc->weth" reads), "$15 of usdc"
   [
     new RegExp(`^(\\d+(?:\\.\\d+)? ${SOME_TOKEN}) ${TO} (${SOME_TOKEN})$`),

@@ -3,7 +3,7 @@
 // for no action may be read as one. Then the properties that hold for any text: an action is
 // only ever built from amounts and tokens present in the words.
 import { expect, it, describe as suite } from 'vitest';
-import { BLIND_A, BLIND_B, BLIND_C } from './phrasings.blind';
+import { BLIND_A, BLIND_B, BLIND_C, BLIND_D, BLIND_E, BLIND_F } from './phrasings.blind';
 import { ACTIONS, MUST_ASK, NOT_ACTIONS, type Phrasing, QUESTIONS, STANDING } from './phrasings.corpus';
 import { readMessage } from './read-message';
 import { describe, intentWords, isAction } from './reading';
@@ -27,8 +27,11 @@ const SETS: [string, Phrasing[]][] = [
   ['blind A', BLIND_A],
   ['blind B', BLIND_B],
   ['blind C', BLIND_C],
+  ['blind D', BLIND_D],
+  ['blind E', BLIND_E],
+  ['blind F', BLIND_F],
 ];
-const BLIND = [...BLIND_A, ...BLIND_B, ...BLIND_C];
+const BLIND = [...BLIND_A, ...BLIND_B, ...BLIND_C, ...BLIND_D, ...BLIND_E, ...BLIND_F];
 const MUST_NOT_ACT = ['not_now', 'none', 'unsupported', 'ask'];
 
 suite('the phrasing corpus', () => {

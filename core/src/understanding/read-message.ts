@@ -9,7 +9,7 @@ import { readAction } from './read-action';
 import { readQuestion } from './read-question';
 import { readStanding } from './read-standing';
 import { readTopic } from './read-topic';
-import { intentWords, isAction, type Reading } from './reading';
+import { describe, intentWords, isAction, type Reading } from './reading';
 
 export type ReadOptions = {
   /** Token symbols the chain lists (any case); ETH is always known. Default: COMMON_SYMBOLS. */
@@ -41,7 +41,12 @@ const NEGATED = /^(?:don'?t|do not|dont|never|no need to|no don'?t|no,? don'?t|p
 const DONE_ALREADY =
   /^(?:(?:i|we) )?(?:just |already |have |had |'ve )*(?:swapped|bought|sold|sent|traded|converted|paid|wrapped|unwrapped|transferred|exchanged|spent)\b/;
 
+/** Taking a request back: "actually no, don't", "never mind", "wait". Beside a request, it wins. */
+const RETRACTED =
+  /^(?:(?:actually|wait|oh|hmm+|um+|ok|okay|sorry)[ ,]+)*(?:no|nope|nah|don'?t|do not|never ?mind|nvm|cancel that|scratch that|forget (?:it|that)|hold on|hold off|not yet|on second thought|wait)(?:[ ,]+(?:no|nope|don'?t|do not|do it|do that|then|wait|actually|thanks|it|that|yet))*$/;
+
 function notNow(t: string, known: Vocabulary, addresses: string[]): Reading | null {
+  if (RETRACTED.test(t)) return { kind: 'not_now', reply: "OK — I won't do anything." };
   let m = ABOUT_ACTING.exec(t);
   if (m && ACTING.test(m[1] as string)) {
     const r = readAction(m[1] as string, { known, addresses });
@@ -62,7 +67,7 @@ function notNow(t: string, known: Vocabulary, addresses: string[]): Reading | nu
   return null;
 }
 
-export function readMessage(typed: string, opts: ReadOptions = {}): Reading | null {
+function readClause(typed: string, opts: ReadOptions): Reading | null {
   const n = normalize(typed, opts.presenceName);
   const known = vocabulary(opts.known);
   const c = { known, addresses: n.addresses, ids: n.ids };
@@ -72,8 +77,72 @@ export function readMessage(typed: string, opts: ReadOptions = {}): Reading | nu
     notNow(n.text, known, n.addresses) ??
     readQuestion(n.text, known) ??
     readAction(n.text, c) ??
-    readTopic(n.text, known)
+    readTopic(n.text, known, n.asked)
   );
+}
+
+// A message often says more than its request: "Good morning! The kettle is on. Use 15 dai to
+// buy weth please." Its sentences (then its comma-separated clauses) are read one by one, and
+// the message is what the one part that reads says. Two parts that read differently are two
+// requests: asked back, never half done.
+const SENTENCE_END = /(?<=[.!?;…])\s+|:\s+|\n+/;
+const CLAUSE_END = /,\s+/;
+const ONE_AT_A_TIME: Reading = {
+  kind: 'ask',
+  question: 'That asks for more than one thing. Tell me one at a time, like "swap 10 USDC for WETH", then the next.',
+};
+
+/**
+ * A part that only wishes vaguely ("I would like more WETH", "I'd like more dollars set
+ * aside") beside a part that asks outright is context: it names no amount and no token the
+ * request does not, so it adds nothing to decide.
+ */
+function isContext(part: Part, action: Part, opts: ReadOptions): boolean {
+  if (part.reading.kind !== 'ask' || 'unknown' in part.reading) return false;
+  const known = vocabulary(opts.known);
+  const words = (p: Part) => normalize(p.text, opts.presenceName).text.split(' ');
+  const named = words(action);
+  return words(part).every((w) => !/\d/.test(w) && (!known.has(w) || named.includes(w)));
+}
+
+type Part = { text: string; reading: Reading };
+
+/** The one token a sentence names, for "it" in the next: "… a token called SCAM. Is it safe?" */
+function namedToken(text: string, opts: ReadOptions): string | null {
+  const known = vocabulary(opts.known);
+  const named = new Set(
+    normalize(text, opts.presenceName)
+      .text.split(' ')
+      .filter((w) => known.has(w)),
+  );
+  return named.size === 1 ? ([...named][0] as string) : null;
+}
+
+/** "Is it safe?" after a sentence naming one token asks about that token; only questions are read so, never an action. */
+function readReferring(text: string, before: string | undefined, opts: ReadOptions): Reading | null {
+  const token = before && /\bit\b/i.test(text) ? namedToken(before, opts) : null;
+  const r = token ? readClause(text.replace(/\bit\b/i, token), opts) : null;
+  return r && !isAction(r) && r.kind !== 'watch' && r.kind !== 'ask' ? r : null;
+}
+
+function readParts(texts: string[], opts: ReadOptions, split?: RegExp): Reading | null {
+  let parts: Part[] = [];
+  for (const [i, text] of texts.entries()) {
+    const reading =
+      readClause(text, opts) ?? (split ? readParts(text.split(split), opts) : null) ?? readReferring(text, texts[i - 1], opts);
+    if (reading && !parts.some((seen) => describe(seen.reading) === describe(reading))) parts.push({ text, reading });
+  }
+  const acting = parts.filter((p) => isAction(p.reading) || p.reading.kind === 'watch');
+  const action = acting[0];
+  if (acting.length === 1 && action) parts = parts.filter((p) => p === action || !isContext(p, action, opts));
+  if (parts.length > 1) return parts.find((p) => p.reading.kind === 'not_now')?.reading ?? ONE_AT_A_TIME;
+  return parts[0]?.reading ?? null;
+}
+
+export function readMessage(typed: string, opts: ReadOptions = {}): Reading | null {
+  const sentences = typed.split(SENTENCE_END).filter((s) => s.trim());
+  if (sentences.length > 1) return readParts(sentences, opts, CLAUSE_END);
+  return readClause(typed, opts) ?? readParts(typed.split(CLAUSE_END), opts);
 }
 
 export { normalize };

@@ -16,7 +16,7 @@ const forms = (stems: string) =>
     .map((v) => (v.includes(' ') ? v.replace(/^(\w+)/, '$1(?:s|es|ing|ed)?') : `${v}(?:s|es|ing|ed|ped|ping)?`))
     .join('|');
 const DOWN = `${forms('drop|dip|fall|sink|crash|tank|dump|go down|get down|come down|slide|slid|decline')}|fell|went down`;
-const UP = `${forms('rise|climb|jump|pump|moon|go up|get up|spike|rally|break out|soar')}|rose|went up`;
+const UP = `${forms('rise|climb|jump|pump|moon|go up|get up|spike|rally|break out|soar|exceed|surpass|top|overtake|pass|break')}|rose|went up|broke`;
 const FLAT = `${forms('is|go|get|trade|move|hit|reach|touch|cross|get to|fall back|drop back')}|is at|'s|is trading|goes|gets`;
 const BELOW = 'below|under|beneath|less than|lower than|sub|<';
 const ABOVE = 'above|over|more than|higher than|past|beyond|>|north of';
@@ -105,11 +105,13 @@ const WATCHED =
 
 /** "what alerts do i have set up", "any reminders running?": asking after what is watched, nothing more. */
 const ASKING_AFTER = /^(?:what|which|any|show|list|see|do i have|have i (?:got|set))\b/;
+const WATCHING_WHAT = /^what (?:am i|are we|do i have you|have i got you|did i ask you to be) (?:watching|tracking|monitoring)$/;
 const LISTED = /\b(?:alerts|reminders|watches|standing intents|standing orders|triggers|automations|watchlist)\b/;
 
 function cancelByWords(t: string, c: Ctx): Reading | null {
-  if (!ENDING.test(t) || !WATCHED.test(t)) return null;
+  if (!ENDING.test(t)) return null;
   if (/\b(?:daily|every ?day|each day|reports?|summary)\b/.test(t)) return { kind: 'stop_watching', what: 'daily' };
+  if (!WATCHED.test(t)) return null;
   if (/\b(?:all|everything|every)\b/.test(t)) return { kind: 'stop_watching', what: 'all' };
   const named = t.split(' ').filter((w) => c.known.has(w));
   const token = named.length === 1 ? watched(named[0] as string, c.known) : null;
@@ -150,7 +152,8 @@ function onPrice(m: RegExpExecArray, c: Ctx): Reading | null {
 }
 
 export function readStanding(t: string, c: Ctx): Reading | null {
-  if (LISTING.some((re) => re.test(t)) || (ASKING_AFTER.test(t) && LISTED.test(t) && !/\d/.test(t))) return { kind: 'watching' };
+  if (LISTING.some((re) => re.test(t)) || WATCHING_WHAT.test(t) || (ASKING_AFTER.test(t) && LISTED.test(t) && !/\d/.test(t)))
+    return { kind: 'watching' };
   const byId = CANCEL_ID.exec(t);
   if (byId) return { kind: 'stop_watching', what: { id: c.ids?.[Number(byId[1])] as string } };
   if (CANCEL_DAILY.test(t) && /daily|report/.test(t)) return { kind: 'stop_watching', what: 'daily' };

@@ -32,7 +32,12 @@ function tokensIn(t: string, known: Vocabulary): { tokens: string[]; amount: str
 
 const pair = (a: string, b: string) => `${(a === 'eth' ? 'weth' : a).toUpperCase()}-${(b === 'eth' ? 'weth' : b).toUpperCase()}`;
 
-export function readTopic(t: string, known: Vocabulary): Reading | null {
+/** A question or a request to show, or a few words ("usdc-dai pool stats"); not a statement ("I would like more WETH in my wallet"). */
+const ASKS =
+  /^(?:what|what's|how|how's|which|is|are|do|does|did|can|could|show|check|tell|give|list|any|where|see|display|get|provide|perform|run|pull up|fetch|report|privately|quick)\b/;
+
+export function readTopic(t: string, known: Vocabulary, asked = false): Reading | null {
+  if (!asked && !ASKS.test(t) && t.split(' ').length > 4) return null;
   const { tokens, amount } = tokensIn(t, known);
   if (POOLS.test(t) && tokens.length === 0) return { kind: 'pools' };
   if (ACTING.test(t)) return null;
