@@ -64,7 +64,8 @@ export async function plannerBenchmarks(rows: Row[]) {
   const { declaredTools } = await load('testing/tools-fixture.ts');
   const { readMessage } = await load('src/understanding/read-message.ts');
   const corpus = await load('src/understanding/phrasings.corpus.ts');
-  const texts: string[] = [corpus.ACTIONS, corpus.QUESTIONS, corpus.STANDING, corpus.MUST_ASK, corpus.NOT_ACTIONS]
+  const blind: Record<string, [string, string][]> = await load('src/understanding/phrasings.blind.ts');
+  const texts: string[] = [corpus.ACTIONS, corpus.QUESTIONS, corpus.STANDING, corpus.MUST_ASK, corpus.NOT_ACTIONS, ...Object.values(blind)]
     .flat()
     .map(([t]: [string]) => t);
   const tools = declaredTools(scopes, true).map((t: { name: string }) => ({ ...t, run: async () => RESULTS[t.name] }));
