@@ -43,6 +43,14 @@ const SHORTHAND: [RegExp, string][] = [
   [/\bya\b/g, 'you'],
   [/\bgimme\b/g, 'give me'],
   [/\blil\b/g, 'little'],
+  // trading and regional idiom for the plain verbs
+  [/\bmarket (?=buy|sell|swap)/g, ''],
+  [/\b(?:rotate|flip|shift|move) (?=.* (?:into|to|for) )/g, 'swap '],
+  [/\b(?:trim|close out|close|exit|unload) (?=.* (?:into|to|for) )/g, 'sell '],
+  [/\b(?:ping|shoot|zap|bung|chuck|toss) (?=\d|\.\d|[a-z]+ (?:usdc|dai|weth|eth)\b)/g, 'send '],
+  [/\brevert (?:back )?(?:to me )?with\b/g, 'tell me'],
+  [/\b(?:and )?do the needful\b/g, ''],
+  [/\bdo one thing\b/g, ''],
   [/\b(?:cop|snag|scoop|nab)\b/g, 'buy'],
   [/\bload up on\b/g, 'buy'],
   [/\b(\d+) ?(?:mins?)\b/g, '$1 minutes'],
@@ -58,8 +66,8 @@ const SHORTHAND: [RegExp, string][] = [
 
 const GREETING = String.raw`(?:hey|hi|hiya|hello|howdy|greetings|yo|ok|okay|so|um+|uh+|hmm+|alright|right|oh|well|fine|cool|great|sure|but|(?:good )?(?:morning|afternoon|evening|day)|(?:hi|hello|hey) again|dear)`;
 const POLITE = String.raw`(?:please|pls|plz|kindly|just|quickly|quick|now|also|then|and|but|so)`;
-const ASKING = String.raw`(?:(?:could|can|would|will|wud|cud) (?:you|u|ya)(?: please| pls| kindly| just| quickly)?|(?:would|could) you (?:be so kind as to|mind|be able to)|be so kind as to|(?:i was wondering|i wonder) if you could|i'?d be (?:grateful|glad|happy) if you (?:could|would)|would it be possible to|you (?:can|could|may|should)|(?:i|id|i'd) (?:would )?(?:like|love|want|need|wanna) (?:you )?to|i wanna|i need (?:you )?to|i want (?:you )?to|let'?s|go ahead and|help me|do me a favou?r and|be a dear and|time to|execute|proceed to)`;
-const TRAILING = String.raw`(?:(?:and |& )?(?:thanks|thank you|many thanks)(?: so much| a lot| in advance| ever so much| dear| very much)?|please|pls|plz|thank u|thx|ty|tks|cheers|for me|asap|now|right now|if you can|if possible|if you could|if you don'?t mind|mate|buddy|bro|bruh|fam|dude|man|friend|dear|darling|love|hun|honey|ok|okay|real quick|quickly|when you can|sir|madam|kthx|kthxbye|lol|lmao|haha|ngl|fr|tbh|pronto|at (?:the )?market(?: price| rate)?|at (?:the )?current (?:price|rate)|much appreciated|appreciate it)`;
+const ASKING = String.raw`(?:i don'?t suppose you (?:could|would|can)|(?:could|would|can) you possibly|would you mind(?: awfully| terribly| very much)?|be a (?:love|dear|star|sweetheart|doll|gem) and|do(?= (?:let|tell|sell|buy|swap|send|wrap|unwrap|convert|exchange|give|ping|notify|keep|inform))|(?:could|can|would|will|wud|cud) (?:you|u|ya)(?: please| pls| kindly| just| quickly)?|(?:would|could) you (?:be so kind as to|mind|be able to)|be so kind as to|(?:i was wondering|i wonder) if you could|i'?d be (?:grateful|glad|happy) if you (?:could|would)|would it be possible to|you (?:can|could|may|should)|(?:i|id|i'd) (?:would |quite |really )?(?:like|love|want|need|wanna) (?:you )?to|i wanna|i need (?:you )?to|i want (?:you )?to|let'?s|go ahead and|help me|do me a favou?r and|be a dear and|time to|execute|proceed to)`;
+const TRAILING = String.raw`(?:(?:and |& )?(?:thanks|thank you|many thanks)(?: so much| a lot| in advance| ever so much| dear| very much)?|please|pls|plz|thank u|thx|ty|tks|cheers|for me|asap|now|right now|if you can|if possible|if you could|if you don'?t mind|mate|buddy|bro|bruh|fam|dude|man|friend|dear|darling|love|hun|honey|ok|okay|real quick|quickly|when you can|sir|madam|kthx|kthxbye|lol|lmao|haha|ngl|fr|tbh|pronto|na|yaar|ji|ta|innit|would you|could you|will you|if that'?s (?:alright|ok|okay|fine)|if that is (?:alright|ok|okay|fine)|if you would|if you please|there'?s a good (?:chap|lad|girl|fellow)|at (?:the )?market(?: price| rate)?|at (?:the )?current (?:price|rate)|much appreciated|appreciate it)`;
 
 /** Takes the filler off both ends, repeatedly ("hey, could you please … for me please thx"). */
 function trimFiller(t: string, name: string): string {

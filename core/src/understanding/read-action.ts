@@ -249,20 +249,67 @@ const TWO_AT_ONCE = new RegExp(`^${ACT} .+ (?:and|then|also|,|&) (?:then |also )
 
 /** "i want change 10 usdc to weth", "you buy weth with 40 dai": the words in front of the verb ask nothing more. */
 const LEAD_IN = new RegExp(
-  `^(?:(?:i|we) (?:want|need|would like|'d like|wish|will|would)(?: to)?|you(?: can| could| should| must)?|(?:i|we) (?:am|are) going to|going to|want to|need to|pls|please) (?=(?:${ACT}|${SWAP}|use|put|purchase|grab|dump)\\b)`,
+  `^(?:(?:i|we) (?:want|need|would like|'d like|wish|will|would)(?: to)?|you(?: can| could| should| must)?|(?:i|we) (?:am|are) going to|going to|want to|need to|pls|please|do) (?=(?:${ACT}|${SWAP}|use|put|purchase|grab|dump)\\b)`,
 );
+/** "would you mind wrapping 0.2 eth": the verb as a noun of doing, read as the verb. */
+const DOING: Record<string, string> = {
+  swapping: 'swap',
+  wrapping: 'wrap',
+  unwrapping: 'unwrap',
+  buying: 'buy',
+  selling: 'sell',
+  sending: 'send',
+  converting: 'convert',
+  exchanging: 'exchange',
+  trading: 'trade',
+  transferring: 'transfer',
+  purchasing: 'purchase',
+};
 
-export function readAction(typed: string, c: Ctx): Reading | null {
-  // "sell all of my dai and get usdc" is one sale, not two requests
-  const text = typed
-    .replace(LEAD_IN, '')
-    .replace(/ (?:and|&) (?:get|receive|take|have) (?:some |back )?([a-z][a-z0-9.]{1,15})$/, ' for $1');
-  if (TWO_AT_ONCE.test(text) && !/ (?:and|&) (?:pay|paying) with /.test(text))
-    return ask('That asks for more than one thing. Tell me one action at a time, like "swap 10 USDC for WETH", then the next.');
+/**
+ * Words that change what a request means: a condition, a negation, a time other than now, a
+ * doubt. A part of a message holding one is never dropped to make the rest read as an action.
+ */
+export const CAUTION =
+  /\b(?:if|when|whenever|once|unless|until|after|before|in case|as soon as|should|shouldn'?t|not|never|don'?t|dont|no|maybe|might|perhaps|tomorrow|tonight|later|yesterday|ago|last|next|instead|except|or|wait)\b|\d/;
+
+function readForms(text: string, c: Ctx): Reading | null {
   for (const [re, read] of FORMS) {
     const m = re.exec(text);
     const r = m ? read(m, c) : null;
     if (r) return r;
   }
   return null;
+}
+
+/**
+ * "buy 200 dai with usdc for the invoice", "pay 15 usdc to 0x… courier": words after the last
+ * token, amount or address that carry nothing to decide (no number, token, address or
+ * CAUTION word) are a reason, not part of the request; read without them.
+ */
+function withoutReason(text: string, c: Ctx): string | null {
+  const words = text.split(' ');
+  let last = -1;
+  words.forEach((w, i) => {
+    if (c.known.has(w) || /^addr\d+$/.test(w) || /^(?:usd|dollars?|cash|stables?)$/.test(w)) last = i;
+  });
+  const tail = words.slice(last + 1).join(' ');
+  if (last < 1 || !tail || CAUTION.test(tail) || words.slice(last + 1).some((w) => c.known.has(w))) return null;
+  return words.slice(0, last + 1).join(' ');
+}
+
+export function readAction(typed: string, c: Ctx): Reading | null {
+  // "sell all of my dai and get usdc" is one sale, not two requests
+  const text = typed
+    .replace(LEAD_IN, '')
+    .replace(/^([a-z]+ing)\b/, (w: string) => DOING[w] ?? w)
+    .replace(/ (?:and|&) (?:get|receive|take|have) (?:some |back )?([a-z][a-z0-9.]{1,15})$/, ' for $1');
+  if (TWO_AT_ONCE.test(text) && !/ (?:and|&) (?:pay|paying) with /.test(text))
+    return ask('That asks for more than one thing. Tell me one action at a time, like "swap 10 USDC for WETH", then the next.');
+  const r = readForms(text, c);
+  if (r) return r;
+  // read without the reason, it must be a whole request: a question back would be about words it never saw
+  const plain = withoutReason(text, c);
+  const read = plain ? readForms(plain, c) : null;
+  return read && read.kind !== 'ask' ? read : null;
 }

@@ -3,7 +3,8 @@
 // for no action may be read as one. Then the properties that hold for any text: an action is
 // only ever built from amounts and tokens present in the words.
 import { expect, it, describe as suite } from 'vitest';
-import { BLIND_A, BLIND_B, BLIND_C, BLIND_D, BLIND_E, BLIND_F } from './phrasings.blind';
+import * as blind from './phrasings.blind';
+import { HEDGED } from './phrasings.hedged';
 import { ACTIONS, MUST_ASK, NOT_ACTIONS, type Phrasing, QUESTIONS, STANDING } from './phrasings.corpus';
 import { readMessage } from './read-message';
 import { describe, intentWords, isAction } from './reading';
@@ -24,14 +25,10 @@ const SETS: [string, Phrasing[]][] = [
   ['standing', STANDING],
   ['must ask', MUST_ASK],
   ['not actions', NOT_ACTIONS],
-  ['blind A', BLIND_A],
-  ['blind B', BLIND_B],
-  ['blind C', BLIND_C],
-  ['blind D', BLIND_D],
-  ['blind E', BLIND_E],
-  ['blind F', BLIND_F],
+  ['hedged', HEDGED],
+  ...Object.entries(blind).map(([name, rows]): [string, Phrasing[]] => [name.replace('BLIND_', 'blind '), rows]),
 ];
-const BLIND = [...BLIND_A, ...BLIND_B, ...BLIND_C, ...BLIND_D, ...BLIND_E, ...BLIND_F];
+const BLIND = Object.values(blind).flat();
 const MUST_NOT_ACT = ['not_now', 'none', 'unsupported', 'ask'];
 
 suite('the phrasing corpus', () => {
@@ -52,7 +49,7 @@ suite('the phrasing corpus', () => {
   });
 
   it('acts on none of the messages that ask for no action', () => {
-    const rows = [...NOT_ACTIONS, ...BLIND.filter(([, want]) => MUST_NOT_ACT.includes(want))];
+    const rows = [...NOT_ACTIONS, ...HEDGED, ...BLIND.filter(([, want]) => MUST_NOT_ACT.includes(want))];
     expect(rows.map(([t]) => t).filter((t) => isAction(read(t)))).toEqual([]);
   });
 });

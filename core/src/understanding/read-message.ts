@@ -5,7 +5,7 @@
 // the same known tokens always read the same.
 import { COMMON_SYMBOLS, type Vocabulary } from './amount-phrase';
 import { normalize } from './normalize';
-import { readAction } from './read-action';
+import { CAUTION, readAction } from './read-action';
 import { readQuestion } from './read-question';
 import { readStanding } from './read-standing';
 import { readTopic } from './read-topic';
@@ -36,7 +36,7 @@ const ACTING =
 
 /** Asking whether, how or what if — about acting, not a request to act. */
 const ABOUT_ACTING =
-  /^(?:(?:is|would) (?:it|now|this|today) (?:a )?(?:good|bad|right|smart|wise|the right|the best|better) (?:time|moment|day|idea|move|call) to|is it time to|is now the time to|should i|shall i|how i (?:can|could|should|do)|how to|how would i go about|how do i go about|how do you|would it be (?:wise|smart|good|a good idea) to|is it (?:a good idea|wise|smart|worth it) to|what if i|what happens if i|what would happen if i|how (?:do|can|would|should) i|can i|could i|may i|am i able to|is it possible to|do you think i should|do you recommend|would you recommend)(?: we)? (.+)$/;
+  /^(?:do you (?:reckon|think|suppose|believe|feel)(?: that)? (?:i|we) (?:should|ought to|could|must|need to)|(?:ought|should) (?:i|we)(?: to)?|i wonder (?:if|whether) (?:i|we) should|how (?:does|would) (?:one|1)(?: go about)?|is it worth it to|(?:is|would) (?:it|now|this|today) (?:a )?(?:good|bad|right|smart|wise|the right|the best|better) (?:time|moment|day|idea|move|call) to|is it time to|is now the time to|should i|shall i|how i (?:can|could|should|do)|how to|how would i go about|how do i go about|how do you|would it be (?:wise|smart|good|a good idea) to|is it (?:a good idea|wise|smart|worth it) to|what if i|what happens if i|what would happen if i|how (?:do|can|would|should) i|can i|could i|may i|am i able to|is it possible to|do you think i should|do you recommend|would you recommend)(?: we)? (.+)$/;
 const NEGATED = /^(?:don'?t|do not|dont|never|no need to|no don'?t|no,? don'?t|please don'?t|nope|not) /;
 const DONE_ALREADY =
   /^(?:(?:i|we) )?(?:just |already |have |had |'ve )*(?:swapped|bought|sold|sent|traded|converted|paid|wrapped|unwrapped|transferred|exchanged|spent)\b/;
@@ -134,6 +134,9 @@ function readParts(texts: string[], opts: ReadOptions, split?: RegExp): Reading 
   }
   const acting = parts.filter((p) => isAction(p.reading) || p.reading.kind === 'watch');
   const action = acting[0];
+  // "should weth climb above 4500, do sell 0.2 weth": a condition (or a negation, a later time)
+  // in a part that did not read is never dropped to leave an action standing alone
+  if (action && texts.some((t) => !parts.some((p) => p.text === t) && CAUTION.test(normalize(t, opts.presenceName).text))) return null;
   if (acting.length === 1 && action) parts = parts.filter((p) => p === action || !isContext(p, action, opts));
   if (parts.length > 1) return parts.find((p) => p.reading.kind === 'not_now')?.reading ?? ONE_AT_A_TIME;
   return parts[0]?.reading ?? null;

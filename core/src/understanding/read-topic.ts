@@ -10,7 +10,8 @@ import type { Reading } from './reading';
 const POOLS = /\b(?:pools|markets|pairs)\b/;
 const POOL = /\b(?:pool|liquidity|liquid|depth|deep|reserves|tvl)\b/;
 const SAFETY = /\b(?:safe|safety|scam|rug|rugpull|legit|legitimate|honeypot|trust|trustworthy|risky|sketchy|shady|dangerous)\b/;
-const WALLET = /\b(?:balances?|holdings|portfolio|wallet|funds|bags?|stack|net worth|assets)\b|\bmy (?:coins|tokens|crypto|money)\b/;
+const WALLET =
+  /\b(?:balances?|holdings|portfolio|wallet|funds|bags?|stack|net worth|assets|exposure|positions?|stake|allocation)\b|\bmy (?:coins|tokens|crypto|money)\b/;
 const HOLDING = /\b(?:how (?:much|many)|what) .*\b(?:have|hold|own|got|holding)\b/;
 const PRICE = /\b(?:price|prices|worth|cost|costs|value|trading at|going for|rate)\b|^what'?s? [a-z]+ at$/;
 const ACTING = /\b(?:swap|exchange|convert|buy|sell|send|transfer|pay|wrap|unwrap|spend|purchase)\b/;
