@@ -4,8 +4,8 @@
 // only ever built from amounts and tokens present in the words.
 import { expect, it, describe as suite } from 'vitest';
 import * as blind from './phrasings.blind';
-import { HEDGED } from './phrasings.hedged';
 import { ACTIONS, MUST_ASK, NOT_ACTIONS, type Phrasing, QUESTIONS, STANDING } from './phrasings.corpus';
+import { HEDGED } from './phrasings.hedged';
 import { readMessage } from './read-message';
 import { describe, intentWords, isAction } from './reading';
 
