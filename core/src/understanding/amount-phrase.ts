@@ -22,7 +22,7 @@ export type Phrase =
   | null;
 
 const NUM = String.raw`(\d+(?:\.\d+)?)`;
-const OWNER = String.raw`(?:(?:of |in )?(?:my|the|your|our) |of )?`;
+const OWNER = String.raw`(?:(?:of |in )?(?:my|the|your|our|me) |of )?`;
 const SHARES: [RegExp, (m: RegExpExecArray) => { num: bigint; den: bigint; said: string } | null][] = [
   [
     new RegExp(`^(\\d{1,3})/(\\d{1,3})(?: of)? ${OWNER}(.+)$`),
@@ -78,7 +78,11 @@ export function tokenOf(phrase: string, known: Vocabulary): { token: string } | 
 
 /** What an amount phrase says (null: not an amount phrase at all). */
 export function phraseOf(phrase: string, known: Vocabulary): Phrase {
-  const p = phrase.trim().replace(/^(?:my|the|those|these) (?=\d)/, '');
+  // "the half of my usdc", "exactly 0.05 weth": the article and the exactness add nothing
+  const p = phrase
+    .trim()
+    .replace(/^(?:my|the|those|these) (?=\d|half|all|quarter|third)/, '')
+    .replace(/^(?:exactly|precisely) (?=\d)/, '');
   let m = new RegExp(`^${NUM} usd(?: (?:worth|value))?(?:(?: of| in)? (.+))?$`).exec(p);
   if (m) {
     if (!m[2]) return { usdOf: m[1] as string, token: null };

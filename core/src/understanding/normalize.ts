@@ -47,7 +47,6 @@ const SHORTHAND: [RegExp, string][] = [
   [/\bmarket (?=buy|sell|swap)/g, ''],
   [/\b(?:rotate|flip|shift|move) (?=.* (?:into|to|for) )/g, 'swap '],
   [/\b(?:trim|close out|close|exit|unload) (?=.* (?:into|to|for) )/g, 'sell '],
-  [/\b(?:ping|shoot|zap|bung|chuck|toss) (?=\d|\.\d|[a-z]+ (?:usdc|dai|weth|eth)\b)/g, 'send '],
   [/\brevert (?:back )?(?:to me )?with\b/g, 'tell me'],
   [/\b(?:and )?do the needful\b/g, ''],
   [/\bdo one thing\b/g, ''],
@@ -56,7 +55,7 @@ const SHORTHAND: [RegExp, string][] = [
   [/\b(\d+) ?(?:mins?)\b/g, '$1 minutes'],
   [/\b(\d+) ?(?:hrs?)\b/g, '$1 hours'],
   // "execute a swap of 0.15 weth into usdc", "make a purchase of …": the noun is the verb
-  [/\b(?:execute|do|make|perform|place|process|initiate|submit) an? (?:swap|trade|exchange|conversion) (?:of )?/g, 'swap '],
+  [/\b(?:execute|do|make|perform|place|process|initiate|submit)(?: for me)? an? (?:swap|trade|exchange|conversion) (?:of )?/g, 'swap '],
   [/\b(?:execute|do|make|perform|place|process|initiate|submit) an? (?:sale|sell order) (?:of )?/g, 'sell '],
   [/\b(?:execute|do|make|perform|place|process|initiate|submit) an? (?:purchase|buy order) (?:of )?/g, 'buy '],
   [/\bwanna\b/g, 'want to'],
@@ -64,15 +63,15 @@ const SHORTHAND: [RegExp, string][] = [
   [/\bthx\b|\bty\b/g, 'thanks'],
 ];
 
-const GREETING = String.raw`(?:hey|hi|hiya|hello|howdy|greetings|yo|ok|okay|so|um+|uh+|hmm+|alright|right|oh|well|fine|cool|great|sure|but|(?:good )?(?:morning|afternoon|evening|day)|(?:hi|hello|hey) again|dear)`;
+const GREETING = String.raw`(?:he+y+|hi+|hiya|hel+o+|ugh|meh|argh|sigh|ahh*|oof|g'?day|howdy|greetings|yo|ok|okay|so|um+|uh+|hmm+|alright|right|oh|well|fine|cool|great|sure|but|(?:good )?(?:morning|afternoon|evening|day)|(?:hi|hello|hey) again|dear)`;
 const POLITE = String.raw`(?:please|pls|plz|kindly|just|quickly|quick|now|also|then|and|but|so)`;
-const ASKING = String.raw`(?:i don'?t suppose you (?:could|would|can)|(?:could|would|can) you possibly|would you mind(?: awfully| terribly| very much)?|be a (?:love|dear|star|sweetheart|doll|gem) and|do(?= (?:let|tell|sell|buy|swap|send|wrap|unwrap|convert|exchange|give|ping|notify|keep|inform))|(?:could|can|would|will|wud|cud) (?:you|u|ya)(?: please| pls| kindly| just| quickly)?|(?:would|could) you (?:be so kind as to|mind|be able to)|be so kind as to|(?:i was wondering|i wonder) if you could|i'?d be (?:grateful|glad|happy) if you (?:could|would)|would it be possible to|you (?:can|could|may|should)|(?:i|id|i'd) (?:would |quite |really )?(?:like|love|want|need|wanna) (?:you )?to|i wanna|i need (?:you )?to|i want (?:you )?to|let'?s|go ahead and|help me|do me a favou?r and|be a dear and|time to|execute|proceed to)`;
-const TRAILING = String.raw`(?:(?:and |& )?(?:thanks|thank you|many thanks)(?: so much| a lot| in advance| ever so much| dear| very much)?|please|pls|plz|thank u|thx|ty|tks|cheers|for me|asap|now|right now|if you can|if possible|if you could|if you don'?t mind|mate|buddy|bro|bruh|fam|dude|man|friend|dear|darling|love|hun|honey|ok|okay|real quick|quickly|when you can|sir|madam|kthx|kthxbye|lol|lmao|haha|ngl|fr|tbh|pronto|na|yaar|ji|ta|innit|would you|could you|will you|if that'?s (?:alright|ok|okay|fine)|if that is (?:alright|ok|okay|fine)|if you would|if you please|there'?s a good (?:chap|lad|girl|fellow)|at (?:the )?market(?: price| rate)?|at (?:the )?current (?:price|rate)|much appreciated|appreciate it)`;
+const ASKING = String.raw`(?:(?:i |do you )?reckon you (?:could|can|would)|i don'?t suppose you (?:could|would|can)|(?:could|would|can) you possibly|would you mind(?: awfully| terribly| very much)?|be a (?:love|dear|star|sweetheart|doll|gem) and|do(?= (?:let|tell|sell|buy|swap|send|wrap|unwrap|convert|exchange|give|ping|notify|keep|inform))|(?:could|can|would|will|wud|cud) (?:you|u|ya)(?: please| pls| kindly| just| quickly)?|(?:would|could) you (?:be so kind as to|mind|be able to)|be so kind as to|(?:i was wondering|i wonder) if you could|i'?d be (?:grateful|glad|happy) if you (?:could|would)|would it be possible to|you (?:can|could|may|should)|(?:i|id|i'd) (?:would |quite |really )?(?:like|love|want|need|wanna) (?:you )?to|i wanna|i need (?:you )?to|i want (?:you )?to|let'?s|go ahead and|help me|do me a favou?r and|be a dear and|time to|execute|proceed to)`;
+const TRAILING = String.raw`(?:(?:and |& )?(?:thanks|thank you|many thanks)(?: so much| a lot| in advance| ever so much| dear| very much)?|please|pls|plz|thank u|thx|ty|tks|cheers|for me|for us|asap|now|right now|if you can|if possible|if you could|if you don'?t mind|mate|buddy|bro|bruh|fam|dude|man|friend|dear|darling|love|hun|honey|ok|okay|real quick|quickly|when you can|sir|madam|kthx|kthxbye|lol|lmao|haha|ngl|fr|tbh|pronto|na|yaar|ji|ta|innit|would you|could you|will you|if that'?s (?:alright|ok|okay|fine)|if that is (?:alright|ok|okay|fine)|if you would|if you please|there'?s a good (?:chap|lad|girl|fellow)|at (?:the )?market(?: price| rate)?|at (?:the )?current (?:price|rate)|much appreciated|appreciate it)`;
 
 /** Takes the filler off both ends, repeatedly ("hey, could you please … for me please thx"). */
 function trimFiller(t: string, name: string): string {
   const names = name ? `@?${escaped(name)}|@?presence` : '@?presence';
-  const called = `(?: (?:${names}))?`;
+  const called = `(?: (?:${names}|mate|guys|folks|team|bud|buddy|dude|man|bro|fam|there))?`;
   const head = new RegExp(`^(?:${GREETING}${called}(?: there)?[,!]? |${POLITE},? |${ASKING} |(?:${names}),? )`);
   const tail = new RegExp(`(?:,? ${TRAILING}|,? (?:${names}))$`);
   let prev = '';
@@ -129,7 +128,10 @@ export function normalize(typed: string, presenceName = ''): Normalized {
     .replace(/(\d) %/g, '$1%');
   for (const [re, symbol] of TOKEN_NAMES) t = t.replace(re, symbol);
   t = t
-    .replace(/\b(get|buy|grab|give|fetch|find|show|pick) me\b/g, '$1')
+    .replace(/\b(get|buy|grab|give|fetch|find|show|pick) (?:me|us)\b/g, '$1')
+    // "chuck 30 usdc into weth", "flick 1k usdc to 0x…": an amount thrown is a swap into a token, a send to an address
+    .replace(/\b(?:ping|shoot|zap|bung|chuck|toss|flick|pop|throw|sling) (?=(?:\d[\d.]*|half|all|my)\b.* addr\d)/g, 'send ')
+    .replace(/\b(?:ping|shoot|zap|bung|chuck|toss|flick|pop|throw|sling) (?=(?:\d[\d.]*|half|all|my)\b.* (?:into|in|to) )/g, 'swap ')
     // "ape into weth" buys it; "ape 100 usdc into weth" swaps; "ape $100 of weth" buys by value
     .replace(/\baped? into\b/g, 'buy')
     .replace(/\baped? (?=\d+(?:\.\d+)? usd\b)/g, 'buy ')

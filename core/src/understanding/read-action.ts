@@ -189,7 +189,7 @@ const FORMS: [RegExp, (m: RegExpExecArray, c: Ctx) => Reading | null][] = [
   // send / pay an address
   [new RegExp(`^${SEND} ${ADDR} (.+)$`), (m, c) => sendOf(m[2] as string, m[1] as string, c)],
   // what follows the address is a reason ("… to 0x… for my friend margaret"), not a detail of the send
-  [new RegExp(`^${SEND} (.+?)(?: to| over to)? ${ADDR}(?: (?:for|as) .+)?$`), (m, c) => sendOf(m[1] as string, m[2] as string, c)],
+  [new RegExp(`^${SEND} (.+?)(?: to| over to| for)? ${ADDR}(?: (?:for|as) .+)?$`), (m, c) => sendOf(m[1] as string, m[2] as string, c)],
   // "send 5 dai to my friend, her address is 0x…"
   [
     new RegExp(`^${SEND} (.+?) (?:to|for) [a-z' ]+? (?:(?:his|her|their|the|my|whose) )?(?:address|wallet)(?: is| =| being)? ${ADDR}$`),

@@ -39,7 +39,7 @@ const ABOUT_ACTING =
   /^(?:do you (?:reckon|think|suppose|believe|feel)(?: that)? (?:i|we) (?:should|ought to|could|must|need to)|(?:ought|should) (?:i|we)(?: to)?|i wonder (?:if|whether) (?:i|we) should|how (?:does|would) (?:one|1)(?: go about)?|is it worth it to|(?:is|would) (?:it|now|this|today) (?:a )?(?:good|bad|right|smart|wise|the right|the best|better) (?:time|moment|day|idea|move|call) to|is it time to|is now the time to|should i|shall i|how i (?:can|could|should|do)|how to|how would i go about|how do i go about|how do you|would it be (?:wise|smart|good|a good idea) to|is it (?:a good idea|wise|smart|worth it) to|what if i|what happens if i|what would happen if i|how (?:do|can|would|should) i|can i|could i|may i|am i able to|is it possible to|do you think i should|do you recommend|would you recommend)(?: we)? (.+)$/;
 const NEGATED = /^(?:don'?t|do not|dont|never|no need to|no don'?t|no,? don'?t|please don'?t|nope|not) /;
 const DONE_ALREADY =
-  /^(?:(?:i|we) )?(?:just |already |have |had |'ve )*(?:swapped|bought|sold|sent|traded|converted|paid|wrapped|unwrapped|transferred|exchanged|spent)\b/;
+  /^(?:(?:yesterday|earlier|earlier today|today|this morning|last (?:week|night|month|year)|the other day|just now)[, ]+)?(?:(?:i|we) )?(?:just |already |have |had |'ve )*(?:swapped|bought|sold|sent|traded|converted|paid|wrapped|unwrapped|transferred|exchanged|spent)\b/;
 
 /** Taking a request back: "actually no, don't", "never mind", "wait". Beside a request, it wins. */
 const RETRACTED =

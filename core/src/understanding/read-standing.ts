@@ -23,11 +23,11 @@ const forms = (stems: string) =>
     .join('|');
 const DOWN = `${forms('drop|dip|fall|sink|crash|tank|dump|go down|get down|come down|slide|slid|decline')}|fell|went down`;
 const UP = `${forms('rise|climb|jump|pump|moon|go up|get up|spike|rally|break out|soar|exceed|surpass|top|overtake|pass|break')}|rose|went up|broke`;
-const FLAT = `${forms('is|go|get|trade|move|hit|reach|touch|cross|get to|fall back|drop back')}|is at|'s|is trading|goes|gets`;
+const FLAT = `${forms('is|go|get|trade|move|hit|reach|touch|cross|get to|fall back|drop back|arrive at|land at|sit at|settle at|come to')}|is at|be at|'s|is trading|goes|gets`;
 const BELOW = 'below|under|beneath|less than|lower than|sub|<';
 const ABOVE = 'above|over|more than|higher than|past|beyond|>|north of';
 const MOVE = String.raw`(?:(${DOWN}|${UP}|${FLAT})(?: to| back)? )?(?:(${BELOW}|${ABOVE}) )?(?:to )?(\d+(?:\.\d+)?)(?: usd)?`;
-const ASK_ME = String.raw`(?:(?:tell|notify|alert|ping|warn|message|text|msg|dm|remind|email|let|shout at|buzz|inform|update|advise|hit) me(?: know| up)?|give(?: me)? a (?:shout|ring|call|heads up|buzz)|drop me a (?:line|message|note)|keep me (?:posted|updated))`;
+const ASK_ME = String.raw`(?:(?:tell|notify|alert|ping|warn|message|text|msg|dm|remind|email|let|shout at|buzz|inform|update|advise|hit) me(?: know| up)?|give(?: me| us)? a (?:shout|ring|call|heads up|buzz|yell|bell|hoy)|drop me a (?:line|message|note)|keep me (?:posted|updated))`;
 const WHEN = '(?:when|if|once|as soon as|whenever|the moment|in case|should)';
 const DAY =
   'monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|weekend|week|month|hour|minute|morning|evening|night|\\d+ (?:hours|minutes|days|weeks)';

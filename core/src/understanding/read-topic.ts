@@ -13,7 +13,8 @@ const SAFETY = /\b(?:safe|safety|scam|rug|rugpull|legit|legitimate|honeypot|trus
 const WALLET =
   /\b(?:balances?|holdings|portfolio|wallet|funds|bags?|stack|net worth|assets|exposure|positions?|stake|allocation)\b|\bmy (?:coins|tokens|crypto|money)\b/;
 const HOLDING = /\b(?:how (?:much|many)|what) .*\b(?:have|hold|own|got|holding)\b/;
-const PRICE = /\b(?:price|prices|worth|cost|costs|value|trading at|going for|rate)\b|^what'?s? [a-z]+ at$/;
+const PRICE =
+  /\b(?:price|prices|worth|cost|costs|value|trading at|going for|rate)\b|^how much (?:usd|dollars?|money)\b|^what'?s? [a-z]+ at$/;
 const ACTING = /\b(?:swap|exchange|convert|buy|sell|send|transfer|pay|wrap|unwrap|spend|purchase)\b/;
 
 /** The known tokens named, in the order typed; an amount right before the first is kept. */
@@ -35,7 +36,7 @@ const pair = (a: string, b: string) => `${(a === 'eth' ? 'weth' : a).toUpperCase
 
 /** A question or a request to show, or a few words ("usdc-dai pool stats"); not a statement ("I would like more WETH in my wallet"). */
 const ASKS =
-  /^(?:what|what's|how|how's|which|is|are|do|does|did|can|could|show|check|tell|give|list|any|where|see|display|get|provide|perform|run|pull up|fetch|report|privately|quick)\b/;
+  /^(?:what|what's|how|how's|which|is|are|do|does|did|can|could|show|check|tell|give|list|any|where|see|display|get|provide|perform|run|pull up|fetch|report|privately|quick|info|information|details|stats|data|about)\b/;
 
 export function readTopic(t: string, known: Vocabulary, asked = false): Reading | null {
   if (!asked && !ASKS.test(t) && t.split(' ').length > 4) return null;
