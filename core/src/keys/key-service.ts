@@ -5,6 +5,7 @@
 // in the test keys' overlay (a key kept there would never authenticate), so what a test key
 // may do with keys is decided here, once (see `mayChangeCredentials`).
 import type { KeyKind, KeySecret, KeyView, Scope } from '@presence/protocol';
+import { NO_NOTICES } from '../cache/recent-cache';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import type { KeyChangeHandlers } from '../cluster/cluster-port';
@@ -61,11 +62,9 @@ type KeyServiceDeps = {
   changes?: { subscribe(h: KeyChangeHandlers): () => void };
 };
 
-/** The embedded store's change notices: none, since every change to a key is made (and dropped) here. */
-const noNotices = { subscribe: () => () => undefined };
 
 export function createKeyService({ store, clock, limits = accountLimits, changes }: KeyServiceDeps) {
-  const cache = createKeyCache({ changes: changes ?? noNotices, now: () => clock.now() });
+  const cache = createKeyCache({ changes: changes ?? NO_NOTICES, now: () => clock.now() });
   const findBySecretHash = (hash: string) => cache.find(hash, () => store.findKeyBySecretHash(hash));
   const revokeListeners = new Set<(keyId: string) => void>();
   const rotateListeners = new Set<(retired: SecretRetired) => void>();
