@@ -6,6 +6,7 @@
 import type { PresenceView } from '@presence/protocol';
 import { createAccountService } from './accounts/account-service';
 import { createBeat } from './beat';
+import { NO_NOTICES } from './cache/recent-cache';
 import type { Clock } from './clock/clock';
 import type { ClusterPort } from './cluster/cluster-port';
 import type { ClusterLocks } from './concurrency/cluster-locks';
@@ -106,14 +107,14 @@ export type Core = ReturnType<typeof createCore>;
 const linkCodeKey = (keystore: Keystore | undefined) => keystore?.subkey(LINK_CODE_KEY_INFO) ?? null;
 
 /**
- * Each key kind's store: live keys the live one, test keys an overlay on it. With other servers
- * on the store, what GET /v1/presence/me shows is kept in memory per account and dropped by
- * every change, here or on another server (account-view-cache.ts).
+ * Each key kind's store: live keys the live one, test keys an overlay on it. What GET
+ * /v1/presence/me shows of a live account is kept in memory and dropped by every change, here
+ * or (with other servers on the store) on another server (account-view-cache.ts).
  */
 function keyStores(o: CoreOptions) {
   const { clock } = o;
-  const views = o.cluster ? createAccountViewCache<PresenceView>({ changes: o.cluster.accountChanges, now: () => clock.now() }) : null;
-  const store = views ? withViewDrops(o.store, views.drop) : o.store;
+  const views = createAccountViewCache<PresenceView>({ changes: o.cluster?.accountChanges ?? NO_NOTICES, now: () => clock.now() });
+  const store = withViewDrops(o.store, views.drop);
   const accounts = overlayAccountsFor(clock);
   const own = createOverlayStore(store, { clock, accounts });
   const overlay = o.overlayShare ? shareOverlay(own, accounts, o.overlayShare) : own;

@@ -15,6 +15,12 @@
 /** Change notices, as the cluster port announces them (keys, accounts, surface links). */
 export type ChangeNotices = { subscribe(handlers: { changed(id: string): void; resync(): void }): () => void };
 
+/**
+ * The embedded store's notices: none. One process holds its data directory, so every change
+ * is made by this server, which drops what it changed itself.
+ */
+export const NO_NOTICES: ChangeNotices = { subscribe: () => () => undefined };
+
 /** What a cache dropped by change notices is made from (keys/key-cache.ts, presence/account-view-cache.ts). */
 export type NoticedCacheOptions = {
   changes: ChangeNotices;

@@ -17,11 +17,14 @@ export type EventsWake = {
   subscribe(handlers: EventsWakeHandlers): () => void;
 };
 
-/** A rate limiter; answers may come from the database. */
+/**
+ * A rate limiter; answers may come from the database. One that can decide from memory answers
+ * at once, without a promise (every request's path asks one); callers await either.
+ */
 export type SharedRateLimiter = {
-  hit(id: string): Promise<RateDecision>;
+  hit(id: string): RateDecision | Promise<RateDecision>;
   /** Whether a hit now would be allowed, without counting one. */
-  peek(id: string): Promise<RateDecision>;
+  peek(id: string): RateDecision | Promise<RateDecision>;
 };
 
 /** What a server hears about keys changed anywhere: its cache of keys drops them. */

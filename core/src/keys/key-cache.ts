@@ -1,6 +1,11 @@
-// Keys by secret hash, kept in memory so an authenticated request does not read the database
-// for its key (on PostgreSQL that read was a transaction per request). Only found keys are
-// kept, never misses: a key created anywhere is found at its first use.
+// Keys by secret hash, kept in memory so an authenticated request does not read the store
+// for its key (on PostgreSQL that read was a transaction per request; on the embedded store
+// it is no round trip, but a chain of promises on every request's path, and a key kept here
+// is answered without one: `known`). Only found keys are kept, never misses: a key created
+// anywhere is found at its first use.
+//
+// On the embedded store the key service is the only writer of keys (one process holds the
+// data directory), so its own drops are every change there is and no notice ever comes.
 //
 // Staleness across servers: every change to a key's record is announced at its commit
 // (PostgreSQL NOTIFY, see store/postgres/keys-rows.ts updateKey) and drops the key here;
@@ -24,6 +29,8 @@ export const KEY_CACHE_MAX = 10_000;
 export const KEY_CACHE_MAX_AGE_MS = 1_000;
 
 export type KeyCache = {
+  /** The key with this secret hash if memory holds it and it is fresh; undefined: ask `find`. */
+  known(hash: string): KeyRecord | undefined;
   /** The key with this secret hash, from memory or `load` (kept when found). */
   find(hash: string, load: () => Promise<KeyRecord | null>): Promise<KeyRecord | null>;
   /** Drop a key this server changed (before its change is answered). */
@@ -55,6 +62,7 @@ export function createKeyCache({ changes, now, max = KEY_CACHE_MAX, maxAgeMs = K
   });
 
   return {
+    known: (hash) => byHash.fresh(hash),
     async find(hash, load) {
       const hit = byHash.fresh(hash);
       if (hit) return hit;

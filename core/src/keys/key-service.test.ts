@@ -2,7 +2,8 @@
 // a hash and authenticates to exactly its kind and scopes; a rotation's old secret works until
 // its grace ends (to the millisecond) and an earlier rotation keeps its earlier end; revocation
 // is instant and final; a test key changes no credential and is answered a would-be key that
-// is stored nowhere; last_used_at is written at most once a minute.
+// is stored nowhere; last_used_at is written at most once a minute; a key kept in memory is
+// answered at once only while nothing changed it.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -116,6 +117,40 @@ describe('authenticate', () => {
     clock.advance(1);
     await keys.authenticate(k.secret);
     expect(await lastUsed()).toBe(iso(start + 60_000));
+  });
+});
+
+describe('authenticateAtOnce', () => {
+  it('answers a key read within the last second exactly as authenticate does, and nothing else', async () => {
+    const k = await make(['talk']);
+    expect(keys.authenticateAtOnce(k.secret)).toBeUndefined(); // never read
+    const p = await keys.authenticate(k.secret);
+    expect(keys.authenticateAtOnce(k.secret)).toEqual(p);
+    expect(keys.authenticateAtOnce(`prs_live_${'Z'.repeat(40)}`)).toBeUndefined();
+    clock.advance(1_000);
+    expect(keys.authenticateAtOnce(k.secret)).toBeUndefined(); // read again by authenticate
+    expect(await keys.authenticate(k.secret)).toEqual(p);
+    expect(keys.authenticateAtOnce(k.secret)).toEqual(p);
+  });
+
+  it('forgets a revoked or rotated key as the change is answered, and a secret whose grace ended', async () => {
+    const { by } = await admin();
+    const k = await make(['talk']);
+    await keys.authenticate(k.secret);
+    const t0 = clock.now();
+    const rotated = await keys.rotate(by, k.id, 0.5);
+    expect(keys.authenticateAtOnce(k.secret)).toBeUndefined();
+    expect((await keys.authenticate(k.secret)).validUntil).toBe(t0 + 500);
+    expect(keys.authenticateAtOnce(k.secret)).toMatchObject({ validUntil: t0 + 500 });
+    clock.advance(500);
+    expect(keys.authenticateAtOnce(k.secret)).toBeUndefined();
+    expect(await authError(k.secret)).toBe('auth: this key was rotated and its grace window has ended');
+    await keys.authenticate(rotated.secret);
+    expect(keys.authenticateAtOnce(rotated.secret)).toMatchObject({ keyId: k.id });
+    await keys.revoke(by, k.id);
+    expect(keys.authenticateAtOnce(rotated.secret)).toBeUndefined();
+    expect(await authError(rotated.secret)).toBe('auth: this key was revoked');
+    expect(keys.authenticateAtOnce(rotated.secret)).toBeUndefined();
   });
 });
 

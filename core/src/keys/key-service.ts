@@ -5,6 +5,7 @@
 // in the test keys' overlay (a key kept there would never authenticate), so what a test key
 // may do with keys is decided here, once (see `mayChangeCredentials`).
 import type { KeyKind, KeySecret, KeyView, Scope } from '@presence/protocol';
+import { NO_NOTICES } from '../cache/recent-cache';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import type { KeyChangeHandlers } from '../cluster/cluster-port';
@@ -55,16 +56,16 @@ type KeyServiceDeps = {
   /** `keys` caps the account's keys that are not revoked (default `accountLimits`). */
   limits?: Pick<AccountLimits, 'keys'>;
   /**
-   * Key changes on every server (PostgreSQL): given, authentication keeps keys in memory and
-   * drops them as they change (key-cache.ts). Embedded, the store is in memory already.
+   * Key changes on every server (PostgreSQL): the kept keys (key-cache.ts) are dropped as they
+   * change anywhere. Absent (embedded), this service's own changes are the only ones.
    */
   changes?: { subscribe(h: KeyChangeHandlers): () => void };
 };
 
+
 export function createKeyService({ store, clock, limits = accountLimits, changes }: KeyServiceDeps) {
-  const cache = changes ? createKeyCache({ changes, now: () => clock.now() }) : null;
-  const findBySecretHash = (hash: string) =>
-    cache ? cache.find(hash, () => store.findKeyBySecretHash(hash)) : store.findKeyBySecretHash(hash);
+  const cache = createKeyCache({ changes: changes ?? NO_NOTICES, now: () => clock.now() });
+  const findBySecretHash = (hash: string) => cache.find(hash, () => store.findKeyBySecretHash(hash));
   const revokeListeners = new Set<(keyId: string) => void>();
   const rotateListeners = new Set<(retired: SecretRetired) => void>();
   const lastUsedWritten = new Map<string, number>();
@@ -84,6 +85,17 @@ export function createKeyService({ store, clock, limits = accountLimits, changes
       grace_until: graceUntil > 0 ? iso(graceUntil) : null,
     };
   };
+
+  /** The principal of `k` authenticated by its secret `s` now; notes the key's use. */
+  function principalOf(k: KeyRecord, s: KeyRecord['secrets'][number], now: number): Principal {
+    // last_used_at is advisory: write it at most once a minute per key, off the hot path.
+    if (now - (lastUsedWritten.get(k.id) ?? 0) >= LAST_USED_RESOLUTION_MS) {
+      lastUsedWritten.set(k.id, now);
+      void store.updateKey(k.id, (rec) => ({ ...rec, last_used_at: iso(now) })).catch(() => undefined);
+      // (The store's close() drains this write, so shutdown never cuts it in half.)
+    }
+    return { keyId: k.id, accountId: k.account_id, kind: k.kind, scopes: k.scopes, validUntil: s.valid_until, secretHash: s.hash };
+  }
 
   async function ownedKey(accountId: string, id: string) {
     const k = await store.getKey(id);
@@ -188,7 +200,7 @@ export function createKeyService({ store, clock, limits = accountLimits, changes
         };
       });
       if (!updated) throw notFound(`no key ${id}`); // deleted with its account meanwhile
-      cache?.drop(id);
+      cache.drop(id);
       for (const r of retired) for (const l of rotateListeners) l(r);
       return { ...view(updated), secret };
     },
@@ -200,7 +212,7 @@ export function createKeyService({ store, clock, limits = accountLimits, changes
       const updated =
         k.state === 'revoked' ? k : await store.updateKey(id, (rec) => ({ ...rec, state: 'revoked', revoked_at: iso(clock.now()) }));
       if (!updated) throw notFound(`no key ${id}`);
-      cache?.drop(id);
+      cache.drop(id);
       for (const l of revokeListeners) l(id);
       return view(updated);
     },
@@ -218,13 +230,24 @@ export function createKeyService({ store, clock, limits = accountLimits, changes
       if (!s || (s.valid_until !== null && s.valid_until <= now)) {
         throw new PresenceError('auth', 'this key was rotated and its grace window has ended');
       }
-      // last_used_at is advisory: write it at most once a minute per key, off the hot path.
-      if (now - (lastUsedWritten.get(k.id) ?? 0) >= LAST_USED_RESOLUTION_MS) {
-        lastUsedWritten.set(k.id, now);
-        void store.updateKey(k.id, (rec) => ({ ...rec, last_used_at: iso(now) })).catch(() => undefined);
-        // (The store's close() drains this write, so shutdown never cuts it in half.)
-      }
-      return { keyId: k.id, accountId: k.account_id, kind: k.kind, scopes: k.scopes, validUntil: s.valid_until, secretHash: hash };
+      return principalOf(k, s, now);
+    },
+
+    /**
+     * The principal at once, without a promise, when the secret's key is kept in memory
+     * (key-cache.ts: read within the last second and unchanged since) and the secret works;
+     * undefined otherwise, and `authenticate` then reads the key and gives any refusal. The
+     * common request's path: a promise is an allocation and a microtask turn.
+     */
+    authenticateAtOnce(secret: string): Principal | undefined {
+      // A kept key was found by this very hash, so the secret has its shape (no check needed).
+      const hash = hashSecret(secret);
+      const k = cache.known(hash);
+      if (!k || k.state === 'revoked') return undefined;
+      const s = k.secrets.find((x) => x.hash === hash);
+      const now = clock.now();
+      if (!s || (s.valid_until !== null && s.valid_until <= now)) return undefined;
+      return principalOf(k, s, now);
     },
 
     /**

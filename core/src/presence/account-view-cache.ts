@@ -1,8 +1,9 @@
 // What GET /v1/presence/me shows of an account (its document and memory counts), kept in
-// memory by a server that shares its store with others (PostgreSQL), so that read costs the
-// database nothing when the account is read often (DESIGN.md "Cost follows work": an
-// authenticated read commits nothing). An embedded store answers from memory already and
-// keeps no cache.
+// memory, so that read costs the database nothing when the account is read often (DESIGN.md
+// "Cost follows work": an authenticated read commits nothing), and is answered without a
+// promise (`known`). The embedded store answers from memory already, but through a chain of
+// promises and a copy of the account's memory entries on every read; it keeps the cache too,
+// with no notices (NO_NOTICES: its own drops are every change there is).
 //
 // Staleness, as for keys (keys/key-cache.ts): every change to an account's document or memory
 // counts is announced at its commit (NOTIFY, store/postgres) and drops the account here; this
@@ -20,6 +21,8 @@ export const VIEW_CACHE_MAX = 10_000;
 export const VIEW_CACHE_MAX_AGE_MS = 1_000;
 
 export type AccountViewCache<V> = {
+  /** The account's view if memory holds it and it is fresh; undefined: ask `get`. */
+  known(accountId: string): V | undefined;
   /** The account's view, from memory or `load` (kept unless the account changed meanwhile). */
   get(accountId: string, load: () => Promise<V>): Promise<V>;
   drop(accountId: string): void;
@@ -40,6 +43,7 @@ export function createAccountViewCache<V>({
   const unsubscribe = changes.subscribe({ changed: drop, resync: () => views.clear() });
 
   return {
+    known: (accountId) => views.fresh(accountId),
     async get(accountId, load) {
       const hit = views.fresh(accountId);
       if (hit !== undefined) return hit;

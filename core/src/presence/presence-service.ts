@@ -36,11 +36,13 @@ export function createPresenceService({
   storeFor: StoreFor;
   memory: MemoryService;
   chainName: () => string;
-  /** Live accounts' views kept in memory (servers sharing a store); null reads the store each time. */
+  /** Live accounts' views kept in memory; null reads the store each time. */
   views: AccountViewCache<PresenceView> | null;
 }) {
-  async function me(p: Principal): Promise<PresenceView> {
-    return views && p.kind === 'live' ? views.get(p.accountId, () => read(p)) : read(p);
+  /** A kept view at once, without a promise (every GET /v1/presence/me); else read. */
+  function me(p: Principal): PresenceView | Promise<PresenceView> {
+    if (!views || p.kind !== 'live') return read(p);
+    return views.known(p.accountId) ?? views.get(p.accountId, () => read(p));
   }
   async function read(p: Principal): Promise<PresenceView> {
     const a = await storeFor(p.kind).getAccount(p.accountId);

@@ -20,6 +20,7 @@ import {
   looksLikeSurfaceToken,
   PresenceError,
   type Principal,
+  type RateDecision,
   type RateLimiterPort,
   requireScope,
   type ScopeRequirement,
@@ -35,11 +36,8 @@ export function registerAuth(app: FastifyInstance, core: Core, authFailures: Rat
   app.decorateRequest('principal', null);
   app.decorateRequest('surface', null);
 
-  /** Counts the request against its key and sets the per-key headers (429 past the limit). */
-  async function admit(request: FastifyRequest, reply: FastifyReply, principal: Principal) {
-    request.principal = principal;
-    const hit = core.rateLimiter.hit(principal.keyId);
-    const rate = hit instanceof Promise ? await hit : hit;
+  /** Sets the per-key headers for the key's counted request (429 past the limit). */
+  function admitted(reply: FastifyReply, principal: Principal, rate: RateDecision) {
     reply.headers({
       'presence-mode': principal.kind,
       'ratelimit-limit': String(rate.limit),
@@ -52,6 +50,13 @@ export function registerAuth(app: FastifyInstance, core: Core, authFailures: Rat
       });
     }
     return principal;
+  }
+
+  /** Counts the request against its key and sets the per-key headers (429 past the limit). */
+  async function admit(request: FastifyRequest, reply: FastifyReply, principal: Principal) {
+    request.principal = principal;
+    const hit = core.rateLimiter.hit(principal.keyId);
+    return admitted(reply, principal, hit instanceof Promise ? await hit : hit);
   }
 
   /** The key's principal; a failure counts against the address that presented a key (its 401 is thrown). */
@@ -106,9 +111,46 @@ export function registerAuth(app: FastifyInstance, core: Core, authFailures: Rat
     requireScope(principal, need);
   }
 
-  app.addHook('onRequest', async (request, reply) => {
+  /**
+   * The common request, a key kept in memory on a keyed route, decided without a promise:
+   * true when it was (admitted, or refused by a throw), false when nothing was done and
+   * `check` decides. A promise when the key's count is asked of the database: it decides.
+   * Every step is `check`'s own, in its order; only what needs a read is left to `check`.
+   */
+  function atOnce(request: FastifyRequest, reply: FastifyReply, need: ScopeRequirement, header: string): boolean | Promise<void> {
+    const bearer = BEARER.exec(header)?.[1];
+    if (!bearer || looksLikeSurfaceToken(bearer) || request.headers[ACTING_FOR_HEADER] !== undefined) return false;
+    const budget = authFailures.peek(clientAddress(request.ip));
+    if (budget instanceof Promise || !budget.allowed) return false;
+    const principal = core.keys.authenticateAtOnce(bearer);
+    if (!principal) return false;
+    request.principal = principal;
+    const hit = core.rateLimiter.hit(principal.keyId);
+    if (hit instanceof Promise) return hit.then((rate) => requireScope(admitted(reply, principal, rate), need));
+    requireScope(admitted(reply, principal, hit), need);
+    return true;
+  }
+
+  // A callback hook: an async one costs every request a promise and a microtask turn.
+  app.addHook('onRequest', (request, reply, done) => {
     // routeOptions is a getter that builds a fresh object on every read: read it once.
     const { config } = request.routeOptions;
+    const header = request.headers.authorization;
+    if (config.scope !== undefined && config.surface !== true && header !== undefined) {
+      let decided: boolean | Promise<void>;
+      try {
+        decided = atOnce(request, reply, config.scope, header);
+      } catch (e) {
+        return done(e as Error);
+      }
+      if (decided instanceof Promise) return void decided.then(() => done(), done);
+      if (decided) return done();
+    }
+    check(request, reply, config).then(() => done(), done);
+  });
+
+  /** Everything else: public routes, surface tokens, keys not in memory, and every refusal of a key. */
+  async function check(request: FastifyRequest, reply: FastifyReply, config: FastifyRequest['routeOptions']['config']) {
     const surfaceRoute = config.surface === true;
     const need = surfaceRoute ? 'key' : config.scope;
     const header = request.headers.authorization;
@@ -147,5 +189,5 @@ export function registerAuth(app: FastifyInstance, core: Core, authFailures: Rat
     const principal = await admit(request, reply, await authenticate(address, bearer, header !== undefined && !m));
     if (surfaceRoute) throw new PresenceError('scope', 'this route takes a surface token (prs_surface_…), not a key');
     requireScope(principal, need);
-  });
+  }
 }

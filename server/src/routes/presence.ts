@@ -18,7 +18,8 @@ export const presenceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { co
         response: { 200: schemas.PresenceView },
       },
     },
-    async (req) => core.presence.me(callerOf(req)),
+    // Not async: a kept view is answered as it is, without a promise (core.presence.me).
+    (req) => core.presence.me(callerOf(req)),
   );
 
   app.patch(

@@ -285,17 +285,23 @@ export function createRequestRates({
     resetS: u.resetS,
   });
 
+  function hitEntry(e: Entry): RateDecision {
+    const now = clock.now();
+    sweep(now);
+    e.lastAt = now;
+    const before = used(e, now);
+    if (before.used >= limit) return decide(before, false);
+    count(e.pending, exact ? now : bucketOf(now), 1);
+    schedule();
+    return decide(used(e, now), true);
+  }
+
   return {
-    async hit(id) {
-      const e = await entry(id);
-      const now = clock.now();
-      sweep(now);
-      e.lastAt = now;
-      const before = used(e, now);
-      if (before.used >= limit) return decide(before, false);
-      count(e.pending, exact ? now : bucketOf(now), 1);
-      schedule();
-      return decide(used(e, now), true);
+    hit(id) {
+      // A key whose row was read is decided from memory at once (every request's path); its
+      // first sight waits for the read.
+      const known = entries.get(id);
+      return known?.shared ? hitEntry(known) : entry(id).then(hitEntry);
     },
     async peek(id) {
       const e = await entry(id);
