@@ -28,6 +28,7 @@ import {
 import { ACTING_FOR_HEADER } from '@presence/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clientAddress } from './client-address';
+import { rateLimitHeaders } from './rate-headers';
 
 const BEARER = /^Bearer ([^\s]+)$/;
 
@@ -40,12 +41,7 @@ export function registerAuth(app: FastifyInstance, core: Core, authFailures: Rat
     request.principal = principal;
     const hit = core.rateLimiter.hit(principal.keyId);
     const rate = hit instanceof Promise ? await hit : hit;
-    reply.headers({
-      'presence-mode': principal.kind,
-      'ratelimit-limit': String(rate.limit),
-      'ratelimit-remaining': String(rate.remaining),
-      'ratelimit-reset': String(rate.resetS),
-    });
+    reply.headers({ 'presence-mode': principal.kind, ...rateLimitHeaders(rate) });
     if (!rate.allowed) {
       throw new PresenceError('rate_limited', `this key made ${rate.limit} requests in the current window; retry in ${rate.resetS} s`, {
         retryAfter: rate.resetS,
@@ -87,12 +83,7 @@ export function registerAuth(app: FastifyInstance, core: Core, authFailures: Rat
       if (acting !== undefined)
         throw new PresenceError('invalid_request', "this route is the surface's own: send it without Presence-Acting-For");
       const rate = await core.rateLimiter.hit(surface.surfaceId);
-      reply.headers({
-        'presence-mode': 'live',
-        'ratelimit-limit': String(rate.limit),
-        'ratelimit-remaining': String(rate.remaining),
-        'ratelimit-reset': String(rate.resetS),
-      });
+      reply.headers({ 'presence-mode': 'live', ...rateLimitHeaders(rate) });
       if (!rate.allowed) throw new PresenceError('rate_limited', `retry in ${rate.resetS} s`, { retryAfter: rate.resetS });
       return;
     }
