@@ -8,11 +8,9 @@ import { z } from 'zod';
 import { operations } from '../http/operation';
 import { PAGE_SCRIPT, webauthnBundle } from '../http/passkey-assets';
 import { approvePage, unknownLinkPage } from '../http/passkey-pages';
-import { served } from '../http/served';
 import type { RouteDeps } from '../http/types';
 import { CONFIRM_PROBLEMS } from './confirm';
-
-const byLink = { params: schemas.PasskeyTokenParams } as const;
+import { linkPage, linkPasskeys } from './enroll';
 
 // No key: the link's token names the hold (openapi.ts documents such routes as needing no credential).
 const op = operations({ tag: 'passkeys' })({
@@ -20,7 +18,7 @@ const op = operations({ tag: 'passkeys' })({
     summary: 'The approve page: start approving the hold with a passkey (the link names the hold)',
     description:
       "The approve page's first step: WebAuthn authentication options for the hold named by the link, with a single-use challenge bound to that hold (a new request replaces an unanswered challenge).",
-    ...byLink,
+    params: schemas.PasskeyTokenParams,
     body: schemas.EmptyRequest.optional(),
     answer: 'Options for navigator.credentials.get (WebAuthn JSON), bound to this hold',
     response: schemas.PasskeyOptions,
@@ -30,7 +28,7 @@ const op = operations({ tag: 'passkeys' })({
     summary: "The approve page: the authenticator's answer; approves the hold once",
     description:
       "The approve page's second step: the authenticator's assertion, verified (challenge bound to the hold, origin, RP ID, user verification, counter), then the hold is approved through the same path as POST /v1/confirm (the policy checked again, executed once).",
-    ...byLink,
+    params: schemas.PasskeyTokenParams,
     body: schemas.PasskeyAssertion,
     answer: 'The hold was approved with a passkey and executed (as POST /v1/confirm answers)',
     response: schemas.ConfirmResult,
@@ -39,7 +37,7 @@ const op = operations({ tag: 'passkeys' })({
   passkeyDeny: {
     summary: 'The approve page: deny the hold (one tap, no passkey)',
     description: 'Denies the hold named by the link: one tap, no passkey needed (as the Deny button in chat).',
-    ...byLink,
+    params: schemas.PasskeyTokenParams,
     body: schemas.EmptyRequest.optional(),
     answer: 'The hold was denied',
     response: schemas.ConfirmResult,
@@ -50,8 +48,8 @@ const op = operations({ tag: 'passkeys' })({
 const scriptFile = { schema: { hide: true, params: z.object({ file: z.enum(['webauthn.js', 'page.js']) }) } };
 
 export const approveRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
-  const passkeys = () => served(core.passkeys, 'not_found', 'this server keeps no passkeys');
-  app.get('/approve/:token', { schema: { hide: true, ...byLink } }, async (req, reply) => {
+  const passkeys = () => linkPasskeys(core);
+  app.get('/approve/:token', linkPage, async (req, reply) => {
     const view = await passkeys().approval(req.params.token);
     return view ? approvePage(reply, view) : unknownLinkPage(reply, 'approve');
   });

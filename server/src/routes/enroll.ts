@@ -8,15 +8,13 @@ import { enrollPage, unknownLinkPage } from '../http/passkey-pages';
 import { served } from '../http/served';
 import type { RouteDeps } from '../http/types';
 
-const byLink = { params: schemas.PasskeyTokenParams } as const;
-
 // No key: the link's token is the credential (openapi.ts documents such routes as needing none).
 const op = operations({ tag: 'passkeys' })({
   passkeyRegistrationOptions: {
     summary: 'The Add passkey page: start adding a passkey (the link is the credential)',
     description:
       "The Add passkey page's first step: WebAuthn registration options for this account, bound to the one-time link (its challenge is single-use).",
-    ...byLink,
+    params: schemas.PasskeyTokenParams,
     body: schemas.EmptyRequest.optional(),
     answer: 'Options for navigator.credentials.create (WebAuthn JSON)',
     response: schemas.PasskeyOptions,
@@ -26,7 +24,7 @@ const op = operations({ tag: 'passkeys' })({
     summary: "The Add passkey page: the authenticator's answer",
     description:
       "The Add passkey page's second step: the authenticator's attestation, verified (challenge, origin, RP ID, user verification); the link is spent and the passkey stored.",
-    ...byLink,
+    params: schemas.PasskeyTokenParams,
     body: schemas.PasskeyRegistration,
     status: 201,
     answer: 'The passkey was added; the link is spent',
@@ -35,9 +33,14 @@ const op = operations({ tag: 'passkeys' })({
   },
 });
 
+/** What a link's pages reach: on a server that keeps no passkeys, no link is known (404, as an unknown one). */
+export const linkPasskeys = (core: RouteDeps['core']) => served(core.passkeys, 'not_found', 'this server keeps no passkeys');
+/** A link's page itself: HTML, outside the OpenAPI document. */
+export const linkPage = { schema: { hide: true, params: schemas.PasskeyTokenParams } };
+
 export const enrollRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
-  const passkeys = () => served(core.passkeys, 'not_found', 'this server keeps no passkeys');
-  app.get('/enroll/:token', { schema: { hide: true, ...byLink } }, async (req, reply) => {
+  const passkeys = () => linkPasskeys(core);
+  app.get('/enroll/:token', linkPage, async (req, reply) => {
     const state = await passkeys().enrollState(req.params.token);
     return state ? enrollPage(reply, state) : unknownLinkPage(reply, 'enroll');
   });
