@@ -3,6 +3,7 @@
 // from the database's failures.
 import postgres from 'postgres';
 import { CallerError } from './database-error';
+import type { Statements } from './unit-of-work';
 
 export type Doc = { doc: unknown };
 
@@ -25,3 +26,15 @@ export function callerSays<T>(fn: () => T): T {
 const UNIQUE_VIOLATION = '23505';
 /** A duplicate key: the insert of a record that exists (each family says what that means). */
 export const isUniqueViolation = (e: unknown) => e instanceof postgres.PostgresError && e.code === UNIQUE_VIOLATION;
+
+/**
+ * `next AS (…)`, for the one statement that appends to an account's log (events, thread): the
+ * log's next id (`next.id`), its account_seq counter bumped in that same statement, so ids are
+ * strictly increasing without gaps and commit in id order (the counter row stays locked until
+ * commit).
+ */
+export const nextId = (sql: Statements, accountId: string, log: 'events' | 'thread') => sql`next AS (
+        INSERT INTO account_seq AS s (account_id, ${sql(log)}) VALUES (${accountId}, 1)
+        ON CONFLICT (account_id) DO UPDATE SET ${sql(log)} = s.${sql(log)} + 1
+        RETURNING ${sql(log)} AS id
+      )`;
