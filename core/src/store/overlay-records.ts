@@ -10,6 +10,15 @@ import type { OverlayContext } from './overlay-context';
 import type { StandingPort } from './standing-port';
 import type { WalletsPort } from './wallets-port';
 
+/** An update of a record that may be gone: the updater's record (a copy, frozen) is both what is kept and the answer; gone answers null. */
+const updating =
+  <T>(update: (current: T) => T) =>
+  (current: T | null) => {
+    if (!current) return { next: null, result: null };
+    const next = copy(update(current));
+    return { next, result: next };
+  };
+
 export function overlayRecords(ctx: OverlayContext): AccountsPort & KeysPort & WalletsPort & StandingPort {
   const { live, updateRecord, changesOf, active } = ctx;
   const liveStanding = async (accountId: string, id: string) => (await live.listStanding(accountId)).find((r) => r.id === id) ?? null;
@@ -48,17 +57,7 @@ export function overlayRecords(ctx: OverlayContext): AccountsPort & KeysPort & W
     async updateKey(id, update) {
       const found = await keys.getKey(id);
       if (!found) return null;
-      return updateRecord(
-        found.account_id,
-        'keys',
-        id,
-        () => live.getKey(id),
-        (current) => {
-          if (!current) return { next: null, result: null };
-          const next = copy(update(current));
-          return { next, result: next };
-        },
-      );
+      return updateRecord(found.account_id, 'keys', id, () => live.getKey(id), updating(update));
     },
   };
   return {
@@ -85,17 +84,7 @@ export function overlayRecords(ctx: OverlayContext): AccountsPort & KeysPort & W
       return out;
     },
     updateAccount(id, update) {
-      return updateRecord(
-        id,
-        'accounts',
-        id,
-        () => live.getAccount(id),
-        (current) => {
-          if (!current) return { next: null, result: null };
-          const next = copy(update(current));
-          return { next, result: next };
-        },
-      );
+      return updateRecord(id, 'accounts', id, () => live.getAccount(id), updating(update));
     },
     ...keys,
     async getWallet(accountId) {
@@ -136,17 +125,7 @@ export function overlayRecords(ctx: OverlayContext): AccountsPort & KeysPort & W
       return [];
     },
     updateStanding(accountId, id, update) {
-      return updateRecord(
-        accountId,
-        'standing',
-        id,
-        () => liveStanding(accountId, id),
-        (current) => {
-          if (!current) return { next: null, result: null };
-          const next = copy(update(current));
-          return { next, result: next };
-        },
-      );
+      return updateRecord(accountId, 'standing', id, () => liveStanding(accountId, id), updating(update));
     },
   };
 }
