@@ -25,7 +25,12 @@ const describeOption = ['--description <text>', 'a note for people'] as const;
 
 export function registerWebhooks(program: Command, cli: CliContext) {
   const hooks = program.command('webhooks').description('endpoints that get the account’s events as signed requests (admin)');
+  endpointCommands(hooks, cli);
+  deliveryCommands(hooks, cli);
+}
 
+/** The endpoints themselves: list, create, update, delete. */
+function endpointCommands(hooks: Command, cli: CliContext) {
   apiCommand(hooks, cli, {
     name: 'list',
     description: 'every endpoint of the account (never secrets)',
@@ -89,7 +94,10 @@ export function registerWebhooks(program: Command, cli: CliContext) {
     call: (c, [id]) => c.webhooks.delete(id),
     show: (w) => `deleted ${w.id} (${w.url})`,
   });
+}
 
+/** What an endpoint is sent and signed with: its secret, a ping, the deliveries log, a replay. */
+function deliveryCommands(hooks: Command, cli: CliContext) {
   apiCommand(hooks, cli, {
     name: 'rotate',
     description: 'a new signing secret; the old one keeps signing beside it for 24 h',

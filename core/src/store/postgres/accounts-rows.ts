@@ -1,22 +1,16 @@
 // Accounts on PostgreSQL (table accounts): the record whole; a change announced on
 // `presence_accounts` at commit, so every server drops what it keeps of the account.
-import { PresenceError } from '../../errors/presence-error';
 import type { AccountsPort } from '../accounts-port';
 import { AccountRecord } from '../documents';
 import { ACCOUNTS_CHANNEL } from './channels';
-import { callerSays, type Doc, isUniqueViolation, json } from './records';
+import { callerSays, type Doc, insertNew, json } from './records';
 import type { Runner } from './unit-of-work';
 
 export function accountsRows(run: Runner): AccountsPort {
   const { sql, begin } = run;
   return {
     async createAccount(account) {
-      try {
-        await sql`INSERT INTO accounts (id, doc) VALUES (${account.id}, ${json(account)}::text::json)`;
-      } catch (e) {
-        if (isUniqueViolation(e)) throw new PresenceError('conflict', `account ${account.id} exists`);
-        throw e;
-      }
+      await insertNew(sql`INSERT INTO accounts (id, doc) VALUES (${account.id}, ${json(account)}::text::json)`, `account ${account.id}`);
     },
     async getAccount(id) {
       const [row] = await sql<Doc[]>`SELECT doc FROM accounts WHERE id = ${id}`;

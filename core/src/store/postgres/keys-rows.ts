@@ -1,24 +1,21 @@
 // API keys on PostgreSQL (table api_keys): the record whole beside its secrets' hashes (an
 // array column, so a lookup by hash is one indexed read); an update announced on
 // `presence_keys` at commit, so every server's key cache drops the key.
-import { PresenceError } from '../../errors/presence-error';
 import { KeyRecord } from '../documents';
 import type { KeysPort } from '../keys-port';
 import { KEYS_CHANNEL } from './channels';
-import { callerSays, type Doc, isUniqueViolation, json } from './records';
+import { callerSays, type Doc, insertNew, json } from './records';
 import type { Runner } from './unit-of-work';
 
 export function keysRows(run: Runner): KeysPort {
   const { sql, begin } = run;
   return {
     async insertKey(key) {
-      try {
-        await sql`INSERT INTO api_keys (id, account_id, secret_hashes, doc)
-        VALUES (${key.id}, ${key.account_id}, ${key.secrets.map((s) => s.hash)}::text[], ${json(key)}::text::json)`;
-      } catch (e) {
-        if (isUniqueViolation(e)) throw new PresenceError('conflict', `key ${key.id} exists`);
-        throw e;
-      }
+      await insertNew(
+        sql`INSERT INTO api_keys (id, account_id, secret_hashes, doc)
+        VALUES (${key.id}, ${key.account_id}, ${key.secrets.map((s) => s.hash)}::text[], ${json(key)}::text::json)`,
+        `key ${key.id}`,
+      );
     },
     async getKey(id) {
       const [row] = await sql<Doc[]>`SELECT doc FROM api_keys WHERE id = ${id}`;

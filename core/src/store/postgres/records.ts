@@ -2,6 +2,7 @@
 // (migrations/0001_init.sql says why json and not jsonb), with a caller's updater told apart
 // from the database's failures.
 import postgres from 'postgres';
+import { PresenceError } from '../../errors/presence-error';
 import { CallerError } from './database-error';
 import type { Statements } from './unit-of-work';
 
@@ -26,6 +27,16 @@ export function callerSays<T>(fn: () => T): T {
 const UNIQUE_VIOLATION = '23505';
 /** A duplicate key: the insert of a record that exists (each family says what that means). */
 export const isUniqueViolation = (e: unknown) => e instanceof postgres.PostgresError && e.code === UNIQUE_VIOLATION;
+
+/** The insert of a new record: one that exists already (`what`, e.g. "key key_1") is 409 conflict. */
+export async function insertNew(insert: PromiseLike<unknown>, what: string): Promise<void> {
+  try {
+    await insert;
+  } catch (e) {
+    if (isUniqueViolation(e)) throw new PresenceError('conflict', `${what} exists`);
+    throw e;
+  }
+}
 
 /**
  * `next AS (…)`, for the one statement that appends to an account's log (events, thread): the
