@@ -1,10 +1,11 @@
 // API keys on PostgreSQL (table api_keys): the record whole beside its secrets' hashes (an
 // array column, so a lookup by hash is one indexed read); an update announced on
 // `presence_keys` at commit, so every server's key cache drops the key.
+import type { TransactionSql } from 'postgres';
 import { KeyRecord } from '../documents';
 import type { KeysPort } from '../keys-port';
 import { KEYS_CHANNEL } from './channels';
-import { callerSays, type Doc, insertNew, json } from './records';
+import { type Doc, insertNew, json, lockedUpdate } from './records';
 import type { Runner } from './unit-of-work';
 
 export function keysRows(run: Runner): KeysPort {
@@ -30,14 +31,11 @@ export function keysRows(run: Runner): KeysPort {
       return rows.map((r) => KeyRecord.parse(r.doc));
     },
     async updateKey(id, update) {
-      return begin(async (tx) => {
-        const [row] = await tx<Doc[]>`SELECT doc FROM api_keys WHERE id = ${id} FOR UPDATE`;
-        if (!row) return null;
-        const next = callerSays(() => update(KeyRecord.parse(row.doc)));
-        await tx`UPDATE api_keys SET doc = ${json(next)}::text::json, secret_hashes = ${next.secrets.map((s) => s.hash)}::text[]
+      const read = (tx: TransactionSql) => tx<Doc[]>`SELECT doc FROM api_keys WHERE id = ${id} FOR UPDATE`;
+      const write = (tx: TransactionSql, next: KeyRecord) =>
+        tx`UPDATE api_keys SET doc = ${json(next)}::text::json, secret_hashes = ${next.secrets.map((s) => s.hash)}::text[]
         WHERE id = ${id} RETURNING pg_notify(${KEYS_CHANNEL}, id)`;
-        return next;
-      });
+      return lockedUpdate(begin, { read, parse: (doc) => KeyRecord.parse(doc), write }, update);
     },
   };
 }

@@ -4,7 +4,7 @@
 import postgres from 'postgres';
 import { PresenceError } from '../../errors/presence-error';
 import { CallerError } from './database-error';
-import type { Statements } from './unit-of-work';
+import type { Runner, Statements } from './unit-of-work';
 
 export type Doc = { doc: unknown };
 
@@ -49,3 +49,26 @@ export const nextId = (sql: Statements, accountId: string, log: 'events' | 'thre
         ON CONFLICT (account_id) DO UPDATE SET ${sql(log)} = s.${sql(log)} + 1
         RETURNING ${sql(log)} AS id
       )`;
+
+/**
+ * An `update*` of one record: its row read FOR UPDATE in a transaction (none: null), the
+ * caller's updater run on it (its own failure told apart), and `write` of what it returned, all
+ * committing together; concurrent updaters of the record queue on the row lock, none lost.
+ */
+export function lockedUpdate<T>(
+  begin: Runner['begin'],
+  row: {
+    read: (tx: postgres.TransactionSql) => PromiseLike<Doc[]>;
+    parse: (doc: unknown) => T;
+    write: (tx: postgres.TransactionSql, next: T) => PromiseLike<unknown>;
+  },
+  update: (current: T) => T,
+): Promise<T | null> {
+  return begin(async (tx) => {
+    const [found] = await row.read(tx);
+    if (!found) return null;
+    const next = callerSays(() => update(row.parse(found.doc)));
+    await row.write(tx, next);
+    return next;
+  });
+}
