@@ -33,6 +33,12 @@ export type RequestOptions = {
   retries?: number;
 };
 
+/**
+ * An SDK function whose parameters may all be left out: `(http, params?, options?)`, the http
+ * client first as viem's actions take theirs.
+ */
+export type OptionalParamsAction<P, R> = (http: Http, params?: P, options?: RequestOptions) => Promise<R>;
+
 /** What each attempt got back, for logging and for reading Presence-Mode / replay flags. */
 export type ResponseInfo = {
   method: HttpMethod;

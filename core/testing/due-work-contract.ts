@@ -3,12 +3,10 @@
 // intents in flight, standing intents that may fire, memory the compactor must look at,
 // events past retention — answered exactly, on every adapter, and still after a reopen.
 // Run beside store-contract.ts by each adapter's test.
-import { randomBytes } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createKeystore } from '../src/keystore/keystore';
+import { describe, expect, it } from 'vitest';
 import type { MemoryEntry } from '../src/store/documents';
 import type { StorePort } from '../src/store/store-port';
-import { intentRecord, type OpenStoreHarness, type StoreHarness, standing } from './fixtures';
+import { freshStoreEachTest, intentRecord, type OpenStoreHarness, type StoreHarness, standing } from './fixtures';
 
 const entry = (key: string, due_at: number | null): MemoryEntry => ({
   key,
@@ -27,15 +25,11 @@ const ids = (records: readonly { id: string }[]) => records.map((r) => r.id).sor
 
 export function describeDueWorkContract(name: string, open: OpenStoreHarness) {
   describe(`store contract, due work: ${name}`, () => {
-    const keystore = createKeystore(randomBytes(32));
     let h: StoreHarness;
     let store: StorePort;
-    beforeEach(async () => {
-      h = await open(keystore);
-      store = h.store;
-    });
-    afterEach(async () => {
-      await h.close();
+    freshStoreEachTest(open, (opened) => {
+      h = opened;
+      store = opened.store;
     });
 
     it('dueHolds answers held intents of every account past their time, and nothing once they moved on', async () => {

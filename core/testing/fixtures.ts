@@ -1,7 +1,9 @@
 // Records and harnesses the store contract is written with: small, valid documents of each
 // kind, and what an adapter's test hands the contract (a fresh store, peers on the same data,
 // a reopen).
-import type { createKeystore } from '../src/keystore/keystore';
+import { randomBytes } from 'node:crypto';
+import { afterEach, beforeEach } from 'vitest';
+import { createKeystore } from '../src/keystore/keystore';
 import type {
   AccountRecord,
   IdempotencyRecord,
@@ -55,6 +57,22 @@ export type StoreHarness = {
 
 /** What an adapter's test provides: a fresh harness per test, sealing answers under `keystore`. */
 export type OpenStoreHarness = (keystore: ReturnType<typeof createKeystore>) => Promise<StoreHarness>;
+
+/**
+ * A contract suite's store: a fresh one from the adapter's harness before each test of the
+ * describe block (handed to `use`), closed after it; one keystore for the whole block.
+ */
+export function freshStoreEachTest(open: OpenStoreHarness, use: (h: StoreHarness) => void) {
+  const keystore = createKeystore(randomBytes(32));
+  let h: StoreHarness;
+  beforeEach(async () => {
+    h = await open(keystore);
+    use(h);
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+}
 
 export const account = (id: string, name = id): AccountRecord => ({
   id,

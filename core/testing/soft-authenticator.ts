@@ -38,6 +38,9 @@ export function createSoftAuthenticator({ origin, verified = true }: SoftAuthent
     return b;
   };
 
+  /** What the browser hands the page: this credential, with the ceremony's `response`. */
+  const credential = <R>(response: R) => ({ id, rawId: id, type: 'public-key' as const, clientExtensionResults: {}, response });
+
   return {
     id,
     /** Answers `navigator.credentials.create` for these options (from the enroll page's options step). */
@@ -68,17 +71,11 @@ export function createSoftAuthenticator({ origin, verified = true }: SoftAuthent
           ['authData', bytes(authData)],
         ]) as never,
       );
-      return {
-        id,
-        rawId: id,
-        type: 'public-key' as const,
-        clientExtensionResults: {},
-        response: {
-          clientDataJSON: b64url(clientData('webauthn.create', options.challenge)),
-          attestationObject: b64url(attestationObject),
-          transports: ['internal'],
-        },
-      };
+      return credential({
+        clientDataJSON: b64url(clientData('webauthn.create', options.challenge)),
+        attestationObject: b64url(attestationObject),
+        transports: ['internal'],
+      });
     },
     /** Answers `navigator.credentials.get`; `origin` and `verified` override what the browser would report. */
     assert(
@@ -89,17 +86,11 @@ export function createSoftAuthenticator({ origin, verified = true }: SoftAuthent
       const authData = Buffer.concat([sha256(options.rpId ?? new URL(origin).hostname), Buffer.from([flags(0, uv)]), counterBytes()]);
       const client = clientData('webauthn.get', options.challenge, at);
       const signature = sign('sha256', Buffer.concat([authData, sha256(client)]), privateKey);
-      return {
-        id,
-        rawId: id,
-        type: 'public-key' as const,
-        clientExtensionResults: {},
-        response: {
-          clientDataJSON: b64url(client),
-          authenticatorData: b64url(authData),
-          signature: b64url(signature),
-        },
-      };
+      return credential({
+        clientDataJSON: b64url(client),
+        authenticatorData: b64url(authData),
+        signature: b64url(signature),
+      });
     },
   };
 }

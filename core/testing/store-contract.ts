@@ -6,14 +6,13 @@
 // never one adapter's internals. One suite per record family, as the port has one port per
 // family (store-contract/<family>.ts); `describeStoreContract` runs them all, and a store that
 // honours only some (the test keys' overlay) runs those (`sections`).
-import { randomBytes } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createKeystore } from '../src/keystore/keystore';
+import { describe, expect, it } from 'vitest';
 import type { StorePort } from '../src/store/store-port';
 import {
   account,
   answer,
   apiKey,
+  freshStoreEachTest,
   intentRecord,
   link,
   memo,
@@ -86,15 +85,11 @@ export function describeStoreContract(
   } = {},
 ) {
   describe(`store contract: ${name}`, () => {
-    const keystore = createKeystore(randomBytes(32));
     let h: StoreHarness;
     let store: StorePort;
-    beforeEach(async () => {
-      h = await open(keystore);
-      store = h.store;
-    });
-    afterEach(async () => {
-      await h.close();
+    freshStoreEachTest(open, (opened) => {
+      h = opened;
+      store = opened.store;
     });
     const ctx: ContractContext = {
       current: () => ({ h, store }),

@@ -10,6 +10,10 @@ export type KeyKind = z.infer<typeof KeyKind>;
 
 export const Timestamp = z.string().describe('RFC 3339 timestamp in UTC');
 
+/** A record's view with its secret: the one answer that shows it (create, rotate), named `id` in the document. */
+export const withSecret = <S extends z.ZodRawShape>(view: z.ZodObject<S>, id: string, secret: string) =>
+  view.extend({ secret: z.string().describe(secret) }).meta({ id });
+
 export const Problem = z
   .object({
     /** Open, not an enum: a client must survive a type added after it was built. */

@@ -1,6 +1,6 @@
 // API key request/response shapes. A secret appears only in create and rotate answers.
 import { z } from 'zod';
-import { KeyId, KeyKind, Scope, Timestamp } from './common';
+import { KeyId, KeyKind, Scope, Timestamp, withSecret } from './common';
 
 export const KeyState = z.enum(['active', 'revoked']).meta({ id: 'KeyState' });
 
@@ -35,9 +35,7 @@ export const CreateKeyRequest = z
   .meta({ id: 'CreateKeyRequest' });
 export type CreateKeyRequest = z.infer<typeof CreateKeyRequest>;
 
-export const KeySecret = KeyView.extend({
-  secret: z.string().describe('The key itself. Shown once; store it now.'),
-}).meta({ id: 'KeyWithSecret' });
+export const KeySecret = withSecret(KeyView, 'KeyWithSecret', 'The key itself. Shown once; store it now.');
 export type KeySecret = z.infer<typeof KeySecret>;
 
 export const RotateKeyRequest = z

@@ -9,6 +9,13 @@ export const IntentRequest = z
   })
   .meta({ id: 'IntentRequest' });
 
+/**
+ * What an intent's answer (done or held) may add: what `amount` was worth at the quoted block,
+ * e.g. "22.00 USD", and whether it was only simulated (a test key). Optional members go after
+ * the required ones: the fast serializer writes them in that order.
+ */
+const IntentExtras = { value_usd: z.string().optional(), simulated: z.boolean().optional() };
+
 export const IntentDone = z
   .object({
     status: z.literal('done'),
@@ -17,9 +24,7 @@ export const IntentDone = z
     block: z.number().int(),
     summary: z.string(),
     amount: z.string(),
-    /** What `amount` was worth at the quoted block, e.g. "22.00 USD". */
-    value_usd: z.string().optional(),
-    simulated: z.boolean().optional(),
+    ...IntentExtras,
   })
   .meta({ id: 'IntentDone' });
 export const IntentHeld = z
@@ -30,9 +35,7 @@ export const IntentHeld = z
     summary: z.string(),
     amount: z.string(),
     expires_at: z.string(),
-    // Optional members after the required ones: the fast serializer writes them in that order.
-    value_usd: z.string().optional(),
-    simulated: z.boolean().optional(),
+    ...IntentExtras,
     ...PasskeyHold.shape,
   })
   .meta({ id: 'IntentHeld' });

@@ -3,7 +3,7 @@
 // Request bodies are strict: an unknown field is a 400, not silently dropped. Each body has an
 // id (`.meta`), its name in the OpenAPI document.
 import { z } from 'zod';
-import { KeyKind, Timestamp } from './common';
+import { KeyKind, Timestamp, withSecret } from './common';
 import { EventType } from './events';
 
 /** At most this many endpoints per account (live and test keys' together). */
@@ -67,9 +67,7 @@ export const WebhookView = z
   .meta({ id: 'Webhook' });
 export type WebhookView = z.infer<typeof WebhookView>;
 
-export const WebhookCreated = WebhookView.extend({
-  secret: z.string().describe('whsec_ + base64 of 32 bytes; shown once'),
-}).meta({ id: 'WebhookWithSecret' });
+export const WebhookCreated = withSecret(WebhookView, 'WebhookWithSecret', 'whsec_ + base64 of 32 bytes; shown once');
 export type WebhookCreated = z.infer<typeof WebhookCreated>;
 
 export const WebhookList = z.object({ webhooks: z.array(WebhookView) }).meta({ id: 'WebhookList' });

@@ -1,76 +1,65 @@
 // `presence chain tokens|pools|positions|safety`: read-only views, each stamped with a block.
 import type { Command } from 'commander';
+import { apiCommand } from '../api-command';
 import type { CliContext } from '../context';
+
+// Depth is an approximate figure: whole dollars, grouped, read better in a column.
+const usd = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const bps = (n: number | null) => (n === null ? '-' : `${(n / 100).toFixed(2)}%`);
 
 export function registerChain(program: Command, cli: CliContext) {
   const chain = program.command('chain').description('read-only chain views: tokens, pools, positions, safety');
 
-  chain
-    .command('tokens')
-    .description('known tokens and their USD prices')
-    .action(async (_opts: unknown, cmd: Command) => {
-      const v = await cli.client().chain.view('tokens');
-      cli.print(
-        cmd,
-        v,
-        () =>
-          `${cli.table(
-            [{ header: 'SYMBOL' }, { header: 'PRICE', align: 'right' }, { header: 'DECIMALS', align: 'right' }, { header: 'ADDRESS' }],
-            v.tokens.map((t) => [t.symbol + (t.stable ? ' (stable)' : ''), t.price_usd ?? '-', String(t.decimals), t.address]),
-          )}\nas of block ${v.as_of_block}`,
-      );
-    });
+  apiCommand(chain, cli, {
+    name: 'tokens',
+    description: 'known tokens and their USD prices',
+    call: (c) => c.chain.view('tokens'),
+    show: (v) =>
+      `${cli.table(
+        [{ header: 'SYMBOL' }, { header: 'PRICE', align: 'right' }, { header: 'DECIMALS', align: 'right' }, { header: 'ADDRESS' }],
+        v.tokens.map((t) => [t.symbol + (t.stable ? ' (stable)' : ''), t.price_usd ?? '-', String(t.decimals), t.address]),
+      )}\nas of block ${v.as_of_block}`,
+  });
 
-  chain
-    .command('pools')
-    .description('pool prices and depth in USD')
-    .option('--pair <pair>', 'one pair, e.g. WETH-USDC')
-    .action(async (opts: { pair?: string }, cmd: Command) => {
-      const v = await cli.client().chain.view('pools', opts.pair ? { pair: opts.pair } : {});
-      // Depth is an approximate figure: whole dollars, grouped, read better in a column.
-      const usd = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-      cli.print(
-        cmd,
-        v,
-        () =>
-          `${cli.table(
-            [{ header: 'PAIR' }, { header: 'PRICE' }, { header: 'DEPTH', align: 'right' }, { header: 'RESERVES' }],
-            v.pools.map((p) => [p.pair, p.price, `${usd.format(p.depth_usd)} USD`, Object.values(p.reserves).join(' + ')]),
-          )}\nas of block ${v.as_of_block}`,
-      );
-    });
+  apiCommand(chain, cli, {
+    name: 'pools',
+    description: 'pool prices and depth in USD',
+    options: [['--pair <pair>', 'one pair, e.g. WETH-USDC']],
+    call: (c, _args, opts: { pair?: string }) => c.chain.view('pools', opts.pair ? { pair: opts.pair } : {}),
+    show: (v) =>
+      `${cli.table(
+        [{ header: 'PAIR' }, { header: 'PRICE' }, { header: 'DEPTH', align: 'right' }, { header: 'RESERVES' }],
+        v.pools.map((p) => [p.pair, p.price, `${usd.format(p.depth_usd)} USD`, Object.values(p.reserves).join(' + ')]),
+      )}\nas of block ${v.as_of_block}`,
+  });
 
-  chain
-    .command('positions')
-    .description("the wallet's holdings and LP positions in USD")
-    .action(async (_opts: unknown, cmd: Command) => {
-      const v = await cli.client().chain.view('positions');
-      cli.print(cmd, v, () => {
-        const rows = [
-          ...v.holdings.map((h) => [h.symbol, h.amount, h.value_usd ?? '-']),
-          ...v.lp.map((l) => [`LP ${l.pair}`, Object.values(l.underlying).join(' + '), l.value_usd ?? '-']),
-        ];
-        return `${cli.table([{ header: 'ASSET' }, { header: 'AMOUNT', align: 'right' }, { header: 'VALUE', align: 'right' }], rows)}\ntotal ${v.total_usd} at block ${v.as_of_block}`;
-      });
-    });
+  apiCommand(chain, cli, {
+    name: 'positions',
+    description: "the wallet's holdings and LP positions in USD",
+    call: (c) => c.chain.view('positions'),
+    show: (v) => {
+      const rows = [
+        ...v.holdings.map((h) => [h.symbol, h.amount, h.value_usd ?? '-']),
+        ...v.lp.map((l) => [`LP ${l.pair}`, Object.values(l.underlying).join(' + '), l.value_usd ?? '-']),
+      ];
+      return `${cli.table([{ header: 'ASSET' }, { header: 'AMOUNT', align: 'right' }, { header: 'VALUE', align: 'right' }], rows)}\ntotal ${v.total_usd} at block ${v.as_of_block}`;
+    },
+  });
 
-  chain
-    .command('safety')
-    .description('is a token safe to trade? (measured taxes, mint rights, depth)')
-    .requiredOption('--token <token>', 'a symbol or an address')
-    .action(async (opts: { token: string }, cmd: Command) => {
-      const v = await cli.client().chain.view('safety', { token: opts.token });
-      const bps = (n: number | null) => (n === null ? '-' : `${(n / 100).toFixed(2)}%`);
-      cli.print(cmd, v, () =>
-        cli.pairs([
-          ['token', `${v.token} (${v.address})`],
-          ['verdict', v.verdict],
-          ['buy tax', bps(v.measured.buy_tax_bps)],
-          ['sell tax', bps(v.measured.sell_tax_bps)],
-          ['can mint', v.can_mint ? 'yes' : 'no'],
-          ['block', String(v.as_of_block)],
-          ...v.reasons.map((r, i): [string, string] => [i === 0 ? 'reasons' : '', `- ${r}`]),
-        ]),
-      );
-    });
+  apiCommand(chain, cli, {
+    name: 'safety',
+    description: 'is a token safe to trade? (measured taxes, mint rights, depth)',
+    required: [['--token <token>', 'a symbol or an address']],
+    call: (c, _args, opts: { token: string }) => c.chain.view('safety', { token: opts.token }),
+    show: (v) =>
+      cli.pairs([
+        ['token', `${v.token} (${v.address})`],
+        ['verdict', v.verdict],
+        ['buy tax', bps(v.measured.buy_tax_bps)],
+        ['sell tax', bps(v.measured.sell_tax_bps)],
+        ['can mint', v.can_mint ? 'yes' : 'no'],
+        ['block', String(v.as_of_block)],
+        ...v.reasons.map((r, i): [string, string] => [i === 0 ? 'reasons' : '', `- ${r}`]),
+      ]),
+  });
 }

@@ -3,13 +3,9 @@
 // stderr. With --json, one JSON object per line (NDJSON) so it pipes into jq.
 
 import { type EventsItem, PresenceNetworkError } from '@presence/client';
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import type { CliContext } from '../context';
-
-const parseCount = (value: string) => {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('a whole number');
-  return Number(value);
-};
+import { wholeNumber } from '../option-values';
 
 function describe(e: EventsItem): string {
   if (e.type === 'gap') return `events before #${e.data.oldest_id} are no longer kept; some were missed`;
@@ -31,8 +27,8 @@ export function registerEvents(program: Command, cli: CliContext) {
   program
     .command('events')
     .description('tail the events stream (resumes after a drop)')
-    .option('--since <id>', 'replay events after this id first (0: everything kept)', parseCount)
-    .option('--limit <n>', 'exit after this many events', parseCount)
+    .option('--since <id>', 'replay events after this id first (0: everything kept)', wholeNumber())
+    .option('--limit <n>', 'exit after this many events', wholeNumber())
     .action(async (opts: { since?: number; limit?: number }, cmd: Command) => {
       const json = cli.json(cmd);
       const stop = new AbortController();

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import type { IntentResult, PolicyDocument, PolicyView } from '@presence/client';
 import type { Command } from 'commander';
+import { apiCommand } from '../api-command';
 import { CliError } from '../cli-error';
 import type { CliContext } from '../context';
 import { exitCodes } from '../exit-codes';
@@ -64,56 +65,52 @@ function readPolicyFile(cli: CliContext, file: string): PolicyDocument {
 }
 
 export function registerWallet(program: Command, cli: CliContext) {
-  program
-    .command('wallet')
-    .description('address, balances in USD, spend policy state')
-    .action(async (_opts: unknown, cmd: Command) => {
-      const w = await cli.client().wallet.get();
-      cli.print(cmd, w, () => {
-        const p = w.policy;
-        const head = cli.pairs([
-          ['address', w.address],
-          ['chain', `${w.chain.name} (${w.chain.id}), block ${w.as_of_block}`],
-          ['total', w.total_usd],
-          ['spend', `${p.spend}: per tx ${p.per_tx_cap}, confirm over ${p.confirm_over}, daily ${p.daily_cap}`],
-          ['today', `spent ${p.spent_today}, left ${p.left_today}`],
-          ['pending', w.pending_confirmations === 0 ? 'none' : `${w.pending_confirmations} (${cli.command('confirm list')})`],
-        ]);
-        const lp =
-          w.lp.length === 0
-            ? ''
-            : `\n\n${cli.table(
-                [{ header: 'LP' }, { header: 'UNDERLYING' }, { header: 'VALUE', align: 'right' }],
-                w.lp.map((l) => [l.pair, Object.values(l.underlying).join(' + '), l.value_usd ?? '-']),
-              )}`;
-        return `${head}\n\n${assetTable(cli, w.balances)}${lp}`;
-      });
-    });
+  apiCommand(program, cli, {
+    name: 'wallet',
+    description: 'address, balances in USD, spend policy state',
+    call: (c) => c.wallet.get(),
+    show: (w) => {
+      const p = w.policy;
+      const head = cli.pairs([
+        ['address', w.address],
+        ['chain', `${w.chain.name} (${w.chain.id}), block ${w.as_of_block}`],
+        ['total', w.total_usd],
+        ['spend', `${p.spend}: per tx ${p.per_tx_cap}, confirm over ${p.confirm_over}, daily ${p.daily_cap}`],
+        ['today', `spent ${p.spent_today}, left ${p.left_today}`],
+        ['pending', w.pending_confirmations === 0 ? 'none' : `${w.pending_confirmations} (${cli.command('confirm list')})`],
+      ]);
+      const lp =
+        w.lp.length === 0
+          ? ''
+          : `\n\n${cli.table(
+              [{ header: 'LP' }, { header: 'UNDERLYING' }, { header: 'VALUE', align: 'right' }],
+              w.lp.map((l) => [l.pair, Object.values(l.underlying).join(' + '), l.value_usd ?? '-']),
+            )}`;
+      return `${head}\n\n${assetTable(cli, w.balances)}${lp}`;
+    },
+  });
 
   const policy = program.command('policy').description('show or replace the spend policy');
-  policy
-    .command('get')
-    .description('the current policy document')
-    .action(async (_opts: unknown, cmd: Command) => {
-      const p = await cli.client().wallet.policy.get();
-      cli.print(cmd, p, () => cli.pairs(policyPairs(p)));
-    });
-  policy
-    .command('set')
-    .description('replace the whole policy with a JSON file (admin); "-" reads stdin')
-    .argument('<file>', 'a policy document, e.g. edited output of `presence policy get --json`')
-    .action(async (file: string, _opts: unknown, cmd: Command) => {
-      const p = await cli.client().wallet.policy.set(readPolicyFile(cli, file));
-      cli.print(cmd, p, () => `stored policy version ${p.version}\n\n${cli.pairs(policyPairs(p))}`);
-      cli.noteIfTest();
-    });
+  apiCommand(policy, cli, {
+    name: 'get',
+    description: 'the current policy document',
+    call: (c) => c.wallet.policy.get(),
+    show: (p) => cli.pairs(policyPairs(p)),
+  });
+  apiCommand(policy, cli, {
+    name: 'set',
+    description: 'replace the whole policy with a JSON file (admin); "-" reads stdin',
+    args: [['<file>', 'a policy document, e.g. edited output of `presence policy get --json`']],
+    call: (c, [file]) => c.wallet.policy.set(readPolicyFile(cli, file)),
+    show: (p) => `stored policy version ${p.version}\n\n${cli.pairs(policyPairs(p))}`,
+    noteIfTest: true,
+  });
 
-  program
-    .command('intent')
-    .description('ask for an on-chain action in a sentence; bounded by the policy')
-    .argument('<sentence>', 'e.g. "swap 50 USDC for WETH"')
-    .action(async (sentence: string, _opts: unknown, cmd: Command) => {
-      const r = await cli.client().wallet.intent({ do: sentence });
-      cli.print(cmd, r, () => renderIntent(cli, r));
-    });
+  apiCommand(program, cli, {
+    name: 'intent',
+    description: 'ask for an on-chain action in a sentence; bounded by the policy',
+    args: [['<sentence>', 'e.g. "swap 50 USDC for WETH"']],
+    call: (c, [sentence]) => c.wallet.intent({ do: sentence }),
+    show: (r) => renderIntent(cli, r),
+  });
 }

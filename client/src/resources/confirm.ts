@@ -3,17 +3,14 @@
 // after the timeout 409 confirm_expired.
 import { ConfirmationList as ConfirmationListSchema, type ConfirmQuery, ConfirmResult } from '@presence/protocol';
 import type { z } from 'zod';
-import type { Http, RequestOptions } from '../http';
+import type { Http, OptionalParamsAction, RequestOptions } from '../http';
 
 export type { ConfirmationView, ConfirmResult } from '@presence/protocol';
 export type ConfirmationList = z.infer<typeof ConfirmationListSchema>;
 export type ListConfirmationsParameters = z.input<typeof ConfirmQuery>;
 
-export const listConfirmations = (
-  http: Http,
-  query: ListConfirmationsParameters = {},
-  options?: RequestOptions,
-): Promise<ConfirmationList> => http.json(ConfirmationListSchema, { method: 'GET', path: '/v1/confirm', query }, options);
+export const listConfirmations: OptionalParamsAction<ListConfirmationsParameters, ConfirmationList> = (http, query = {}, options) =>
+  http.json(ConfirmationListSchema, { method: 'GET', path: '/v1/confirm', query }, options);
 
 export const answerConfirmation = (
   http: Http,

@@ -2,14 +2,14 @@
 // own key, so no secret is ever pasted into a chat.
 import { LinkCode as LinkCodeSchema, type LinkRequest, type RedeemRequest, RedeemResult as RedeemResultSchema } from '@presence/protocol';
 import type { z } from 'zod';
-import type { Http, RequestOptions } from '../http';
+import type { Http, OptionalParamsAction, RequestOptions } from '../http';
 
 export type LinkCode = z.infer<typeof LinkCodeSchema>;
 export type CreateLinkParameters = z.input<typeof LinkRequest>;
 export type RedeemLinkParameters = z.input<typeof RedeemRequest>;
 export type RedeemLinkReturnType = z.infer<typeof RedeemResultSchema>;
 
-export const createLink = (http: Http, params: CreateLinkParameters = {}, options?: RequestOptions): Promise<LinkCode> =>
+export const createLink: OptionalParamsAction<CreateLinkParameters, LinkCode> = (http, params = {}, options) =>
   http.json(LinkCodeSchema, { method: 'POST', path: '/v1/links', body: params }, options);
 
 /** Needs no key. A used or expired code is 404 not_found. The new key's secret is in `key`, once. */

@@ -5,7 +5,7 @@
 import { type MessageRequest, MessageResult, ThreadPage as ThreadPageSchema } from '@presence/protocol';
 import type { z } from 'zod';
 import { PresenceApiError, PresenceNetworkError, PresenceProtocolError } from '../errors';
-import type { Http, RequestOptions } from '../http';
+import type { Http, OptionalParamsAction, RequestOptions } from '../http';
 import { type SseRequestOptions, streamSse } from '../sse-request';
 
 export type { MessageResult } from '@presence/protocol';
@@ -59,7 +59,7 @@ export async function* streamMessage(
 }
 
 /** The thread, newest last; pass `next_before` back as `before` for the previous page. */
-export const listMessages = (http: Http, query: ThreadQuery = {}, options?: RequestOptions): Promise<ThreadPage> =>
+export const listMessages: OptionalParamsAction<ThreadQuery, ThreadPage> = (http, query = {}, options) =>
   http.json(ThreadPageSchema, { method: 'GET', path: '/v1/messages', query }, options);
 
 function json(raw: string): Record<string, unknown> {

@@ -4,18 +4,15 @@
 // PresenceApiError whose problem carries `approve_url`), and `deny` works as always.
 import { EnrollLink, type EnrollLinkRequest, PasskeyList as PasskeyListSchema } from '@presence/protocol';
 import { z } from 'zod';
-import type { Http, RequestOptions } from '../http';
+import type { Http, OptionalParamsAction, RequestOptions } from '../http';
 
 export type { PasskeyView } from '@presence/protocol';
 export type PasskeyList = z.infer<typeof PasskeyListSchema>;
 export type EnrollPasskeyParameters = z.input<typeof EnrollLinkRequest>;
 export type EnrollPasskeyReturnType = z.infer<typeof EnrollLink>;
 
-export const enrollPasskey = (
-  http: Http,
-  params: EnrollPasskeyParameters = {},
-  options?: RequestOptions,
-): Promise<EnrollPasskeyReturnType> => http.json(EnrollLink, { method: 'POST', path: '/v1/passkeys/enroll', body: params }, options);
+export const enrollPasskey: OptionalParamsAction<EnrollPasskeyParameters, EnrollPasskeyReturnType> = (http, params = {}, options) =>
+  http.json(EnrollLink, { method: 'POST', path: '/v1/passkeys/enroll', body: params }, options);
 
 export const listPasskeys = (http: Http, options?: RequestOptions): Promise<PasskeyList> =>
   http.json(PasskeyListSchema, { method: 'GET', path: '/v1/passkeys' }, options);

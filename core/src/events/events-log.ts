@@ -12,6 +12,7 @@ import type { EventType, TypedEventData } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import type { EventsWake } from '../cluster/cluster-port';
+import { setOf } from '../collections/set-of';
 import { createLocalLocks } from '../concurrency/cluster-locks';
 import { createKeyedLock } from '../concurrency/keyed-lock';
 import { createLockBatches } from '../concurrency/lock-batches';
@@ -226,12 +227,7 @@ export function createEventsLog({
       if (pumped(caller)) pumps?.close(caller.accountId);
     };
     // Listen before replaying: anything appended during the replay is queued, not missed.
-    let set = listeners.get(ch);
-    if (!set) {
-      set = new Set();
-      listeners.set(ch, set);
-    }
-    set.add(listener);
+    setOf(listeners, ch).add(listener);
     // The pump learns where it starts before this subscriber reads the store (see open()).
     const pumpReady = pumped(caller) ? pumps?.open(caller.accountId) : undefined;
 

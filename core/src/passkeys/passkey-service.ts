@@ -76,6 +76,11 @@ export function createPasskeyService({
     const u = new URL(publicUrl());
     return { origin: u.origin, rpID: u.hostname };
   };
+  /** What every answer is verified against: the ticket's challenge, this server's origin and RP ID, a verified user. */
+  const expected = (challenge: string) => {
+    const { origin, rpID } = rp();
+    return { expectedChallenge: challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: true };
+  };
   const view = (c: PasskeyCredentialRecord): PasskeyView => ({
     id: c.id,
     name: c.name,
@@ -184,14 +189,7 @@ export function createPasskeyService({
       if (!t) throw gone();
       return guarded('enroll', t.account_id, async () => {
         const ticket = await takeChallenge(token, 'enroll');
-        const { origin, rpID } = rp();
-        const result = await verifyRegistrationResponse({
-          response,
-          expectedChallenge: ticket.challenge,
-          expectedOrigin: origin,
-          expectedRPID: rpID,
-          requireUserVerification: true,
-        }).catch((e: unknown) => {
+        const result = await verifyRegistrationResponse({ response, ...expected(ticket.challenge) }).catch((e: unknown) => {
           throw refused(e instanceof Error ? e.message : String(e), 'the passkey could not be verified');
         });
         if (!result.verified) throw refused('registration not verified', 'the passkey could not be verified');
@@ -272,19 +270,15 @@ export function createPasskeyService({
             credential ? 'a credential of another account' : 'an unknown credential',
             'this passkey is not one of this account',
           );
-        const { origin, rpID } = rp();
         const result = await verifyAuthenticationResponse({
           response,
-          expectedChallenge: ticket.challenge,
-          expectedOrigin: origin,
-          expectedRPID: rpID,
+          ...expected(ticket.challenge),
           credential: {
             id: credential.credential_id,
             publicKey: new Uint8Array(Buffer.from(credential.public_key, 'base64url')),
             counter: credential.counter,
             transports: credential.transports as AuthenticatorTransport[],
           },
-          requireUserVerification: true,
         }).catch((e: unknown) => {
           throw refused(e instanceof Error ? e.message : String(e), 'the passkey could not be verified');
         });

@@ -5,23 +5,38 @@
 import { PresenceError } from '../errors/presence-error';
 import type { AccountsPort } from './accounts-port';
 import type { KeysPort } from './keys-port';
+import type { Family, Records } from './overlay-accounts';
 import { applied, copy, overlaid } from './overlay-changes';
 import type { OverlayContext } from './overlay-context';
 import type { StandingPort } from './standing-port';
 import type { WalletsPort } from './wallets-port';
 
+type Update<F extends Family, R> = (current: Records[F] | null) => { next: Records[F] | null; result: R };
+
+/** An update of a record that may be gone: the updater's record (a copy, frozen) is both what is kept and the answer; gone answers null. */
+const updating =
+  <T>(update: (current: T) => T) =>
+  (current: T | null) => {
+    if (!current) return { next: null, result: null };
+    const next = copy(update(current));
+    return { next, result: next };
+  };
+
 export function overlayRecords(ctx: OverlayContext): AccountsPort & KeysPort & WalletsPort & StandingPort {
   const { live, updateRecord, changesOf, active } = ctx;
   const liveStanding = async (accountId: string, id: string) => (await live.listStanding(accountId)).find((r) => r.id === id) ?? null;
+  // One record of each family, read-modify-written under its lock: the account it is under, its id, how it reads live.
+  const keyRecord = <R>(accountId: string, id: string, update: Update<'keys', R>) =>
+    updateRecord(accountId, 'keys', id, () => live.getKey(id), update);
+  const accountRecord = <R>(id: string, update: Update<'accounts', R>) =>
+    updateRecord(id, 'accounts', id, () => live.getAccount(id), update);
+  const walletRecord = <R>(accountId: string, update: Update<'wallets', R>) =>
+    updateRecord(accountId, 'wallets', accountId, () => live.getWallet(accountId), update);
+  const standingRecord = <R>(accountId: string, id: string, update: Update<'standing', R>) =>
+    updateRecord(accountId, 'standing', id, () => liveStanding(accountId, id), update);
   const keys: KeysPort = {
     async insertKey(key) {
-      await updateRecord(
-        key.account_id,
-        'keys',
-        key.id,
-        () => live.getKey(key.id),
-        () => ({ next: key, result: undefined }),
-      );
+      await keyRecord(key.account_id, key.id, () => ({ next: key, result: undefined }));
     },
     async getKey(id) {
       for (const o of active()) {
@@ -48,31 +63,15 @@ export function overlayRecords(ctx: OverlayContext): AccountsPort & KeysPort & W
     async updateKey(id, update) {
       const found = await keys.getKey(id);
       if (!found) return null;
-      return updateRecord(
-        found.account_id,
-        'keys',
-        id,
-        () => live.getKey(id),
-        (current) => {
-          if (!current) return { next: null, result: null };
-          const next = copy(update(current));
-          return { next, result: next };
-        },
-      );
+      return keyRecord(found.account_id, id, updating(update));
     },
   };
   return {
     async createAccount(account) {
-      await updateRecord(
-        account.id,
-        'accounts',
-        account.id,
-        () => live.getAccount(account.id),
-        (current) => {
-          if (current) throw new PresenceError('conflict', `account ${account.id} exists`);
-          return { next: account, result: undefined };
-        },
-      );
+      await accountRecord(account.id, (current) => {
+        if (current) throw new PresenceError('conflict', `account ${account.id} exists`);
+        return { next: account, result: undefined };
+      });
     },
     async getAccount(id) {
       return applied(await live.getAccount(id), changesOf(id, 'accounts')?.get(id));
@@ -85,48 +84,22 @@ export function overlayRecords(ctx: OverlayContext): AccountsPort & KeysPort & W
       return out;
     },
     updateAccount(id, update) {
-      return updateRecord(
-        id,
-        'accounts',
-        id,
-        () => live.getAccount(id),
-        (current) => {
-          if (!current) return { next: null, result: null };
-          const next = copy(update(current));
-          return { next, result: next };
-        },
-      );
+      return accountRecord(id, updating(update));
     },
     ...keys,
     async getWallet(accountId) {
       return applied(await live.getWallet(accountId), changesOf(accountId, 'wallets')?.get(accountId));
     },
     createWallet(wallet) {
-      return updateRecord(
-        wallet.account_id,
-        'wallets',
-        wallet.account_id,
-        () => live.getWallet(wallet.account_id),
-        (current) => (current ? { next: current, result: current } : { next: wallet, result: copy(wallet) }),
+      return walletRecord(wallet.account_id, (current) =>
+        current ? { next: current, result: current } : { next: wallet, result: copy(wallet) },
       );
     },
     async markWalletFunded(accountId) {
-      await updateRecord(
-        accountId,
-        'wallets',
-        accountId,
-        () => live.getWallet(accountId),
-        (current) => ({ next: current && { ...current, funded: true }, result: undefined }),
-      );
+      await walletRecord(accountId, (current) => ({ next: current && { ...current, funded: true }, result: undefined }));
     },
     async putStanding(record) {
-      await updateRecord(
-        record.account_id,
-        'standing',
-        record.id,
-        () => liveStanding(record.account_id, record.id),
-        () => ({ next: record, result: undefined }),
-      );
+      await standingRecord(record.account_id, record.id, () => ({ next: record, result: undefined }));
     },
     async listStanding(accountId) {
       return overlaid(await live.listStanding(accountId), changesOf(accountId, 'standing'), (r) => r.id);
@@ -136,17 +109,7 @@ export function overlayRecords(ctx: OverlayContext): AccountsPort & KeysPort & W
       return [];
     },
     updateStanding(accountId, id, update) {
-      return updateRecord(
-        accountId,
-        'standing',
-        id,
-        () => liveStanding(accountId, id),
-        (current) => {
-          if (!current) return { next: null, result: null };
-          const next = copy(update(current));
-          return { next, result: next };
-        },
-      );
+      return standingRecord(accountId, id, updating(update));
     },
   };
 }

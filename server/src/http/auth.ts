@@ -29,6 +29,7 @@ import {
 import { ACTING_FOR_HEADER } from '@presence/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clientAddress } from './client-address';
+import { rateLimitHeaders } from './rate-headers';
 
 const BEARER = /^Bearer ([^\s]+)$/;
 
@@ -38,12 +39,7 @@ export function registerAuth(app: FastifyInstance, core: Core, authFailures: Rat
 
   /** Sets the per-key headers for the key's counted request (429 past the limit). */
   function admitted(reply: FastifyReply, principal: Principal, rate: RateDecision) {
-    reply.headers({
-      'presence-mode': principal.kind,
-      'ratelimit-limit': String(rate.limit),
-      'ratelimit-remaining': String(rate.remaining),
-      'ratelimit-reset': String(rate.resetS),
-    });
+    reply.headers({ 'presence-mode': principal.kind, ...rateLimitHeaders(rate) });
     if (!rate.allowed) {
       throw new PresenceError('rate_limited', `this key made ${rate.limit} requests in the current window; retry in ${rate.resetS} s`, {
         retryAfter: rate.resetS,
@@ -92,12 +88,7 @@ export function registerAuth(app: FastifyInstance, core: Core, authFailures: Rat
       if (acting !== undefined)
         throw new PresenceError('invalid_request', "this route is the surface's own: send it without Presence-Acting-For");
       const rate = await core.rateLimiter.hit(surface.surfaceId);
-      reply.headers({
-        'presence-mode': 'live',
-        'ratelimit-limit': String(rate.limit),
-        'ratelimit-remaining': String(rate.remaining),
-        'ratelimit-reset': String(rate.resetS),
-      });
+      reply.headers({ 'presence-mode': 'live', ...rateLimitHeaders(rate) });
       if (!rate.allowed) throw new PresenceError('rate_limited', `retry in ${rate.resetS} s`, { retryAfter: rate.resetS });
       return;
     }

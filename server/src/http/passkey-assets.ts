@@ -63,24 +63,20 @@ export const PAGE_SCRIPT = `(() => {
   };
   const go = document.getElementById('go');
   const deny = document.getElementById('deny');
-  if (body.dataset.page === 'enroll' && go) go.addEventListener('click', () => run(async () => {
+  // Both pages' ceremony: options from the server, the device's answer, then the answer posted.
+  const ceremony = (start, done) => () => run(async () => {
     const options = await post('/options');
     if (!options.ok) return failed(options.json);
     let answer;
-    try { answer = await lib.startRegistration({ optionsJSON: options.json }); } catch (e) { return ceremonyFailed(e); }
-    const added = await post('', answer);
-    if (!added.ok) return failed(added.json);
-    settle('done', 'Passkey added. You can close this page.');
-  }));
-  if (body.dataset.page === 'approve' && go) go.addEventListener('click', () => run(async () => {
-    const options = await post('/options');
-    if (!options.ok) return failed(options.json);
-    let answer;
-    try { answer = await lib.startAuthentication({ optionsJSON: options.json }); } catch (e) { return ceremonyFailed(e); }
-    const approved = await post('', answer);
-    if (!approved.ok) return failed(approved.json);
-    settle('done', 'Approved and executed' + (approved.json.block ? ' in block ' + approved.json.block : '') + '.');
-  }));
+    try { answer = await start({ optionsJSON: options.json }); } catch (e) { return ceremonyFailed(e); }
+    const result = await post('', answer);
+    if (!result.ok) return failed(result.json);
+    settle('done', done(result.json));
+  });
+  if (body.dataset.page === 'enroll' && go)
+    go.addEventListener('click', ceremony((o) => lib.startRegistration(o), () => 'Passkey added. You can close this page.'));
+  if (body.dataset.page === 'approve' && go)
+    go.addEventListener('click', ceremony((o) => lib.startAuthentication(o), (r) => 'Approved and executed' + (r.block ? ' in block ' + r.block : '') + '.'));
   if (deny) deny.addEventListener('click', () => run(async () => {
     const denied = await post('/deny');
     if (!denied.ok) return failed(denied.json);

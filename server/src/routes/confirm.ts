@@ -1,6 +1,7 @@
 // /v1/confirm: the actions held for the user's approval — list them, approve or deny one.
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { operations } from '../http/operation';
 import { callerOf, type RouteDeps } from '../http/types';
 import { walletOf } from './wallet';
 
@@ -15,45 +16,35 @@ export const CONFIRM_PROBLEMS = [
   'chain_unavailable',
 ] as const;
 
+const op = operations({ tag: 'confirm' })({
+  listConfirmations: {
+    scope: 'wallet:read',
+    summary: 'Held and resolved confirmations',
+    description:
+      "Confirmations of this key's kind (live or test), newest first; `?status=held` for those still waiting. Each carries its summary, amount, when it expires and, once executed, its transaction.",
+    querystring: schemas.ConfirmQuery,
+    answer: 'Confirmations of this key kind, newest first',
+    response: schemas.ConfirmationList,
+    problems: ['chain_unavailable'],
+  },
+  answerConfirmation: {
+    scope: 'wallet:act',
+    summary: 'Approve or deny a held action',
+    description:
+      '`approve: true` executes the held action (the policy and the daily cap are checked again now); `approve: false` drops it. The same answer again is idempotent; the other answer after it was resolved is 409 confirm_resolved, after it expired 409 confirm_expired.',
+    params: schemas.ConfirmParams,
+    body: schemas.ConfirmRequest,
+    answer: 'The hold resolved: executed (with tx and block) or denied',
+    response: schemas.ConfirmResult,
+    problems: [...CONFIRM_PROBLEMS, 'passkey_required'],
+  },
+});
+
 export const confirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
-  app.get(
-    '/v1/confirm',
-    {
-      config: { scope: 'wallet:read' },
-      schema: {
-        operationId: 'listConfirmations',
-        openapi: { answers: { 200: 'Confirmations of this key kind, newest first' }, problems: ['chain_unavailable'] },
-        summary: 'Held and resolved confirmations',
-        description:
-          "Confirmations of this key's kind (live or test), newest first; `?status=held` for those still waiting. Each carries its summary, amount, when it expires and, once executed, its transaction.",
-        tags: ['confirm'],
-        querystring: schemas.ConfirmQuery,
-        response: { 200: schemas.ConfirmationList },
-      },
-    },
-    async (req) => ({
-      confirmations: await walletOf(core).confirmations.list(callerOf(req), req.query.status),
-    }),
-  );
-  app.post(
-    '/v1/confirm/:confirm_id',
-    {
-      config: { scope: 'wallet:act' },
-      schema: {
-        operationId: 'answerConfirmation',
-        openapi: {
-          answers: { 200: 'The hold resolved: executed (with tx and block) or denied' },
-          problems: [...CONFIRM_PROBLEMS, 'passkey_required'],
-        },
-        summary: 'Approve or deny a held action',
-        description:
-          '`approve: true` executes the held action (the policy and the daily cap are checked again now); `approve: false` drops it. The same answer again is idempotent; the other answer after it was resolved is 409 confirm_resolved, after it expired 409 confirm_expired.',
-        tags: ['confirm'],
-        params: schemas.ConfirmParams,
-        body: schemas.ConfirmRequest,
-        response: { 200: schemas.ConfirmResult },
-      },
-    },
-    async (req) => walletOf(core).confirmations.answer(callerOf(req), req.params.confirm_id, req.body.approve),
+  app.get('/v1/confirm', op.listConfirmations, async (req) => ({
+    confirmations: await walletOf(core).confirmations.list(callerOf(req), req.query.status),
+  }));
+  app.post('/v1/confirm/:confirm_id', op.answerConfirmation, async (req) =>
+    walletOf(core).confirmations.answer(callerOf(req), req.params.confirm_id, req.body.approve),
   );
 };

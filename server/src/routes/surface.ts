@@ -8,7 +8,7 @@
 import { PresenceError, type SurfaceFrame, type SurfacePrincipal } from '@presence/core';
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { operation } from '../http/operation';
+import { operations } from '../http/operation';
 import { served } from '../http/served';
 import { resumeAfter, type SseWriter } from '../http/sse';
 import { type SseFrame, streamSse } from '../http/sse-stream';
@@ -28,52 +28,35 @@ const frameOf = (f: SurfaceFrame): SseFrame =>
 
 const surfacesOf = (core: RouteDeps['core']) => served(core.surfaces, 'not_found', 'this server keeps no surface tokens');
 
-const getSurface = operation({
-  config: { surface: true },
-  schema: {
-    operationId: 'getSurface',
-    openapi: { answers: { 200: 'The surface token: id, name, and how many live links it holds' } },
+const op = operations({ tag: 'surfaces' })({
+  getSurface: {
+    surface: true,
     summary: 'The surface token itself (surface token only)',
     description:
       'The surface token making the call: its id, name, last four characters and how many live links it holds. Surface token only.',
-    tags: ['surfaces'],
-    response: { 200: schemas.SurfaceStatus },
+    answer: 'The surface token: id, name, and how many live links it holds',
+    response: schemas.SurfaceStatus,
   },
-});
-
-const adoptKey = operation({
-  config: { surface: true },
-  schema: {
-    operationId: 'adoptKey',
-    openapi: {
-      answers: { 200: 'The key, now linked through this surface: act for it by id from now on' },
-      problems: ['conflict'],
-    },
+  adoptKey: {
+    surface: true,
     summary: 'Move a key linked before surface tokens over to this surface (surface token only)',
     description:
       "Moves a key linked before surface tokens existed over to this surface: given the key's secret and its surface user, the key is from then on linked through this surface (the surface may forget the secret). Surface token only.",
-    tags: ['surfaces'],
     body: schemas.AdoptRequest,
-    response: { 200: schemas.SurfaceRedeemResult },
+    answer: 'The key, now linked through this surface: act for it by id from now on',
+    response: schemas.SurfaceRedeemResult,
+    problems: ['conflict'],
   },
-});
-
-const streamSurfaceEvents = operation({
-  config: { surface: true },
-  schema: {
-    operationId: 'streamSurfaceEvents',
-    openapi: {
-      answers: {
-        200: "An SSE stream of every linked account's events (data: { account, key_ids, event, redacted? }) and link_revoked notices; id: the feed position, one cursor for all accounts",
-      },
-      problems: ['unavailable'],
-      stream: { frames: schemas.SurfaceStreamFrame, when: 'only', resume: true },
-    },
+  streamSurfaceEvents: {
+    surface: true,
     summary: "Server-Sent Events for a surface: all its linked users' events on one stream (surface token only)",
     description:
       "One SSE stream of every linked account's events for a surface, each frame naming the account and the linked keys that may see it, and link_revoked when a key stops acting for its user. `?partition=i&of=n` splits the accounts between several readers. Resume with Last-Event-ID (one feed position for all accounts). Surface token only.",
-    tags: ['surfaces'],
     querystring: schemas.SurfaceEventsQuery,
+    answer:
+      "An SSE stream of every linked account's events (data: { account, key_ids, event, redacted? }) and link_revoked notices; id: the feed position, one cursor for all accounts",
+    stream: { frames: schemas.SurfaceStreamFrame, when: 'only', resume: true },
+    problems: ['unavailable'],
   },
 });
 
@@ -87,18 +70,18 @@ export const surfaceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { cor
     for (const sse of [...open.keys()]) sse.end();
   });
 
-  app.get('/v1/surface', getSurface, async (req) => {
+  app.get('/v1/surface', op.getSurface, async (req) => {
     const s = req.surface as SurfacePrincipal;
     const found = (await surfacesOf(core).list()).find((x) => x.id === s.surfaceId);
     if (!found) throw new PresenceError('auth', 'unknown surface token');
     return found;
   });
 
-  app.post('/v1/surface/adopt', adoptKey, async (req) =>
+  app.post('/v1/surface/adopt', op.adoptKey, async (req) =>
     surfacesOf(core).adopt(req.surface as SurfacePrincipal, req.body.key, req.body.surface_user),
   );
 
-  app.get('/v1/surface/events', streamSurfaceEvents, async (req, reply) => {
+  app.get('/v1/surface/events', op.streamSurfaceEvents, async (req, reply) => {
     const surfaces = surfacesOf(core);
     const s = req.surface as SurfacePrincipal;
     const items = surfaces.subscribe(s.surfaceId, resumeAfter(req, req.query.last_event_id), req.query);

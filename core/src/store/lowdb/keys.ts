@@ -17,8 +17,8 @@ export async function openKeys(ctx: StoreContext, lookups: Lookups): Promise<Key
   const keyDoc = accountDocuments(ctx, 'keys', KeysDoc, { keys: [] });
   if (!lookups.existed) {
     // A data directory from before the lookup index: every key is indexed once.
-    for (const accountId of keyDoc.stored())
-      for (const k of (await keyDoc(accountId)).db.data.keys)
+    for await (const [accountId, { keys }] of keyDoc.stored())
+      for (const k of keys)
         await lookups.addKey(
           k.id,
           accountId,

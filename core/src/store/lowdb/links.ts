@@ -16,8 +16,8 @@ export async function openLinks(ctx: StoreContext, lookups: Lookups): Promise<Li
   const linkDoc = accountDocuments(ctx, 'links', LinksDoc, { links: [] });
   if (!lookups.existed) {
     // A data directory from before the lookup index: every code is indexed once.
-    for (const accountId of linkDoc.stored())
-      for (const l of (await linkDoc(accountId)).db.data.links) await lookups.addLink(l.hash, accountId, l.expires_at);
+    for await (const [accountId, { links }] of linkDoc.stored())
+      for (const l of links) await lookups.addLink(l.hash, accountId, l.expires_at);
   }
 
   return {

@@ -35,10 +35,17 @@ export function accountDocuments<T>(
   family: string,
   schema: z.ZodType<T>,
   empty: T,
-): PerAccount<Doc<T>> & { /** The accounts that have a document on disk. */ stored(): string[] } {
+): PerAccount<Doc<T>> & {
+  /** Each account with a document on disk, and what it holds (an index built once reads them all). */ stored(): AsyncGenerator<
+    [accountId: string, data: T]
+  >;
+} {
   const dir = path.join(ctx.root, family);
   const docs = perAccount((accountId) => ctx.documents.open(path.join(dir, `${accountId}.json`), schema, empty));
-  return Object.assign(docs, { stored: () => documentIds(dir) });
+  async function* stored(): AsyncGenerator<[string, T]> {
+    for (const accountId of documentIds(dir)) yield [accountId, (await docs(accountId)).db.data];
+  }
+  return Object.assign(docs, { stored });
 }
 
 /**

@@ -4,6 +4,7 @@
 // never a rewrite of what is kept. Sequencing runs one at a time in this process, which is
 // what gives feed positions their order.
 import path from 'node:path';
+import { setOf } from '../../collections/set-of';
 import { type AppendLog, createAppendLog } from '../append-log';
 import type { StoredEvent } from '../documents';
 import type { StorePort } from '../store-port';
@@ -55,11 +56,7 @@ export async function createLowdbSurfaceStore({ dataDir, events, fsync = true }:
   const liveByAccount = new Map<string, Set<string>>();
   const index = (l: SurfaceLinkRecord) => {
     links.set(l.key_id, l);
-    let set = liveByAccount.get(l.account_id);
-    if (!set) {
-      set = new Set();
-      liveByAccount.set(l.account_id, set);
-    }
+    const set = setOf(liveByAccount, l.account_id);
     if (l.revoked_at === null) set.add(l.key_id);
     else set.delete(l.key_id);
     if (set.size === 0) liveByAccount.delete(l.account_id);

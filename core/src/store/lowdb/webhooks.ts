@@ -5,6 +5,7 @@
 // times that, so the rewrite's cost is shared by the lines that made it due.
 import path from 'node:path';
 import { z } from 'zod';
+import { setOf } from '../../collections/set-of';
 import { createKeyedLock } from '../../concurrency/keyed-lock';
 import { createAppendLog } from '../append-log';
 import { DeliveryRecord, WebhookRecord, webhookDueAt } from '../webhook-records';
@@ -28,12 +29,7 @@ export async function createLowdbWebhookStore({ dataDir, fsync = true }: { dataD
   const byAccount = new Map<string, Set<string>>();
   const put = (r: WebhookRecord) => {
     endpoints.set(r.id, r);
-    let ids = byAccount.get(r.account_id);
-    if (!ids) {
-      ids = new Set();
-      byAccount.set(r.account_id, ids);
-    }
-    ids.add(r.id);
+    setOf(byAccount, r.account_id).add(r.id);
     if (r.due_at === null) timed.delete(r.id);
     else timed.add(r.id);
   };

@@ -5,7 +5,7 @@
 import { StoredEvent } from '../documents';
 import type { EventsPort } from '../events-port';
 import { EVENTS_CHANNEL } from './channels';
-import { json } from './records';
+import { json, nextId } from './records';
 import type { Runner } from './unit-of-work';
 
 export function eventsRows(run: Runner): EventsPort {
@@ -13,13 +13,9 @@ export function eventsRows(run: Runner): EventsPort {
   return {
     async appendEvent(accountId, event) {
       const [row] = await sql<{ id: string }[]>`
-      WITH next AS (
-        INSERT INTO account_seq AS s (account_id, events) VALUES (${accountId}, 1)
-        ON CONFLICT (account_id) DO UPDATE SET events = s.events + 1
-        RETURNING events
-      ), appended AS (
+      WITH ${nextId(sql, accountId, 'events')}, appended AS (
         INSERT INTO events (account_id, id, type, at, data)
-        SELECT ${accountId}::text, events, ${event.type}::text, ${event.at}::float8, ${json(event.data)}::text::json FROM next
+        SELECT ${accountId}::text, id, ${event.type}::text, ${event.at}::float8, ${json(event.data)}::text::json FROM next
         RETURNING id
       )
       -- The wake-up for every server's streams (cluster/postgres/cluster.ts), sent at commit: in this statement.

@@ -1,10 +1,9 @@
 // Intents on PostgreSQL (table intents): the record whole beside the columns it is looked up
 // by (state, confirm id, Idempotency-Key, what it spent and when, when a hold expires),
 // written from the record each time. A transition is compare-and-set on the stored text.
-import { PresenceError } from '../../errors/presence-error';
 import { IntentRecord } from '../documents';
 import type { IntentsPort } from '../intents-port';
-import { type Doc, isUniqueViolation, json } from './records';
+import { type Doc, insertNew, json } from './records';
 import type { Runner, Statements } from './unit-of-work';
 
 /** The columns an intent is looked up by, taken from the record each time it is written. */
@@ -29,12 +28,7 @@ export function intentsRows(run: Runner): IntentsPort {
   const { sql } = run;
   return {
     async createIntent(intent) {
-      try {
-        await insertIntent(sql, intent);
-      } catch (e) {
-        if (isUniqueViolation(e)) throw new PresenceError('conflict', `intent ${intent.id} exists`);
-        throw e;
-      }
+      await insertNew(insertIntent(sql, intent), `intent ${intent.id}`);
     },
     async getIntent(accountId, id) {
       const [row] = await sql<Doc[]>`SELECT doc FROM intents WHERE account_id = ${accountId} AND id = ${id}`;

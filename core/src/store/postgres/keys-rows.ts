@@ -1,24 +1,22 @@
 // API keys on PostgreSQL (table api_keys): the record whole beside its secrets' hashes (an
 // array column, so a lookup by hash is one indexed read); an update announced on
 // `presence_keys` at commit, so every server's key cache drops the key.
-import { PresenceError } from '../../errors/presence-error';
+import type { TransactionSql } from 'postgres';
 import { KeyRecord } from '../documents';
 import type { KeysPort } from '../keys-port';
 import { KEYS_CHANNEL } from './channels';
-import { callerSays, type Doc, isUniqueViolation, json } from './records';
+import { type Doc, insertNew, json, lockedUpdate } from './records';
 import type { Runner } from './unit-of-work';
 
 export function keysRows(run: Runner): KeysPort {
   const { sql, begin } = run;
   return {
     async insertKey(key) {
-      try {
-        await sql`INSERT INTO api_keys (id, account_id, secret_hashes, doc)
-        VALUES (${key.id}, ${key.account_id}, ${key.secrets.map((s) => s.hash)}::text[], ${json(key)}::text::json)`;
-      } catch (e) {
-        if (isUniqueViolation(e)) throw new PresenceError('conflict', `key ${key.id} exists`);
-        throw e;
-      }
+      await insertNew(
+        sql`INSERT INTO api_keys (id, account_id, secret_hashes, doc)
+        VALUES (${key.id}, ${key.account_id}, ${key.secrets.map((s) => s.hash)}::text[], ${json(key)}::text::json)`,
+        `key ${key.id}`,
+      );
     },
     async getKey(id) {
       const [row] = await sql<Doc[]>`SELECT doc FROM api_keys WHERE id = ${id}`;
@@ -33,14 +31,11 @@ export function keysRows(run: Runner): KeysPort {
       return rows.map((r) => KeyRecord.parse(r.doc));
     },
     async updateKey(id, update) {
-      return begin(async (tx) => {
-        const [row] = await tx<Doc[]>`SELECT doc FROM api_keys WHERE id = ${id} FOR UPDATE`;
-        if (!row) return null;
-        const next = callerSays(() => update(KeyRecord.parse(row.doc)));
-        await tx`UPDATE api_keys SET doc = ${json(next)}::text::json, secret_hashes = ${next.secrets.map((s) => s.hash)}::text[]
+      const read = (tx: TransactionSql) => tx<Doc[]>`SELECT doc FROM api_keys WHERE id = ${id} FOR UPDATE`;
+      const write = (tx: TransactionSql, next: KeyRecord) =>
+        tx`UPDATE api_keys SET doc = ${json(next)}::text::json, secret_hashes = ${next.secrets.map((s) => s.hash)}::text[]
         WHERE id = ${id} RETURNING pg_notify(${KEYS_CHANNEL}, id)`;
-        return next;
-      });
+      return lockedUpdate(begin, { read, parse: (doc) => KeyRecord.parse(doc), write }, update);
     },
   };
 }

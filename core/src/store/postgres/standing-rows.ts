@@ -1,8 +1,9 @@
 // Standing intents on PostgreSQL (table standing): the record whole, beside the columns the
 // beat's one query for what may fire reads (migration 0004), written in the same statement.
+import type { TransactionSql } from 'postgres';
 import { StandingRecord } from '../documents';
 import type { StandingPort } from '../standing-port';
-import { callerSays, type Doc, json } from './records';
+import { type Doc, json, lockedUpdate } from './records';
 import type { Runner } from './unit-of-work';
 
 /** The columns the beat's query for standing intents that may fire reads (migration 0004). */
@@ -38,16 +39,14 @@ export function standingRows(run: Runner): StandingPort {
       return rows.map((r) => StandingRecord.parse(r.doc));
     },
     async updateStanding(accountId, id, update) {
-      return begin(async (tx) => {
-        const [row] = await tx<Doc[]>`SELECT doc FROM standing WHERE account_id = ${accountId} AND id = ${id} FOR UPDATE`;
-        if (!row) return null;
-        const next = callerSays(() => update(StandingRecord.parse(row.doc)));
+      const read = (tx: TransactionSql) => tx<Doc[]>`SELECT doc FROM standing WHERE account_id = ${accountId} AND id = ${id} FOR UPDATE`;
+      const write = (tx: TransactionSql, next: StandingRecord) => {
         const c = standingColumns(next);
-        await tx`UPDATE standing SET active = ${c.active}, trigger_kind = ${c.trigger_kind}, next_at = ${c.next_at},
+        return tx`UPDATE standing SET active = ${c.active}, trigger_kind = ${c.trigger_kind}, next_at = ${c.next_at},
           has_pending = ${c.has_pending}, created_at = ${c.created_at}, doc = ${json(next)}::text::json
           WHERE account_id = ${accountId} AND id = ${id}`;
-        return next;
-      });
+      };
+      return lockedUpdate(begin, { read, parse: (doc) => StandingRecord.parse(doc), write }, update);
     },
   };
 }

@@ -1,8 +1,8 @@
 // The thread on PostgreSQL (table thread): an append bumps the account's counter row
-// (account_seq) and inserts in one statement, as events do.
+// (account_seq) and inserts in one statement, as events do (records.ts: nextId).
 import { ThreadEntry } from '../documents';
 import type { ThreadPort } from '../thread-port';
-import { json } from './records';
+import { json, nextId } from './records';
 import type { Runner } from './unit-of-work';
 
 export function threadRows(run: Runner): ThreadPort {
@@ -10,13 +10,9 @@ export function threadRows(run: Runner): ThreadPort {
   return {
     async appendThread(accountId, entry) {
       const [row] = await sql<{ id: string }[]>`
-      WITH next AS (
-        INSERT INTO account_seq AS s (account_id, thread) VALUES (${accountId}, 1)
-        ON CONFLICT (account_id) DO UPDATE SET thread = s.thread + 1
-        RETURNING thread
-      )
+      WITH ${nextId(sql, accountId, 'thread')}
       INSERT INTO thread (account_id, id, entry)
-      SELECT ${accountId}::text, thread, ${json(entry)}::text::json FROM next
+      SELECT ${accountId}::text, id, ${json(entry)}::text::json FROM next
       RETURNING id`;
       return { ...entry, id: Number(row?.id) } as ThreadEntry;
     },
