@@ -62,7 +62,6 @@ type KeyServiceDeps = {
   changes?: { subscribe(h: KeyChangeHandlers): () => void };
 };
 
-
 export function createKeyService({ store, clock, limits = accountLimits, changes }: KeyServiceDeps) {
   const cache = createKeyCache({ changes: changes ?? NO_NOTICES, now: () => clock.now() });
   const findBySecretHash = (hash: string) => cache.find(hash, () => store.findKeyBySecretHash(hash));
