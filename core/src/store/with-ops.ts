@@ -12,8 +12,24 @@ export function withOps<S extends StorePort>(
   change: (ops: StoreOps, afterCommit: StoreTx['afterCommit']) => Partial<StoreOps>,
 ): S {
   return {
-    ...store,
+    ...forwarding(store),
     ...change(store, atOnce),
     atomically: (fn) => store.atomically((tx) => fn({ ...tx, ...change(tx, tx.afterCommit) })),
   };
+}
+
+/**
+ * The store's own operations, each looked up on it when called rather than copied when
+ * wrapped: the wrapper stays a view of the store, so an operation replaced on the store later
+ * (a test cutting a write short) is the one the wrapper runs.
+ */
+function forwarding<S extends object>(store: S): S {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(store)) {
+    out[name] =
+      typeof value === 'function'
+        ? (...args: unknown[]) => (store as Record<string, (...a: unknown[]) => unknown>)[name]?.(...args)
+        : value;
+  }
+  return out as S;
 }
