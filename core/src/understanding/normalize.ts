@@ -37,7 +37,7 @@ const SHORTHAND: [RegExp, string][] = [
   [/\b(?:wats|wuts|wots)\b/g, "what's"],
   [/\b(?:wat|wut|wot)\b/g, 'what'],
   // Words that change nothing about what is asked, wherever they stand.
-  [/\b(?:rn|atm|at the moment|currently|right now|now|kindly|quickly|real quick|please)\b/g, ''],
+  [/\b(?:rn|atm|at the moment|currently|right now|now|kindly|quickly|real quick|please|plz|pls|plse)\b/g, ''],
   [/\b(look|go|do|watch|track|keep|check)in'?(?=\s|$)/g, '$1ing'],
   [/\bmsgs?\b/g, 'message'],
   [/\bya\b/g, 'you'],
@@ -64,9 +64,9 @@ const SHORTHAND: [RegExp, string][] = [
 ];
 
 const GREETING = String.raw`(?:he+y+|hi+|hiya|hel+o+|ugh|meh|argh|sigh|ahh*|oof|g'?day|howdy|greetings|yo|ok|okay|so|um+|uh+|hmm+|alright|right|oh|well|fine|cool|great|sure|but|(?:good )?(?:morning|afternoon|evening|day)|(?:hi|hello|hey) again|dear)`;
-const POLITE = String.raw`(?:please|pls|plz|kindly|just|quickly|quick|now|also|then|and|but|so)`;
-const ASKING = String.raw`(?:(?:i |do you )?reckon you (?:could|can|would)|i don'?t suppose you (?:could|would|can)|(?:could|would|can) you possibly|would you mind(?: awfully| terribly| very much)?|be a (?:love|dear|star|sweetheart|doll|gem) and|do(?= (?:let|tell|sell|buy|swap|send|wrap|unwrap|convert|exchange|give|ping|notify|keep|inform))|(?:could|can|would|will|wud|cud) (?:you|u|ya)(?: please| pls| kindly| just| quickly)?|(?:would|could) you (?:be so kind as to|mind|be able to)|be so kind as to|(?:i was wondering|i wonder) if you could|i'?d be (?:grateful|glad|happy) if you (?:could|would)|would it be possible to|you (?:can|could|may|should)|(?:i|id|i'd) (?:would |quite |really )?(?:like|love|want|need|wanna) (?:you )?to|i wanna|i need (?:you )?to|i want (?:you )?to|let'?s|go ahead and|help me|do me a favou?r and|be a dear and|time to|execute|proceed to)`;
-const TRAILING = String.raw`(?:(?:and |& )?(?:thanks|thank you|many thanks)(?: so much| a lot| in advance| ever so much| dear| very much)?|please|pls|plz|thank u|thx|ty|tks|cheers|for me|for us|asap|now|right now|if you can|if possible|if you could|if you don'?t mind|mate|buddy|bro|bruh|fam|dude|man|friend|dear|darling|love|hun|honey|ok|okay|real quick|quickly|when you can|sir|madam|kthx|kthxbye|lol|lmao|haha|ngl|fr|tbh|pronto|na|yaar|ji|ta|innit|would you|could you|will you|if that'?s (?:alright|ok|okay|fine)|if that is (?:alright|ok|okay|fine)|if you would|if you please|there'?s a good (?:chap|lad|girl|fellow)|at (?:the )?market(?: price| rate)?|at (?:the )?current (?:price|rate)|much appreciated|appreciate it)`;
+const POLITE = String.raw`(?:just|quick|also|then|and|but|so)`;
+const ASKING = String.raw`(?:(?:i |do you )?reckon you (?:could|can|would)|i don'?t suppose you (?:could|would|can)|(?:could|would|can) you possibly|would you mind(?: awfully| terribly| very much)?|be a (?:love|dear|star|sweetheart|doll|gem) and|do(?= (?:let|tell|sell|buy|swap|send|wrap|unwrap|convert|exchange|give|ping|notify|keep|inform))|(?:could|can|would|will|wud|cud) (?:you|u|ya)(?: just)?|(?:would|could) you (?:be so kind as to|mind|be able to)|be so kind as to|(?:i was wondering|i wonder) if you could|i'?d be (?:grateful|glad|happy) if you (?:could|would)|would it be possible to|you (?:can|could|may|should)|(?:i|id|i'd) (?:would |quite |really )?(?:like|love|want|need|wanna) (?:you )?to|i wanna|i need (?:you )?to|i want (?:you )?to|let'?s|go ahead and|help me|do me a favou?r and|be a dear and|time to|execute|proceed to)`;
+const TRAILING = String.raw`(?:(?:and |& )?(?:thanks|thank you|many thanks)(?: so much| a lot| in advance| ever so much| dear| very much)?|tks|cheers|for me|for us|asap|if you can|if possible|if you could|if you don'?t mind|mate|buddy|bro|bruh|fam|dude|man|friend|dear|darling|love|hun|honey|ok|okay|when you can|sir|madam|kthx|kthxbye|lol|lmao|haha|ngl|fr|tbh|pronto|na|yaar|ji|ta|innit|would you|could you|will you|if that'?s (?:alright|ok|okay|fine)|if that is (?:alright|ok|okay|fine)|if you would|if you please|there'?s a good (?:chap|lad|girl|fellow)|at (?:the )?market(?: price| rate)?|at (?:the )?current (?:price|rate)|much appreciated|appreciate it)`;
 
 /** Takes the filler off both ends, repeatedly ("hey, could you please … for me please thx"). */
 function trimFiller(t: string, name: string): string {
@@ -114,8 +114,7 @@ export function normalize(typed: string, presenceName = ''): Normalized {
     .replace(/\b(do|does|did|is|are|was|ca|wo)nt\b/g, "$1n't")
     .replace(/\bu\b/g, 'you')
     .replace(/\bur\b/g, 'your')
-    .replace(/\br\b/g, 'are')
-    .replace(/\b(?:plz|pls|plse)\b/g, 'please');
+    .replace(/\br\b/g, 'are');
   for (const [re, said] of SHORTHAND) t = t.replace(re, said);
   t = numbersAsDigits(t);
   t = t

@@ -110,9 +110,11 @@ function priceOf(w: string | undefined, amount: string | null, known: Vocabulary
 function pairOf(a: string | undefined, b: string | undefined, known: Vocabulary): Reading | null {
   const x = anyToken(a, known);
   const y = anyToken(b, known);
-  if (!x || !y) return null;
-  return { kind: 'pool', pair: `${(x === 'eth' ? 'weth' : x).toUpperCase()}-${(y === 'eth' ? 'weth' : y).toUpperCase()}` };
+  return x && y ? { kind: 'pool', pair: poolPair(x, y) } : null;
 }
+
+/** A pool's name from two token words, in the order typed: ETH trades in pools as WETH. */
+export const poolPair = (a: string, b: string) => `${(a === 'eth' ? 'weth' : a).toUpperCase()}-${(b === 'eth' ? 'weth' : b).toUpperCase()}`;
 
 export function readQuestion(text: string, known: Vocabulary): Reading | null {
   for (const [re, build] of rules) {

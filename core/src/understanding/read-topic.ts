@@ -5,6 +5,7 @@
 // never an action: a message with a verb of acting in it is left to the action reader, and a
 // topic needs both its word and the tokens it is about, so small talk stays small talk.
 import type { Vocabulary } from './amount-phrase';
+import { poolPair } from './read-question';
 import type { Reading } from './reading';
 
 const POOLS = /\b(?:pools|markets|pairs)\b/;
@@ -32,8 +33,6 @@ function tokensIn(t: string, known: Vocabulary): { tokens: string[]; amount: str
   return { tokens, amount };
 }
 
-const pair = (a: string, b: string) => `${(a === 'eth' ? 'weth' : a).toUpperCase()}-${(b === 'eth' ? 'weth' : b).toUpperCase()}`;
-
 /** A question or a request to show, or a few words ("usdc-dai pool stats"); not a statement ("I would like more WETH in my wallet"). */
 const ASKS =
   /^(?:what|what's|how|how's|which|is|are|do|does|did|can|could|show|check|tell|give|list|any|where|see|display|get|provide|perform|run|pull up|fetch|report|privately|quick|info|information|details|stats|data|about)\b/;
@@ -43,7 +42,7 @@ export function readTopic(t: string, known: Vocabulary, asked = false): Reading 
   const { tokens, amount } = tokensIn(t, known);
   if (POOLS.test(t) && tokens.length === 0) return { kind: 'pools' };
   if (ACTING.test(t)) return null;
-  if (POOL.test(t) && tokens.length === 2) return { kind: 'pool', pair: pair(tokens[0] as string, tokens[1] as string) };
+  if (POOL.test(t) && tokens.length === 2) return { kind: 'pool', pair: poolPair(tokens[0] as string, tokens[1] as string) };
   if (tokens.length > 1) return null;
   const token = tokens[0] ?? null;
   if (SAFETY.test(t.replace(/\bscam token\b/, 'token')) && token) return { kind: 'safety', token };
