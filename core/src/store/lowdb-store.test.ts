@@ -193,6 +193,33 @@ describe('lowdb store', () => {
     expect((await store.readMemory('a')).map((e) => e.key)).toEqual(['topic:x']);
   });
 
+
+  it('a data directory from before the lookup index finds its keys and link codes, indexed once', async () => {
+    const key = {
+      id: 'key_old',
+      account_id: 'a',
+      kind: 'live' as const,
+      name: 'old',
+      scopes: ['talk' as const],
+      secrets: [{ hash: 'h-old', last4: 'abcd', valid_until: null }],
+      state: 'active' as const,
+      created_at: new Date(0).toISOString(),
+      last_used_at: null,
+      revoked_at: null,
+    };
+    await store.insertKey(key);
+    await store.putLink({ hash: 'l-old', account_id: 'a', scopes: ['talk'], created_at: 0, expires_at: 10_000, redeemed_at: null }, 0);
+    await store.close();
+    rmSync(path.join(dir, 'data', 'lookups.jsonl'));
+    store = await createLowdbStore({ dataDir: dir, keystore });
+    expect((await store.findKeyBySecretHash('h-old'))?.id).toBe('key_old');
+    expect((await store.getKey('key_old'))?.name).toBe('old');
+    expect((await store.redeemLink('l-old', 1))?.account_id).toBe('a');
+    await store.close();
+    expect(readFileSync(path.join(dir, 'data', 'lookups.jsonl'), 'utf8')).toContain('h-old');
+    store = await createLowdbStore({ dataDir: dir, keystore });
+    expect((await store.findKeyBySecretHash('h-old'))?.id).toBe('key_old');
+  });
   it('readers see a document only once its write succeeded', async () => {
     await addPreference(store, 'topic:committed');
     const started = deferred();

@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { operations } from '../http/operation';
 import { PAGE_SCRIPT, webauthnBundle } from '../http/passkey-assets';
-import { approvePage, unknownLinkPage } from '../http/passkey-pages';
+import { approvePage } from '../http/passkey-pages';
 import type { RouteDeps } from '../http/types';
 import { CONFIRM_PROBLEMS } from './confirm';
 import { linkPage, linkPasskeys } from './enroll';
@@ -49,10 +49,7 @@ const scriptFile = { schema: { hide: true, params: z.object({ file: z.enum(['web
 
 export const approveRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
   const passkeys = () => linkPasskeys(core);
-  app.get('/approve/:token', linkPage, async (req, reply) => {
-    const view = await passkeys().approval(req.params.token);
-    return view ? approvePage(reply, view) : unknownLinkPage(reply, 'approve');
-  });
+  linkPage(app, 'approve', (token) => passkeys().approval(token), approvePage);
   app.post('/approve/:token/options', op.passkeyApprovalOptions, async (req) => passkeys().authenticationOptions(req.params.token));
   app.post('/approve/:token', op.passkeyApprove, async (req) => passkeys().approve(req.params.token, req.body));
   app.post('/approve/:token/deny', op.passkeyDeny, async (req) => passkeys().deny(req.params.token));

@@ -2,6 +2,7 @@
 // then the authenticator's answer). No key: the link's token is the credential, so the path
 // is logged as its route pattern or redacted, never with the token.
 import * as schemas from '@presence/protocol';
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { operations } from '../http/operation';
 import { enrollPage, unknownLinkPage } from '../http/passkey-pages';
@@ -35,15 +36,26 @@ const op = operations({ tag: 'passkeys' })({
 
 /** What a link's pages reach: on a server that keeps no passkeys, no link is known (404, as an unknown one). */
 export const linkPasskeys = (core: RouteDeps['core']) => served(core.passkeys, 'not_found', 'this server keeps no passkeys');
-/** A link's page itself: HTML, outside the OpenAPI document. */
-export const linkPage = { schema: { hide: true, params: schemas.PasskeyTokenParams } };
+
+/**
+ * GET /<kind>/:token: a link's page itself (HTML, outside the OpenAPI document), rendered from
+ * what the token names, or the "link not valid" page when it names nothing.
+ */
+export function linkPage<T>(
+  app: Parameters<FastifyPluginAsyncZod>[0],
+  kind: 'enroll' | 'approve',
+  load: (token: string) => Promise<T | null>,
+  render: (reply: FastifyReply, view: T) => string,
+) {
+  app.get(`/${kind}/:token`, { schema: { hide: true, params: schemas.PasskeyTokenParams } }, async (req, reply) => {
+    const view = await load(req.params.token);
+    return view ? render(reply, view) : unknownLinkPage(reply, kind);
+  });
+}
 
 export const enrollRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
   const passkeys = () => linkPasskeys(core);
-  app.get('/enroll/:token', linkPage, async (req, reply) => {
-    const state = await passkeys().enrollState(req.params.token);
-    return state ? enrollPage(reply, state) : unknownLinkPage(reply, 'enroll');
-  });
+  linkPage(app, 'enroll', (token) => passkeys().enrollState(token), enrollPage);
   app.post('/enroll/:token/options', op.passkeyRegistrationOptions, async (req) => passkeys().registrationOptions(req.params.token));
   app.post('/enroll/:token', op.passkeyRegister, async (req, reply) =>
     reply.code(201).send({ passkey: await passkeys().register(req.params.token, req.body) }),

@@ -10,21 +10,17 @@ import { accountDocuments, type StoreContext } from './per-account';
 
 const KeysDoc = z.object({ keys: z.array(KeyRecord) });
 
-export type KeysFamily = KeysPort;
-
-export async function openKeys(ctx: StoreContext, lookups: Lookups): Promise<KeysFamily> {
+export async function openKeys(ctx: StoreContext, lookups: Lookups): Promise<KeysPort> {
   const { documents } = ctx;
   const keyDoc = accountDocuments(ctx, 'keys', KeysDoc, { keys: [] });
-  if (!lookups.existed) {
-    // A data directory from before the lookup index: every key is indexed once.
-    for await (const [accountId, { keys }] of keyDoc.stored())
-      for (const k of keys)
-        await lookups.addKey(
-          k.id,
-          accountId,
-          k.secrets.map((x) => x.hash),
-        );
-  }
+  await keyDoc.indexOnce(lookups, async (accountId, { keys }) => {
+    for (const k of keys)
+      await lookups.addKey(
+        k.id,
+        accountId,
+        k.secrets.map((x) => x.hash),
+      );
+  });
   const getKey = async (id: string): Promise<KeyRecord | null> => {
     const accountId = lookups.accountOfKey(id);
     if (accountId === undefined) return null;

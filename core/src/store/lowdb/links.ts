@@ -9,16 +9,12 @@ import { accountDocuments, type StoreContext } from './per-account';
 
 const LinksDoc = z.object({ links: z.array(LinkRecord) });
 
-export type LinksFamily = LinksPort;
-
-export async function openLinks(ctx: StoreContext, lookups: Lookups): Promise<LinksFamily> {
+export async function openLinks(ctx: StoreContext, lookups: Lookups): Promise<LinksPort> {
   const { documents } = ctx;
   const linkDoc = accountDocuments(ctx, 'links', LinksDoc, { links: [] });
-  if (!lookups.existed) {
-    // A data directory from before the lookup index: every code is indexed once.
-    for await (const [accountId, { links }] of linkDoc.stored())
-      for (const l of links) await lookups.addLink(l.hash, accountId, l.expires_at);
-  }
+  await linkDoc.indexOnce(lookups, async (accountId, { links }) => {
+    for (const l of links) await lookups.addLink(l.hash, accountId, l.expires_at);
+  });
 
   return {
     async putLink(link, now) {

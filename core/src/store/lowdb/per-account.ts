@@ -35,18 +35,21 @@ export function accountDocuments<T>(
   family: string,
   schema: z.ZodType<T>,
   empty: T,
-): PerAccount<Doc<T>> & {
-  /** Each account with a document on disk, and what it holds (an index built once reads them all). */ stored(): AsyncGenerator<
-    [accountId: string, data: T]
-  >;
-} {
+): PerAccount<Doc<T>> & { indexOnce: IndexOnce<T> } {
   const dir = path.join(ctx.root, family);
   const docs = perAccount((accountId) => ctx.documents.open(path.join(dir, `${accountId}.json`), schema, empty));
-  async function* stored(): AsyncGenerator<[string, T]> {
-    for (const accountId of documentIds(dir)) yield [accountId, (await docs(accountId)).db.data];
-  }
-  return Object.assign(docs, { stored });
+  const indexOnce: IndexOnce<T> = async (lookups, index) => {
+    if (lookups.existed) return;
+    for (const accountId of documentIds(dir)) await index(accountId, (await docs(accountId)).db.data);
+  };
+  return Object.assign(docs, { indexOnce });
 }
+
+/**
+ * A data directory from before the lookup index (lookups.ts) has never been indexed: reads every
+ * account's document on disk once, handing each to `index`; a no-op once the index exists.
+ */
+type IndexOnce<T> = (lookups: { existed: boolean }, index: (accountId: string, data: T) => Promise<void>) => Promise<void>;
 
 /**
  * An append-only log per account: data/<family>/<account>.jsonl, read into whatever `load`
