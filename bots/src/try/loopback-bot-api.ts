@@ -4,6 +4,7 @@
 // calls; an unknown one answers 404 as Telegram would, and is reported.
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { longPoll } from './long-poll';
 
 export type Button = { text: string; data: string };
 /** What the bot shows in the chat: a message (new or edited), a removal, or a notice on a button press. */
@@ -87,16 +88,7 @@ export async function startLoopbackBotApi(options: {
         const offset = Number(p.offset ?? 0);
         while (updates.length > 0 && Number(updates[0]?.update_id) < offset) updates.shift();
         if (updates.length === 0 && Number(p.timeout ?? 0) > 0) {
-          await new Promise<void>((resolve) => {
-            const wake = () => {
-              clearTimeout(timer);
-              waiting.delete(wake);
-              resolve();
-            };
-            const timer = setTimeout(wake, Number(p.timeout) * 1000);
-            waiting.add(wake);
-            res.on('close', wake);
-          });
+          await longPoll(waiting, Number(p.timeout), res);
         }
         return updates.slice(0, Number(p.limit ?? 100));
       }

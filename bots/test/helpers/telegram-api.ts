@@ -4,6 +4,7 @@
 // methods are logged in `unknown`.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { longPoll } from '../../src/try/long-poll';
 
 export type TgUser = { id: number; is_bot: false; first_name: string; username?: string };
 export type TgChat = { id: number; type: 'private' | 'group'; title?: string };
@@ -97,16 +98,7 @@ export async function startTelegramApi({ token, username = 'presence_test_bot' }
           return updates.slice(0, limit);
         };
         if (take().length === 0 && Number(p.timeout ?? 0) > 0) {
-          await new Promise<void>((resolve) => {
-            const done = () => {
-              clearTimeout(timer);
-              waiters.delete(done);
-              resolve();
-            };
-            const timer = setTimeout(done, Number(p.timeout) * 1000);
-            waiters.add(done);
-            res.on('close', done);
-          });
+          await longPoll(waiters, Number(p.timeout), res);
         }
         if (res.destroyed) return;
         return ok(res, take());
