@@ -2,8 +2,7 @@
 // (the cursor over the account's events log, the failures of the event at the cursor, when
 // the next try is due, and the lease of the one server delivering), and the log of attempts.
 import { z } from 'zod';
-
-const Sealed = z.object({ iv: z.string(), tag: z.string(), data: z.string() });
+import { Sealed } from './documents';
 
 export const WebhookSecretRecord = z.object({
   /** Sealed under the master key (keystore.sealText) when core has one; otherwise as is. */
