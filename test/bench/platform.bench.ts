@@ -416,6 +416,10 @@ async function fullCaps(rows: Row[]) {
     PRESENCE_MAX_STREAMS_PER_KEY: String(CAPS.perKey),
     PRESENCE_MAX_STREAMS_PER_ACCOUNT: String(CAPS.perKey * CAPS.keysPerAccount),
     PRESENCE_MAX_STREAMS: String(total),
+    // Every stream comes from loopback: one address's share must hold them all, and the
+    // requests measured beside them.
+    PRESENCE_MAX_CONNECTIONS: String(total + 300),
+    PRESENCE_MAX_CONNECTIONS_PER_ADDRESS: String(total + 200),
   });
   const url = new URL('/v1/events', server.url);
   const agent = new http.Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
