@@ -25,13 +25,15 @@ export type BotsTuning = Partial<Pick<SurfaceOptions, 'editIntervalMs' | 'client
   leadRetryMs?: number;
 };
 
-export async function runBots(
-  config: Pick<BotsConfig, 'presenceUrl' | 'dataDir' | 'telegram' | 'discord'> & Partial<Pick<BotsConfig, 'surfaceToken' | 'databaseUrl'>>,
-  log: Logger,
-  tuning: BotsTuning = {},
-  signal?: AbortSignal,
-): Promise<RunningBots> {
-  for (const t of [config.telegram?.token, config.discord?.token, config.surfaceToken]) if (t) log.addSecret(t);
+type RunConfig = Pick<BotsConfig, 'presenceUrl' | 'dataDir' | 'telegram' | 'discord'> &
+  Partial<Pick<BotsConfig, 'surfaceToken' | 'databaseUrl'>>;
+
+/**
+ * What the bots of this process share: the link table (PostgreSQL when configured, else the
+ * file table in the data directory), with a surface token its client and its one events
+ * stream, and the options both bots take.
+ */
+async function openShared(config: RunConfig, log: Logger, tuning: BotsTuning) {
   // One surface stream for the whole process, whichever platforms it runs.
   const surfaceClient = config.surfaceToken
     ? createPresenceClient({ ...tuning.client, baseUrl: config.presenceUrl, token: config.surfaceToken })
@@ -58,6 +60,12 @@ export async function runBots(
     onSecret: log.addSecret,
     surfaceToken: surfaceClient && surfaceStream ? { client: surfaceClient, stream: surfaceStream } : undefined,
   } satisfies Omit<DiscordBotOptions, 'token'>;
+  return { store, surfaceStream, common };
+}
+
+export async function runBots(config: RunConfig, log: Logger, tuning: BotsTuning = {}, signal?: AbortSignal): Promise<RunningBots> {
+  for (const t of [config.telegram?.token, config.discord?.token, config.surfaceToken]) if (t) log.addSecret(t);
+  const { store, surfaceStream, common } = await openShared(config, log, tuning);
   const telegram = config.telegram
     ? createTelegramBot({
         ...common,

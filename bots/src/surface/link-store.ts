@@ -96,9 +96,12 @@ function readDocument(file: string): Document {
   };
 }
 
-export type LinkStore = Awaited<ReturnType<typeof openLinkStore>>;
-
-export async function openLinkStore(dir: string, { now = Date.now, log }: { now?: () => number; log?: Log } = {}) {
+/**
+ * Takes the data directory for this process: makes it private (saying what it tightened),
+ * locks it against another process, then reads the key of the secret box and the document.
+ * When reading fails the lock is let go.
+ */
+function takeDataDir(dir: string, log: Log | undefined): { unlock: () => void; box: SecretBox; doc: Document } {
   for (const t of makePrivateDir(dir)) {
     log?.('warn', t.path === dir ? 'made the data directory private' : 'made a data file private', {
       path: t.path,
@@ -107,15 +110,20 @@ export async function openLinkStore(dir: string, { now = Date.now, log }: { now?
     });
   }
   const unlock = takeLock(dir);
-  let box: SecretBox;
-  let doc: Document;
   try {
-    box = createSecretBox(loadOrCreateKeyFile(path.join(dir, KEY_FILE)));
-    doc = readDocument(path.join(dir, LINKS_FILE));
+    const box = createSecretBox(loadOrCreateKeyFile(path.join(dir, KEY_FILE)));
+    const doc = readDocument(path.join(dir, LINKS_FILE));
+    return { unlock, box, doc };
   } catch (e) {
     unlock();
     throw e;
   }
+}
+
+export type LinkStore = Awaited<ReturnType<typeof openLinkStore>>;
+
+export async function openLinkStore(dir: string, { now = Date.now, log }: { now?: () => number; log?: Log } = {}) {
+  const { unlock, box, doc } = takeDataDir(dir, log);
   const file = path.join(dir, LINKS_FILE);
   // An answer cut short by a stop or crash left its card "answering": offer its buttons again.
   for (const c of Object.values(doc.cards)) if (c.state === 'answering') c.state = 'open';

@@ -1,14 +1,15 @@
 // The shared surface: everything a chat bot does, written once against the ChatPort, put
 // together here from its parts: the linked users (linked-users), linking (linking), relayed
-// turns (relaying), commands (commands), confirmation cards (cards) and each user's events
-// feed (event-feed), whose events this file turns into cards and messages. Business rules
+// turns (relaying), commands (commands), confirmation cards (cards), each user's events
+// feed (event-feed) and what those events show (event-handling). Business rules
 // stay on the server: the bots relay text, render what comes back and answer holds through
 // the confirm endpoint.
-import type { PresenceClient, PresenceClientOptions, PresenceEvent } from '@presence/client';
+import type { PresenceClient, PresenceClientOptions } from '@presence/client';
 import { createCards } from './cards';
 import { type ChatPort, type ChatUser, type TextContext, userKey } from './chat-port';
 import { createCommands, parseCommand } from './commands';
 import { createEventFeeds } from './event-feed';
+import { createEventHandler } from './event-handling';
 import type { LinkStore } from './link-store';
 import { createLinkedUsers } from './linked-users';
 import { createLinking } from './linking';
@@ -42,16 +43,14 @@ export type SurfaceOptions = {
 
 export type Surface = ReturnType<typeof createSurface>;
 
-export function createSurface(o: SurfaceOptions) {
+/**
+ * The surface's parts, each handed the others it uses. Linked users and linking start and stop
+ * feeds, which are made after them: they look `feeds` up when they call it, not when made.
+ */
+function assembleParts(o: SurfaceOptions, say: (chatId: string, text: string) => Promise<void>) {
   const { port, store, log } = o;
   const now = o.now ?? Date.now;
   const clientOptions = { ...o.client, baseUrl: o.presenceUrl };
-  const inFlight = new Set<Promise<unknown>>();
-
-  async function say(chatId: string, text: string) {
-    for (const part of splitMessage(text, port.maxLength)) await port.send(chatId, part);
-  }
-
   const surfaceClient = o.surfaceToken?.client;
   const users = createLinkedUsers({
     port,
@@ -66,28 +65,7 @@ export function createSurface(o: SurfaceOptions) {
   const cards = createCards({ store, port, clientFor: users.clientFor, now, log, revoked: (owner) => users.revoked(owner) });
   const relaying = createRelaying({ port, store, users, log, say, editIntervalMs: o.editIntervalMs ?? 1000 });
 
-  async function handleEvent(owner: string, event: PresenceEvent) {
-    const link = store.get(owner);
-    if (!link) return;
-    if (event.type === 'needs_confirm') {
-      const d = event.data;
-      if (store.card(owner, d.confirm_id)) return;
-      const place = relaying.holdPlace(owner, d.confirm_id);
-      const chat = place.chatId ?? (await users.homeChat(owner, link));
-      await place.after; // the reply that explains the hold comes first, then its card
-      await cards.show(owner, chat, {
-        confirm_id: d.confirm_id,
-        summary: d.summary,
-        amount: d.amount,
-        value_usd: d.value_usd,
-        expires_at: d.expires_at,
-        timeout_s: d.timeout_s,
-        approve_url: d.approve_url ?? null,
-      });
-    } else if (event.type === 'confirm') await cards.retire(owner, event.data);
-    else if (event.type === 'message') await say(await users.homeChat(owner, link), event.data.text);
-    // tx and memory events need no words: the turn or the card already said it.
-  }
+  const handleEvent = createEventHandler({ store, users, relaying, cards, say });
 
   const feeds = createEventFeeds({
     store,
@@ -114,6 +92,18 @@ export function createSurface(o: SurfaceOptions) {
     stopFeed: (owner) => feeds.stop(owner),
   });
   const command = createCommands({ store, users, linking, cards, now });
+  return { users, relaying, cards, handleEvent, feeds, command };
+}
+
+export function createSurface(o: SurfaceOptions) {
+  const { port, store, log } = o;
+  const inFlight = new Set<Promise<unknown>>();
+
+  async function say(chatId: string, text: string) {
+    for (const part of splitMessage(text, port.maxLength)) await port.send(chatId, part);
+  }
+
+  const { users, relaying, cards, handleEvent, feeds, command } = assembleParts(o, say);
 
   return {
     say,

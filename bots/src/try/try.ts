@@ -12,7 +12,7 @@ import { createPresenceClient } from '@presence/client';
 import { DEFAULT_PRESENCE_URL } from '../config';
 import { createLogger } from '../log';
 import { runBots } from '../run-bots';
-import { startLoopbackBotApi } from './loopback-bot-api';
+import { type LoopbackBotApi, startLoopbackBotApi } from './loopback-bot-api';
 import { createTerminalChat } from './terminal-chat';
 
 const TOKEN = '1:presence-bots-try-loopback';
@@ -39,7 +39,6 @@ export async function runTry(io: {
   const chat = createTerminalChat({ write });
   const api = await startLoopbackBotApi({ token: TOKEN, user: USER, show: chat.show });
   const dataDir = mkdtempSync(path.join(tmpdir(), 'presence-bots-try-'));
-  let lines: ReturnType<typeof createInterface> | null = null;
   try {
     const bots = await runBots(
       { presenceUrl, dataDir, telegram: { token: TOKEN, apiRoot: api.url }, discord: null },
@@ -59,28 +58,43 @@ export async function runTry(io: {
       await linkTheChat(env.PRESENCE_TOKEN?.trim(), { presenceUrl, log, write, api });
       // Read only now: what was typed (or piped) meanwhile waits in the input, and readline's
       // iterator would miss lines and the end of input that came before it.
-      const reader = createInterface({ input: io.input, terminal: false });
-      lines = reader;
-      if (io.signal?.aborted) reader.close();
-      io.signal?.addEventListener('abort', () => reader.close(), { once: true });
-      for await (const line of reader) {
-        const typed = chat.read(line);
-        if (typed.kind === 'quit') break;
-        if (typed.kind === 'say') api.say(typed.text);
-        if (typed.kind === 'press') api.press(typed.id, typed.data);
-      }
-      // What the bot was still saying when the input ended.
-      await new Promise((r) => setTimeout(r, 1000));
-      chat.flush();
+      await chatUntilTheEnd(io.input, io.signal, chat, api);
     } finally {
       await bots.stop();
     }
     return 0;
   } finally {
-    lines?.close();
     await api.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Hands each line typed to the chat (a message, a button press) until /quit, the end of input
+ * or `signal`, then shows what the bot was still saying.
+ */
+async function chatUntilTheEnd(
+  input: NodeJS.ReadableStream,
+  signal: AbortSignal | undefined,
+  chat: ReturnType<typeof createTerminalChat>,
+  api: Pick<LoopbackBotApi, 'say' | 'press'>,
+) {
+  const reader = createInterface({ input, terminal: false });
+  try {
+    if (signal?.aborted) reader.close();
+    signal?.addEventListener('abort', () => reader.close(), { once: true });
+    for await (const line of reader) {
+      const typed = chat.read(line);
+      if (typed.kind === 'quit') break;
+      if (typed.kind === 'say') api.say(typed.text);
+      if (typed.kind === 'press') api.press(typed.id, typed.data);
+    }
+  } finally {
+    reader.close();
+  }
+  // What the bot was still saying when the input ended.
+  await new Promise((r) => setTimeout(r, 1000));
+  chat.flush();
 }
 
 /** The bots' own warnings and errors still show; their info lines would drown the chat. */
