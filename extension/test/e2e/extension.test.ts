@@ -290,10 +290,18 @@ describe('the extension in Chromium', () => {
     sw = context.serviceWorkers().find((w) => w.url().startsWith(`chrome-extension://${extensionId}/`))!;
     expect(await sw.evaluate(() => (globalThis as { __marker?: string }).__marker ?? 'fresh')).toBe('fresh');
     await until(badgeCount, (n) => n === 1, 'badge 1 after the restart');
-    const notifications = await sw.evaluate(() => chrome.notifications.getAll());
-    expect(Object.keys(notifications)).toContain(`confirm:${held.confirm_id}`);
-    const after = ((await sw.evaluate(() => chrome.storage.local.get('events'))).events as { lastEventId: number }).lastEventId;
-    expect(after).toBeGreaterThan(before);
+    // The badge can show the pending count before the replayed event has made its
+    // notification and moved the cursor: both are waited for, not sampled.
+    await until(
+      async () => Object.keys(await sw.evaluate(() => chrome.notifications.getAll())),
+      (ids) => ids.includes(`confirm:${held.confirm_id}`),
+      "the replayed hold's notification",
+    );
+    await until(
+      async () => ((await sw.evaluate(() => chrome.storage.local.get('events'))).events as { lastEventId: number }).lastEventId,
+      (after) => after > before,
+      'the cursor past the replayed events',
+    );
 
     await popup.getByTestId('tab-pending').click();
     await popup.getByTestId('pending-item').getByTestId('deny').click();
