@@ -11,7 +11,7 @@ import type { CliContext } from './context';
 /** `[flags, description, parse?]`, as Commander's `.option()` takes them. */
 export type OptionSpec = readonly [flags: string, description: string, parse?: (value: string) => unknown];
 
-type ArgSpec = readonly [name: string, description: string];
+export type ArgSpec = readonly [name: string, description: string];
 
 export type ApiCommand<R, O, A extends readonly ArgSpec[]> = {
   name: string;
