@@ -12,11 +12,14 @@ import { shortTime } from '../table';
 
 type Types = WebhookView['events'];
 
+/** An endpoint's state and, once disabled, why: `enabled`, `disabled (failing)`. */
+const stateOf = (w: WebhookView) => (w.disabled_reason ? `${w.state} (${w.disabled_reason})` : w.state);
+
 const viewPairs = (w: WebhookView): [string, string][] => [
   ['id', w.id],
   ['url', w.url],
   ['events', w.events.length === 0 ? 'all the key may read' : w.events.join(', ')],
-  ['state', w.disabled_reason ? `${w.state} (${w.disabled_reason})` : w.state],
+  ['state', stateOf(w)],
   ['mode', w.mode],
   ['cursor', String(w.cursor)],
 ];
@@ -38,15 +41,7 @@ function endpointCommands(hooks: Command, cli: CliContext) {
     call: (c) => c.webhooks.list(),
     records: (r) => r.webhooks,
     columns: ['ID', 'URL', 'EVENTS', 'STATE', 'MODE', 'CURSOR', 'CREATED'],
-    row: (w) => [
-      w.id,
-      w.url,
-      w.events.join(',') || '*',
-      w.disabled_reason ? `${w.state} (${w.disabled_reason})` : w.state,
-      w.mode,
-      String(w.cursor),
-      shortTime(w.created_at),
-    ],
+    row: (w) => [w.id, w.url, w.events.join(',') || '*', stateOf(w), w.mode, String(w.cursor), shortTime(w.created_at)],
     empty: `no webhook endpoints; make one with ${cli.command('webhooks create https://example.com/hook')}`,
   });
 
