@@ -3,7 +3,8 @@
 // --json it is printed as the server sent it). What every such command did alike is here once:
 // Commander's chain, the client, printing the answer, and after a write telling a test key's
 // user that nothing was stored. Commands that do more than one call and a print (chat, events,
-// listen, login, confirm's answer) stay written out.
+// listen, login, confirm's answer) stay written out; one that lists records is a listCommand
+// (list-command.ts), which builds its answer for people from columns and rows.
 import type { PresenceClient } from '@presence/client';
 import { type Command, Option } from 'commander';
 import type { CliContext } from './context';
@@ -11,7 +12,7 @@ import type { CliContext } from './context';
 /** `[flags, description, parse?]`, as Commander's `.option()` takes them. */
 export type OptionSpec = readonly [flags: string, description: string, parse?: (value: string) => unknown];
 
-type ArgSpec = readonly [name: string, description: string];
+export type ArgSpec = readonly [name: string, description: string];
 
 export type ApiCommand<R, O, A extends readonly ArgSpec[]> = {
   name: string;

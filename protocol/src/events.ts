@@ -36,10 +36,11 @@ export const TxEventData = z
     at: z.string(),
   })
   .meta({ id: 'TxEvent' });
+/** The hold an event is about: its confirm id and the intent it holds (as `confirm list` shows them). */
+const HoldIds = { confirm_id: z.string(), intent_id: z.string() };
 export const NeedsConfirmEventData = z
   .object({
-    confirm_id: z.string(),
-    intent_id: z.string(),
+    ...HoldIds,
     summary: z.string(),
     amount: z.string(),
     value_usd: z.string(),
@@ -51,8 +52,7 @@ export const NeedsConfirmEventData = z
   .meta({ id: 'NeedsConfirmEvent' });
 export const ConfirmEventData = z
   .object({
-    confirm_id: z.string(),
-    intent_id: z.string(),
+    ...HoldIds,
     status: z.enum(['executed', 'denied', 'expired', 'failed']),
     tx: z.string().optional(),
     block: z.number().int().optional(),

@@ -31,14 +31,11 @@ export const WebhookCreateRequest = z
   .meta({ id: 'WebhookCreateRequest' });
 export type WebhookCreateRequest = z.infer<typeof WebhookCreateRequest>;
 
-export const WebhookUpdateRequest = z
-  .object({
-    url: WebhookUrl.optional(),
-    events: WebhookEvents.optional(),
-    description: WebhookDescription.optional(),
+/** Any of what a create sets, and the state; what is absent stays as it is. */
+export const WebhookUpdateRequest = WebhookCreateRequest.partial()
+  .extend({
     state: WebhookState.optional().describe('enabled resumes from the cursor (a failing endpoint starts its schedule again)'),
   })
-  .strict()
   .meta({ id: 'WebhookUpdateRequest' });
 export type WebhookUpdateRequest = z.infer<typeof WebhookUpdateRequest>;
 

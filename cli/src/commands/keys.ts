@@ -5,6 +5,7 @@ import type { KeySecret, KeyView } from '@presence/client';
 import { type Command, InvalidArgumentError } from 'commander';
 import { apiCommand } from '../api-command';
 import type { CliContext } from '../context';
+import { listCommand } from '../list-command';
 import { commaList, wholeNumber } from '../option-values';
 import { shortTime } from '../table';
 
@@ -27,24 +28,22 @@ const keyId = ['<id>', 'key id, key_…'] as const;
 export function registerKeys(program: Command, cli: CliContext) {
   const keys = program.command('keys').description('list, create, rotate and revoke API keys (admin)');
 
-  apiCommand(keys, cli, {
+  listCommand(keys, cli, {
     name: 'list',
     description: 'every key of the account (never secrets)',
     call: (c) => c.keys.list(),
-    show: (r) =>
-      cli.table(
-        ['ID', 'NAME', 'KIND', 'SCOPES', 'LAST4', 'STATE', 'CREATED', 'LAST USED'].map((header) => ({ header })),
-        r.keys.map((k: KeyView) => [
-          k.id,
-          k.name,
-          k.kind,
-          k.scopes.join(','),
-          k.last4,
-          k.grace_until ? `${k.state} (old secret until ${shortTime(k.grace_until)})` : k.state,
-          shortTime(k.created_at),
-          shortTime(k.last_used_at),
-        ]),
-      ),
+    records: (r) => r.keys,
+    columns: ['ID', 'NAME', 'KIND', 'SCOPES', 'LAST4', 'STATE', 'CREATED', 'LAST USED'],
+    row: (k) => [
+      k.id,
+      k.name,
+      k.kind,
+      k.scopes.join(','),
+      k.last4,
+      k.grace_until ? `${k.state} (old secret until ${shortTime(k.grace_until)})` : k.state,
+      shortTime(k.created_at),
+      shortTime(k.last_used_at),
+    ],
   });
 
   apiCommand(keys, cli, {

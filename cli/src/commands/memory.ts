@@ -2,34 +2,19 @@
 import type { Command } from 'commander';
 import { apiCommand } from '../api-command';
 import type { CliContext } from '../context';
+import { listCommand } from '../list-command';
 
 export function registerMemory(program: Command, cli: CliContext) {
   const memory = program.command('memory').description('list, pin and forget remembered keywords');
 
-  apiCommand(memory, cli, {
+  listCommand(memory, cli, {
     name: 'list',
     description: 'pinned and fading keywords',
     call: (c) => c.memory.list(),
-    show: (m) => {
-      const rows = [...m.pinned, ...m.fading].map((e) => [
-        e.key,
-        e.tier,
-        e.weight.toFixed(2),
-        e.days_left === null ? '-' : String(e.days_left),
-        e.note,
-      ]);
-      if (rows.length === 0) return 'nothing remembered yet';
-      return cli.table(
-        [
-          { header: 'KEY' },
-          { header: 'TIER' },
-          { header: 'WEIGHT', align: 'right' },
-          { header: 'DAYS LEFT', align: 'right' },
-          { header: 'NOTE' },
-        ],
-        rows,
-      );
-    },
+    records: (m) => [...m.pinned, ...m.fading],
+    columns: ['KEY', 'TIER', { header: 'WEIGHT', align: 'right' }, { header: 'DAYS LEFT', align: 'right' }, 'NOTE'],
+    row: (e) => [e.key, e.tier, e.weight.toFixed(2), e.days_left === null ? '-' : String(e.days_left), e.note],
+    empty: 'nothing remembered yet',
   });
 
   apiCommand(memory, cli, {

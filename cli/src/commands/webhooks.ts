@@ -2,20 +2,24 @@
 // endpoints that get the account's events as signed requests. Secrets are printed once, on
 // create and rotate; the list never has them. `presence listen` forwards events to a local URL
 // for development (listen.ts).
-import type { WebhookDelivery, WebhookView } from '@presence/client';
+import type { WebhookView } from '@presence/client';
 import { type Command, InvalidArgumentError } from 'commander';
 import { apiCommand } from '../api-command';
 import type { CliContext } from '../context';
+import { listCommand } from '../list-command';
 import { commaList, wholeNumber } from '../option-values';
 import { shortTime } from '../table';
 
 type Types = WebhookView['events'];
 
+/** An endpoint's state and, once disabled, why: `enabled`, `disabled (failing)`. */
+const stateOf = (w: WebhookView) => (w.disabled_reason ? `${w.state} (${w.disabled_reason})` : w.state);
+
 const viewPairs = (w: WebhookView): [string, string][] => [
   ['id', w.id],
   ['url', w.url],
   ['events', w.events.length === 0 ? 'all the key may read' : w.events.join(', ')],
-  ['state', w.disabled_reason ? `${w.state} (${w.disabled_reason})` : w.state],
+  ['state', stateOf(w)],
   ['mode', w.mode],
   ['cursor', String(w.cursor)],
 ];
@@ -31,25 +35,14 @@ export function registerWebhooks(program: Command, cli: CliContext) {
 
 /** The endpoints themselves: list, create, update, delete. */
 function endpointCommands(hooks: Command, cli: CliContext) {
-  apiCommand(hooks, cli, {
+  listCommand(hooks, cli, {
     name: 'list',
     description: 'every endpoint of the account (never secrets)',
     call: (c) => c.webhooks.list(),
-    show: (r) =>
-      r.webhooks.length === 0
-        ? `no webhook endpoints; make one with ${cli.command('webhooks create https://example.com/hook')}`
-        : cli.table(
-            ['ID', 'URL', 'EVENTS', 'STATE', 'MODE', 'CURSOR', 'CREATED'].map((header) => ({ header })),
-            r.webhooks.map((w) => [
-              w.id,
-              w.url,
-              w.events.join(',') || '*',
-              w.disabled_reason ? `${w.state} (${w.disabled_reason})` : w.state,
-              w.mode,
-              String(w.cursor),
-              shortTime(w.created_at),
-            ]),
-          ),
+    records: (r) => r.webhooks,
+    columns: ['ID', 'URL', 'EVENTS', 'STATE', 'MODE', 'CURSOR', 'CREATED'],
+    row: (w) => [w.id, w.url, w.events.join(',') || '*', stateOf(w), w.mode, String(w.cursor), shortTime(w.created_at)],
+    empty: `no webhook endpoints; make one with ${cli.command('webhooks create https://example.com/hook')}`,
   });
 
   apiCommand(hooks, cli, {
@@ -118,29 +111,26 @@ function deliveryCommands(hooks: Command, cli: CliContext) {
     show: (r) => `${r.delivered ? 'delivered' : 'failed'}: ${r.status ?? r.error} in ${r.duration_ms} ms (${r.message_id})`,
   });
 
-  apiCommand(hooks, cli, {
+  listCommand(hooks, cli, {
     name: 'deliveries',
     description: 'recent delivery attempts, newest first',
     args: [webhookId],
     options: [['--limit <n>', 'at most this many (default 50, max 100)', wholeNumber()]],
     call: (c, [id], opts: { limit?: number }) => c.webhooks.deliveries(id, { limit: opts.limit }),
-    show: (r) =>
-      r.deliveries.length === 0
-        ? 'no deliveries yet'
-        : cli.table(
-            ['AT', 'EVENT', 'TYPE', 'TRY', 'OUTCOME', 'STATUS', 'MS', 'NEXT TRY', 'ERROR'].map((header) => ({ header })),
-            r.deliveries.map((d: WebhookDelivery) => [
-              shortTime(d.at),
-              d.event_id === null ? '-' : `#${d.event_id}`,
-              d.type,
-              String(d.attempt),
-              d.outcome,
-              d.status === null ? '-' : String(d.status),
-              String(d.duration_ms),
-              shortTime(d.next_attempt_at),
-              d.error ?? '',
-            ]),
-          ),
+    records: (r) => r.deliveries,
+    columns: ['AT', 'EVENT', 'TYPE', 'TRY', 'OUTCOME', 'STATUS', 'MS', 'NEXT TRY', 'ERROR'],
+    row: (d) => [
+      shortTime(d.at),
+      d.event_id === null ? '-' : `#${d.event_id}`,
+      d.type,
+      String(d.attempt),
+      d.outcome,
+      d.status === null ? '-' : String(d.status),
+      String(d.duration_ms),
+      shortTime(d.next_attempt_at),
+      d.error ?? '',
+    ],
+    empty: 'no deliveries yet',
   });
 
   apiCommand(hooks, cli, {
