@@ -1,6 +1,6 @@
 // Events on GET /v1/events. Each type is visible only to keys holding its scope.
 import { z } from 'zod';
-import type { Scope } from './common';
+import { type Scope, Timestamp } from './common';
 import { PasskeyHold } from './passkeys';
 
 export const eventTypes = ['message', 'tx', 'memory', 'needs_confirm', 'confirm', 'webhook_disabled'] as const;
@@ -17,13 +17,13 @@ export const eventScope: Record<EventType, Scope> = {
 };
 
 export const MemoryEventData = z
-  .object({ key: z.string(), tier: z.enum(['pinned', 'fading', 'dropped']), at: z.string() })
+  .object({ key: z.string(), tier: z.enum(['pinned', 'fading', 'dropped']), at: Timestamp })
   .meta({ id: 'MemoryEvent' });
 export const MessageEventData = z
   .object({
     text: z.string(),
     cause: z.string(),
-    at: z.string(),
+    at: Timestamp,
     /** The scopes the text drew on; a stream whose key lacks one gets the text redacted, naming them. */
     scopes: z.array(z.string()).optional(),
   })
@@ -33,7 +33,7 @@ export const TxEventData = z
     hash: z.string(),
     block: z.number().int(),
     intent: z.object({ id: z.string(), summary: z.string(), amount: z.string(), source: z.string() }),
-    at: z.string(),
+    at: Timestamp,
   })
   .meta({ id: 'TxEvent' });
 /** The hold an event is about: its confirm id and the intent it holds (as `confirm list` shows them). */
@@ -44,9 +44,9 @@ export const NeedsConfirmEventData = z
     summary: z.string(),
     amount: z.string(),
     value_usd: z.string(),
-    expires_at: z.string(),
+    expires_at: Timestamp,
     timeout_s: z.number().int(),
-    at: z.string(),
+    at: Timestamp,
     ...PasskeyHold.shape,
   })
   .meta({ id: 'NeedsConfirmEvent' });
@@ -57,7 +57,7 @@ export const ConfirmEventData = z
     tx: z.string().optional(),
     block: z.number().int().optional(),
     reason: z.string().optional(),
-    at: z.string(),
+    at: Timestamp,
   })
   .meta({ id: 'ConfirmEvent' });
 /** A webhook endpoint stopped: its deliveries kept failing through the whole retry schedule, or the key that made it was revoked. */
@@ -68,7 +68,7 @@ export const WebhookDisabledEventData = z
     reason: z.enum(['failing', 'key_revoked']),
     /** The id of the event it could not deliver (failing only); re-enabling resumes there. */
     event_id: z.number().int().nullable(),
-    at: z.string(),
+    at: Timestamp,
   })
   .meta({ id: 'WebhookDisabledEvent' });
 export const GapEventData = z.object({ oldest_id: z.number().int() }).meta({ id: 'GapEvent' });

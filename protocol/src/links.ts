@@ -1,6 +1,6 @@
 // Linking surfaces with one-time codes.
 import { z } from 'zod';
-import { Scope } from './common';
+import { Scope, Timestamp } from './common';
 
 export const LinkRequest = z
   .strictObject({
@@ -8,7 +8,7 @@ export const LinkRequest = z
     ttl_s: z.number().int().min(30).max(86_400).optional(),
   })
   .meta({ id: 'LinkRequest' });
-export const LinkCode = z.object({ code: z.string(), expires_at: z.string(), scopes: z.array(Scope) }).meta({ id: 'LinkCode' });
+export const LinkCode = z.object({ code: z.string(), expires_at: Timestamp, scopes: z.array(Scope) }).meta({ id: 'LinkCode' });
 export const RedeemParams = z.object({ code: z.string().min(1).max(32) });
 export const RedeemRequest = z
   .strictObject({

@@ -1,5 +1,6 @@
 // Conversation shapes: POST /v1/messages, its streamed events, GET /v1/messages, standing intents.
 import { z } from 'zod';
+import { Timestamp } from './common';
 
 export const MAX_MESSAGE_CHARS = 4000;
 
@@ -30,7 +31,7 @@ export const ThreadMessageView = z
     id: z.string(),
     role: z.enum(['user', 'presence']),
     text: z.string(),
-    at: z.string(),
+    at: Timestamp,
     cause: z.string().optional(),
     used: z.array(UsedCallView).optional(),
     acted: z.boolean().optional(),
@@ -81,10 +82,10 @@ export const StandingView = z
     action: StandingAction,
     state: z.enum(['active', 'cancelled']),
     armed: z.boolean(),
-    next_at: z.string().nullable(),
+    next_at: Timestamp.nullable(),
     fired_count: z.number().int(),
-    last_fired_at: z.string().nullable(),
-    created_at: z.string(),
+    last_fired_at: Timestamp.nullable(),
+    created_at: Timestamp,
   })
   .meta({ id: 'Standing' });
 export type StandingView = z.infer<typeof StandingView>;

@@ -2,6 +2,7 @@
 // enroll link, what a hold above `passkey_over` carries, and the bodies the server's enroll and
 // approve pages post (the WebAuthn JSON that @simplewebauthn/browser produces).
 import { z } from 'zod';
+import { Timestamp } from './common';
 
 /** What a hold above `passkey_over` carries (absent on every other hold). */
 export const PasskeyHold = z.object({
@@ -13,8 +14,8 @@ export const PasskeyView = z
   .object({
     id: z.string(),
     name: z.string(),
-    created_at: z.string(),
-    last_used_at: z.string().nullable(),
+    created_at: Timestamp,
+    last_used_at: Timestamp.nullable(),
   })
   .meta({ id: 'Passkey' });
 export type PasskeyView = z.infer<typeof PasskeyView>;
@@ -31,7 +32,7 @@ export const EnrollLinkRequest = z
 export const EnrollLink = z
   .object({
     url: z.string().describe('The one-time page that adds a passkey to this account. Shown once.'),
-    expires_at: z.string(),
+    expires_at: Timestamp,
   })
   .meta({ id: 'EnrollLink' });
 

@@ -1,5 +1,6 @@
 // The spend policy document (DESIGN.md "Spend policy document"). PUT replaces it whole.
 import { z } from 'zod';
+import { Timestamp } from './common';
 
 /**
  * The most an amount may say, in its unit: 10^12 (a trillion USD, or of a token). More than any
@@ -78,7 +79,7 @@ export type PolicyDocument = z.infer<typeof PolicyDocument>;
 // The optional field last: the fast serializer writes optional properties after the required
 // ones, and an answer must come out the same through it and through zod.
 const { passkey_over, ...requiredFields } = PolicyDocument.shape;
-export const StoredPolicy = z.object({ ...requiredFields, version: z.number().int(), updated_at: z.string(), passkey_over });
+export const StoredPolicy = z.object({ ...requiredFields, version: z.number().int(), updated_at: Timestamp, passkey_over });
 export type StoredPolicy = z.infer<typeof StoredPolicy>;
 
 export const SpendLabel = z.enum(['locked', 'confirm_all', 'guarded']).meta({ id: 'SpendLabel' });

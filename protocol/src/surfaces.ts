@@ -2,7 +2,7 @@
 // link codes without receiving a secret, acts for a linked key by naming it in
 // `Presence-Acting-For`, and reads one multiplexed events stream for all its linked users.
 import { z } from 'zod';
-import { Scope } from './common';
+import { Scope, Timestamp } from './common';
 import { EventsQuery, PresenceEvent } from './events';
 import { RedeemResult } from './links';
 
@@ -13,8 +13,8 @@ export const SurfaceView = z.object({
   id: z.string().describe('srf_ + 16 base62 characters'),
   name: z.string(),
   last4: z.string(),
-  created_at: z.string(),
-  revoked_at: z.string().nullable(),
+  created_at: Timestamp,
+  revoked_at: Timestamp.nullable(),
 });
 export type SurfaceView = z.infer<typeof SurfaceView>;
 
@@ -65,7 +65,7 @@ export type SurfaceEventData = z.infer<typeof SurfaceEventData>;
 
 /** `data` of `link_revoked`: the key no longer acts for its user; its account's events stop. */
 export const LinkRevokedData = z
-  .object({ account: z.string(), key_id: z.string(), surface_user: z.string(), at: z.string() })
+  .object({ account: z.string(), key_id: z.string(), surface_user: z.string(), at: Timestamp })
   .meta({ id: 'LinkRevokedEvent' });
 export type LinkRevokedData = z.infer<typeof LinkRevokedData>;
 

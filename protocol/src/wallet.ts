@@ -1,5 +1,6 @@
 // Wallet, intent and confirmation shapes.
 import { z } from 'zod';
+import { Timestamp } from './common';
 import { PasskeyHold } from './passkeys';
 import { BoundedAmount, StoredPolicy } from './policy';
 
@@ -34,7 +35,7 @@ export const IntentHeld = z
     confirm_id: z.string(),
     summary: z.string(),
     amount: z.string(),
-    expires_at: z.string(),
+    expires_at: Timestamp,
     ...IntentExtras,
     ...PasskeyHold.shape,
   })
@@ -75,8 +76,8 @@ export const ConfirmationView = z
     status: ConfirmStatus,
     summary: z.string(),
     amount: z.string(),
-    created_at: z.string(),
-    expires_at: z.string(),
+    created_at: Timestamp,
+    expires_at: Timestamp,
     tx: z.string().nullable(),
     block: z.number().int().nullable(),
     ...PasskeyHold.shape,

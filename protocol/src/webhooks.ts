@@ -107,14 +107,8 @@ export const WebhookPayload = z
   .meta({ id: 'WebhookPayload' });
 export type WebhookPayload = z.infer<typeof WebhookPayload>;
 
-/** POST /v1/webhooks/{id}/test: how the ping went (it is in the deliveries log too). */
-export const WebhookTestResult = z
-  .object({
-    message_id: z.string(),
-    delivered: z.boolean(),
-    status: z.number().int().nullable(),
-    error: z.string().nullable(),
-    duration_ms: z.number().int().min(0),
-  })
+/** POST /v1/webhooks/{id}/test: how the ping went — its delivery attempt, as the deliveries log keeps it too. */
+export const WebhookTestResult = WebhookDelivery.pick({ message_id: true, status: true, duration_ms: true, error: true })
+  .extend({ delivered: z.boolean() })
   .meta({ id: 'WebhookTestResult' });
 export type WebhookTestResult = z.infer<typeof WebhookTestResult>;
