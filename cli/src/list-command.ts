@@ -7,7 +7,9 @@ import { type ApiCommand, type ArgSpec, apiCommand } from './api-command';
 import type { CliContext } from './context';
 import type { Column } from './table';
 
-export type ListCommand<R, T, O, A extends readonly ArgSpec[]> = Omit<ApiCommand<R, O, A>, 'show' | 'noteIfTest'> & {
+export type ListCommand<R, T, O, A extends readonly ArgSpec[]> = Omit<ApiCommand<R, O, A>, 'show' | 'noteIfTest' | 'name'> & {
+  /** The subcommand's name: `list` unless said (a group's listing is its `list`). */
+  name?: string;
   /** The records in the answer, in the order they are listed. */
   records: (r: R) => readonly T[];
   /** A bare header is a left-aligned column; a number column says `{ header, align: 'right' }`. */
@@ -21,11 +23,12 @@ export type ListCommand<R, T, O, A extends readonly ArgSpec[]> = Omit<ApiCommand
 export function listCommand<R, T, O = Record<string, never>, const A extends readonly ArgSpec[] = []>(
   parent: Command,
   cli: CliContext,
-  { records, columns, row, empty, ...spec }: ListCommand<R, T, O, A>,
+  { name = 'list', records, columns, row, empty, ...spec }: ListCommand<R, T, O, A>,
 ): Command {
   const header = columns.map((c): Column => (typeof c === 'string' ? { header: c } : c));
   return apiCommand(parent, cli, {
     ...spec,
+    name,
     show: (r) => {
       const listed = records(r);
       return listed.length === 0 && empty !== undefined ? empty : cli.table(header, listed.map(row));

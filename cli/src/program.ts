@@ -38,18 +38,20 @@ export function createProgram(cli: CliContext): Command {
       outputError: (s, write) => write(`error: usage — ${oneLine(s.replace(/^error: /, ''))} (see --help)\n`),
     });
 
+  // A group of subcommands is named and described here, in the tree; its file adds the subcommands.
+  const group = (name: string, description: string) => program.command(name).description(description);
   registerLogin(program, cli);
   registerMe(program, cli);
   registerChat(program, cli);
   registerEvents(program, cli);
-  registerConfirm(program, cli);
-  registerMemory(program, cli);
+  registerConfirm(group('confirm', 'list held actions, or approve / deny one'), cli);
+  registerMemory(group('memory', 'list, pin and forget remembered keywords'), cli);
   registerWallet(program, cli);
-  registerChain(program, cli);
-  registerStanding(program, cli);
-  registerKeys(program, cli);
+  registerChain(group('chain', 'read-only chain views: tokens, pools, positions, safety'), cli);
+  registerStanding(group('standing', 'list and cancel standing intents'), cli);
+  registerKeys(group('keys', 'list, create, rotate and revoke API keys (admin)'), cli);
   registerLink(program, cli);
-  registerWebhooks(program, cli);
+  registerWebhooks(group('webhooks', 'endpoints that get the account’s events as signed requests (admin)'), cli);
   registerListen(program, cli);
   registerCompletion(program, cli);
   program.addHelpText('after', () => {

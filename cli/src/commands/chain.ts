@@ -7,9 +7,7 @@ import type { CliContext } from '../context';
 const usd = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const bps = (n: number | null) => (n === null ? '-' : `${(n / 100).toFixed(2)}%`);
 
-export function registerChain(program: Command, cli: CliContext) {
-  const chain = program.command('chain').description('read-only chain views: tokens, pools, positions, safety');
-
+export function registerChain(chain: Command, cli: CliContext) {
   apiCommand(chain, cli, {
     name: 'tokens',
     description: 'known tokens and their USD prices',

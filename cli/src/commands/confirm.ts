@@ -26,8 +26,7 @@ function passkeyNeeded(cli: Pick<CliContext, 'command'>, id: string, e: unknown)
   );
 }
 
-export function registerConfirm(program: Command, cli: CliContext) {
-  const confirm = program.command('confirm').description('list held actions, or approve / deny one');
+export function registerConfirm(confirm: Command, cli: CliContext) {
   // In `confirm --help` the answering subcommand reads as it is typed: `<id> --approve|--deny`.
   const help = new Help();
   confirm.configureHelp({

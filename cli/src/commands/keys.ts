@@ -25,11 +25,8 @@ const secretPairs = (k: KeySecret): [string, string][] => [
 const SHOWN_ONCE = 'The secret is shown once: store it now.';
 const keyId = ['<id>', 'key id, key_…'] as const;
 
-export function registerKeys(program: Command, cli: CliContext) {
-  const keys = program.command('keys').description('list, create, rotate and revoke API keys (admin)');
-
+export function registerKeys(keys: Command, cli: CliContext) {
   listCommand(keys, cli, {
-    name: 'list',
     description: 'every key of the account (never secrets)',
     call: (c) => c.keys.list(),
     records: (r) => r.keys,

@@ -4,11 +4,8 @@ import { apiCommand } from '../api-command';
 import type { CliContext } from '../context';
 import { listCommand } from '../list-command';
 
-export function registerMemory(program: Command, cli: CliContext) {
-  const memory = program.command('memory').description('list, pin and forget remembered keywords');
-
+export function registerMemory(memory: Command, cli: CliContext) {
   listCommand(memory, cli, {
-    name: 'list',
     description: 'pinned and fading keywords',
     call: (c) => c.memory.list(),
     records: (m) => [...m.pinned, ...m.fading],

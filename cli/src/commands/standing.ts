@@ -5,11 +5,8 @@ import type { CliContext } from '../context';
 import { listCommand } from '../list-command';
 import { shortTime } from '../table';
 
-export function registerStanding(program: Command, cli: CliContext) {
-  const standing = program.command('standing').description('list and cancel standing intents');
-
+export function registerStanding(standing: Command, cli: CliContext) {
   listCommand(standing, cli, {
-    name: 'list',
     description: 'active standing intents',
     call: (c) => c.standing.list(),
     records: (r) => r.standing,

@@ -27,8 +27,7 @@ const SHOWN_ONCE = 'The secret is shown once: store it now.';
 const webhookId = ['<id>', 'webhook id, wh_…'] as const;
 const describeOption = ['--description <text>', 'a note for people'] as const;
 
-export function registerWebhooks(program: Command, cli: CliContext) {
-  const hooks = program.command('webhooks').description('endpoints that get the account’s events as signed requests (admin)');
+export function registerWebhooks(hooks: Command, cli: CliContext) {
   endpointCommands(hooks, cli);
   deliveryCommands(hooks, cli);
 }
@@ -36,7 +35,6 @@ export function registerWebhooks(program: Command, cli: CliContext) {
 /** The endpoints themselves: list, create, update, delete. */
 function endpointCommands(hooks: Command, cli: CliContext) {
   listCommand(hooks, cli, {
-    name: 'list',
     description: 'every endpoint of the account (never secrets)',
     call: (c) => c.webhooks.list(),
     records: (r) => r.webhooks,
