@@ -3,7 +3,7 @@
 // whose write has not succeeded, idempotency pruning that cannot lose a record put while it
 // runs, and idempotency answers sealed at rest.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -193,6 +193,19 @@ describe('lowdb store', () => {
     expect((await store.readMemory('a')).map((e) => e.key)).toEqual(['topic:x']);
   });
 
+
+  it('close() closes every file the store opened (each family that keeps a log per account)', async () => {
+    await store.close();
+    const openFiles = () => readdirSync('/proc/self/fd').length;
+    const before = openFiles();
+    store = await createLowdbStore({ dataDir: dir, keystore });
+    await addMemory(store, 'topic:x');
+    await store.appendEvent('a', { type: 'memory', data: {}, at: 1 });
+    await store.appendThread('a', { kind: 'user', at: 1, text: 'hi' });
+    await store.close();
+    expect(openFiles()).toBe(before);
+    store = await createLowdbStore({ dataDir: dir, keystore });
+  });
 
   it('a data directory from before the lookup index finds its keys and link codes, indexed once', async () => {
     const key = {

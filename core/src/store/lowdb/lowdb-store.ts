@@ -90,7 +90,7 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
     async close() {
       await ctx.lock.drain();
       await ctx.documents.settled();
-      await Promise.all([events, idempotency, intents, thread, agenda, lookups].map((family) => family.close()));
+      await Promise.all([events, idempotency, intents, thread, memory, agenda, lookups].map((family) => family.close()));
       await closeAccounts();
     },
   };

@@ -24,7 +24,8 @@ const MemoryLine = z.object({ key: z.string(), entry: MemoryEntry.nullable() });
 type MemoryLine = z.infer<typeof MemoryLine>;
 const LegacyDoc = z.object({ entries: z.array(MemoryEntry) });
 
-export type MemoryFamily = MemoryPort;
+/** Each account's memory is an open append-only log: close() closes them. */
+export type MemoryFamily = MemoryPort & { close(): Promise<void> };
 
 const earliestDue = (entries: Iterable<MemoryEntry>): number | null => {
   let min: number | null = null;
@@ -78,6 +79,7 @@ export function openMemory(ctx: StoreContext, agenda: Agenda): MemoryFamily {
   };
 
   return {
+    close: memoryLog.close,
     async readMemory(accountId) {
       return [...(await memoryLog(accountId)).committed.values()];
     },
