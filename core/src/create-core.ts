@@ -20,7 +20,7 @@ import type { EventsLog } from './events/events-log';
 import { createIdempotency } from './idempotency/idempotency';
 import { createMemoryLeases, type IdempotencyLeases } from './idempotency/idempotency-leases';
 import { type ChainRuntime, createWalletDomain, type WalletDomain } from './intents/wallet-domain';
-import { createKeyService } from './keys/key-service';
+import { createKeyService, type KeyService } from './keys/key-service';
 import type { Keystore } from './keystore/keystore';
 import { type AccountLimits, accountLimits } from './limits/account-limits';
 import { createLinkService, LINK_CODE_KEY_INFO } from './links/link-service';
@@ -197,6 +197,31 @@ function spendingOf(o: CoreOptions, { store, storeFor, events }: { store: StoreP
   return { policies, wallet, passkeys };
 }
 
+/**
+ * Link codes: hashed with a subkey of the master key; redemptions counted in the shared rate
+ * limiter with other servers (alone, by the link service's own guard in memory).
+ */
+function linksOf(
+  o: CoreOptions,
+  deps: {
+    store: StorePort;
+    keys: KeyService;
+    events: EventsLog;
+    rateLimiterFor: ReturnType<typeof rateLimitsOf>['rateLimiterFor'];
+    limits: AccountLimits;
+  },
+) {
+  return createLinkService({
+    store: deps.store,
+    clock: o.clock,
+    keys: deps.keys,
+    events: deps.events,
+    codeKey: linkCodeKey(o.keystore ?? o.chain?.keystore),
+    rateLimiterFor: o.cluster ? deps.rateLimiterFor : undefined,
+    limits: deps.limits,
+  });
+}
+
 export function createCore(o: CoreOptions) {
   const { clock, metrics } = o;
   const { store, storeFor, views } = keyStores(o);
@@ -215,15 +240,7 @@ export function createCore(o: CoreOptions) {
   const planners = plannersOf(o);
   const conversation = createConversation({ storeFor, clock, memory, wallet, standing, thread, planners, tokenList, idempotency });
   if (wallet) createResumeNotices({ confirmations: wallet.confirmations, thread });
-  const links = createLinkService({
-    store,
-    clock,
-    keys,
-    events,
-    codeKey: linkCodeKey(o.keystore ?? o.chain?.keystore),
-    rateLimiterFor: o.cluster ? rateLimiterFor : undefined,
-    limits,
-  });
+  const links = linksOf(o, { store, keys, events, rateLimiterFor, limits });
   const surfaces = o.surfaces ? wireSurfaces(o.surfaces) : null;
   function wireSurfaces(surfaceStore: SurfaceStorePort) {
     const service = createSurfaceService({

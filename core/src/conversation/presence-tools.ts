@@ -137,7 +137,23 @@ const unlessAtCap = (write: Promise<unknown>) =>
     if (!(e instanceof PresenceError && e.type === 'conflict' && 'limit' in e.extra)) throw e;
   });
 
-export function createPresenceTools(deps: {
+/**
+ * The effect key of each call of a turn (see `effectKey`), counting the occurrences of
+ * identical calls; null for every call when the turn has no Idempotency-Key (nothing to retry).
+ */
+function effectKeys(idempotencyKey: string | null) {
+  const occurrences = new Map<string, number>();
+  return (tool: string, args: Record<string, unknown>) => {
+    if (!idempotencyKey) return null;
+    const content = canonical({ tool, args });
+    const n = occurrences.get(content) ?? 0;
+    occurrences.set(content, n + 1);
+    return effectKey(idempotencyKey, tool, args, n);
+  };
+}
+
+/** What createPresenceTools is built from: one turn's caller, services and effects. */
+type PresenceToolsDeps = {
   principal: Principal;
   allowAct: boolean;
   wallet: WalletDomain | null;
@@ -147,17 +163,12 @@ export function createPresenceTools(deps: {
   on: ToolEvents;
   idempotencyKey: string | null;
   turnContext: Record<string, unknown>;
-}): ToolDef[] {
+};
+
+export function createPresenceTools(deps: PresenceToolsDeps): ToolDef[] {
   const { principal: p, wallet, memory, standing, effects, on } = deps;
-  const occurrences = new Map<string, number>();
   /** The effect key of this call, or null when the turn has no Idempotency-Key (nothing to retry). */
-  const keyOf = (tool: string, args: Record<string, unknown>) => {
-    if (!deps.idempotencyKey) return null;
-    const content = canonical({ tool, args });
-    const n = occurrences.get(content) ?? 0;
-    occurrences.set(content, n + 1);
-    return effectKey(deps.idempotencyKey, tool, args, n);
-  };
+  const keyOf = effectKeys(deps.idempotencyKey);
   /** Keys this turn has staged a pin for (a forget of one of them is not "nothing stored"). */
   const staged = new Set<string>();
   let stagedStanding = 0;

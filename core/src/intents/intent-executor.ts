@@ -34,6 +34,45 @@ type DriveOptions = { onSent?: () => void; fresh?: boolean };
 
 export type IntentExecutor = ReturnType<typeof createIntentExecutor>;
 
+/**
+ * A record stopped before its first signature (a chain outage, a crash) sent nothing. An
+ * approved hold goes back to `held`, to be approved again before it expires; a new intent
+ * fails and releases its Idempotency-Key, so a retry plans afresh. Anything signed since
+ * is left alone: that record is the drive's to finish.
+ */
+async function releaseUnsigned(clock: Clock, store: IntentStore, r: IntentRecord, reason: string) {
+  const stored = await store.getIntent(r.account_id, r.id);
+  if (stored?.state !== 'executing' || stored.txs.length > 0) return;
+  if (stored.confirm_id) {
+    await store.transitionIntent(r.account_id, r.id, ['executing'], 'held', { updated_at: clock.now() });
+    return;
+  }
+  await store.transitionIntent(r.account_id, r.id, ['executing'], 'failed', {
+    error: reason,
+    idempotency_key: null,
+    updated_at: clock.now(),
+  });
+}
+
+/**
+ * Test keys: sign the plan's final transaction (the one that does the thing) at the nonce
+ * it would get, send nothing, consume nothing. A swap behind an approval already carries
+ * a fixed gas limit, so signing it needs no simulation of the approval.
+ */
+async function signFinalStep(
+  { chain, wallets }: { chain: ChainPort; wallets: Wallets },
+  accountId: string,
+  steps: PlannedTx[],
+): Promise<{ hash: Hash }> {
+  const { address, key } = await wallets.signer(accountId);
+  const [nonce, prepared] = await Promise.all([
+    chain.nonceOf(address, 'pending'),
+    chain.prepareTransaction(address, toRequest(steps.at(-1) as PlannedTx)),
+  ]);
+  const signed = await chain.signPrepared(key, prepared, nonce + steps.length - 1);
+  return { hash: signed.hash };
+}
+
 export function createIntentExecutor({
   chain,
   wallets,
@@ -116,40 +155,8 @@ export function createIntentExecutor({
     }
   }
 
-  /**
-   * A record stopped before its first signature (a chain outage, a crash) sent nothing. An
-   * approved hold goes back to `held`, to be approved again before it expires; a new intent
-   * fails and releases its Idempotency-Key, so a retry plans afresh. Anything signed since
-   * is left alone: that record is the drive's to finish.
-   */
-  async function release(store: IntentStore, r: IntentRecord, reason: string) {
-    const stored = await store.getIntent(r.account_id, r.id);
-    if (stored?.state !== 'executing' || stored.txs.length > 0) return;
-    if (stored.confirm_id) {
-      await store.transitionIntent(r.account_id, r.id, ['executing'], 'held', { updated_at: clock.now() });
-      return;
-    }
-    await store.transitionIntent(r.account_id, r.id, ['executing'], 'failed', {
-      error: reason,
-      idempotency_key: null,
-      updated_at: clock.now(),
-    });
-  }
-
-  /**
-   * Test keys: sign the plan's final transaction (the one that does the thing) at the nonce
-   * it would get, send nothing, consume nothing. A swap behind an approval already carries
-   * a fixed gas limit, so signing it needs no simulation of the approval.
-   */
-  async function simulate(accountId: string, steps: PlannedTx[]): Promise<{ hash: Hash }> {
-    const { address, key } = await wallets.signer(accountId);
-    const [nonce, prepared] = await Promise.all([
-      chain.nonceOf(address, 'pending'),
-      chain.prepareTransaction(address, toRequest(steps.at(-1) as PlannedTx)),
-    ]);
-    const signed = await chain.signPrepared(key, prepared, nonce + steps.length - 1);
-    return { hash: signed.hash };
-  }
+  const release = (store: IntentStore, r: IntentRecord, reason: string) => releaseUnsigned(clock, store, r, reason);
+  const simulate = (accountId: string, steps: PlannedTx[]) => signFinalStep({ chain, wallets }, accountId, steps);
 
   return {
     drive,

@@ -3,7 +3,7 @@
 // through `submit`; withdrawals through `withdraw` (same gate, its own rules). Test keys run
 // the same path over their own store (the overlay) up to signing and get a would-be
 // transaction: nothing is sent, nothing is persisted (see `lanes`).
-import { type IntentResult, type KeyKind, MAX_AMOUNT } from '@presence/protocol';
+import { type IntentResult, MAX_AMOUNT } from '@presence/protocol';
 import type { Address } from 'viem';
 import { formatUsd, USD_ONE } from '../chain/amounts';
 import type { ChainPort } from '../chain/chain-port';
@@ -12,7 +12,6 @@ import type { TokenList } from '../chain/token-list';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import { type ClusterLocks, createLocalLocks } from '../concurrency/cluster-locks';
-import { PresenceError } from '../errors/presence-error';
 import type { EventsLog } from '../events/events-log';
 import { accountCaller, type Caller } from '../keys/caller';
 import { randomBase62 } from '../keys/key-secret';
@@ -24,7 +23,9 @@ import { checkAmountUnit } from '../policy/policy-units';
 import type { IntentRecord } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
 import type { Wallets } from '../wallet/signers/wallets';
-import type { Executed, IntentExecutor, IntentStore, Outcome } from './intent-executor';
+import { intentAnswers } from './intent-answers';
+import type { IntentExecutor } from './intent-executor';
+import { createKindLanes, type IntentTiming, type KindOutcome, type Marks } from './intent-lanes';
 import { type ParsedIntent, parseIntent } from './intent-parser';
 import { capInUsd, type Plan, planIntent } from './intent-planner';
 import { createSpendGate, type Decision } from './spend-gate';
@@ -39,28 +40,7 @@ export type Submission = {
 
 export type IntentPipeline = ReturnType<typeof createIntentPipeline>;
 
-/**
- * Where the time of one live intent that executed at once went, as performance.now()
- * readings: submitted → quoted (parsed, resolved, quoted and valued at a block) → gated
- * (policy checked, record stored) → sent (every transaction signed, stored and broadcast) →
- * settled (receipts in, record done, tx event emitted). Only for benchmarks and diagnostics
- * (see `onTiming`); nothing is measured while no one listens.
- */
-export type IntentTiming = { intent_id: string; start: number; quoted: number; gated: number; sent: number; settled: number };
-type Marks = Partial<IntentTiming>;
-
-/** A final outcome of an intent of either key kind (see `onOutcome`). */
-export type KindOutcome = Outcome & { caller: Caller };
-
-/** How an intent in `executing` is carried out for one key kind. */
-type Lane = {
-  /** Carries a record out; resolves once it is done. */
-  run(store: IntentStore, record: IntentRecord, marks?: Marks): Promise<Executed>;
-  /** Follows a record already under way (a retry, a second approval) to its end. */
-  resume(store: IntentStore, record: IntentRecord): Promise<Executed>;
-  /** What every answer about such an intent carries. */
-  answer: { simulated?: true };
-};
+export type { IntentTiming, KindOutcome } from './intent-lanes';
 
 /** What createIntentPipeline is built from. */
 type IntentPipelineDeps = {
@@ -91,8 +71,7 @@ export function createIntentPipeline(deps: IntentPipelineDeps) {
     metrics?.intent?.(o.status, o.caller.kind);
     for (const l of outcomeListeners) await l(o);
   };
-  /** Simulations under way, by intent id: what a retry or a second approval waits for. */
-  const rehearsals = new Map<string, Promise<Executed>>();
+  const lanes = createKindLanes({ executor, clock, publish, timingListeners });
 
   /** Plans at the current block: reads only, so it runs outside the gate's lock. */
   async function planFor(caller: Caller, parsed: ParsedIntent, kind?: 'withdraw', marks?: Marks) {
@@ -130,70 +109,6 @@ export function createIntentPipeline(deps: IntentPipelineDeps) {
       label: s.label,
     }));
 
-  /** A live intent: signed, stored and sent by the executor, which announces its outcome. */
-  async function drive(store: IntentStore, record: IntentRecord, marks?: Marks): Promise<Executed> {
-    // The record as its caller has just stored it: the gate's new one, or an approval's claim
-    // (see the executor's `fresh`).
-    const onSent = marks
-      ? () => {
-          marks.sent = performance.now();
-        }
-      : undefined;
-    const done = await executor.drive(store, record, { onSent, fresh: true });
-    if (marks) {
-      marks.settled = performance.now();
-      const t = { ...marks, intent_id: done.record.id } as IntentTiming;
-      for (const l of timingListeners) l(t);
-    }
-    return done;
-  }
-
-  /** A test key's intent: signed at the nonce it would get, never sent; the record is done with that hash. */
-  function rehearse(store: IntentStore, record: IntentRecord): Promise<Executed> {
-    const running = (async (): Promise<Executed> => {
-      const { hash } = await executor.simulate(record.account_id, record.steps).catch(async (e: unknown) => {
-        // Same fate as a live record that could not be signed.
-        await executor.release(store, record, e instanceof Error ? e.message : String(e));
-        throw e;
-      });
-      const done = await store.transitionIntent(record.account_id, record.id, ['executing'], 'done', {
-        txs: [{ hash, raw: '', nonce: -1, label: 'simulated' }],
-        block: record.quote_block,
-        executed_at: clock.now(),
-        updated_at: clock.now(),
-      });
-      const executed = { record: done ?? record, hash, block: record.quote_block };
-      if (done) await publish({ status: 'done', caller: { accountId: record.account_id, kind: 'test' }, ...executed });
-      return executed;
-    })();
-    rehearsals.set(record.id, running);
-    // Only the bookkeeping: the caller gets `running` itself, failure included.
-    void running.catch(() => undefined).finally(() => rehearsals.delete(record.id));
-    return running;
-  }
-
-  /**
-   * The one place an intent's key kind changes how it runs (its store is the other: the
-   * overlay, from `storeFor`). A test key's intent is rehearsed — signed but never sent, so
-   * no nonce is used and nothing reaches the chain — because a test key must not act; its
-   * answers say `simulated: true` so nobody mistakes the hash for a sent transaction; and
-   * as no drive ends it, its outcome is published by the rehearsal instead of the executor.
-   */
-  const lanes = kindLanes();
-  function kindLanes(): Record<KeyKind, Lane> {
-    return {
-      live: { run: drive, resume: (store, r) => executor.drive(store, r), answer: {} },
-      test: {
-        run: (store, r) => rehearse(store, r),
-        // A rehearsal is not durable: one under way is waited for, there is nothing else to resume.
-        resume: (_store, r) =>
-          rehearsals.get(r.id) ??
-          Promise.reject(new PresenceError('idempotency_in_progress', `intent ${r.id} is still running`, { retryAfter: 1 })),
-        answer: { simulated: true },
-      },
-    };
-  }
-
   /** Executes a record already in `executing`. */
   const execute = (caller: Caller, record: IntentRecord, marks?: Marks) => lanes[caller.kind].run(storeFor(caller.kind), record, marks);
 
@@ -208,50 +123,7 @@ export function createIntentPipeline(deps: IntentPipelineDeps) {
       intent: { id: r.id, summary: r.summary, amount: r.amount, source: r.source },
     });
   }
-
-  function heldResult(r: IntentRecord, caller: Caller, mark: PasskeyMark): IntentResult {
-    return {
-      status: 'needs_confirm',
-      intent_id: r.id,
-      confirm_id: r.confirm_id as string,
-      summary: r.summary,
-      amount: r.amount,
-      expires_at: iso(r.expires_at as number),
-      value_usd: formatUsd(BigInt(r.value_usd)),
-      ...lanes[caller.kind].answer,
-      ...mark,
-    };
-  }
-  const doneResult = (r: IntentRecord, tx: string, block: number, caller: Caller): IntentResult => ({
-    status: 'done',
-    intent_id: r.id,
-    tx,
-    block,
-    summary: r.summary,
-    amount: r.amount,
-    value_usd: formatUsd(BigInt(r.value_usd)),
-    ...lanes[caller.kind].answer,
-  });
-
-  /** What an existing record answers to a retry: never a second action. One still running
-   * is waited for (its drive holds the intent), one left signed by an outage is resumed. */
-  async function resultOf(r: IntentRecord, caller: Caller): Promise<IntentResult> {
-    switch (r.state) {
-      case 'held':
-        return heldResult(r, caller, holds ? await holds.of(r) : {});
-      case 'executing':
-      case 'signed': {
-        const { hash, block } = await lanes[caller.kind].resume(storeFor(caller.kind), r);
-        return doneResult(r, hash, block, caller);
-      }
-      case 'done':
-        return doneResult(r, r.txs.at(-1)?.hash as string, r.block as number, caller);
-      default:
-        throw new PresenceError('conflict', `intent ${r.id} ended ${r.state}${r.error ? `: ${r.error}` : ''}`, {
-          extra: { intent_id: r.id },
-        });
-    }
-  }
+  const { heldResult, doneResult, resultOf } = intentAnswers({ lanes, holds, storeFor });
 
   async function admit(s: Submission, parsed: ParsedIntent, kind?: 'withdraw'): Promise<IntentResult> {
     const marks: Marks | undefined = timingListeners.size > 0 ? { start: performance.now() } : undefined;

@@ -1,6 +1,7 @@
 // API keys: creation, listing, rotation with a grace window, instant revocation and
-// authentication. Listeners hear about revocations and rotations so transports can close
-// live streams: at once on revocation, at the end of the grace window for a retired secret.
+// authentication (key-authentication.ts). Listeners hear about revocations and rotations so
+// transports can close live streams: at once on revocation, at the end of the grace window
+// for a retired secret.
 // Keys are always read from and written to the live store: a credential cannot be rehearsed
 // in the test keys' overlay (a key kept there would never authenticate), so what a test key
 // may do with keys is decided here, once (see `mayChangeCredentials`).
@@ -13,26 +14,16 @@ import { notFound, PresenceError } from '../errors/presence-error';
 import { type AccountLimits, accountLimits, assertRoom } from '../limits/account-limits';
 import type { KeyRecord } from '../store/documents';
 import type { StorePort } from '../store/store-port';
+import { keyAuthMethods, type Principal } from './key-authentication';
 import { createKeyCache } from './key-cache';
 import { hashSecret, kindOfSecret, looksLikeSecret, newKeyId, newSecret } from './key-secret';
 
-export type Principal = {
-  keyId: string;
-  accountId: string;
-  kind: KeyKind;
-  scopes: readonly Scope[];
-  /** Set when authenticated with a rotated-away secret: the moment it stops working. */
-  validUntil: number | null;
-  /** Which of the key's secrets authenticated (its hash), so a later rotation can tell. */
-  secretHash: string;
-};
+export type { Principal } from './key-authentication';
 
 /** A rotation retired `secretHash` of key `keyId`: it stops working at `validUntil`. */
 export type SecretRetired = { keyId: string; secretHash: string; validUntil: number };
 
 export type KeyService = ReturnType<typeof createKeyService>;
-
-const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
  * The one place a key's kind decides what it may do with credentials. A test key changes
@@ -64,10 +55,8 @@ type KeyServiceDeps = {
 
 export function createKeyService({ store, clock, limits = accountLimits, changes }: KeyServiceDeps) {
   const cache = createKeyCache({ changes: changes ?? NO_NOTICES, now: () => clock.now() });
-  const findBySecretHash = (hash: string) => cache.find(hash, () => store.findKeyBySecretHash(hash));
   const revokeListeners = new Set<(keyId: string) => void>();
   const rotateListeners = new Set<(retired: SecretRetired) => void>();
-  const lastUsedWritten = new Map<string, number>();
 
   const view = (k: KeyRecord): KeyView => {
     const current = k.secrets.find((s) => s.valid_until === null) ?? k.secrets.at(-1);
@@ -84,17 +73,6 @@ export function createKeyService({ store, clock, limits = accountLimits, changes
       grace_until: graceUntil > 0 ? iso(graceUntil) : null,
     };
   };
-
-  /** The principal of `k` authenticated by its secret `s` now; notes the key's use. */
-  function principalOf(k: KeyRecord, s: KeyRecord['secrets'][number], now: number): Principal {
-    // last_used_at is advisory: write it at most once a minute per key, off the hot path.
-    if (now - (lastUsedWritten.get(k.id) ?? 0) >= LAST_USED_RESOLUTION_MS) {
-      lastUsedWritten.set(k.id, now);
-      void store.updateKey(k.id, (rec) => ({ ...rec, last_used_at: iso(now) })).catch(() => undefined);
-      // (The store's close() drains this write, so shutdown never cuts it in half.)
-    }
-    return { keyId: k.id, accountId: k.account_id, kind: k.kind, scopes: k.scopes, validUntil: s.valid_until, secretHash: s.hash };
-  }
 
   async function ownedKey(accountId: string, id: string) {
     const k = await store.getKey(id);
@@ -216,52 +194,7 @@ export function createKeyService({ store, clock, limits = accountLimits, changes
       return view(updated);
     },
 
-    /** Resolves a bearer secret to its principal, or throws 401 `auth` saying why. */
-    async authenticate(secret: string | undefined): Promise<Principal> {
-      if (!secret) throw new PresenceError('auth', 'missing Authorization: Bearer <key> header');
-      if (!looksLikeSecret(secret)) throw new PresenceError('auth', 'malformed key: expected prs_live_… or prs_test_…');
-      const hash = hashSecret(secret);
-      const k = await findBySecretHash(hash);
-      if (!k) throw new PresenceError('auth', 'unknown key');
-      if (k.state === 'revoked') throw new PresenceError('auth', 'this key was revoked');
-      const s = k.secrets.find((x) => x.hash === hash);
-      const now = clock.now();
-      if (!s || (s.valid_until !== null && s.valid_until <= now)) {
-        throw new PresenceError('auth', 'this key was rotated and its grace window has ended');
-      }
-      return principalOf(k, s, now);
-    },
-
-    /**
-     * The principal at once, without a promise, when the secret's key is kept in memory
-     * (key-cache.ts: read within the last second and unchanged since) and the secret works;
-     * undefined otherwise, and `authenticate` then reads the key and gives any refusal. The
-     * common request's path: a promise is an allocation and a microtask turn.
-     */
-    authenticateAtOnce(secret: string): Principal | undefined {
-      // A kept key was found by this very hash, so the secret has its shape (no check needed).
-      const hash = hashSecret(secret);
-      const k = cache.known(hash);
-      if (!k || k.state === 'revoked') return undefined;
-      const s = k.secrets.find((x) => x.hash === hash);
-      const now = clock.now();
-      if (!s || (s.valid_until !== null && s.valid_until <= now)) return undefined;
-      return principalOf(k, s, now);
-    },
-
-    /**
-     * Where an authenticated secret stands now: null when it no longer works (key revoked,
-     * secret expired or gone), else when it stops (null: not rotated away). A transport that
-     * registers a long-lived stream asks this after registering, so a rotation or revocation
-     * between authentication and registration is not missed.
-     */
-    async secretValidity(p: Pick<Principal, 'keyId' | 'secretHash'>): Promise<{ validUntil: number | null } | null> {
-      const k = await store.getKey(p.keyId);
-      if (!k || k.state === 'revoked') return null;
-      const s = k.secrets.find((x) => x.hash === p.secretHash);
-      if (!s || (s.valid_until !== null && s.valid_until <= clock.now())) return null;
-      return { validUntil: s.valid_until };
-    },
+    ...keyAuthMethods({ store, clock, cache }),
 
     /**
      * Key records changed on any server (PostgreSQL announces each at commit; nothing on an

@@ -11,84 +11,31 @@
 // and the next beat completes it. Acting fires run off the beat, one at a time per account,
 // so a swap waiting for its receipt never holds up every other account's alerts.
 import type { Scope } from '@presence/protocol';
-import { formatUsd, formatUsdPrice, parseUnits, USD_DECIMALS } from '../chain/amounts';
+import { formatUsd, formatUsdPrice } from '../chain/amounts';
 import type { MarketSnapshot } from '../chain/market';
-import { resolveToken, type TokenList } from '../chain/token-list';
 import type { Clock } from '../clock/clock';
 import { createKeyedLock } from '../concurrency/keyed-lock';
-import { notFound, PresenceError } from '../errors/presence-error';
-import { type ParsedIntent, parseIntent } from '../intents/intent-parser';
+import { notFound } from '../errors/presence-error';
 import type { WalletDomain } from '../intents/wallet-domain';
-import { accountCaller, type Caller } from '../keys/caller';
-import { randomBase62 } from '../keys/key-secret';
-import { turnRefusal } from '../keys/scopes';
+import type { Caller } from '../keys/caller';
 import { type AccountLimits, accountLimits, assertRoom } from '../limits/account-limits';
-import { actionOutcome, holdings, unknownToken } from '../replies/replies';
 import type { StandingFire, StandingRecord } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
 import type { StorePort } from '../store/store-port';
 import type { Thread } from '../thread/thread';
+import { createFirePerformer } from './standing-fires';
 import type { StandingSpec } from './standing-parser';
-import { standingNeed } from './standing-scopes';
+import { prepareStanding } from './standing-prepare';
+import { nextDailyAt } from './standing-time';
 
-const DAY_MS = 86_400_000;
 /** Re-arm margin: the price must clear the threshold by 1% (100 bps). */
 const REARM_BPS = 100n;
-/**
- * How long an acting fire keeps trying to start its action after a server-side failure
- * (chain down, store error) before it gives up and says so: acting long after the crossing,
- * at a price the owner never saw, is worse than not acting.
- */
-export const ACT_RETRY_WINDOW_MS = 10 * 60_000;
 
-export function nextDailyAt(at: string, now: number): number {
-  const [h, m] = at.split(':').map(Number) as [number, number];
-  const today = Math.floor(now / DAY_MS) * DAY_MS + (h * 60 + m) * 60_000;
-  return today > now ? today : today + DAY_MS;
-}
+export { ACT_RETRY_WINDOW_MS, fireIntentKey } from './standing-fires';
+export { nextDailyAt } from './standing-time';
 
 /** Who creates a standing intent: the authority an acting one keeps re-checking when it fires. */
 export type StandingOwner = Caller & { keyId: string | null; scopes: readonly Scope[] };
-
-/** The intent a fire submits is keyed by the fire, so completing it again never acts twice. */
-export const fireIntentKey = (standingId: string, n: number) => `standing:${standingId}:fire:${n}`;
-
-/**
- * An acting standing intent's action, checked as far as it can be without a quote: its
- * tokens are listed and its amount fits their decimals and is not zero. (Balances and the
- * policy are checked when it fires.)
- */
-function checkAction(parsed: ParsedIntent, list: TokenList): void {
-  const decimalsOf = (symbol: string) => {
-    if (symbol.toUpperCase() === 'ETH') return 18;
-    try {
-      return resolveToken(list, symbol).decimals;
-    } catch {
-      throw new PresenceError('intent_unresolved', unknownToken(symbol, list));
-    }
-  };
-  const [amount, decimals, others] =
-    parsed.kind === 'swap'
-      ? [parsed.amount, decimalsOf(parsed.tokenIn), [parsed.tokenOut]]
-      : parsed.kind === 'buy'
-        ? [parsed.usd, USD_DECIMALS, [parsed.token, parsed.payWith]]
-        : parsed.kind === 'sell'
-          ? [parsed.amount, decimalsOf(parsed.token), [parsed.for]]
-          : parsed.kind === 'send'
-            ? [parsed.amount, decimalsOf(parsed.token), []]
-            : [parsed.amount, 18, []];
-  for (const s of others) if (s) decimalsOf(s);
-  let value: bigint;
-  try {
-    value = parseUnits(amount, decimals);
-  } catch {
-    throw new PresenceError('intent_unresolved', `"${amount}" has more decimal places than that token has (${decimals})`);
-  }
-  if (value === 0n) throw new PresenceError('intent_unresolved', 'the amount must be more than zero');
-}
-
-/** A failure worth another try on the next beat (the fire stays pending). */
-class RetryLater extends Error {}
 
 export type StandingService = ReturnType<typeof createStandingService>;
 
@@ -117,53 +64,9 @@ export function createStandingService({ store, storeFor, clock, thread, wallet, 
   /** When the previous pass started: intents created since (on any server) count as fresh. */
   let lastPassAt: number | null = null;
 
-  /**
-   * Checks a standing intent and builds its record without storing it (see `commit`). It
-   * needs the scopes of what it will do when it fires (standing-scopes.ts): one that acts
-   * needs the turn to allow acting and the key to hold wallet:act, otherwise a message could
-   * arrange an action that later runs unasked. The tokens it names must be listed now, not
-   * found missing when it fires. At the cap it is refused here already (409, limit
-   * standing_per_account), so a turn can say so; `staged` counts the ones the caller has
-   * prepared but not yet committed.
-   */
-  async function prepare(
-    owner: StandingOwner,
-    text: string,
-    spec: StandingSpec,
-    opts: { allowAct: boolean; id?: string; staged?: number },
-  ): Promise<StandingRecord> {
-    const refused = turnRefusal({ scopes: owner.scopes, allowAct: opts.allowAct }, standingNeed(spec));
-    if (refused) throw refused;
-    await assertStandingRoom(owner, opts.staged ?? 0);
-    const trigger = { ...spec.trigger };
-    if (trigger.kind === 'price') {
-      if (!wallet) throw new PresenceError('chain_unavailable', 'no chain is configured, so prices cannot be watched');
-      try {
-        trigger.token = resolveToken(wallet.tokenList, trigger.token).symbol;
-      } catch {
-        throw new PresenceError('intent_unresolved', unknownToken(trigger.token, wallet.tokenList));
-      }
-    }
-    if (spec.action.kind === 'act' && wallet) checkAction(parseIntent(spec.action.intent), wallet.tokenList);
-    const mayAct = owner.scopes.includes('wallet:act');
-    const now = clock.now();
-    return {
-      id: opts.id ?? `st_${randomBase62(12)}`,
-      account_id: owner.accountId,
-      text,
-      trigger,
-      action: spec.action,
-      may_act: mayAct && opts.allowAct,
-      armed: true,
-      next_at: trigger.kind === 'daily' ? nextDailyAt(trigger.at, now) : null,
-      fired_count: 0,
-      last_fired_at: null,
-      state: 'active',
-      created_at: now,
-      created_by: owner.keyId,
-      pending: [],
-    };
-  }
+  const perform = createFirePerformer({ store, clock, thread, wallet });
+  const prepare = (owner: StandingOwner, text: string, spec: StandingSpec, opts: { allowAct: boolean; id?: string; staged?: number }) =>
+    prepareStanding({ wallet, clock, assertStandingRoom }, owner, text, spec, opts);
 
   /** Counted, then stored: intents made at once at the cap may pass it by the few in flight. */
   async function assertStandingRoom(caller: Caller, staged: number) {
@@ -186,74 +89,6 @@ export function createStandingService({ store, storeFor, clock, thread, wallet, 
 
   async function get(caller: Caller, id: string): Promise<StandingRecord | null> {
     return (await storeFor(caller.kind).listStanding(caller.accountId)).find((x) => x.id === id) ?? null;
-  }
-
-  /** Why an acting intent may no longer act, or null when its creator still may. */
-  async function authorityProblem(r: StandingRecord): Promise<string | null> {
-    if (!r.may_act || !r.created_by) return 'it was not created with the authority to act; create it again from a message with allow_act';
-    const k = await store.getKey(r.created_by);
-    if (!k || k.account_id !== r.account_id || k.state === 'revoked') return 'the key that created it has been revoked';
-    if (k.kind !== 'live' || !k.scopes.includes('wallet:act')) return 'the key that created it no longer holds wallet:act';
-    return null;
-  }
-
-  /** Performs a fire's action (if any) and answers what the presence says about it. */
-  async function compose(r: StandingRecord, f: StandingFire): Promise<string> {
-    const w = wallet;
-    if (r.action.kind === 'notify') return f.why;
-    if (r.action.kind === 'balance') {
-      if (!w) return 'It is time for your balance, but no chain is configured.';
-      const v = await w.view(accountCaller(r.account_id)).catch((e: unknown) => {
-        throw new RetryLater(e instanceof Error ? e.message : String(e));
-      });
-      return `Your daily balance: ${holdings(v)}.`;
-    }
-    const intent = r.action.intent;
-    if (!w) return `${f.why} I did not ${intent}: no chain is configured.`;
-    const key = fireIntentKey(r.id, f.n);
-    // An intent this fire already submitted is reported whatever happened since (a cancel, a revoke).
-    const started = (await store.findIntentByIdempotencyKey(r.account_id, key)) !== null;
-    if (!started) {
-      if (r.state !== 'active') return `${f.why} I did not ${intent}: the standing intent was cancelled first.`;
-      const problem = await authorityProblem(r);
-      if (problem) return `${f.why} I did not ${intent}: ${problem}.`;
-    }
-    try {
-      const result = await w.pipeline.submit({
-        caller: accountCaller(r.account_id),
-        text: intent,
-        source: 'standing',
-        idempotencyKey: key,
-        context: { standing_id: r.id, fire: f.n },
-      });
-      return `${f.why} ${actionOutcome(result)}`;
-    } catch (e) {
-      const final = e instanceof PresenceError && e.status < 500;
-      // One already under way (e.g. signed, its receipt not yet seen) is followed until it ends.
-      const underWay = !final && (started || (await store.findIntentByIdempotencyKey(r.account_id, key)) !== null);
-      if (!final && (underWay || clock.now() - f.at < ACT_RETRY_WINDOW_MS)) {
-        throw new RetryLater(e instanceof Error ? e.message : String(e));
-      }
-      const detail = e instanceof PresenceError ? e.detail : 'it failed';
-      return `${f.why} I tried to ${intent}, but could not: ${detail}`;
-    }
-  }
-
-  /** Completes fire `n` of a standing intent; a no-op once it is done. */
-  async function perform(accountId: string, id: string, n: number): Promise<void> {
-    const r = (await store.listStanding(accountId)).find((x) => x.id === id);
-    const f = r?.pending.find((p) => p.n === n);
-    if (!r || !f) return;
-    let say = f.say;
-    if (!say) {
-      const text = await compose(r, f);
-      say = { text, ...(await thread.marks(accountId)) };
-      const fixed = say;
-      await store.updateStanding(accountId, id, (x) => ({ ...x, pending: x.pending.map((p) => (p.n === n ? { ...p, say: fixed } : p)) }));
-    }
-    // Every standing intent watches a price or the wallet, or acts: its words are wallet:read's to see.
-    await thread.sayOnce(accountId, say.text, `standing:${id}`, say, ['wallet:read']);
-    await store.updateStanding(accountId, id, (x) => ({ ...x, pending: x.pending.filter((p) => p.n !== n) }));
   }
 
   /** Runs a pending fire once at a time; acting ones queue per account, off the caller's path. */

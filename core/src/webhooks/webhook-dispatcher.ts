@@ -25,9 +25,10 @@ import type { StorePort } from '../store/store-port';
 import type { WebhookRecord } from '../store/webhook-records';
 import type { WebhookStorePort } from '../store/webhook-store-port';
 import { redactEventData } from '../thread/scope-redaction';
-import type { WebhookAnswer, WebhookSender } from './webhook-sender';
-import { signedHeaders } from './webhook-signature';
-import { resolveWebhookTarget, type WebhookResolver } from './webhook-url';
+import { createWebhookLeases } from './webhook-lease';
+import { ok, postEvent } from './webhook-post';
+import type { WebhookSender } from './webhook-sender';
+import type { WebhookResolver } from './webhook-url';
 
 const PAGE = 100;
 const DUE_BATCH = 100;
@@ -38,8 +39,7 @@ const DUE_BATCH = 100;
  */
 export const DUE_SWEEP_MS = 5_000;
 export const WEBHOOK_TIMEOUT_MS = 10_000;
-/** A request's body at most (DESIGN.md). */
-export const MAX_BODY_BYTES = 256 * 1024;
+export { MAX_BODY_BYTES } from './webhook-post';
 
 export type WebhookDispatcherOptions = {
   webhooks: WebhookStorePort;
@@ -74,6 +74,25 @@ export function sends(r: Pick<WebhookRecord, 'events'>, scopes: readonly Scope[]
   return scope !== undefined && scopes.includes(scope) && (r.events.length === 0 || r.events.includes(type));
 }
 
+/** Events past each endpoint's cursor as this server last saw them (for /metrics: the most behind). */
+function createBacklogs() {
+  const backlogs = new Map<string, number>();
+  return {
+    get: (id: string) => backlogs.get(id),
+    note(id: string, n: number) {
+      if (n > 0) backlogs.set(id, n);
+      else backlogs.delete(id);
+    },
+    /** The `n` endpoints furthest behind. */
+    top(n: number): { id: string; events: number }[] {
+      return [...backlogs]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, n)
+        .map(([id, events]) => ({ id, events }));
+    },
+  };
+}
+
 export function createWebhookDispatcher(o: WebhookDispatcherOptions) {
   const { webhooks, clock } = o;
   const timeoutMs = o.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
@@ -83,60 +102,16 @@ export function createWebhookDispatcher(o: WebhookDispatcherOptions) {
   let sweptAt = Number.NEGATIVE_INFINITY;
   const onError = o.onError ?? (() => undefined);
   const endpointsOf = o.endpointsOf ?? ((accountId: string) => webhooks.listWebhooks(accountId));
-  const server = o.serverId ?? randomUUID().slice(0, 8);
-  let leases = 0;
   /** Endpoints this server is driving, and whether a wake came meanwhile. */
   const running = new Map<string, { again: boolean; done: Promise<void> }>();
   /** Wake-ups still finding their endpoints. */
   const waking = new Set<Promise<void>>();
   let closed = false;
 
-  /** Takes the lease when the endpoint may be delivered to now; answers the record holding it. */
-  async function lease(id: string, { ping = false } = {}): Promise<{ r: WebhookRecord; token: string } | null> {
-    const token = `${server}:${++leases}`;
-    const now = clock.now();
-    const r = await webhooks.updateWebhook(id, (r) => {
-      if (r.lease && r.lease.until > now) return r;
-      if (!ping && (r.state !== 'enabled' || (r.retry_at !== null && r.retry_at > now))) return r;
-      return { ...r, lease: { token, until: now + leaseMs } };
-    });
-    if (r?.lease?.token !== token) return null;
-    // Should the delivery fail without letting go, the lease's end brings the endpoint back.
-    localDue.push(r.lease.until);
-    return { r, token };
-  }
-
-  /** Applies `patch` if the lease is still ours; keeps it (renewed) or lets go. Null when it was lost. */
-  async function settle(id: string, token: string, patch: Partial<WebhookRecord>, keep: boolean): Promise<WebhookRecord | null> {
-    let applied = false;
-    const now = clock.now();
-    const r = await webhooks.updateWebhook(id, (r) => {
-      if (r.lease?.token !== token) return r;
-      applied = true;
-      return { ...r, ...patch, lease: keep ? { token, until: now + leaseMs } : null };
-    });
-    return applied ? r : null;
-  }
-
-  async function post(r: WebhookRecord, messageId: string, payload: WebhookPayload): Promise<WebhookAnswer> {
-    const now = clock.now();
-    const whole = JSON.stringify(payload);
-    // Over the cap the event goes without its data, saying so (the stream replays it whole).
-    const body =
-      Buffer.byteLength(whole) <= MAX_BODY_BYTES ? whole : JSON.stringify({ ...payload, data: { truncated: true, at: payload.data.at } });
-    const secrets = r.secrets.flatMap((s, i) => (s.expires_at === null || s.expires_at > now ? [o.openSecret(r, i)] : []));
-    const headers = signedHeaders(secrets, messageId, Math.floor(now / 1000), body);
-    let target: Awaited<ReturnType<typeof resolveWebhookTarget>>;
-    try {
-      target = await resolveWebhookTarget(r.url, { allowPrivate: o.allowPrivate, resolver: o.resolver });
-    } catch (e) {
-      return { status: null, error: e instanceof Error ? e.message : String(e), durationMs: 0 };
-    }
-    const answer = await o.sender({ target, headers, body, timeoutMs });
-    o.metrics?.webhookDelivery?.(ok(answer) ? 'delivered' : 'failed', answer.durationMs);
-    return answer;
-  }
-  const ok = (a: WebhookAnswer) => a.status !== null && a.status >= 200 && a.status < 300;
+  const { lease, settle } = createWebhookLeases({ webhooks, clock, leaseMs, serverId: o.serverId, noteDue: (at) => localDue.push(at) });
+  const backlogs = createBacklogs();
+  const post = (r: WebhookRecord, messageId: string, payload: WebhookPayload) =>
+    postEvent({ ...o, clock, timeoutMs }, r, messageId, payload);
 
   async function disable(r: WebhookRecord, token: string | null, reason: 'failing' | 'key_revoked', eventId: number | null) {
     let applied = false;
@@ -182,7 +157,7 @@ export function createWebhookDispatcher(o: WebhookDispatcherOptions) {
     const fields = { status: answer.status, duration_ms: answer.durationMs, error: answer.error };
     if (ok(answer)) {
       await webhooks.appendDelivery({ ...log, ...fields, outcome: 'delivered', next_at: null });
-      noteBacklog(r.id, (backlogs.get(r.id) ?? 1) - 1);
+      backlogs.note(r.id, (backlogs.get(r.id) ?? 1) - 1);
       const next = await settle(r.id, token, { cursor: e.id, attempts: 0, retry_at: null }, true);
       return { next, state: next ? 'more' : 'stopped' };
     }
@@ -207,16 +182,10 @@ export function createWebhookDispatcher(o: WebhookDispatcherOptions) {
     const now = clock.now();
     if (!r || r.state !== 'enabled' || (r.lease && r.lease.until > now) || (r.retry_at !== null && r.retry_at > now)) return false;
     const latest = (await o.eventsFor(r.mode).eventBounds(r.account_id)).latest;
-    noteBacklog(id, latest - r.cursor);
+    backlogs.note(id, latest - r.cursor);
     // A lease that ran out (its holder died) is taken over whatever the log holds.
     return r.lease !== null || latest > r.cursor;
   }
-  /** Events past each endpoint's cursor as this server last saw them (for /metrics: the most behind). */
-  const backlogs = new Map<string, number>();
-  const noteBacklog = (id: string, n: number) => {
-    if (n > 0) backlogs.set(id, n);
-    else backlogs.delete(id);
-  };
 
   /** One lease's worth of delivering; answers whether to look again (events came as it let go). */
   async function driveOnce(id: string): Promise<boolean> {
@@ -330,12 +299,7 @@ export function createWebhookDispatcher(o: WebhookDispatcherOptions) {
     },
     disable,
     /** The `n` endpoints furthest behind, as this server last saw them (events past the cursor). */
-    backlog(n: number): { id: string; events: number }[] {
-      return [...backlogs]
-        .sort((a, b) => b[1] - a[1])
-        .slice(0, n)
-        .map(([id, events]) => ({ id, events }));
-    },
+    backlog: backlogs.top,
     /** Stops taking work and waits for what is in flight. */
     async close() {
       closed = true;

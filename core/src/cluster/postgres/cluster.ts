@@ -25,7 +25,7 @@
 
 import type { RateDecision } from '../../ratelimit/sliding-window';
 import { ACCOUNTS_CHANNEL, EVENTS_CHANNEL, KEYS_CHANNEL, LINKS_CHANNEL, SURFACES_CHANNEL } from '../../store/postgres/channels';
-import { type DatabaseSource, useDatabase } from '../../store/postgres/database';
+import { type Database, type DatabaseSource, useDatabase } from '../../store/postgres/database';
 import { toStoreError } from '../../store/postgres/database-error';
 import { unitOfWorkOn } from '../../store/postgres/unit-of-work';
 import type { ClusterPort, EventsWakeHandlers, KeyChangeHandlers, SharedRateLimiter } from '../cluster-port';
@@ -53,6 +53,32 @@ export function parseEventsNotice(payload: string): { accountId: string; id: num
   return Number.isSafeInteger(id) ? { accountId: payload.slice(0, at), id } : null;
 }
 
+/**
+ * A channel whose notices name what changed (a key id, an account id), told to the handlers
+ * subscribed; a re-established listening connection tells them to forget everything. On the
+ * same LISTEN connection as the events (the driver keeps one for all channels).
+ */
+async function changesOn(sql: Database, channel: string) {
+  const heard = new Set<KeyChangeHandlers>();
+  const listening = await sql.listen(
+    channel,
+    (id) => {
+      for (const h of heard) h.changed(id);
+    },
+    () => {
+      for (const h of heard) h.resync();
+    },
+  );
+  return {
+    listening,
+    heard,
+    subscribe(h: KeyChangeHandlers) {
+      heard.add(h);
+      return () => heard.delete(h);
+    },
+  };
+}
+
 export async function createPostgresCluster({
   clock,
   max = 3,
@@ -78,35 +104,10 @@ export async function createPostgresCluster({
     (payload) => budgets.heard(payload),
     () => budgets.resync(),
   );
-  /**
-   * A channel whose notices name what changed (a key id, an account id), told to the handlers
-   * subscribed; a re-established listening connection tells them to forget everything. On the
-   * same LISTEN connection as the events (the driver keeps one for all channels).
-   */
-  async function changesOn(channel: string) {
-    const heard = new Set<KeyChangeHandlers>();
-    const listening = await sql.listen(
-      channel,
-      (id) => {
-        for (const h of heard) h.changed(id);
-      },
-      () => {
-        for (const h of heard) h.resync();
-      },
-    );
-    return {
-      listening,
-      heard,
-      subscribe(h: KeyChangeHandlers) {
-        heard.add(h);
-        return () => heard.delete(h);
-      },
-    };
-  }
-  const keyChanges = await changesOn(KEYS_CHANNEL);
-  const accountChanges = await changesOn(ACCOUNTS_CHANNEL);
-  const linkChanges = await changesOn(LINKS_CHANNEL);
-  const surfaceChanges = await changesOn(SURFACES_CHANNEL);
+  const keyChanges = await changesOn(sql, KEYS_CHANNEL);
+  const accountChanges = await changesOn(sql, ACCOUNTS_CHANNEL);
+  const linkChanges = await changesOn(sql, LINKS_CHANNEL);
+  const surfaceChanges = await changesOn(sql, SURFACES_CHANNEL);
   const changeChannels = [keyChanges, accountChanges, linkChanges, surfaceChanges];
   const listening = await sql.listen(
     EVENTS_CHANNEL,
