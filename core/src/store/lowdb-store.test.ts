@@ -193,7 +193,6 @@ describe('lowdb store', () => {
     expect((await store.readMemory('a')).map((e) => e.key)).toEqual(['topic:x']);
   });
 
-
   it('close() closes every file the store opened (each family that keeps a log per account)', async () => {
     await store.close();
     const openFiles = () => readdirSync('/proc/self/fd').length;
@@ -201,7 +200,7 @@ describe('lowdb store', () => {
     store = await createLowdbStore({ dataDir: dir, keystore });
     await addMemory(store, 'topic:x');
     await store.appendEvent('a', { type: 'memory', data: {}, at: 1 });
-    await store.appendThread('a', { kind: 'user', at: 1, text: 'hi' });
+    await store.appendThread('a', { kind: 'presence', at: 1, text: 'hi', cause: 'test' });
     await store.close();
     expect(openFiles()).toBe(before);
     store = await createLowdbStore({ dataDir: dir, keystore });
