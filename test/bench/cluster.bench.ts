@@ -108,6 +108,12 @@ export async function clusterBenchmarks(rows: Row[]) {
           },
         );
         if (n === 3) await failover(c, rows);
+      } catch (e) {
+        // What the servers said, and whether one died, rather than only what a client saw.
+        const said = c.servers.map(
+          (s) => `${s.id} (${s.alive() ? 'running' : 'exited'}):\n${s.stdout().slice(-2000)}${s.stderr().slice(-2000)}`,
+        );
+        throw new Error(`${(e as Error).message}\n${said.join('\n')}`, { cause: e });
       } finally {
         await c.stop();
       }
