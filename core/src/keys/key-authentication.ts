@@ -24,6 +24,12 @@ export type Principal = {
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+/** The key's secret with this hash while it works at `now`: current, or rotated away but still in its grace. */
+function workingSecret(k: KeyRecord, hash: string, now: number): KeyRecord['secrets'][number] | undefined {
+  const s = k.secrets.find((x) => x.hash === hash);
+  return s && (s.valid_until === null || s.valid_until > now) ? s : undefined;
+}
+
 /** The authentication methods of the key service, over the keys kept in `cache`. */
 export function keyAuthMethods({ store, clock, cache }: { store: StorePort; clock: Clock; cache: KeyCache }) {
   const findBySecretHash = (hash: string) => cache.find(hash, () => store.findKeyBySecretHash(hash));
@@ -49,11 +55,9 @@ export function keyAuthMethods({ store, clock, cache }: { store: StorePort; cloc
       const k = await findBySecretHash(hash);
       if (!k) throw new PresenceError('auth', 'unknown key');
       if (k.state === 'revoked') throw new PresenceError('auth', 'this key was revoked');
-      const s = k.secrets.find((x) => x.hash === hash);
       const now = clock.now();
-      if (!s || (s.valid_until !== null && s.valid_until <= now)) {
-        throw new PresenceError('auth', 'this key was rotated and its grace window has ended');
-      }
+      const s = workingSecret(k, hash, now);
+      if (!s) throw new PresenceError('auth', 'this key was rotated and its grace window has ended');
       return principalOf(k, s, now);
     },
 
@@ -68,10 +72,9 @@ export function keyAuthMethods({ store, clock, cache }: { store: StorePort; cloc
       const hash = hashSecret(secret);
       const k = cache.known(hash);
       if (!k || k.state === 'revoked') return undefined;
-      const s = k.secrets.find((x) => x.hash === hash);
       const now = clock.now();
-      if (!s || (s.valid_until !== null && s.valid_until <= now)) return undefined;
-      return principalOf(k, s, now);
+      const s = workingSecret(k, hash, now);
+      return s ? principalOf(k, s, now) : undefined;
     },
 
     /**
@@ -83,9 +86,8 @@ export function keyAuthMethods({ store, clock, cache }: { store: StorePort; cloc
     async secretValidity(p: Pick<Principal, 'keyId' | 'secretHash'>): Promise<{ validUntil: number | null } | null> {
       const k = await store.getKey(p.keyId);
       if (!k || k.state === 'revoked') return null;
-      const s = k.secrets.find((x) => x.hash === p.secretHash);
-      if (!s || (s.valid_until !== null && s.valid_until <= clock.now())) return null;
-      return { validUntil: s.valid_until };
+      const s = workingSecret(k, p.secretHash, clock.now());
+      return s ? { validUntil: s.valid_until } : null;
     },
   };
 }
