@@ -57,6 +57,9 @@ const alone = (store: EventStore): EventUnit => ({ appendEvent: store.appendEven
 /** What a test key's writes would announce, and its channel never carries (see `emit`). */
 const NOT_FOR_TEST_KEYS: ReadonlySet<EventType> = new Set(['memory']);
 
+/** An event as the store keeps it, stamped with the time it is appended (in its data too, as streams show it). */
+const stamped = ([type, data]: Emitted, now: number) => ({ type, data: { ...data, at: iso(now) }, at: now });
+
 type Queued = { caller: Caller; event: Emitted };
 /**
  * `emit` for events that may be appended together: what arrives for a channel while its
@@ -87,12 +90,7 @@ function createBatchedAppends({
       if (batch.length === 1) return [await appendIn(alone(store), caller, (batch[0] as (typeof batch)[number]).item.event)];
       return store.atomically(async (tx) => {
         // Issued at once: in a transaction the statements are pipelined, and run in this order.
-        const stored = await Promise.all(
-          batch.map(({ item: { event } }) => {
-            const now = clock.now();
-            return tx.appendEvent(caller.accountId, { type: event[0], data: { ...event[1], at: iso(now) }, at: now });
-          }),
-        );
+        const stored = await Promise.all(batch.map(({ item: { event } }) => tx.appendEvent(caller.accountId, stamped(event, clock.now()))));
         const es = stored.map((e, i): FeedEvent => ({ id: e.id, type: (batch[i] as (typeof batch)[number]).item.event[0], data: e.data }));
         tx.afterCommit(() =>
           announce(
@@ -155,10 +153,9 @@ export function createEventsLog({
   };
 
   /** One append in `unit`, announced after its commit. */
-  const appendIn = async (unit: EventUnit, caller: Caller, [type, data]: Emitted): Promise<FeedEvent> => {
-    const now = clock.now();
-    const stored = await unit.appendEvent(caller.accountId, { type, data: { ...data, at: iso(now) }, at: now });
-    const e: FeedEvent = { id: stored.id, type, data: stored.data };
+  const appendIn = async (unit: EventUnit, caller: Caller, event: Emitted): Promise<FeedEvent> => {
+    const stored = await unit.appendEvent(caller.accountId, stamped(event, clock.now()));
+    const e: FeedEvent = { id: stored.id, type: event[0], data: stored.data };
     unit.afterCommit(() => announce(caller, [e]));
     return e;
   };
