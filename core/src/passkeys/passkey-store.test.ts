@@ -4,10 +4,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPostgres, type ThrowawayPostgres } from '../../../scripts/postgres';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useMigratedPostgres } from '../../testing/migrated-postgres';
 import { createLowdbPasskeyStore } from '../store/lowdb/passkeys';
-import { migrate } from '../store/postgres/migrate';
 import { createPostgresPasskeyStore } from '../store/postgres/passkeys';
 import type { PasskeyCredentialRecord, PasskeyTicketRecord } from './passkey-records';
 import type { PasskeyStorePort } from './passkey-store-port';
@@ -136,16 +135,9 @@ describeContract('lowdb', async () => {
   return { store, peer: async () => store, reopen: () => createLowdbPasskeyStore({ dataDir, fsync: false }) };
 });
 
-let pg: ThrowawayPostgres;
-beforeAll(async () => {
-  pg = await startPostgres();
-  await migrate(pg.url);
-});
-afterAll(async () => {
-  await pg?.stop();
-});
+const pg = useMigratedPostgres();
 describeContract('postgres', async () => {
-  const url = await pg.createDatabase({ template: new URL(pg.url).pathname.slice(1) });
+  const url = await pg.fresh();
   return {
     store: await createPostgresPasskeyStore({ url }),
     peer: () => createPostgresPasskeyStore({ url }),

@@ -2,22 +2,14 @@
 // locks), leader election, and the shared devnet's deployment book. Each "server" here is a
 // separate instance with its own connections, as separate processes would have.
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPostgres, type ThrowawayPostgres } from '../../../../scripts/postgres';
+import { describe, expect, it } from 'vitest';
+import { useMigratedPostgres } from '../../../testing/migrated-postgres';
 import { openDatabase } from '../../store/postgres/database';
 import { createPostgresDeploymentBook } from '../../store/postgres/devnet-deployments';
-import { migrate } from '../../store/postgres/migrate';
 import { type Leadership, startLeadership } from './leadership';
 import { createPostgresLocks, lockConnections } from './postgres-locks';
 
-let pg: ThrowawayPostgres;
-beforeAll(async () => {
-  pg = await startPostgres();
-  await migrate(pg.url);
-});
-afterAll(async () => {
-  await pg?.stop();
-});
+const pg = useMigratedPostgres();
 
 /** Lets every other ready task run (a turn of the event loop, not a guessed duration). */
 const yieldTurn = () => new Promise((r) => setImmediate(r));

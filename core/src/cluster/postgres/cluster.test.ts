@@ -3,25 +3,17 @@
 // is followed by a resync, and rate limits count both handles' requests: exactly up to
 // EXACT_MAX per window, approximately (two buckets) above it.
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPostgres, type ThrowawayPostgres } from '../../../../scripts/postgres';
+import { describe, expect, it } from 'vitest';
+import { useMigratedPostgres } from '../../../testing/migrated-postgres';
 import { createManualClock } from '../../clock/clock';
-import { migrate } from '../../store/postgres/migrate';
 import { createPostgresStore } from '../../store/postgres/postgres-store';
 import type { SharedRateLimiter } from '../cluster-port';
 import { createPostgresCluster, EXACT_MAX, type PostgresCluster, parseEventsNotice } from './cluster';
 
-let pg: ThrowawayPostgres;
-beforeAll(async () => {
-  pg = await startPostgres();
-  await migrate(pg.url);
-});
-afterAll(async () => {
-  await pg?.stop();
-});
+const pg = useMigratedPostgres();
 
 async function twoServers(clock = createManualClock()) {
-  const url = await pg.createDatabase({ template: new URL(pg.url).pathname.slice(1) });
+  const url = await pg.fresh();
   const handles: PostgresCluster[] = [
     await createPostgresCluster({ url, clock, max: 2 }),
     await createPostgresCluster({ url, clock, max: 2 }),

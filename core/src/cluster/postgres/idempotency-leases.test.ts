@@ -1,21 +1,12 @@
 // The leases contract on a real PostgreSQL: each peer a handle with its own pool, as servers hold them.
-import { afterAll, beforeAll } from 'vitest';
-import { startPostgres, type ThrowawayPostgres } from '../../../../scripts/postgres';
 import { describeLeasesContract } from '../../../testing/leases-contract';
-import { migrate } from '../../store/postgres/migrate';
+import { useMigratedPostgres } from '../../../testing/migrated-postgres';
 import { createPostgresIdempotencyLeases } from './idempotency-leases';
 
-let pg: ThrowawayPostgres;
-beforeAll(async () => {
-  pg = await startPostgres();
-  await migrate(pg.url);
-});
-afterAll(async () => {
-  await pg?.stop();
-});
+const pg = useMigratedPostgres();
 
 describeLeasesContract('PostgreSQL', async () => {
-  const url = await pg.createDatabase({ template: new URL(pg.url).pathname.slice(1) });
+  const url = await pg.fresh();
   const handles: ReturnType<typeof createPostgresIdempotencyLeases>[] = [];
   return {
     async peers(n) {

@@ -3,25 +3,17 @@
 // table at its next sync (or the one after, when a write fails) and the other then counts it; limits above EXACT_MAX keep buckets;
 // keys idle for a window leave the server's memory.
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPostgres, type ThrowawayPostgres } from '../../../../scripts/postgres';
+import { describe, expect, it } from 'vitest';
+import { useMigratedPostgres } from '../../../testing/migrated-postgres';
 import { createManualClock } from '../../clock/clock';
-import { migrate } from '../../store/postgres/migrate';
 import { createPostgresCluster, EXACT_MAX, type PostgresCluster } from './cluster';
 import type { RequestRates } from './request-rates';
 
-let pg: ThrowawayPostgres;
-beforeAll(async () => {
-  pg = await startPostgres();
-  await migrate(pg.url);
-});
-afterAll(async () => {
-  await pg?.stop();
-});
+const pg = useMigratedPostgres();
 
 async function twoServers(opts: { limit: number; windowMs: number }) {
   const clock = createManualClock(1_000_000);
-  const url = await pg.createDatabase({ template: new URL(pg.url).pathname.slice(1) });
+  const url = await pg.fresh();
   // No timer: the tests' own syncs say when counts are written (and so what each view holds).
   const handles: PostgresCluster[] = [
     await createPostgresCluster({ url, clock, max: 2, requestSyncMs: 3_600_000 }),

@@ -3,8 +3,8 @@
 // store nothing; a change on either server shows in the next read on the other once its
 // notification arrives, and at once on the server that made it.
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startPostgres, type ThrowawayPostgres } from '../../../../scripts/postgres';
+import { describe, expect, it, vi } from 'vitest';
+import { useMigratedPostgres } from '../../../testing/migrated-postgres';
 import { systemClock } from '../../clock/clock';
 import { createPostgresCluster } from '../../cluster/postgres/cluster';
 import { createCore } from '../../create-core';
@@ -12,17 +12,9 @@ import type { Principal } from '../../keys/key-service';
 import { createKeystore } from '../../keystore/keystore';
 import type { SharedStore } from '../store-port';
 import { openDatabase } from './database';
-import { migrate } from './migrate';
 import { createPostgresStore } from './postgres-store';
 
-let pg: ThrowawayPostgres;
-beforeAll(async () => {
-  pg = await startPostgres();
-  await migrate(pg.url);
-});
-afterAll(async () => {
-  await pg?.stop();
-});
+const pg = useMigratedPostgres();
 
 /** A server: its pool, store (whose port calls are counted) and cluster handle, and the core on them. */
 async function server(url: string) {
@@ -54,7 +46,7 @@ async function server(url: string) {
 
 describe('account views on PostgreSQL', () => {
   it('a warm read asks the store nothing; changes show on the server that made them at once, on the other once heard', async () => {
-    const url = await pg.createDatabase({ template: new URL(pg.url).pathname.slice(1) });
+    const url = await pg.fresh();
     const [a, b] = [await server(url), await server(url)];
     try {
       await a.core.accounts.create('acct');

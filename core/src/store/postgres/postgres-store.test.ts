@@ -5,29 +5,21 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import postgres from 'postgres';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startPostgres, type ThrowawayPostgres } from '../../../../scripts/postgres';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { describeDueWorkContract } from '../../../testing/due-work-contract';
 import { intentRecord } from '../../../testing/fixtures';
 import { describeStoreContract, type OpenStoreHarness } from '../../../testing/index';
+import { useMigratedPostgres } from '../../../testing/migrated-postgres';
 import { isPresenceError } from '../../errors/presence-error';
 import { createKeystore } from '../../keystore/keystore';
 import type { StorePort } from '../store-port';
 import { loadMigrations, migrate, migrationStatus } from './migrate';
 import { createPostgresStore } from './postgres-store';
 
-let pg: ThrowawayPostgres;
-beforeAll(async () => {
-  pg = await startPostgres();
-  // The cluster's first database, migrated once, is what each contract test's database copies.
-  await migrate(pg.url);
-});
-afterAll(async () => {
-  await pg?.stop();
-});
+const pg = useMigratedPostgres();
 
 const postgresHarness: OpenStoreHarness = async (keystore) => {
-  const url = await pg.createDatabase({ template: new URL(pg.url).pathname.slice(1) });
+  const url = await pg.fresh();
   let store = await createPostgresStore({ url, keystore });
   let peers: StorePort[] = [];
   const closeAll = async () => {
@@ -56,7 +48,7 @@ describe('postgres store', () => {
   const keystore = createKeystore(randomBytes(32));
   let url: string;
   beforeEach(async () => {
-    url = await pg.createDatabase();
+    url = await pg.empty();
   });
 
   /** A plain connection for looking at what the adapter wrote. */

@@ -3,23 +3,15 @@
 // again), writes to one account take turns under the row's lock, and rows idle past the
 // overlay's idle time are deleted by a later write.
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPostgres, type ThrowawayPostgres } from '../../../../scripts/postgres';
+import { describe, expect, it } from 'vitest';
+import { useMigratedPostgres } from '../../../testing/migrated-postgres';
 import type { OverlaySnapshot } from '../overlay-accounts';
-import { migrate } from './migrate';
 import { createPostgresOverlayShare } from './test-overlays';
 
-let pg: ThrowawayPostgres;
-beforeAll(async () => {
-  pg = await startPostgres();
-  await migrate(pg.url);
-});
-afterAll(async () => {
-  await pg?.stop();
-});
+const pg = useMigratedPostgres();
 
 /** A database of its own for each test, migrated (a copy of the template). */
-const freshDatabase = () => pg.createDatabase({ template: new URL(pg.url).pathname.slice(1) });
+const freshDatabase = () => pg.fresh();
 
 const snapshot = (lastWrite: number): OverlaySnapshot => ({
   lastWrite,
