@@ -2,9 +2,10 @@
 // failed authentications per client address, and link-code redemptions per client address
 // (no server-wide budget: codes have 100 bits; defaults throughout).
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { callFrom } from './from-address';
-import { type Answer, createManualClock, removeDir, startTestServer, type TestServer } from './harness';
+import { type Answer, createManualClock } from './harness';
+import { useTestServer } from './use-test-server';
 
 const randomKey = () => `prs_live_${randomBytes(24).toString('base64url')}`;
 const limited = (r: Answer, maxRetryS: number) => {
@@ -16,14 +17,7 @@ const limited = (r: Answer, maxRetryS: number) => {
 
 // One server for both: the limits are per address, and each part uses addresses of its own.
 const clock = createManualClock(Date.now());
-let s: TestServer;
-beforeAll(async () => {
-  s = await startTestServer({ clock, env: { PRESENCE_RATE_LIMIT: '10000/60s' } });
-});
-afterAll(async () => {
-  await s.close();
-  removeDir(s.dataDir);
-});
+const s = useTestServer({ clock, env: { PRESENCE_RATE_LIMIT: '10000/60s' } });
 
 describe('failed authentications, per client address (60 a minute)', () => {
   const me = (from: string, key?: string) => callFrom(from, s.url, 'GET', '/v1/presence/me', key ? { key } : {});

@@ -3,17 +3,11 @@
 // revocation makes room; at the link-code cap POST /v1/links answers `links_per_account`.
 // Small caps come from PRESENCE_MAX_KEYS_PER_ACCOUNT / PRESENCE_MAX_LINKS_PER_ACCOUNT (the
 // defaults, 100 and 20, are core's accountLimits, tested there).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Answer, call, removeDir, startTestServer, type TestServer } from './harness';
+import { describe, expect, it } from 'vitest';
+import { type Answer, call } from './harness';
+import { useTestServer } from './use-test-server';
 
-let s: TestServer;
-beforeAll(async () => {
-  s = await startTestServer({ env: { PRESENCE_MAX_KEYS_PER_ACCOUNT: '4', PRESENCE_MAX_LINKS_PER_ACCOUNT: '2' } });
-});
-afterAll(async () => {
-  await s.close();
-  removeDir(s.dataDir);
-});
+const s = useTestServer({ env: { PRESENCE_MAX_KEYS_PER_ACCOUNT: '4', PRESENCE_MAX_LINKS_PER_ACCOUNT: '2' } });
 
 const newKey = (name: string) => call(s.url, 'POST', '/v1/keys', { key: s.live, body: { name, scopes: ['talk'] } });
 const conflictAt = (r: Answer, limit: string) => {

@@ -1,17 +1,11 @@
 // The /v1 surface over HTTP: problem+json for every failure, rate limits, key rotation with
 // a driven clock, memory, and the presence resource.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createManualClock, removeDir, startTestServer, type TestServer } from './harness';
+import { describe, expect, it } from 'vitest';
+import { call, createManualClock, removeDir, startTestServer } from './harness';
+import { useTestServer } from './use-test-server';
 
 const clock = createManualClock(Date.now());
-let s: TestServer;
-beforeAll(async () => {
-  s = await startTestServer({ clock, env: { PRESENCE_RATE_LIMIT: '1000/60s' } });
-});
-afterAll(async () => {
-  await s.close();
-  removeDir(s.dataDir);
-});
+const s = useTestServer({ clock, env: { PRESENCE_RATE_LIMIT: '1000/60s' } });
 
 describe('errors are problem+json, never a stack', () => {
   const isProblem = (r: { headers: Headers; json: any }, status: number, type: string) => {

@@ -1,18 +1,12 @@
 // The server's short beat on its own: a hold whose time passes is dropped, and announced,
 // without anyone answering it or driving the sweep by hand.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { call, createManualClock, openStream, removeDir, startTestServer, type TestServer } from './harness';
+import { expect, it } from 'vitest';
+import { call, createManualClock, openStream } from './harness';
+import { useTestServer } from './use-test-server';
 import { until } from './wallet-helpers';
 
 const clock = createManualClock(Date.now());
-let s: TestServer;
-beforeAll(async () => {
-  s = await startTestServer({ chain: true, clock, beatMs: 50 });
-});
-afterAll(async () => {
-  await s.close();
-  removeDir(s.dataDir);
-});
+const s = useTestServer({ chain: true, clock, beatMs: 50 });
 
 it('an expired hold is dropped by the beat and a confirm event says so', async () => {
   const events = openStream(s.url, '/v1/events', s.live);

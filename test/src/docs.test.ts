@@ -6,8 +6,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, removeDir, startTestServer, type TestServer } from './harness';
+import { describe, expect, it } from 'vitest';
+import { call } from './harness';
+import { useTestServer } from './use-test-server';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const API_DOC = path.join(ROOT, 'docs/api.md');
@@ -71,14 +72,7 @@ function problemWith(file: string, target: string): string | null {
 }
 
 describe('docs/api.md and the OpenAPI document', () => {
-  let s: TestServer;
-  beforeAll(async () => {
-    s = await startTestServer();
-  });
-  afterAll(async () => {
-    await s.close();
-    removeDir(s.dataDir);
-  });
+  const s = useTestServer();
 
   it('has a "### METHOD /path" section for every operation the server serves, and none for one it lacks', async () => {
     const answer = await call(s.url, 'GET', '/v1/openapi.json');

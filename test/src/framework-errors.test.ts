@@ -3,17 +3,11 @@
 // are application/problem+json with a stable type like every other error. The parser's
 // answers never reach inject(), so they are read off a real socket.
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, removeDir, startTestServer, type TestServer } from './harness';
+import { describe, expect, it } from 'vitest';
+import { call } from './harness';
+import { useTestServer } from './use-test-server';
 
-let s: TestServer;
-beforeAll(async () => {
-  s = await startTestServer();
-});
-afterAll(async () => {
-  await s.close();
-  removeDir(s.dataDir);
-});
+const s = useTestServer();
 
 /** Every problem names its request (`request_id`, also the X-Request-Id header). */
 const problem = (status: number, type: string) => ({

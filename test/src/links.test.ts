@@ -3,18 +3,12 @@
 import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createManualClock, openStream, removeDir, startTestServer, type TestServer } from './harness';
+import { describe, expect, it } from 'vitest';
+import { call, createManualClock, openStream } from './harness';
+import { useTestServer } from './use-test-server';
 
 const clock = createManualClock(Date.now());
-let s: TestServer;
-beforeAll(async () => {
-  s = await startTestServer({ clock });
-});
-afterAll(async () => {
-  await s.close();
-  removeDir(s.dataDir);
-});
+const s = useTestServer({ clock });
 
 const redeem = (code: string, body: Record<string, unknown> = { surface: 'telegram', user_id: '42', name: 'ada' }) =>
   call(s.url, 'POST', `/v1/links/${code}/redeem`, { body });
