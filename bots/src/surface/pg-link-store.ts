@@ -160,10 +160,13 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
     async unlink(key) {
       const link = links.get(key);
       const [row] = await sql<{ doc: LinkRecord }[]>`DELETE FROM bots_links WHERE owner = ${key} RETURNING doc`;
-      await sql`DELETE FROM bots_cards WHERE owner = ${key}`;
+      // The user's cards by the rows deleted (not a scan of every card here), each announced so
+      // that other processes forget them too.
+      const gone = await sql<{ id: string }[]>`DELETE FROM bots_cards WHERE owner = ${key} RETURNING id`;
       putLinkLocal(key, null);
-      for (const [id, c] of cards) if (c.owner === key) putCardLocal(id, null);
+      for (const r of gone) putCardLocal(r.id, null);
       await notify(`link:${key}`);
+      for (const r of gone) await notify(`card:${r.id}`);
       return row?.doc ?? link;
     },
     async setHomeChat(key, chatId) {
