@@ -86,8 +86,14 @@ function chat(first: MessageRef) {
   };
 }
 
-/** Presence answering POST /v1/confirm/{id} with a denial once the test lets it. */
-function heldAnswer() {
+const blocked = () =>
+  Response.json(
+    { type: 'policy_block', title: 'Blocked by policy', status: 409, detail: 'over the daily cap.' },
+    { status: 409, headers: { 'content-type': 'application/problem+json' } },
+  );
+
+/** Presence answering POST /v1/confirm/{id} (with a denial by default) once the test lets it. */
+function heldAnswer(answer = () => Response.json({ confirm_id: facts.confirm_id, status: 'denied' })) {
   let release: () => void = () => undefined;
   const gate = new Promise<void>((r) => {
     release = r;
@@ -96,7 +102,7 @@ function heldAnswer() {
   const fetch = async (input: string | URL | Request) => {
     asked.push(String(input));
     await gate;
-    return Response.json({ confirm_id: facts.confirm_id, status: 'denied' });
+    return answer();
   };
   return { fetch: fetch as typeof globalThis.fetch, asked, release: () => release() };
 }
@@ -188,6 +194,28 @@ describe('a copy sent while its card leaves open', () => {
     await running;
     for (const ref of [m1, m2]) expect(shows(ref)).toEqual({ ref, text: denied, buttons: undefined });
     expect(store.card(owner, facts.confirm_id)).toMatchObject({ state: 'closed', outcome: { status: 'denied' }, messages: [m1, m2] });
+  });
+
+  it('answered during the send and blocked by policy: the new copy gets its buttons back with the others', async () => {
+    const sends = chat(m1);
+    const presence = heldAnswer(blocked);
+    const { store, cards, shows } = await setUp(sends.send, { fetch: presence.fetch });
+    await cards.show(owner, '7', facts);
+    const releaseSend = sends.hold();
+    const again = cards.show(owner, '7', facts, { again: true });
+    await tick();
+    const running = (await cards.press(ada, `cf:${facts.confirm_id}:d`, m1)).run?.();
+    await until(() => presence.asked.length === 1);
+    releaseSend(m2);
+    await again;
+    expect(shows(m2)).toEqual({ ref: m2, text: denying, buttons: undefined });
+    presence.release();
+    await running;
+    for (const ref of [m1, m2]) {
+      expect(shows(ref)?.text).toContain('Blocked by policy: over the daily cap');
+      expect(shows(ref)?.buttons?.map((b) => b.label)).toEqual(['Approve', 'Deny']);
+    }
+    expect(store.card(owner, facts.confirm_id)).toMatchObject({ state: 'open', outcome: null, messages: [m1, m2] });
   });
 
   it('a closed card kept before outcomes were is painted as settled', async () => {

@@ -82,13 +82,15 @@ export function createCards(o: {
   /**
    * A copy sent while the card left open (answered or settled during the send) loses its
    * buttons and shows the outcome. Painted "answering", it is looked at again after: the
-   * answer may have settled meanwhile, its painter not yet knowing this copy.
+   * answer may have ended meanwhile (settled, or back to open), its painter not yet knowing
+   * this copy, so its last paint could have come before this one.
    */
   async function catchUp(card: CardRecord, ref: MessageRef) {
     await paint(card, settledText(card), false, [ref]);
     if (card.state !== 'answering') return;
     const now = (await store.loadCard?.(card.owner, card.confirm_id)) ?? store.card(card.owner, card.confirm_id);
     if (now?.state === 'closed') await paint(now, settledText(now), false, [ref]);
+    else if (now?.state === 'open') await paint(now, cardText(now, o.now()), true, [ref]);
   }
 
   async function settledElsewhere(card: CardRecord, client: PresenceClient, fallback: unknown) {
