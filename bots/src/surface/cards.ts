@@ -3,8 +3,11 @@
 // or by a `confirm` event from anywhere else (CLI, extension, timeout). A card's state moves
 // open → answering → closed (or back to open when the answer did not settle it); the
 // check-and-set happens synchronously, so a double press or a press racing an event acts once.
+// The record keeps what a card that left open shows (its `outcome`): a copy whose send was
+// still under way when the card was answered or settled is painted to match once it is sent.
 import { type EventData, PresenceApiError, type PresenceClient } from '@presence/client';
-import { type ChatButton, type ChatPort, type ChatUser, type MessageRef, sameMessage, userKey } from './chat-port';
+import { withMessages } from './card-index';
+import { type ChatButton, type ChatPort, type ChatUser, type MessageRef, userKey } from './chat-port';
 import type { CardRecord, LinkStore } from './link-store';
 import type { Log } from './logging';
 import { describeError, isRevoked } from './problems';
@@ -15,6 +18,10 @@ export type CardFacts = Pick<CardRecord, 'confirm_id' | 'summary' | 'amount' | '
 
 /** What the adapter does with a button press: answer it at once with `toast`, then await `run`. */
 export type PressAnswer = { toast: string; run?: () => Promise<void> };
+
+/** What a card that is no longer open shows (a closed record kept before outcomes were: plainly settled). */
+const settledText = (card: CardRecord) => outcomeText(card, card.outcome ?? { status: 'settled' });
+const cardKey = (card: Pick<CardRecord, 'owner' | 'confirm_id'>) => `${card.owner}|${card.confirm_id}`;
 
 const CALLBACK = /^cf:(cf_[0-9A-Za-z]{16}):([ad])$/;
 /** [Approve] [Deny]; a hold over passkey_over gets Approve as a link to its page (the passkey confirms there), Deny stays a tap. */
@@ -38,11 +45,14 @@ export function createCards(o: {
 }) {
   const { store, port } = o;
 
-  /** Edits every copy of the card; edits of one card run in the order they were asked for. */
-  const painting = createSerial<CardRecord>();
-  function paint(card: CardRecord, text: string, withButtons: boolean): Promise<void> {
-    return painting.run(card, async () => {
-      for (const ref of card.messages) {
+  /**
+   * Edits every copy of the card (or only `refs`); edits of one card run in the order they were
+   * asked for. Keyed by the card, not by its record: a store may answer a new record per change.
+   */
+  const painting = createSerial<string>();
+  function paint(card: CardRecord, text: string, withButtons: boolean, refs?: readonly MessageRef[]): Promise<void> {
+    return painting.run(cardKey(card), async () => {
+      for (const ref of refs ?? card.messages) {
         try {
           await port.edit(ref, text, withButtons ? buttonsFor(card) : undefined);
         } catch (e) {
@@ -52,19 +62,35 @@ export function createCards(o: {
     });
   }
 
+  /** The record as this process knows it now (`card` may be a snapshot taken before a change). */
+  const current = (card: CardRecord) => store.card(card.owner, card.confirm_id) ?? card;
+
+  /** Painted once the change is recorded: its answer holds every copy, a late one's included. */
   async function close(card: CardRecord, outcome: Outcome) {
-    if (card.state === 'closed') return;
-    const done = store.updateCard(card.owner, card.confirm_id, { state: 'closed' });
-    await paint(card, outcomeText(card, outcome), false);
-    await done;
+    if (current(card).state === 'closed') return;
+    const after = await store.updateCard(card.owner, card.confirm_id, { state: 'closed', outcome });
+    await paint(after ?? card, outcomeText(card, outcome), false);
   }
 
   /** Back to open (buttons shown again) when an answer did not settle the hold. */
   async function reopen(card: CardRecord, note: string) {
+    if (current(card).state !== 'answering') return;
+    const after = await store.updateCard(card.owner, card.confirm_id, { state: 'open', outcome: null });
+    await paint(after ?? card, cardText(card, o.now(), note), true);
+  }
+
+  /**
+   * A copy sent while the card left open (answered or settled during the send) loses its
+   * buttons and shows the outcome. Painted "answering", it is looked at again after: the
+   * answer may have ended meanwhile (settled, or back to open), its painter not yet knowing
+   * this copy, so its last paint could have come before this one.
+   */
+  async function catchUp(card: CardRecord, ref: MessageRef) {
+    await paint(card, settledText(card), false, [ref]);
     if (card.state !== 'answering') return;
-    const done = store.updateCard(card.owner, card.confirm_id, { state: 'open' });
-    await paint(card, cardText(card, o.now(), note), true);
-    await done;
+    const now = (await store.loadCard?.(card.owner, card.confirm_id)) ?? store.card(card.owner, card.confirm_id);
+    if (now?.state === 'closed') await paint(now, settledText(now), false, [ref]);
+    else if (now?.state === 'open') await paint(now, cardText(now, o.now()), true, [ref]);
   }
 
   async function settledElsewhere(card: CardRecord, client: PresenceClient, fallback: unknown) {
@@ -122,10 +148,11 @@ export function createCards(o: {
     if (card.state === 'closed') return { toast: 'This request is already settled.' };
     if (card.state === 'answering') return { toast: 'Already on it…' };
     const approve = choice === 'a';
+    const outcome: Outcome = { status: 'answering', approve };
     // The pressed message is a copy of the card even when this process has not yet heard which
     // messages it was sent in (another process sent it a moment ago): its outcome is shown there.
-    const shown = card.messages.some((r) => sameMessage(r, at)) ? card : { ...card, messages: [...card.messages, at] };
-    const claimed = store.updateCard(card.owner, confirmId, { state: 'answering', messages: shown.messages });
+    const shown: CardRecord = { ...card, state: 'answering', outcome, messages: withMessages(card.messages, [at]) };
+    const claimed = store.updateCard(card.owner, confirmId, { state: 'answering', outcome, messages: [at] });
     return {
       toast: approve ? 'Approving…' : 'Denying…',
       run: async () => {
@@ -143,11 +170,11 @@ export function createCards(o: {
       if (existing && existing.messages.length > 0 && (!again || existing.state === 'closed')) return;
       // Recorded before it is sent: a press may come as soon as the message shows, and reach
       // another process, which then finds the card in the table.
-      if (!existing) await store.putCard({ owner, ...facts, messages: [], state: 'open' });
+      if (!existing) await store.putCard({ owner, ...facts, messages: [], state: 'open', outcome: null });
       const ref = await port.send(chatId, cardText(facts, o.now()), buttonsFor(facts));
-      const current = store.card(owner, facts.confirm_id);
-      if (current && !current.messages.some((r) => sameMessage(r, ref)))
-        await store.updateCard(owner, facts.confirm_id, { messages: [...current.messages, ref] });
+      // Whoever changes the card after this sees the new copy; a change made during the send is caught up here.
+      const after = await store.updateCard(owner, facts.confirm_id, { messages: [ref] });
+      if (after && after.state !== 'open') await catchUp(after, ref);
     },
 
     /** A `confirm` event: the hold was settled somewhere; the card loses its buttons. */

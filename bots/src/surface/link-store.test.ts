@@ -123,6 +123,71 @@ describe('link store', () => {
   });
 });
 
+const card = (confirmId: string, messageId: string) => ({
+  owner: 'telegram:42',
+  confirm_id: confirmId,
+  summary: 's',
+  amount: '1 USDC',
+  value_usd: null,
+  expires_at: new Date(Date.now() + 60_000).toISOString(),
+  timeout_s: 60,
+  messages: [{ chatId: '42', messageId }],
+  state: 'open' as const,
+});
+const at = (messageId: string) => ({ chatId: '42', messageId });
+
+describe('cards by message', () => {
+  it('finds a card by any of its copies after changes and a restart, and forgets it when pruned or unlinked', async () => {
+    let t = Date.now();
+    const dir = tmp();
+    const store = await openLinkStore(dir, { now: () => t });
+    await store.link('telegram:42', record, null);
+    await store.putCard(card('cf_000000000000000a', '1'));
+    await store.updateCard('telegram:42', 'cf_000000000000000a', { messages: [at('2')] });
+    await store.putCard(card('cf_000000000000000b', '3'));
+    for (const m of ['1', '2']) expect(store.cardAt(at(m))?.confirm_id).toBe('cf_000000000000000a');
+    expect(store.card('telegram:42', 'cf_000000000000000a')?.messages).toEqual([at('1'), at('2')]); // added, not replaced
+    expect(store.cardAt({ chatId: '43', messageId: '1' })).toBeUndefined(); // the same message id in another chat
+    // Put again (a card shown anew) in other messages: the old ones no longer name it.
+    await store.putCard(card('cf_000000000000000b', '4'));
+    expect(store.cardAt(at('3'))).toBeUndefined();
+    await store.close();
+
+    const again = await openLinkStore(dir, { now: () => t });
+    for (const m of ['1', '2']) expect(again.cardAt(at(m))?.confirm_id).toBe('cf_000000000000000a');
+    // Closed a week and a day ago: the next change prunes it, and its messages with it.
+    await again.updateCard('telegram:42', 'cf_000000000000000a', { state: 'closed', outcome: { status: 'denied' } });
+    t += 8 * 24 * 3_600_000;
+    await again.putCard({ ...card('cf_000000000000000c', '5'), expires_at: new Date(t + 60_000).toISOString() });
+    for (const m of ['1', '2']) expect(again.cardAt(at(m))).toBeUndefined();
+    expect(again.cardAt(at('5'))?.confirm_id).toBe('cf_000000000000000c');
+    await again.unlink('telegram:42');
+    for (const m of ['4', '5']) expect(again.cardAt(at(m))).toBeUndefined();
+    await again.close();
+  });
+
+  it("finds each card by its message among 20,000 users' cards", async () => {
+    const dir = tmp();
+    const cards: Record<string, unknown> = {};
+    const links: Record<string, unknown> = {};
+    for (let i = 0; i < 20_000; i++) {
+      links[`telegram:${i}`] = { ...record, user_id: String(i) };
+      cards[`telegram:${i}|cf_${String(i).padStart(16, '0')}`] = {
+        ...card(`cf_${String(i).padStart(16, '0')}`, String(i)),
+        owner: `telegram:${i}`,
+        messages: [{ chatId: String(i), messageId: '1' }],
+        updated_at: Date.now(),
+      };
+    }
+    writeFileSync(path.join(dir, LINKS_FILE), JSON.stringify({ version: 1, links, cards }));
+    const store = await openLinkStore(dir);
+    // The last users' cards, and one nobody has: the index is built from the file at open.
+    for (let i = 19_800; i < 20_000; i++) expect(store.cardAt({ chatId: String(i), messageId: '1' })?.owner).toBe(`telegram:${i}`);
+    expect(store.cardAt({ chatId: '20000', messageId: '1' })).toBeUndefined();
+    await store.close();
+  });
+});
+
 describe('secret box', () => {
   it('round-trips, uses a fresh IV each time and rejects tampering', () => {
     const box = createSecretBox(Buffer.alloc(32, 7));

@@ -7,8 +7,10 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadOrCreateKeyFile, PRIVATE_DIR, takePidFile, tightenModes, writeFileAtomic } from '@presence/core/files';
-import { type MessageRef, type SurfaceName, sameMessage } from './chat-port';
+import { createCardIndex, withMessages } from './card-index';
+import type { MessageRef, SurfaceName } from './chat-port';
 import type { Log } from './logging';
+import type { Outcome } from './render';
 import { createSecretBox, type SecretBox } from './secret-box';
 
 export type LinkRecord = {
@@ -46,8 +48,17 @@ export type CardRecord = {
   approve_url?: string | null;
   messages: MessageRef[];
   state: CardState;
+  /**
+   * What the card shows once it is no longer open (the answer under way while `answering`, the
+   * result once `closed`), so whichever process sends a copy late can paint it. Null when
+   * open; absent on records kept before it was (painted then as plainly settled).
+   */
+  outcome?: Outcome | null;
   updated_at: number;
 };
+
+/** A change to a card; `messages` are added to its copies (never removed), so two writers cannot drop each other's. */
+export type CardPatch = Partial<Pick<CardRecord, 'state' | 'messages' | 'outcome'>>;
 
 type Document = {
   version: 1;
@@ -125,8 +136,12 @@ export type LinkStore = Awaited<ReturnType<typeof openLinkStore>>;
 export async function openLinkStore(dir: string, { now = Date.now, log }: { now?: () => number; log?: Log } = {}) {
   const { unlock, box, doc } = takeDataDir(dir, log);
   const file = path.join(dir, LINKS_FILE);
-  // An answer cut short by a stop or crash left its card "answering": offer its buttons again.
-  for (const c of Object.values(doc.cards)) if (c.state === 'answering') c.state = 'open';
+  const shownIn = createCardIndex();
+  for (const [id, c] of Object.entries(doc.cards)) {
+    // An answer cut short by a stop or crash left its card "answering": offer its buttons again.
+    if (c.state === 'answering') Object.assign(c, { state: 'open', outcome: null });
+    shownIn.set(id, undefined, c);
+  }
 
   let tail: Promise<void> = Promise.resolve();
   let queued: Promise<void> | null = null;
@@ -146,7 +161,10 @@ export async function openLinkStore(dir: string, { now = Date.now, log }: { now?
     const t = now();
     for (const [id, c] of Object.entries(doc.cards)) {
       const ended = c.state === 'closed' ? c.updated_at : Date.parse(c.expires_at);
-      if (!doc.links[c.owner] || (Number.isFinite(ended) && t - ended > CARD_RETENTION_MS)) delete doc.cards[id];
+      if (!doc.links[c.owner] || (Number.isFinite(ended) && t - ended > CARD_RETENTION_MS)) {
+        delete doc.cards[id];
+        shownIn.set(id, c, undefined);
+      }
     }
   }
 
@@ -212,20 +230,28 @@ export async function openLinkStore(dir: string, { now = Date.now, log }: { now?
     },
 
     card: (owner: string, confirmId: string): CardRecord | undefined => doc.cards[cardId(owner, confirmId)],
-    /** The card shown in this message, whoever owns it. */
+    /** The card shown in this message, whoever owns it: one lookup, however many cards there are. */
     cardAt(ref: MessageRef): CardRecord | undefined {
-      return Object.values(doc.cards).find((c) => c.messages.some((m) => sameMessage(m, ref)));
+      const id = shownIn.at(ref);
+      return id === undefined ? undefined : doc.cards[id];
     },
     async putCard(card: Omit<CardRecord, 'updated_at'>) {
-      doc.cards[cardId(card.owner, card.confirm_id)] = { ...card, updated_at: now() };
+      const id = cardId(card.owner, card.confirm_id);
+      const next = { ...card, updated_at: now() };
+      shownIn.set(id, doc.cards[id], next);
+      doc.cards[id] = next;
       prune();
       await save();
     },
-    async updateCard(owner: string, confirmId: string, patch: Partial<Pick<CardRecord, 'state' | 'messages'>>) {
-      const card = doc.cards[cardId(owner, confirmId)];
-      if (!card) return;
-      Object.assign(card, patch, { updated_at: now() });
+    /** Answers the card as it stands after the change (this process's copy: later changes show in it). */
+    async updateCard(owner: string, confirmId: string, patch: CardPatch): Promise<CardRecord | undefined> {
+      const id = cardId(owner, confirmId);
+      const card = doc.cards[id];
+      if (!card) return undefined;
+      Object.assign(card, patch, { messages: withMessages(card.messages, patch.messages), updated_at: now() });
+      shownIn.set(id, undefined, card);
       await save();
+      return card;
     },
 
     /** One process owns the file table: an update id is claimed in memory (the last 10,000 kept). */

@@ -11,8 +11,8 @@
 // the table afresh as it does (what the last reader recorded, not what its notices said).
 // Linking needs the surface token (no key secret is kept here, so none is sealed).
 import postgres from 'postgres';
-import { sameMessage } from './chat-port';
-import type { CardRecord, LinkRecord, LinkStore } from './link-store';
+import { createCardIndex, withMessages } from './card-index';
+import type { CardPatch, CardRecord, LinkRecord, LinkStore } from './link-store';
 import type { Log } from './logging';
 
 const CHANNEL = 'presence_bots';
@@ -23,6 +23,9 @@ const CARD_RETENTION_MS = 7 * 24 * 3_600_000;
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS bots_links (owner text PRIMARY KEY, key_id text NOT NULL, doc jsonb NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS bots_cards (id text PRIMARY KEY, owner text NOT NULL, updated_at double precision NOT NULL, doc jsonb NOT NULL)`,
+  // The retention DELETE run at each card put, and an unlink's, find their rows without reading every user's cards.
+  `CREATE INDEX IF NOT EXISTS bots_cards_updated_at ON bots_cards (updated_at)`,
+  `CREATE INDEX IF NOT EXISTS bots_cards_owner ON bots_cards (owner)`,
   `CREATE TABLE IF NOT EXISTS bots_state (name text PRIMARY KEY, value bigint NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS bots_pace (key text PRIMARY KEY, next_at double precision NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS bots_updates (platform text NOT NULL, update_id bigint NOT NULL, claimed_at double precision NOT NULL, PRIMARY KEY (platform, update_id))`,
@@ -31,7 +34,7 @@ const SCHEMA = [
 const cardId = (owner: string, confirmId: string) => `${owner}|${confirmId}`;
 
 export type PgLinkStore = LinkStore & {
-  /** A card another process put moments ago, before its notice reached this one: read from the table. */
+  /** The card as the table holds it now (another process may have put or changed it moments ago, its notice still on the way). */
   loadCard(owner: string, confirmId: string): Promise<CardRecord | undefined>;
   /** Tries to become the surface stream's one consumer; answers its release, or null while another process holds it. */
   leadStream(): Promise<(() => Promise<void>) | null>;
@@ -50,6 +53,8 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
   const links = new Map<string, LinkRecord>();
   const byKeyId = new Map<string, string>();
   const cards = new Map<string, CardRecord>();
+  /** Which card each message shows: a press finds its card in one lookup. */
+  const shownIn = createCardIndex();
   let cursor: number | undefined;
 
   const putLinkLocal = (owner: string, doc: LinkRecord | null) => {
@@ -61,6 +66,7 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
     } else links.delete(owner);
   };
   const putCardLocal = (id: string, doc: CardRecord | null) => {
+    shownIn.set(id, cards.get(id), doc ?? undefined);
     if (doc) cards.set(id, doc);
     else cards.delete(id);
   };
@@ -85,6 +91,7 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
     links.clear();
     byKeyId.clear();
     cards.clear();
+    shownIn.clear();
     for (const r of linkRows) putLinkLocal(r.owner, r.doc);
     for (const r of cardRows) putCardLocal(r.id, r.doc);
     await reload('cursor');
@@ -102,6 +109,27 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
     const [row] = await statement;
     if (row) putLinkLocal(owner, row.doc);
     await notify(`link:${owner}`);
+  }
+  /**
+   * One statement that merges the change into the row as it stands, messages added to the ones
+   * there: two processes changing one card at once (a press on one, a late send on the other)
+   * both keep their part, and each is answered the card with the other's part if it came first.
+   */
+  async function updateCardRow(id: string, { messages = [], ...rest }: CardPatch): Promise<CardRecord | undefined> {
+    const t = now();
+    // Seen here at once, so a check-and-set in this process (a double press) acts once.
+    const known = cards.get(id);
+    if (known) putCardLocal(id, { ...known, ...rest, messages: withMessages(known.messages, messages), updated_at: t });
+    const [row] = await sql<{ doc: CardRecord }[]>`UPDATE bots_cards SET updated_at = ${t},
+      doc = doc || ${sql.json(rest as never)} || jsonb_build_object('updated_at', ${t}::float8, 'messages', (
+        SELECT COALESCE(jsonb_agg(m ORDER BY o), '[]'::jsonb) FROM (
+          SELECT DISTINCT ON (m) m, o FROM jsonb_array_elements(COALESCE(doc->'messages', '[]'::jsonb) || ${sql.json(messages as never)})
+            WITH ORDINALITY AS e(m, o) ORDER BY m, o) AS first_copies))
+      WHERE id = ${id} RETURNING doc`;
+    if (!row) return undefined;
+    putCardLocal(id, row.doc);
+    await notify(`card:${id}`);
+    return row.doc;
   }
   let lockConnection: postgres.ReservedSql | null = null;
 
@@ -135,10 +163,13 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
     async unlink(key) {
       const link = links.get(key);
       const [row] = await sql<{ doc: LinkRecord }[]>`DELETE FROM bots_links WHERE owner = ${key} RETURNING doc`;
-      await sql`DELETE FROM bots_cards WHERE owner = ${key}`;
+      // The user's cards by the rows deleted (not a scan of every card here), each announced so
+      // that other processes forget them too.
+      const gone = await sql<{ id: string }[]>`DELETE FROM bots_cards WHERE owner = ${key} RETURNING id`;
       putLinkLocal(key, null);
-      for (const [id, c] of cards) if (c.owner === key) cards.delete(id);
+      for (const r of gone) putCardLocal(r.id, null);
       await notify(`link:${key}`);
+      for (const r of gone) await notify(`card:${r.id}`);
       return row?.doc ?? link;
     },
     async setHomeChat(key, chatId) {
@@ -164,28 +195,24 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
     async loadCard(owner, confirmId) {
       const id = cardId(owner, confirmId);
       const [row] = await sql<{ doc: CardRecord }[]>`SELECT doc FROM bots_cards WHERE id = ${id}`;
-      if (row && !cards.has(id)) putCardLocal(id, row.doc);
-      return cards.get(id);
+      putCardLocal(id, row?.doc ?? null);
+      return row?.doc;
     },
-    cardAt: (ref) => [...cards.values()].find((c) => c.messages.some((m) => sameMessage(m, ref))),
+    cardAt(ref) {
+      const id = shownIn.at(ref);
+      return id === undefined ? undefined : cards.get(id);
+    },
     async putCard(card) {
       const id = cardId(card.owner, card.confirm_id);
       const doc: CardRecord = { ...card, updated_at: now() };
       await sql`INSERT INTO bots_cards (id, owner, updated_at, doc) VALUES (${id}, ${card.owner}, ${doc.updated_at}, ${sql.json(doc as never)})
         ON CONFLICT (id) DO UPDATE SET updated_at = EXCLUDED.updated_at, doc = EXCLUDED.doc`;
       putCardLocal(id, doc);
-      await sql`DELETE FROM bots_cards WHERE updated_at < ${now() - CARD_RETENTION_MS}`;
-      await notify(`card:${id}`);
+      const old = await sql<{ id: string }[]>`DELETE FROM bots_cards WHERE updated_at < ${now() - CARD_RETENTION_MS} RETURNING id`;
+      for (const r of old) putCardLocal(r.id, null);
+      for (const what of [id, ...old.map((r) => r.id)]) await notify(`card:${what}`);
     },
-    async updateCard(owner, confirmId, patch) {
-      const id = cardId(owner, confirmId);
-      const card = cards.get(id);
-      if (!card) return;
-      const doc: CardRecord = { ...card, ...patch, updated_at: now() };
-      await sql`UPDATE bots_cards SET updated_at = ${doc.updated_at}, doc = ${sql.json(doc as never)} WHERE id = ${id}`;
-      putCardLocal(id, doc);
-      await notify(`card:${id}`);
-    },
+    updateCard: (owner, confirmId, patch) => updateCardRow(cardId(owner, confirmId), patch),
 
     async leadStream() {
       const conn = await sql.reserve();

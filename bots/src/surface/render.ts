@@ -127,7 +127,9 @@ export type Outcome =
   | { status: 'executed'; tx?: string; block?: number }
   | { status: 'denied' | 'expired' }
   | { status: 'failed'; reason?: string }
-  | { status: 'answering'; approve: boolean };
+  | { status: 'answering'; approve: boolean }
+  /** A closed card kept before outcomes were: only that it is no longer waiting is known. */
+  | { status: 'settled' };
 
 export function outcomeText(card: Pick<CardRecord, 'summary' | 'amount'>, o: Outcome): string {
   switch (o.status) {
@@ -141,6 +143,8 @@ export function outcomeText(card: Pick<CardRecord, 'summary' | 'amount'>, o: Out
       return `⚠️ Failed: ${card.summary}${o.reason ? ` (${o.reason})` : ''}.`;
     case 'answering':
       return `⏳ ${o.approve ? 'Approving' : 'Denying'}: ${card.summary}…`;
+    case 'settled':
+      return `☑️ Settled: ${card.summary}. Send /pending to see what is still waiting.`;
   }
 }
 
