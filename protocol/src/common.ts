@@ -10,6 +10,16 @@ export type KeyKind = z.infer<typeof KeyKind>;
 
 export const Timestamp = z.string().describe('RFC 3339 timestamp in UTC');
 
+const DIGITS = /^[0-9]{1,16}$/;
+/**
+ * An integer in a query string: digits only, then `int` (its bounds) judges the number. Not
+ * z.coerce.number(), which read "" as 0 (`?last_event_id=` replayed everything), "0x10" as 16,
+ * "1e3" as 1000 and " 5" as 5, none of them the integer the document promises. Anything else
+ * is left as it came, so `int` refuses it; the document still says `integer`.
+ */
+export const queryInteger = <T extends z.ZodNumber>(int: T) =>
+  z.preprocess((v) => (typeof v === 'string' && DIGITS.test(v) ? Number(v) : v), int);
+
 /** A record's view with its secret: the one answer that shows it (create, rotate), named `id` in the document. */
 export const withSecret = <S extends z.ZodRawShape>(view: z.ZodObject<S>, id: string, secret: string) =>
   view.extend({ secret: z.string().describe(secret) }).meta({ id });

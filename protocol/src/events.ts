@@ -1,6 +1,6 @@
 // Events on GET /v1/events. Each type is visible only to keys holding its scope.
 import { z } from 'zod';
-import { type Scope, Timestamp } from './common';
+import { queryInteger, type Scope, Timestamp } from './common';
 import { PasskeyHold } from './passkeys';
 
 export const eventTypes = ['message', 'tx', 'memory', 'needs_confirm', 'confirm', 'webhook_disabled'] as const;
@@ -105,10 +105,7 @@ export const PresenceEvent = z
 export type PresenceEvent = z.infer<typeof PresenceEvent>;
 
 export const EventsQuery = z.object({
-  last_event_id: z.coerce
-    .number()
-    .int()
-    .min(0)
+  last_event_id: queryInteger(z.number().int().min(0))
     .optional()
     .describe('Resume after this id, for a client that cannot send Last-Event-ID (the header wins)'),
 });

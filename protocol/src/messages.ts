@@ -1,6 +1,6 @@
 // Conversation shapes: POST /v1/messages, its streamed events, GET /v1/messages, standing intents.
 import { z } from 'zod';
-import { Timestamp } from './common';
+import { queryInteger, Timestamp } from './common';
 
 export const MAX_MESSAGE_CHARS = 4000;
 
@@ -40,8 +40,8 @@ export const ThreadMessageView = z
   })
   .meta({ id: 'ThreadMessage' });
 export const ThreadQuery = z.object({
-  before: z.coerce.number().int().positive().optional().describe('next_before from the previous page'),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  before: queryInteger(z.number().int().positive()).optional().describe('next_before from the previous page'),
+  limit: queryInteger(z.number().int().min(1).max(200)).default(50),
 });
 export const ThreadPage = z.object({ messages: z.array(ThreadMessageView), next_before: z.string().nullable() }).meta({ id: 'ThreadPage' });
 

@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   defaultPolicy,
   generalProblemTypes,
@@ -17,6 +18,7 @@ import {
   problemCatalogue,
   problemTypeForStatus,
   problemTypes,
+  queryInteger,
   StandingView,
 } from './index';
 
@@ -72,6 +74,13 @@ describe('schemas', () => {
     expect(Problem.safeParse({ type: 'internal', status: 500 }).success).toBe(false);
   });
 
+  it('a query-string integer is digits only, still `integer` in the document', () => {
+    const q = queryInteger(z.number().int().min(0));
+    expect(q.parse('42')).toBe(42);
+    expect(q.parse(7)).toBe(7);
+    for (const v of ['', ' 5', '0x10', '1e3', '1.5', '-1', 'soon']) expect(q.safeParse(v).success, v).toBe(false);
+    expect(z.toJSONSchema(q, { io: 'input' })).toMatchObject({ type: 'integer', minimum: 0 });
+  });
   it('MemoryKey accepts <namespace>:<name> only', () => {
     expect(MemoryKey.safeParse('pair:WETH-USDC').success).toBe(true);
     expect(MemoryKey.safeParse('wallet:x').success).toBe(false);

@@ -2,7 +2,7 @@
 // link codes without receiving a secret, acts for a linked key by naming it in
 // `Presence-Acting-For`, and reads one multiplexed events stream for all its linked users.
 import { z } from 'zod';
-import { Scope, Timestamp } from './common';
+import { queryInteger, Scope, Timestamp } from './common';
 import { EventsQuery, PresenceEvent } from './events';
 import { RedeemResult } from './links';
 
@@ -42,8 +42,8 @@ export const AdoptRequest = z
   .meta({ id: 'AdoptRequest' });
 
 export const SurfaceEventsQuery = EventsQuery.extend({
-  partition: z.coerce.number().int().min(0).max(255).optional(),
-  of: z.coerce.number().int().min(1).max(256).optional(),
+  partition: queryInteger(z.number().int().min(0).max(255)).optional(),
+  of: queryInteger(z.number().int().min(1).max(256)).optional(),
 });
 
 /** `data` of an account's event on GET /v1/surface/events (the SSE event name is its type). */

@@ -3,7 +3,7 @@
 // Request bodies are strict: an unknown field is a 400, not silently dropped. Each body has an
 // id (`.meta`), its name in the OpenAPI document.
 import { z } from 'zod';
-import { KeyKind, Timestamp, withSecret } from './common';
+import { KeyKind, queryInteger, Timestamp, withSecret } from './common';
 import { EventType } from './events';
 
 /** At most this many endpoints per account (live and test keys' together). */
@@ -94,7 +94,7 @@ export const WebhookDelivery = z
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
 
 export const WebhookDeliveryList = z.object({ deliveries: z.array(WebhookDelivery) }).meta({ id: 'WebhookDeliveryList' });
-export const WebhookDeliveriesQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(50) });
+export const WebhookDeliveriesQuery = z.object({ limit: queryInteger(z.number().int().min(1).max(100)).default(50) });
 
 /** The JSON body of every delivery: the SSE event's JSON (ping: a test delivery with id 0). */
 export const WebhookPayload = z

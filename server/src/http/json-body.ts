@@ -1,7 +1,10 @@
 // JSON bodies: Fastify's own parser (prototype poisoning refused), behind a bound on nesting.
 // A body of 10 KB of `[` parses, but every later walk over it (validation, the idempotency
 // fingerprint, logging) recurses once per level and overflows the stack: a 500 from any body.
-// The bound is checked on the text before it is parsed, so no deep value ever exists.
+// The bound is checked on the text before it is parsed, so no deep value ever exists. The
+// bytes must be UTF-8 (JSON's one encoding): decoded leniently, a malformed byte became U+FFFD
+// and the request went on with text the client never sent.
+import { isUtf8 } from 'node:buffer';
 import { PresenceError } from '@presence/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
@@ -35,10 +38,12 @@ type CallbackParser = (request: FastifyRequest, body: string, done: (err: Error 
 export function registerJsonBody(app: FastifyInstance) {
   const parse = app.getDefaultJsonParser('error', 'error') as CallbackParser;
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (nestedDeeperThan(String(body), MAX_JSON_DEPTH)) {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw, done) => {
+    if (!isUtf8(raw as Buffer)) return done(new PresenceError('invalid_request', 'body is not valid UTF-8'), undefined);
+    const body = (raw as Buffer).toString('utf8');
+    if (nestedDeeperThan(body, MAX_JSON_DEPTH)) {
       return done(new PresenceError('invalid_request', `body is nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
     }
-    parse(request, body as string, done);
+    parse(request, body, done);
   });
 }

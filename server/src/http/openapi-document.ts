@@ -31,8 +31,9 @@ const header = (name: string, schema: Json, description: string) => ({ name, in:
 const parameters = {
   'X-Request-Id': header(
     'X-Request-Id',
-    { type: 'string', pattern: '^[\\x21-\\x7e]{1,128}$' },
-    'Your id for this request (1–128 printable ASCII characters, no spaces), echoed as X-Request-Id and as `request_id` in problems; anything else is replaced by a fresh UUID.',
+    // No pattern: an unfit id is never refused, only replaced (a pattern would say it is refused).
+    { type: 'string' },
+    'Your id for this request, echoed as X-Request-Id and as `request_id` in problems when it is fit: 1–64 printable ASCII characters, no spaces, no `prs_`, and at most 15 letters and digits unless a UUID or at most 32 hex digits (nothing that could hold a secret, since logs carry it). Anything else is not refused: it is replaced by a fresh UUID.',
   ),
   'Idempotency-Key': header(
     'Idempotency-Key',
@@ -42,7 +43,7 @@ const parameters = {
   'Presence-Acting-For': header(
     'Presence-Acting-For',
     { type: 'string', pattern: '^key_[0-9A-Za-z]{16}$' },
-    'With a surface token as bearer: the linked key (key_…) the request runs as, with its scopes, its rate limit and its account. A key the surface did not link is 403; a revoked one 401.',
+    'With a surface token as bearer: the linked key (key_…) the request runs as, with its scopes, its rate limit and its account. A key the surface did not link is 403; a revoked one 401. With a key as bearer it is refused 400 invalid_request (a key acts only as itself).',
   ),
   'Last-Event-ID': header(
     'Last-Event-ID',

@@ -147,6 +147,23 @@ describe('the OpenAPI document', () => {
     expect(doc.components.parameters['Idempotency-Key']).toMatchObject({ in: 'header', name: 'Idempotency-Key' });
   });
 
+  // Found by schemathesis: a key with Presence-Acting-For got an undocumented 400, and an unfit
+  // X-Request-Id, documented by a pattern as if refused, was (as meant) accepted and replaced.
+  it('documents what the server does with a misplaced Presence-Acting-For and an unfit X-Request-Id', async () => {
+    for (const { at, op } of operations())
+      if (paramNames(op).includes('Presence-Acting-For')) expect({ at, has400: '400' in op.responses }).toEqual({ at, has400: true });
+    expect(op('get', '/v1/surface').responses['400']).toBeDefined();
+    const acting = await t.app.inject({
+      method: 'GET',
+      url: '/v1/chain/tokens',
+      headers: { authorization: `Bearer ${t.live}`, 'presence-acting-for': 'key_0000000000000000' },
+    });
+    expect(acting.statusCode).toBe(400);
+    const unfit = await t.app.inject({ method: 'GET', url: '/v1/health', headers: { 'x-request-id': 'has space' } });
+    expect(unfit.statusCode).toBe(200);
+    expect(doc.components.parameters['X-Request-Id']).not.toHaveProperty('schema.pattern');
+  });
+
   it('declares the response headers the server sends, on the answers that carry them', () => {
     for (const { at, op } of operations())
       for (const [status, r] of Object.entries(op.responses)) {

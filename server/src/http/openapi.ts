@@ -62,7 +62,9 @@ function problemsOf(route: RouteOptions, kind: Kind, schema: JsonSchema, doc: Op
   const authed = kind.keyed || kind.surface;
   // Node refuses any request whose headers are too large or that does not arrive in time.
   const out = new Set<ProblemType>(['internal', 'request_timeout', 'headers_too_large']);
-  if (schema.body || schema.querystring || schema.params || (kind.keyed && kind.write)) out.add('invalid_request');
+  // Any keyed or surface route refuses a misplaced Presence-Acting-For (with a key as bearer,
+  // or on a surface's own route) 400 invalid_request, whatever else it takes.
+  if (schema.body || schema.querystring || schema.params || authed) out.add('invalid_request');
   if (doc.stream?.resume) out.add('invalid_request'); // a Last-Event-ID that is not an event id
   if (schema.body) {
     out.add('payload_too_large');

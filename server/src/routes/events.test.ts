@@ -61,5 +61,8 @@ describe('GET /v1/events before the stream opens', () => {
     expectProblem(await f.call('GET', '/v1/events?last_event_id=-1'), 400, 'invalid_request');
     expectProblem(await f.call('GET', '/v1/events?last_event_id=soon'), 400, 'invalid_request');
     expectProblem(await f.call('GET', '/v1/events', { headers: { 'last-event-id': '1e3' } }), 400, 'invalid_request');
+    // Found probing by hand: the query took whatever Number() reads, "" (replay all) included.
+    for (const v of ['', '1e3', '0x10', '%205'])
+      expectProblem(await f.call('GET', `/v1/events?last_event_id=${v}`), 400, 'invalid_request');
   });
 });

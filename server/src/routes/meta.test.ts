@@ -21,4 +21,17 @@ describe('meta routes', () => {
     expectProblem(wrong, 405, 'method_not_allowed');
     expect(wrong.headers.allow).toMatch(/GET/);
   });
+
+  // Found by schemathesis: the not-found answer used to parse the body first.
+  it('answer what no route serves 404/405 before reading its body', async () => {
+    const json = { 'content-type': 'application/json' };
+    const bad = (url: string, method: string, headers: Record<string, string>) =>
+      f.t.app.inject({ method: method as 'POST', url, headers, payload: '{' });
+    expectProblem(await bad('/v1/health', 'PATCH', json), 405, 'method_not_allowed');
+    expectProblem(await bad('/v1/nowhere', 'POST', json), 404, 'not_found');
+    // QUERY (RFC 10008) must carry a Content-Type: Fastify refused it 400 before routing.
+    const query = await f.t.app.inject({ method: 'QUERY' as 'GET', url: '/v1/health' });
+    expectProblem(query, 405, 'method_not_allowed');
+    expect(query.headers.allow).toMatch(/GET/);
+  });
 });
