@@ -40,6 +40,8 @@ export async function answerReading(r: Reading, t: LocalTurn): Promise<string> {
       return r.reply;
     case 'balance':
       return answerBalance(r, t);
+    case 'policy':
+      return answerPolicy(t);
     case 'price':
       return answerPrice(r, t);
     case 'safety': {
@@ -81,6 +83,20 @@ async function answerBalance(r: Extract<Reading, { kind: 'balance' }>, { call }:
   const b = w.balances.find((x: { symbol: string }) => upper(x.symbol) === upper(r.token as string));
   if (!b || /^0 /.test(b.amount)) return `You hold no ${upper(r.token)} (block ${w.as_of_block}).`;
   return `You hold ${readable(b.amount)}${b.value_usd ? ` (${b.value_usd})` : ''} (block ${w.as_of_block}).`;
+}
+
+type PolicyState = { spend: string; per_tx_cap: string; confirm_over: string; daily_cap: string; spent_today: string; left_today: string };
+
+/** The spend policy in words: what one action and one day may spend, what waits for approval, what is left today. */
+async function answerPolicy({ call }: LocalTurn): Promise<string> {
+  const w = await call('wallet.read');
+  const p = problemOf(w);
+  if (p) return `I can't read the spend policy: ${p.detail}`;
+  const s = w.policy as PolicyState;
+  if (s.spend === 'locked') return 'Your spend policy is locked: I make no spending actions at all until it is changed.';
+  const each =
+    s.spend === 'confirm_all' ? 'every action waits for your approval' : `an action over ${s.confirm_over} waits for your approval`;
+  return `Your spend policy: up to ${s.per_tx_cap} an action and ${s.daily_cap} a day; ${each}. Spent today: ${s.spent_today}, so ${s.left_today} is left.`;
 }
 
 /** A token's price at the block, or what an amount of it is worth. */

@@ -60,7 +60,14 @@ const RESULTS: Record<string, unknown> = {
     ],
     total_usd: '100.00 USD',
     as_of_block: BLOCK,
-    policy: { spend: 'guarded', left_today: '50.00 USD' },
+    policy: {
+      spend: 'guarded',
+      per_tx_cap: '50 USD',
+      confirm_over: '10 USD',
+      daily_cap: '200 USD',
+      spent_today: '150.00 USD',
+      left_today: '50.00 USD',
+    },
   },
   'memory.list': {
     pinned: [
@@ -292,6 +299,28 @@ const answers: [string, Row][] = [
     { text: 'how much USDC do I have?', reply: `You hold 100 USDC (100.00 USD) (block ${BLOCK}).`, calls: ['wallet.read {}'] },
   ],
   ['one token not held', { text: "what's my weth balance", reply: `You hold no WETH (block ${BLOCK}).` }],
+  [
+    'the spend policy, in words',
+    {
+      text: 'how much can I spend today?',
+      reply:
+        'Your spend policy: up to 50 USD an action and 200 USD a day; an action over 10 USD waits for your approval. Spent today: 150.00 USD, so 50.00 USD is left.',
+      calls: ['wallet.read {}'],
+    },
+  ],
+  [
+    'a withdrawal: never a tool, said so',
+    { text: `withdraw 5 usdc to 0x${'11'.repeat(20)}`, reply: /^I don't make withdrawals from a chat/, calls: [] },
+  ],
+  ['wrapping a token other than ETH: asked back', { text: 'wrap 10 usdc', reply: /^Only ETH wraps into WETH/, calls: [] }],
+  [
+    'an action for later: not done now',
+    { text: 'swap 10 usdc for weth in an hour', reply: /^I could not read "swap 10 usdc for weth in an hour"/, calls: [] },
+  ],
+  [
+    '"forget" taking back a request forgets no memory',
+    { text: 'forget it, sell 1 weth for usdc', touched: ['token:WETH'], reply: "OK — I won't do anything.", calls: [] },
+  ],
   ['an amount in dollars', { text: 'how much is 2 weth in dollars', reply: `2 WETH is 5000.00 USD (2500.00 USD each, block ${BLOCK}).` }],
   [
     'a price alert in everyday words',

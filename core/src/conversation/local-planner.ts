@@ -79,7 +79,8 @@ const memoryRules: Rule[] = [
     },
   },
   {
-    test: /^(?:please )?forget(?: about)? (.+?)[.!]*$/i,
+    // not "forget it", nor "forget the swap, sell 1 weth for usdc": those take back a request, and forget no memory
+    test: /^(?:please )?forget(?: about)? (?!(?:it|that|this|everything)\b)((?:(?!\b(?:swap|sell|buy|send|wrap|unwrap|trade|convert)\b)[^,;])+?)[.!]*$/i,
     async answer(m, { call, ctx }) {
       const key = forgetKey(m[1] as string, ctx.touched);
       if (!key) return 'What should I forget? Name it as "forget pair:WETH-USDC" or "forget DAI".';

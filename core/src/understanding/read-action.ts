@@ -164,6 +164,12 @@ function wrapping(m: RegExpExecArray, c: Ctx): Reading | null {
   const own = phraseOf(said, c.known);
   const p = own && !('vague' in own && own.vague === null) ? own : phraseOf(`${said} ${unwrap ? 'weth' : 'eth'}`, c.known);
   if (!p || 'unknown' in p) return p ? unknownToken(p.unknown, c.known) : null;
+  // only ETH wraps (and WETH unwraps): "wrap 10 usdc" read as 10 ETH would spend the wrong token
+  const named = 'token' in p ? p.token : 'vague' in p ? p.vague : null;
+  if (named && named !== 'eth' && named !== 'weth')
+    return ask(
+      `Only ETH wraps into WETH (and WETH unwraps into ETH); ${S(named)} doesn't. To trade it, say it like "swap 10 ${S(named)} for WETH".`,
+    );
   const none = zero(p);
   if (none) return none;
   if (!('amount' in p))
@@ -182,8 +188,13 @@ const SOME_TOKEN = '[a-z][a-z0-9.]{1,15}';
 const wished = (verb: string, r: Reading | null): Reading | null =>
   /^(?:i|id|i'd) /.test(verb) && r?.kind === 'ask' && 'unknown' in r ? null : r;
 
+const WITHDRAW_REPLY =
+  'I don\'t make withdrawals from a chat: they go only to the addresses on your policy\'s withdraw allowlist, and only an admin key makes one. To pay an address within your spend policy, say it like "send 5 USDC to 0x…".';
+
 /** The forms of a request to act, tried in order; a form whose handler answers null lets the next one try. */
 const FORMS: [RegExp, (m: RegExpExecArray, c: Ctx) => Reading | null][] = [
+  // a withdrawal is never a tool (docs/behaviour.md): said so, rather than read as a send around the allowlist
+  [/^(?:withdraw|cash out to) .*\baddr\d+\b/, () => ({ kind: 'unsupported', reply: WITHDRAW_REPLY })],
   // wrap / unwrap: the token is implied
   [/^(un)?wrap (.+?)(?: (?:to|into|for) (?:w?eth))?$/, wrapping],
   // send / pay an address
@@ -271,7 +282,16 @@ const DOING: Record<string, string> = {
  * doubt. A part of a message holding one is never dropped to make the rest read as an action.
  */
 export const CAUTION =
-  /\b(?:if|when|whenever|once|unless|until|after|before|in case|as soon as|should|shouldn'?t|not|never|don'?t|dont|no|maybe|might|perhaps|tomorrow|tonight|later|yesterday|ago|last|next|instead|except|or|wait)\b|\d/;
+  /\b(?:if|when|whenever|once|unless|until|after|before|in case|as soon as|should|shouldn'?t|not|never|don'?t|dont|no|maybe|might|perhaps|tomorrow|tonight|later|soon|eventually|yesterday|ago|last|next|instead|except|or|wait)\b|\bin (?:an?|a few|a couple of) (?:minute|hour|day|week|month|bit|while|moment|sec(?:ond)?)s?\b|\bthis (?:afternoon|evening)\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:noon|midnight)\b|\d/;
+
+/**
+ * After a request, words that take it back or make it something else: a joke, a repeat
+ * ("twice": one swap would be the wrong amount), a verdict or a report ("… is a bad idea",
+ * "… is what I did"), a price or a time to wait for ("at the top", "over the weekend"). Unlike CAUTION they are
+ * read only in a request's own tail: a sentence beside it ("I've checked the address twice") says nothing against it.
+ */
+const TAIL_CHANGES =
+  /\b(?:kidding|joking|jk|joke|twice|thrice|times|each|every|is|was|were|did|done|would|will|idea|mistake|by|top|bottom|dip|peak|cheap|cheaper|lower|higher|price|weekend)\b/;
 
 function readForms(text: string, c: Ctx): Reading | null {
   for (const [re, read] of FORMS) {
@@ -294,7 +314,7 @@ function withoutReason(text: string, c: Ctx): string | null {
     if (c.known.has(w) || /^addr\d+$/.test(w) || /^(?:usd|dollars?|cash|stables?)$/.test(w)) last = i;
   });
   const tail = words.slice(last + 1).join(' ');
-  if (last < 1 || !tail || CAUTION.test(tail) || words.slice(last + 1).some((w) => c.known.has(w))) return null;
+  if (last < 1 || !tail || CAUTION.test(tail) || TAIL_CHANGES.test(tail) || words.slice(last + 1).some((w) => c.known.has(w))) return null;
   return words.slice(0, last + 1).join(' ');
 }
 

@@ -79,6 +79,15 @@ const rules: Rule[] = [
     /^(?:what|which) (?:pools|markets|pairs)(?: (?:are there|do you (?:know|have|see)|can i (?:use|trade)|exist))?$|^(?:what|which tokens) can i (?:trade|swap|buy)$|^(?:list|show)(?: me)?(?: the| all)? (?:pools|markets|pairs)$|^(?:pools|markets)$/,
     () => ({ kind: 'pools' }),
   ],
+  // the spend policy: what may be spent, and what is left today
+  [
+    /^(?:what(?:'s| is| are)|whats|show|check|tell|give|see)? ?(?:me )?(?:my |the |our )?(?:current )?(?:daily |spend(?:ing)? |trading )?(?:policy|limits?|caps?|allowance|budget)(?: (?:today|now|left|like))?$/,
+    () => ({ kind: 'policy' }),
+  ],
+  [
+    /^(?:how much (?:more |else )?(?:can|may|could) (?:i|we) (?:still )?(?:spend|trade|swap|use)|how much (?:do (?:i|we) have |have (?:i|we) got |(?:i|we) have |is )?left(?: to spend)?|how much have (?:i|we) spent|what(?:'s| is) (?:my |the )?(?:daily |per[- ](?:tx|transaction|trade|swap) )(?:cap|limit|max(?:imum)?))(?: today| per (?:day|trade|swap|transaction))?$/,
+    () => ({ kind: 'policy' }),
+  ],
   // prices
   [
     new RegExp(

@@ -70,7 +70,9 @@ function priceLine(tok: string, verb: string | undefined, side: string | undefin
 // A daily report is read by its parts wherever they stand ("each day 21:00 tell me my balance",
 // "daily balance at 7pm", "every day at 7 in the morning, report my balance to me"): a mark
 // of every day, the balance, a time, and no other action in the message.
-const EVERY_DAY = /\b(?:every ?day|daily|each day|(?:every|each) (?:morning|evening|night))\b/;
+// "daily" before a cap or limit names the policy's day, not a schedule ("what's my daily cap")
+const EVERY_DAY =
+  /\b(?:every ?day|daily(?! (?:cap|limit|budget|max(?:imum)?|allowance|spend(?:ing)?)\b)|each day|(?:every|each) (?:morning|evening|night))\b/;
 const REPORTED = /\b(?:balances?|holdings|portfolio|wallet|summary|report|update|snapshot|net worth)\b/;
 const OTHER_ACTION = /\b(?:swap|exchange|trade|convert|buy|sell|wrap|unwrap|spend|purchase|transfer|pay)\b|\bsend (?!me\b)/;
 const TIME =

@@ -20,6 +20,7 @@ export type Reading =
   | { kind: 'safety'; token: string }
   | { kind: 'pool'; pair: string }
   | { kind: 'pools' }
+  | { kind: 'policy' }
   | { kind: 'watch'; text: string }
   | { kind: 'watching' }
   | { kind: 'stop_watching'; what: { token: string } | { id: string } | 'daily' | 'all' }
@@ -64,6 +65,7 @@ export function describe(r: Reading | null): string {
     case 'not_now':
     case 'unsupported':
     case 'pools':
+    case 'policy':
     case 'watching':
       return r.kind;
   }
