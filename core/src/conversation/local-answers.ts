@@ -16,6 +16,8 @@ type TokenRow = { symbol: string; decimals: number; price_usd: string | null };
 type Standing = { id: string; text: string; trigger: { kind: string; token?: string } };
 
 const upper = (s: string) => s.toUpperCase();
+/** A pool's depth in whole dollars: cents of a depth only make a list of pools uneven ("6,000,016.02", "6,000,016"). */
+const wholeUsd = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
 const priceNumber = (p: string) => p.replace(/ USD$/, '').replaceAll(',', '');
 const rowOf = (tokens: TokenRow[], symbol: string) =>
   tokens.find((x) => upper(x.symbol) === upper(symbol) || (upper(symbol) === 'ETH' && x.symbol === 'WETH'));
@@ -57,13 +59,13 @@ export async function answerReading(r: Reading, t: LocalTurn): Promise<string> {
       if (p) return `I can't find that pool: ${p.detail}`;
       const pool = v.pools[0];
       const reserves = Object.values(pool.reserves).map(String).map(readable).join(' and ');
-      return `${pool.pair} holds ${reserves}, about ${pool.depth_usd.toLocaleString('en-US')} USD deep, at ${pool.price} (block ${pool.as_of_block}).`;
+      return `${pool.pair} holds ${reserves}, about ${wholeUsd(pool.depth_usd)} USD deep, at ${pool.price} (block ${pool.as_of_block}).`;
     }
     case 'pools': {
       const v = await call('chain.pools');
       const p = problemOf(v);
       if (p) return `I can't list the pools: ${p.detail}`;
-      return `Pools at block ${v.as_of_block}: ${v.pools.map((x: { pair: string; depth_usd: number }) => `${x.pair} (${x.depth_usd.toLocaleString('en-US')} USD deep)`).join(', ')}.`;
+      return `Pools at block ${v.as_of_block}: ${v.pools.map((x: { pair: string; depth_usd: number }) => `${x.pair} (${wholeUsd(x.depth_usd)} USD deep)`).join(', ')}.`;
     }
     case 'watch':
       return watch(asTyped(t.ctx.text) ?? r.text, t);
@@ -177,6 +179,20 @@ async function stop(what: Extract<Reading, { kind: 'stop_watching' }>['what'], t
   return `Stopped: ${chosen.map((s) => `"${s.text}"`).join('; ')}.`;
 }
 
+/**
+ * A cap the gate names by its field ("5000.00 USD is over per_tx_cap 50 USD (50.00 USD)"), in
+ * words for a chat; the cap's USD value is kept only when the cap is written in a token.
+ */
+function capWords(detail: string): string {
+  const cap = (written: string, usd: string) => (written.endsWith(' USD') ? written : `${written}, ${usd}`);
+  const perTx = /^(\S+ USD) is over per_tx_cap (.+) \((\S+ USD)\)$/.exec(detail);
+  if (perTx) return `${perTx[1]} is over the most one action may spend (${cap(perTx[2] as string, perTx[3] as string)})`;
+  const daily = /^(\S+ USD) on top of (\S+ USD) spent today is over daily_cap (.+) \((\S+ USD)\)$/.exec(detail);
+  if (daily)
+    return `${daily[1]} on top of the ${daily[2]} spent today is over your daily cap (${cap(daily[3] as string, daily[4] as string)})`;
+  return detail;
+}
+
 async function act(r: ActionReading, t: LocalTurn): Promise<string> {
   const { call, ctx } = t;
   mustMay('intent.submit', ctx);
@@ -212,7 +228,7 @@ async function act(r: ActionReading, t: LocalTurn): Promise<string> {
   }
   const res = await call('intent.submit', { do: intentWords(r, amount) });
   const p = problemOf(res);
-  if (p) return p.type === 'policy_block' ? `Your spend policy stops that: ${p.detail}.` : `I couldn't do that: ${p.detail}`;
+  if (p) return p.type === 'policy_block' ? `Your spend policy stops that: ${capWords(p.detail)}.` : `I couldn't do that: ${p.detail}`;
   return `${before}${actionOutcome(res)}`;
 }
 

@@ -16,7 +16,7 @@ const BLOCK = 7;
 const POOL = {
   pair: 'WETH-USDC',
   reserves: { WETH: '10 WETH', USDC: '25000 USDC' },
-  depth_usd: 50_000,
+  depth_usd: 50_000.37,
   price: '2500.00 USD',
   as_of_block: BLOCK,
 };
@@ -249,8 +249,8 @@ const answers: [string, Row][] = [
     'an action the policy stops',
     {
       text: 'swap 500 USDC for WETH',
-      results: { 'intent.submit': problem('policy_block', 'over the per-transaction cap of 100 USD') },
-      reply: 'Your spend policy stops that: over the per-transaction cap of 100 USD.',
+      results: { 'intent.submit': problem('policy_block', '500.00 USD is over per_tx_cap 100 USD (100.00 USD)') },
+      reply: 'Your spend policy stops that: 500.00 USD is over the most one action may spend (100 USD).',
     },
   ],
   [
@@ -312,6 +312,7 @@ const answers: [string, Row][] = [
     'a withdrawal: never a tool, said so',
     { text: `withdraw 5 usdc to 0x${'11'.repeat(20)}`, reply: /^I don't make withdrawals from a chat/, calls: [] },
   ],
+  ['approving by typing: said where instead', { text: 'approve it', reply: /^I don't take approvals from a message/, calls: [] }],
   ['wrapping a token other than ETH: asked back', { text: 'wrap 10 usdc', reply: /^Only ETH wraps into WETH/, calls: [] }],
   [
     'an action for later: not done now',

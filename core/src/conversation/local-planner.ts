@@ -112,6 +112,12 @@ const talkRules: Rule[] = [
   },
   { test: /\b(?:thanks|thank you|cheers)\b/i, answer: () => 'Any time.' },
   {
+    // a held action is approved only where a typed message cannot reach (a button, the CLI, a passkey page)
+    test: /^(?:please )?(?:approve|confirm|deny|reject|decline)(?: (?:it|that|this|the (?:swap|trade|action|hold|held action|transaction)|them|all))?[.!]*$/i,
+    answer: () =>
+      'I don\'t take approvals from a message, so no one can approve by typing one. Approve or deny a held action with the buttons shown with it (in the CLI, "presence confirm <id> --approve" or "--deny").',
+  },
+  {
     // Opens like a standing intent but did not read as one: the standing parser's own words for why.
     test: STANDING_OPENING,
     answer: (m, t) => watch(m.input.trim().replace(/\s+/g, ' '), t),
