@@ -44,6 +44,9 @@ export async function answerReading(r: Reading, t: LocalTurn): Promise<string> {
       return answerBalance(r, t);
     case 'policy':
       return answerPolicy(t);
+    case 'address':
+    case 'pending':
+      return answerWallet(r.kind, t);
     case 'price':
       return answerPrice(r, t);
     case 'safety': {
@@ -85,6 +88,17 @@ async function answerBalance(r: Extract<Reading, { kind: 'balance' }>, { call }:
   const b = w.balances.find((x: { symbol: string }) => upper(x.symbol) === upper(r.token as string));
   if (!b || /^0 /.test(b.amount)) return `You hold no ${upper(r.token)} (block ${w.as_of_block}).`;
   return `You hold ${readable(b.amount)}${b.value_usd ? ` (${b.value_usd})` : ''} (block ${w.as_of_block}).`;
+}
+
+/** Where to fund the wallet, or how many actions wait for approval (and where they are answered). */
+async function answerWallet(kind: 'address' | 'pending', { call }: LocalTurn): Promise<string> {
+  const w = await call('wallet.read');
+  const p = problemOf(w);
+  if (p) return `I can't read the wallet: ${p.detail}`;
+  if (kind === 'address') return `Your wallet's address is ${w.address}, on ${w.chain.name} (chain id ${w.chain.id}).`;
+  const n = w.pending_confirmations as number;
+  if (n === 0) return 'Nothing is waiting for your approval.';
+  return `${n === 1 ? 'One action is' : `${n} actions are`} waiting for your approval. Approve or deny with the buttons shown with each (in the CLI, presence confirm list).`;
 }
 
 type PolicyState = { spend: string; per_tx_cap: string; confirm_over: string; daily_cap: string; spent_today: string; left_today: string };

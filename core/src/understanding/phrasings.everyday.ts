@@ -1,8 +1,9 @@
 // Everyday phrasings from a walk through the product as a new user (2026-12-02), invented
-// without the corpus open. The reader of that morning read 63 of 86 (73.3%): eleven as an
+// without the corpus open. The reader of that morning read 63 of 92 (68.5%): eleven as an
 // action the words did not ask for ("… in an hour", "… by friday", "… at the top", "(just
 // kidding)", "… twice", "… is a bad idea" done now; "wrap 10 usdc" as 10 ETH), and the spend
-// policy, "withdraw", "move … to 0x…", "hold off on the swap" and "I didn't swap …" not at all.
+// policy, the wallet's address, what waits for approval, "withdraw", "move … to 0x…", "hold off
+// on the swap" and "I didn't swap …" not at all.
 // `ask`, `not_now`, `none` and `unsupported` rows are checked as must-ask and must-not-act
 // rows are.
 import type { Phrasing } from './phrasings.corpus';
@@ -90,6 +91,13 @@ export const EVERYDAY: Phrasing[] = [
   ['how much have i spent today', 'policy'],
   ["what's the daily cap", 'policy'],
   ['how much do i have left to spend', 'policy'],
+  // the wallet's address, and what waits for approval
+  ["what's my address", 'address'],
+  ['how do i fund my wallet', 'address'],
+  ['what is my wallet address', 'address'],
+  ['any pending approvals?', 'pending'],
+  ["what's waiting for approval", 'pending'],
+  ['anything pending?', 'pending'],
   // standing intents
   ['remind me when eth drops under 2800', 'watch tell me when WETH is below 2800 USD'],
   ['Alert me if WETH goes above 3,200 dollars', 'watch tell me when WETH is above 3200 USD'],

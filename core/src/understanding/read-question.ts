@@ -79,6 +79,15 @@ const rules: Rule[] = [
     /^(?:what|which) (?:pools|markets|pairs)(?: (?:are there|do you (?:know|have|see)|can i (?:use|trade)|exist))?$|^(?:what|which tokens) can i (?:trade|swap|buy)$|^(?:list|show)(?: me)?(?: the| all)? (?:pools|markets|pairs)$|^(?:pools|markets)$/,
     () => ({ kind: 'pools' }),
   ],
+  // the wallet's address (where to fund it), and the actions held for approval
+  [
+    /^(?:(?:what(?:'s| is)|whats|show|give|tell|get|send)(?: me)? )?(?:my|the|your|our) (?:wallet(?:'s)? |deposit |receiving |public |own )?address$|^(?:how|where) (?:do|can|should) (?:i|we) (?:fund|top up|deposit (?:into|to)|add (?:funds|money) to) (?:my |the |your |our )?(?:wallet|account|presence)$/,
+    () => ({ kind: 'address' }),
+  ],
+  [
+    /^(?:(?:what(?:'s| is| are)|whats|show|list|any|anything|are there|is there|do (?:i|we) have)(?: me)?(?: any)?(?: of)? )?(?:(?:my|the) )?(?:pending|held|waiting)(?: (?:approvals?|confirmations?|actions?|swaps?|trades?|transactions?|holds?))?$|^(?:what(?:'s| is)|is anything|is there anything) waiting for (?:my )?(?:approval|confirmation|ok)$/,
+    () => ({ kind: 'pending' }),
+  ],
   // the spend policy: what may be spent, and what is left today
   [
     /^(?:what(?:'s| is| are)|whats|show|check|tell|give|see)? ?(?:me )?(?:my |the |our )?(?:current )?(?:daily |spend(?:ing)? |trading )?(?:policy|limits?|caps?|allowance|budget)(?: (?:today|now|left|like))?$/,

@@ -21,6 +21,8 @@ export type Reading =
   | { kind: 'pool'; pair: string }
   | { kind: 'pools' }
   | { kind: 'policy' }
+  | { kind: 'address' }
+  | { kind: 'pending' }
   | { kind: 'watch'; text: string }
   | { kind: 'watching' }
   | { kind: 'stop_watching'; what: { token: string } | { id: string } | 'daily' | 'all' }
@@ -66,6 +68,8 @@ export function describe(r: Reading | null): string {
     case 'unsupported':
     case 'pools':
     case 'policy':
+    case 'address':
+    case 'pending':
     case 'watching':
       return r.kind;
   }
