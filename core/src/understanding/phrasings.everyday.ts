@@ -1,11 +1,11 @@
 // Everyday phrasings from a walk through the product as a new user (2026-12-02), invented
-// without the corpus open. The reader of that morning read 63 of 92 (68.5%): eleven as an
-// action the words did not ask for ("… in an hour", "… by friday", "… at the top", "(just
-// kidding)", "… twice", "… is a bad idea" done now; "wrap 10 usdc" as 10 ETH), and the spend
-// policy, the wallet's address, what waits for approval, "withdraw", "move … to 0x…", "hold off
-// on the swap" and "I didn't swap …" not at all.
-// `ask`, `not_now`, `none` and `unsupported` rows are checked as must-ask and must-not-act
-// rows are.
+// without the corpus open. The reader of that morning read 63 of 98 (64.3%), seventeen of them
+// as an action the words did not ask for: a later time, a joke, a hypothesis, a repeat or a
+// verdict around the request ("… in an hour", "… sometime", "… (just kidding)", "hypothetically,
+// …", "e.g. …", "… twice", "… is a bad idea", "i would swap …") done now, and "wrap 10 usdc" as
+// 10 ETH. The spend policy, the wallet's address, what waits for approval, "withdraw", "move …
+// to 0x…", "hold off on the swap" and "I didn't swap …" were not understood at all. `ask`,
+// `not_now`, `none` and `unsupported` rows are checked as must-ask and must-not-act rows are.
 import type { Phrasing } from './phrasings.corpus';
 
 const A = '0x1111111111111111111111111111111111111111';
@@ -69,6 +69,12 @@ export const EVERYDAY: Phrasing[] = [
   ['swap 10 usdc for weth twice', 'none'],
   ['swapping 10 usdc for weth is a bad idea', 'none'],
   ['swap 10 usdc for weth is what i did', 'none'],
+  ['could you swap 10 usdc for weth sometime', 'none'],
+  ['swap 10 usdc for weth!!! jk', 'none'],
+  ['hypothetically, swap 10 usdc for weth', 'none'],
+  ['e.g. swap 10 usdc for weth', 'none'],
+  ['dry run: swap 10 usdc for weth', 'none'],
+  ['i would swap 10 usdc for weth', 'none'],
   // questions
   ['How much USDC do I have left', 'balance USDC'],
   ['wat do i hold', 'balance all'],

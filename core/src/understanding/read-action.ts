@@ -260,7 +260,7 @@ const TWO_AT_ONCE = new RegExp(`^${ACT} .+ (?:and|then|also|,|&) (?:then |also )
 
 /** "i want change 10 usdc to weth", "you buy weth with 40 dai": the words in front of the verb ask nothing more. */
 const LEAD_IN = new RegExp(
-  `^(?:(?:i|we) (?:want|need|would like|'d like|wish|will|would)(?: to)?|you(?: can| could| should| must)?|(?:i|we) (?:am|are) going to|going to|want to|need to|pls|please|do) (?=(?:${ACT}|${SWAP}|use|put|purchase|grab|dump)\\b)`,
+  `^(?:(?:i|we) (?:want|need|would like|'d like|wish|will)(?: to)?|you(?: can| could| should| must)?|(?:i|we) (?:am|are) going to|going to|want to|need to|pls|please|do) (?=(?:${ACT}|${SWAP}|use|put|purchase|grab|dump)\\b)`,
 );
 /** "would you mind wrapping 0.2 eth": the verb as a noun of doing, read as the verb. */
 const DOING: Record<string, string> = {
@@ -279,10 +279,10 @@ const DOING: Record<string, string> = {
 
 /**
  * Words that change what a request means: a condition, a negation, a time other than now, a
- * doubt. A part of a message holding one is never dropped to make the rest read as an action.
+ * doubt, a joke or a hypothesis ("hypothetically, …", "e.g. …"). A part of a message holding one is never dropped to make the rest read as an action.
  */
 export const CAUTION =
-  /\b(?:if|when|whenever|once|unless|until|after|before|in case|as soon as|should|shouldn'?t|not|never|don'?t|dont|no|maybe|might|perhaps|tomorrow|tonight|later|soon|eventually|yesterday|ago|last|next|instead|except|or|wait)\b|\bin (?:an?|a few|a couple of) (?:minute|hour|day|week|month|bit|while|moment|sec(?:ond)?)s?\b|\bthis (?:afternoon|evening)\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:noon|midnight)\b|\d/;
+  /\b(?:if|when|whenever|once|unless|until|after|before|in case|as soon as|should|shouldn'?t|not|never|don'?t|dont|no|maybe|might|perhaps|tomorrow|tonight|later|soon|eventually|sometime|someday|yesterday|ago|last|next|instead|except|or|wait|jk|kidding|joking|hypothetical(?:ly)?|theoretically|in theory|imagine|suppose|pretend|example|e\.?g|dry run|simulate)\b|\bin (?:an?|a few|a couple of) (?:minute|hour|day|week|month|bit|while|moment|sec(?:ond)?)s?\b|\bthis (?:afternoon|evening)\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:noon|midnight)\b|\d/;
 
 /**
  * After a request, words that take it back or make it something else: a joke, a repeat
