@@ -86,6 +86,16 @@ const answers: [string, Row][] = [
     },
   ],
   [
+    'forget a token: what "remember" kept about it too',
+    {
+      text: 'forget DAI',
+      touched: ['token:DAI'],
+      reply: 'Forgotten: pref:DAI, token:DAI.',
+      calls: ['memory.forget {"key":"pref:DAI"}', 'memory.forget {"key":"token:DAI"}'],
+    },
+  ],
+  ['forget everything: one thing at a time', { text: 'forget everything', reply: /^I forget one thing at a time/, calls: [] }],
+  [
     'forget nothing nameable',
     { text: 'forget !!!', reply: 'What should I forget? Name it as "forget pair:WETH-USDC" or "forget DAI".', calls: [] },
   ],
