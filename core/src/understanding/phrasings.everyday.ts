@@ -1,11 +1,12 @@
 // Everyday phrasings from a walk through the product as a new user (2026-12-02), invented
-// without the corpus open. The reader of that morning read 63 of 98 (64.3%), seventeen of them
+// without the corpus open. The reader of that morning read 73 of 112 (65.2%), seventeen of them
 // as an action the words did not ask for: a later time, a joke, a hypothesis, a repeat or a
 // verdict around the request ("… in an hour", "… sometime", "… (just kidding)", "hypothetically,
 // …", "e.g. …", "… twice", "… is a bad idea", "i would swap …") done now, and "wrap 10 usdc" as
 // 10 ETH. The spend policy, the wallet's address, what waits for approval, "withdraw", "move …
-// to 0x…", "hold off on the swap" and "I didn't swap …" were not understood at all. `ask`,
-// `not_now`, `none` and `unsupported` rows are checked as must-ask and must-not-act rows are.
+// to 0x…", "buy 25 usdc worth of weth", "eth?", "hold off on the swap" and "I didn't swap …" were
+// not understood at all. `ask`, `not_now`, `none` and `unsupported` rows are checked as
+// must-ask and must-not-act rows are.
 import type { Phrasing } from './phrasings.corpus';
 
 const A = '0x1111111111111111111111111111111111111111';
@@ -32,6 +33,10 @@ export const EVERYDAY: Phrasing[] = [
   ['turn 0.03 eth into weth', 'wrap 0.03'],
   [`send 2 dai to ${A} please`, `send 2 DAI ${A}`],
   [`can you move 1.5 usdc to ${A}`, `send 1.5 USDC ${A}`],
+  ['buy 25 usdc worth of weth', 'swap 25 USDC WETH'],
+  ['convert 10 dai → usdc', 'swap 10 DAI USDC'],
+  ['unwrap 0.001 weth to eth', 'unwrap 0.001'],
+  [`transfer 1 dai to ${A} now`, `send 1 DAI ${A}`],
   // acting would be guessing, or is not something a chat does
   ['swap 10 usdc', 'ask'],
   ['swap usdc for weth', 'ask'],
@@ -97,6 +102,13 @@ export const EVERYDAY: Phrasing[] = [
   ['how much have i spent today', 'policy'],
   ["what's the daily cap", 'policy'],
   ['how much do i have left to spend', 'policy'],
+  ['eth?', 'price ETH'],
+  ['price of eth in usd pls', 'price ETH'],
+  ['how much is weth going for', 'price WETH'],
+  ['what tokens do i have', 'balance all'],
+  ['do I own any weth?', 'balance WETH'],
+  ['Is SCAM legit or a rug', 'safety SCAM'],
+  ['tell me about the weth usdc pool', 'pool WETH-USDC'],
   // the wallet's address, and what waits for approval
   ["what's my address", 'address'],
   ['how do i fund my wallet', 'address'],
@@ -114,6 +126,9 @@ export const EVERYDAY: Phrasing[] = [
   ['what alerts have I set', 'watching'],
   ['what are u watching for me?', 'watching'],
   ['cancel my weth alert', 'stop WETH'],
+  ['stop alerting me about eth', 'stop WETH'],
+  ['text me when weth drops to 2800', 'watch tell me when WETH is below 2800 USD'],
+  ['if eth falls below 2800 buy 10 dollars of weth', 'watch if WETH drops below 2800 USD buy $10 of WETH'],
   ['stop all alerts', 'stop all'],
   ['turn off the daily balance report', 'stop daily'],
 ];

@@ -229,6 +229,11 @@ const FORMS: [RegExp, (m: RegExpExecArray, c: Ctx) => Reading | null][] = [
       return p && 'amount' in p && c.known.has(m[3] as string) ? swapOf(p, m[3] as string, c, m[1] === 'sell' ? 'sell' : 'swap') : null;
     },
   ],
+  // "buy 25 usdc worth of weth": the amount named is what is spent
+  [
+    new RegExp(`^(?:${BUY}) (\\d+(?:\\.\\d+)? ${SOME_TOKEN}) (?:worth|in value) of (${SOME_TOKEN})$`),
+    (m, c) => swapOf(phraseOf(m[1] as string, c.known), m[2] as string, c, 'swap'),
+  ],
   // buy A with B, buy A for B (B an amount), buy A
   [
     new RegExp(`^(${BUY}) (.+?) (?:with|using|for|from|pay with|paying with|paid with|and pay with|in exchange for|out of) (.+)$`),

@@ -104,7 +104,7 @@ const CANCEL_DAILY =
 const CANCEL_ALL =
   /^(?:stop|cancel|delete|remove|clear|turn off|disable|kill) (?:all|everything|every)(?: of)?(?: my| the| your)?(?: alerts| standing intents| watches| reminders| you(?:'re| are) watching)?$|^stop watching (?:everything|all)$/;
 const CANCEL_TOKEN =
-  /^(?:stop|quit|cancel|delete|remove|turn off|disable|forget) (?:watching|tracking|monitoring|(?:the |my )?(?:price )?alerts? (?:for|on|about)|(?:my )?(?:alert|watch) on) (?:the )?([a-z][a-z0-9.]{1,15})(?: price)?$/;
+  /^(?:stop|quit|cancel|delete|remove|turn off|disable|forget) (?:watching|tracking|monitoring|(?:alerting|pinging|notifying|warning|telling) me (?:about|on|of)|(?:the |my )?(?:price )?alerts? (?:for|on|about)|(?:my )?(?:alert|watch) on) (?:the )?([a-z][a-z0-9.]{1,15})(?: price)?$/;
 // Cancelling read by its parts ("kill the weth alert", "cancel the daily balance msg"): a verb
 // of ending, a word for something watched, and which one.
 const ENDING = /^(?:stop|cancel|delete|remove|kill|turn off|switch off|disable|drop|end|clear|get rid of|forget|no more|unwatch|untrack)\b/;
