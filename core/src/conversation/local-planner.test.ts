@@ -207,7 +207,12 @@ const answers: [string, Row][] = [
   ['wrapping a token other than ETH: asked back', { text: 'wrap 10 usdc', reply: /^Only ETH wraps into WETH/, calls: [] }],
   [
     'an action for later: not done now',
-    { text: 'swap 10 usdc for weth in an hour', reply: /^I could not read "swap 10 usdc for weth in an hour"/, calls: [] },
+    {
+      text: 'swap 10 usdc for weth in an hour',
+      reply:
+        'I haven\'t done that: I act only on a request to act now, and "in an hour" changes it. To do it now, say "swap 10 USDC for WETH".',
+      calls: [],
+    },
   ],
   [
     '"forget" taking back a request forgets no memory',

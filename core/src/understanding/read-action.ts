@@ -4,7 +4,7 @@
 // amount, two amounts, an unknown token, "a bit", a sale with nothing to receive, no address)
 // is a question back, never an action. Null: the message is not a request to act.
 import { type Phrase, phraseOf, type Vocabulary } from './amount-phrase';
-import type { Amount, Reading } from './reading';
+import { type Amount, intentWords, isAction, type Reading } from './reading';
 
 const S = (t: string) => t.toUpperCase();
 const ask = (question: string): Reading => ({ kind: 'ask', question });
@@ -312,15 +312,24 @@ function readForms(text: string, c: Ctx): Reading | null {
  * token, amount or address that carry nothing to decide (no number, token, address or
  * CAUTION word) are a reason, not part of the request; read without them.
  */
-function withoutReason(text: string, c: Ctx): string | null {
+function withoutReason(text: string, c: Ctx): { plain: string; tail: string; changes: boolean } | null {
   const words = text.split(' ');
   let last = -1;
   words.forEach((w, i) => {
     if (c.known.has(w) || /^addr\d+$/.test(w) || /^(?:usd|dollars?|cash|stables?)$/.test(w)) last = i;
   });
   const tail = words.slice(last + 1).join(' ');
-  if (last < 1 || !tail || CAUTION.test(tail) || TAIL_CHANGES.test(tail) || words.slice(last + 1).some((w) => c.known.has(w))) return null;
-  return words.slice(0, last + 1).join(' ');
+  if (last < 1 || !tail || words.slice(last + 1).some((w) => c.known.has(w))) return null;
+  return { plain: words.slice(0, last + 1).join(' '), tail, changes: CAUTION.test(tail) || TAIL_CHANGES.test(tail) };
+}
+
+/** A request whose tail changes it ("… in an hour", "… twice"): not done, and said why, with the words that would do it now. */
+function changedRequest(r: Reading, tail: string): Reading {
+  const plain = isAction(r) && 'amount' in r && typeof r.amount === 'object' && 'exact' in r.amount ? intentWords(r) : null;
+  return {
+    kind: 'not_now',
+    reply: `I haven't done that: I act only on a request to act now, and ${tail.includes(' ') ? `"${tail}"` : 'what follows it'} changes it.${plain ? ` To do it now, say "${plain}".` : ''}`,
+  };
 }
 
 export function readAction(typed: string, c: Ctx): Reading | null {
@@ -334,7 +343,8 @@ export function readAction(typed: string, c: Ctx): Reading | null {
   const r = readForms(text, c);
   if (r) return r;
   // read without the reason, it must be a whole request: a question back would be about words it never saw
-  const plain = withoutReason(text, c);
-  const read = plain ? readForms(plain, c) : null;
-  return read && read.kind !== 'ask' ? read : null;
+  const reason = withoutReason(text, c);
+  const read = reason ? readForms(reason.plain, c) : null;
+  if (!(reason && read && read.kind !== 'ask')) return null;
+  return reason.changes ? (isAction(read) ? changedRequest(read, reason.tail) : null) : read;
 }
