@@ -124,9 +124,14 @@ async function answerPrice(r: Extract<Reading, { kind: 'price' }>, { call }: Loc
   const row = rowOf(v.tokens, sym);
   if (!row) return `I don't know ${sym}. I know ${v.tokens.map((x: TokenRow) => x.symbol).join(', ')}.`;
   if (!row.price_usd) return `${sym} has no pool to price it (block ${v.as_of_block}).`;
-  if (!r.amount) return `${sym} is ${row.price_usd} (block ${v.as_of_block}).`;
-  const worth = (parseUnits(r.amount, 18) * parseUnits(priceNumber(row.price_usd), USD_DECIMALS)) / 10n ** 18n;
-  return `${r.amount} ${sym} is ${formatUsd(worth)} (${row.price_usd} each, block ${v.as_of_block}).`;
+  const worth = (parseUnits(r.amount ?? '1', 18) * parseUnits(priceNumber(row.price_usd), USD_DECIMALS)) / 10n ** 18n;
+  const other = r.in ? rowOf(v.tokens, r.in) : undefined;
+  // "how much dai is 1 weth": the USD value, then that value in the other token at its own price
+  const inOther = other?.price_usd
+    ? `, about ${readableDecimal(formatUnits((worth * 10n ** 18n) / parseUnits(priceNumber(other.price_usd), USD_DECIMALS), 18))} ${upper(r.in as string)}`
+    : '';
+  if (!r.amount) return `${sym} is ${row.price_usd}${inOther} (block ${v.as_of_block}).`;
+  return `${r.amount} ${sym} is ${formatUsd(worth)}${inOther} (${row.price_usd} each, block ${v.as_of_block}).`;
 }
 
 /** What standing intents the presence keeps, and how to stop one. */

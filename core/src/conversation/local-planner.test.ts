@@ -218,6 +218,10 @@ const answers: [string, Row][] = [
     '"forget" taking back a request forgets no memory',
     { text: 'forget it, sell 1 weth for usdc', touched: ['token:WETH'], reply: "OK — I won't do anything.", calls: [] },
   ],
+  [
+    'a price in another token',
+    { text: 'how many usdc is 2 weth', reply: `2 WETH is 5000.00 USD, about 5000 USDC (2500.00 USD each, block ${BLOCK}).` },
+  ],
   ['an amount in dollars', { text: 'how much is 2 weth in dollars', reply: `2 WETH is 5000.00 USD (2500.00 USD each, block ${BLOCK}).` }],
   [
     'a price alert in everyday words',

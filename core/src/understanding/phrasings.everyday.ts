@@ -1,12 +1,12 @@
 // Everyday phrasings from a walk through the product as a new user (2026-12-02), invented
-// without the corpus open. The reader of that morning read 73 of 112 (65.2%), seventeen of them
+// without the corpus open. The reader of that morning read 72 of 114 (63.2%), seventeen of them
 // as an action the words did not ask for: a later time, a joke, a hypothesis, a repeat or a
 // verdict around the request ("… in an hour", "… sometime", "… (just kidding)", "hypothetically,
 // …", "e.g. …", "… twice", "… is a bad idea", "i would swap …") done now, and "wrap 10 usdc" as
 // 10 ETH. The spend policy, the wallet's address, what waits for approval, "withdraw", "move …
-// to 0x…", "buy 25 usdc worth of weth", "eth?", "hold off on the swap" and "I didn't swap …" were
-// not understood at all. `ask`, `not_now`, `none` and `unsupported` rows are checked as
-// must-ask and must-not-act rows are.
+// to 0x…", "buy 25 usdc worth of weth", "eth?", a price in another token ("how much dai is 1
+// weth"), "hold off on the swap" and "I didn't swap …" were not understood at all. `ask`,
+// `not_now`, `none` and `unsupported` rows are checked as must-ask and must-not-act rows are.
 import type { Phrasing } from './phrasings.corpus';
 
 const A = '0x1111111111111111111111111111111111111111';
@@ -63,7 +63,7 @@ export const EVERYDAY: Phrasing[] = [
   ["we haven't sold any weth", 'not_now'],
   ['my brother swapped 20 usdc for weth', 'none'],
   ['I might swap 10 usdc for weth later', 'none'],
-  ['how much weth would i get for 10 usdc', 'none'],
+  ['how much weth would i get for 10 usdc', 'price USDC 10 in WETH'],
   ['if i swap 10 usdc for weth what do i get', 'none'],
   ['swap 10 usdc for weth in an hour', 'not_now'],
   ['swap 10 usdc for weth by friday', 'not_now'],
@@ -103,6 +103,8 @@ export const EVERYDAY: Phrasing[] = [
   ["what's the daily cap", 'policy'],
   ['how much do i have left to spend', 'policy'],
   ['eth?', 'price ETH'],
+  ['how much dai is 1 weth', 'price WETH 1 in DAI'],
+  ["what's the weth price in dai", 'price WETH in DAI'],
   ['price of eth in usd pls', 'price ETH'],
   ['how much is weth going for', 'price WETH'],
   ['what tokens do i have', 'balance all'],

@@ -117,12 +117,25 @@ const rules: Rule[] = [
   ],
   [new RegExp(`^${TOK} (?:price|value|in usd|usd|price now|price today|price check)$`), (m, k) => priceOf(m[1], null, k)],
   [new RegExp(`^(?:value|worth) of (\\d+(?:\\.\\d+)?) ${TOK}$`), (m, k) => priceOf(m[2], m[1] ?? null, k)],
+  // a price asked in another token ("how much dai is 1 weth", "the weth price in dai")
+  [
+    new RegExp(`^how (?:much|many) ${TOK} (?:is|are|for|per|equals|=|would i get for|do i get for) (\\d+(?:\\.\\d+)? |an? |one )?${TOK}$`),
+    (m, k) => priceIn(m[3], m[2] ? (/^\d/.test(m[2]) ? m[2].trim() : '1') : null, m[1], k),
+  ],
+  [new RegExp(`^(?:what(?:'s| is) )?(?:the )?(?:current )?${TOK} (?:price|rate|value) in ${TOK}$`), (m, k) => priceIn(m[1], null, m[2], k)],
 ];
 
 function priceOf(w: string | undefined, amount: string | null, known: Vocabulary): Reading | null {
   const t = anyToken(w, known);
   if (!t || /^(?:it|that|this|my|up|going|new|happening|wrong)$/.test(t)) return null;
   return { kind: 'price', token: t, amount };
+}
+
+/** A price in another known token ("in DAI"); USD itself is no token to convert to. */
+function priceIn(w: string | undefined, amount: string | null, other: string | undefined, known: Vocabulary): Reading | null {
+  const r = priceOf(w, amount, known);
+  const into = token(other, known);
+  return r?.kind === 'price' && into && into !== r.token ? { ...r, in: into } : null;
 }
 
 function pairOf(a: string | undefined, b: string | undefined, known: Vocabulary): Reading | null {

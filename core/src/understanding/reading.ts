@@ -16,7 +16,7 @@ export type Reading =
   | { kind: 'ask'; question: string; unknown?: string }
   | { kind: 'not_now'; reply: string }
   | { kind: 'balance'; token: string | null }
-  | { kind: 'price'; token: string; amount: string | null }
+  | { kind: 'price'; token: string; amount: string | null; in?: string }
   | { kind: 'safety'; token: string }
   | { kind: 'pool'; pair: string }
   | { kind: 'pools' }
@@ -54,7 +54,7 @@ export function describe(r: Reading | null): string {
     case 'balance':
       return `balance ${r.token ? S(r.token) : 'all'}`;
     case 'price':
-      return `price ${S(r.token)}${r.amount ? ` ${r.amount}` : ''}`;
+      return `price ${S(r.token)}${r.amount ? ` ${r.amount}` : ''}${r.in ? ` in ${S(r.in)}` : ''}`;
     case 'safety':
       return `safety ${S(r.token)}`;
     case 'pool':
