@@ -16,6 +16,8 @@ type TokenRow = { symbol: string; decimals: number; price_usd: string | null };
 type Standing = { id: string; text: string; trigger: { kind: string; token?: string } };
 
 const upper = (s: string) => s.toUpperCase();
+/** A pool's depth in whole dollars: cents of a depth only make a list of pools uneven ("6,000,016.02", "6,000,016"). */
+const wholeUsd = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
 const priceNumber = (p: string) => p.replace(/ USD$/, '').replaceAll(',', '');
 const rowOf = (tokens: TokenRow[], symbol: string) =>
   tokens.find((x) => upper(x.symbol) === upper(symbol) || (upper(symbol) === 'ETH' && x.symbol === 'WETH'));
@@ -40,6 +42,11 @@ export async function answerReading(r: Reading, t: LocalTurn): Promise<string> {
       return r.reply;
     case 'balance':
       return answerBalance(r, t);
+    case 'policy':
+      return answerPolicy(t);
+    case 'address':
+    case 'pending':
+      return answerWallet(r.kind, t);
     case 'price':
       return answerPrice(r, t);
     case 'safety': {
@@ -55,13 +62,13 @@ export async function answerReading(r: Reading, t: LocalTurn): Promise<string> {
       if (p) return `I can't find that pool: ${p.detail}`;
       const pool = v.pools[0];
       const reserves = Object.values(pool.reserves).map(String).map(readable).join(' and ');
-      return `${pool.pair} holds ${reserves}, about ${pool.depth_usd.toLocaleString('en-US')} USD deep, at ${pool.price} (block ${pool.as_of_block}).`;
+      return `${pool.pair} holds ${reserves}, about ${wholeUsd(pool.depth_usd)} USD deep, at ${pool.price} (block ${pool.as_of_block}).`;
     }
     case 'pools': {
       const v = await call('chain.pools');
       const p = problemOf(v);
       if (p) return `I can't list the pools: ${p.detail}`;
-      return `Pools at block ${v.as_of_block}: ${v.pools.map((x: { pair: string; depth_usd: number }) => `${x.pair} (${x.depth_usd.toLocaleString('en-US')} USD deep)`).join(', ')}.`;
+      return `Pools at block ${v.as_of_block}: ${v.pools.map((x: { pair: string; depth_usd: number }) => `${x.pair} (${wholeUsd(x.depth_usd)} USD deep)`).join(', ')}.`;
     }
     case 'watch':
       return watch(asTyped(t.ctx.text) ?? r.text, t);
@@ -83,6 +90,31 @@ async function answerBalance(r: Extract<Reading, { kind: 'balance' }>, { call }:
   return `You hold ${readable(b.amount)}${b.value_usd ? ` (${b.value_usd})` : ''} (block ${w.as_of_block}).`;
 }
 
+/** Where to fund the wallet, or how many actions wait for approval (and where they are answered). */
+async function answerWallet(kind: 'address' | 'pending', { call }: LocalTurn): Promise<string> {
+  const w = await call('wallet.read');
+  const p = problemOf(w);
+  if (p) return `I can't read the wallet: ${p.detail}`;
+  if (kind === 'address') return `Your wallet's address is ${w.address}, on ${w.chain.name} (chain id ${w.chain.id}).`;
+  const n = w.pending_confirmations as number;
+  if (n === 0) return 'Nothing is waiting for your approval.';
+  return `${n === 1 ? 'One action is' : `${n} actions are`} waiting for your approval. Approve or deny with the buttons shown with each (in the CLI, presence confirm list).`;
+}
+
+type PolicyState = { spend: string; per_tx_cap: string; confirm_over: string; daily_cap: string; spent_today: string; left_today: string };
+
+/** The spend policy in words: what one action and one day may spend, what waits for approval, what is left today. */
+async function answerPolicy({ call }: LocalTurn): Promise<string> {
+  const w = await call('wallet.read');
+  const p = problemOf(w);
+  if (p) return `I can't read the spend policy: ${p.detail}`;
+  const s = w.policy as PolicyState;
+  if (s.spend === 'locked') return 'Your spend policy is locked: I make no spending actions at all until it is changed.';
+  const each =
+    s.spend === 'confirm_all' ? 'every action waits for your approval' : `an action over ${s.confirm_over} waits for your approval`;
+  return `Your spend policy: up to ${s.per_tx_cap} an action and ${s.daily_cap} a day; ${each}. Spent today: ${s.spent_today}, so ${s.left_today} is left.`;
+}
+
 /** A token's price at the block, or what an amount of it is worth. */
 async function answerPrice(r: Extract<Reading, { kind: 'price' }>, { call }: LocalTurn): Promise<string> {
   const sym = upper(r.token).slice(0, 40);
@@ -92,9 +124,14 @@ async function answerPrice(r: Extract<Reading, { kind: 'price' }>, { call }: Loc
   const row = rowOf(v.tokens, sym);
   if (!row) return `I don't know ${sym}. I know ${v.tokens.map((x: TokenRow) => x.symbol).join(', ')}.`;
   if (!row.price_usd) return `${sym} has no pool to price it (block ${v.as_of_block}).`;
-  if (!r.amount) return `${sym} is ${row.price_usd} (block ${v.as_of_block}).`;
-  const worth = (parseUnits(r.amount, 18) * parseUnits(priceNumber(row.price_usd), USD_DECIMALS)) / 10n ** 18n;
-  return `${r.amount} ${sym} is ${formatUsd(worth)} (${row.price_usd} each, block ${v.as_of_block}).`;
+  const worth = (parseUnits(r.amount ?? '1', 18) * parseUnits(priceNumber(row.price_usd), USD_DECIMALS)) / 10n ** 18n;
+  const other = r.in ? rowOf(v.tokens, r.in) : undefined;
+  // "how much dai is 1 weth": the USD value, then that value in the other token at its own price
+  const inOther = other?.price_usd
+    ? `, about ${readableDecimal(formatUnits((worth * 10n ** 18n) / parseUnits(priceNumber(other.price_usd), USD_DECIMALS), 18))} ${upper(r.in as string)}`
+    : '';
+  if (!r.amount) return `${sym} is ${row.price_usd}${inOther} (block ${v.as_of_block}).`;
+  return `${r.amount} ${sym} is ${formatUsd(worth)}${inOther} (${row.price_usd} each, block ${v.as_of_block}).`;
 }
 
 /** What standing intents the presence keeps, and how to stop one. */
@@ -161,6 +198,20 @@ async function stop(what: Extract<Reading, { kind: 'stop_watching' }>['what'], t
   return `Stopped: ${chosen.map((s) => `"${s.text}"`).join('; ')}.`;
 }
 
+/**
+ * A cap the gate names by its field ("5000.00 USD is over per_tx_cap 50 USD (50.00 USD)"), in
+ * words for a chat; the cap's USD value is kept only when the cap is written in a token.
+ */
+function capWords(detail: string): string {
+  const cap = (written: string, usd: string) => (written.endsWith(' USD') ? written : `${written}, ${usd}`);
+  const perTx = /^(\S+ USD) is over per_tx_cap (.+) \((\S+ USD)\)$/.exec(detail);
+  if (perTx) return `${perTx[1]} is over the most one action may spend (${cap(perTx[2] as string, perTx[3] as string)})`;
+  const daily = /^(\S+ USD) on top of (\S+ USD) spent today is over daily_cap (.+) \((\S+ USD)\)$/.exec(detail);
+  if (daily)
+    return `${daily[1]} on top of the ${daily[2]} spent today is over your daily cap (${cap(daily[3] as string, daily[4] as string)})`;
+  return detail;
+}
+
 async function act(r: ActionReading, t: LocalTurn): Promise<string> {
   const { call, ctx } = t;
   mustMay('intent.submit', ctx);
@@ -196,7 +247,7 @@ async function act(r: ActionReading, t: LocalTurn): Promise<string> {
   }
   const res = await call('intent.submit', { do: intentWords(r, amount) });
   const p = problemOf(res);
-  if (p) return p.type === 'policy_block' ? `Your spend policy stops that: ${p.detail}.` : `I couldn't do that: ${p.detail}`;
+  if (p) return p.type === 'policy_block' ? `Your spend policy stops that: ${capWords(p.detail)}.` : `I couldn't do that: ${p.detail}`;
   return `${before}${actionOutcome(res)}`;
 }
 

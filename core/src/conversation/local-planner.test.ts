@@ -2,128 +2,11 @@
 // get, the words it answers and the calls it made; refusals (a scope the key lacks, a message
 // without allow_act) answered in words without a call; and arguments a tool would refuse
 // answered as what is wrong with them. The tools are the turn's own declarations (their real
-// argument schemas) with results supplied here, at the planner port.
+// argument schemas) with results supplied at the planner port (testing/local-planner-fixture.ts).
 
-import { scopes as allScopes, type Scope } from '@presence/protocol';
 import { describe, expect, it } from 'vitest';
-import { declaredTools } from '../../testing/tools-fixture';
-import { PresenceError } from '../errors/presence-error';
+import { BLOCK, DONE, HELD, problem, type Row, turn } from '../../testing/local-planner-fixture';
 import { ALLOW_ACT_NEEDED, actionOutcome, EXAMPLES, STANDING_FORMS, scopesMissing } from '../replies/replies';
-import { createLocalPlanner } from './local-planner';
-import type { PlannerContext, ToolDef } from './planner-port';
-
-const BLOCK = 7;
-const POOL = {
-  pair: 'WETH-USDC',
-  reserves: { WETH: '10 WETH', USDC: '25000 USDC' },
-  depth_usd: 50_000,
-  price: '2500.00 USD',
-  as_of_block: BLOCK,
-};
-const DONE = {
-  status: 'done',
-  intent_id: 'in_1',
-  tx: `0x${'ab'.repeat(32)}`,
-  block: 12,
-  summary: 'swap 5 USDC for ≥0.0019 WETH',
-  amount: '5 USDC',
-} as const;
-const HELD = {
-  status: 'needs_confirm',
-  intent_id: 'in_2',
-  confirm_id: 'cf_1',
-  summary: 'swap 20 USDC for ≥0.0079 WETH',
-  amount: '20 USDC',
-  expires_at: '2026-03-01T00:10:00.000Z',
-} as const;
-const problem = (type: 'not_found' | 'policy_block' | 'invalid_request', detail: string) => ({
-  error: new PresenceError(type, detail).toProblem(),
-});
-
-/** What every tool answers unless a row says otherwise. */
-const RESULTS: Record<string, unknown> = {
-  'chain.tokens': {
-    as_of_block: BLOCK,
-    tokens: [
-      { symbol: 'WETH', decimals: 18, price_usd: '2500.00 USD' },
-      { symbol: 'USDC', decimals: 6, price_usd: '1.00 USD' },
-      { symbol: 'LONELY', decimals: 18, price_usd: null },
-    ],
-  },
-  'chain.pools': { as_of_block: BLOCK, pools: [POOL] },
-  'chain.safety': { token: 'SCAM', verdict: 'unsafe', as_of_block: BLOCK, reasons: ['sell tax 50.00%', 'owner can mint'] },
-  'wallet.read': {
-    balances: [
-      { symbol: 'USDC', amount: '100 USDC', value_usd: '100.00 USD' },
-      { symbol: 'WETH', amount: '0 WETH', value_usd: '0.00 USD' },
-      { symbol: 'SCAM', amount: '5 SCAM', value_usd: null },
-    ],
-    total_usd: '100.00 USD',
-    as_of_block: BLOCK,
-    policy: { spend: 'guarded', left_today: '50.00 USD' },
-  },
-  'memory.list': {
-    pinned: [
-      { key: 'pref:DAI', note: 'I prefer DAI' },
-      { key: 'pair:WETH-USDC', note: '' },
-    ],
-    fading: [{ key: 'token:WETH', days_left: 29 }],
-  },
-  'memory.remember': { key: 'pref:DAI', pinned: true },
-  'memory.forget': { key: 'pair:WETH-USDC', forgotten: true },
-  'standing.list': [{ id: 'st_1', text: 'tell me when WETH is below 2500 USD', trigger: { kind: 'price', token: 'WETH' } }],
-  'standing.create': { id: 'st_2' },
-  'standing.cancel': { id: 'st_1', state: 'cancelled' },
-  'intent.submit': DONE,
-};
-
-type Row = {
-  text: string;
-  /** The key's scopes (default: all) and whether the message allows acting (default: yes). */
-  scopes?: readonly Scope[];
-  allowAct?: boolean;
-  touched?: string[];
-  results?: Record<string, unknown>;
-  reply: string | RegExp;
-  calls?: string[];
-  refused?: boolean;
-};
-
-async function turn(row: Row) {
-  const scopes = row.scopes ?? allScopes;
-  const allowAct = row.allowAct ?? true;
-  const calls: string[] = [];
-  const tools: ToolDef[] = declaredTools(scopes, allowAct).map((t) => ({
-    ...t,
-    run: async (args: Record<string, unknown>) => {
-      calls.push(`${t.name} ${JSON.stringify(args)}`);
-      const results = { ...RESULTS, ...row.results };
-      return results[t.name];
-    },
-  }));
-  const ctx: PlannerContext = {
-    presenceName: 'Ada',
-    text: row.text,
-    history: [],
-    pinned: [],
-    touched: row.touched ?? [],
-    scopes,
-    allowAct,
-    preferences: {},
-  };
-  let streamed = '';
-  let refused = false;
-  const reply = await createLocalPlanner().run(ctx, {
-    tools,
-    token: (t) => {
-      streamed += t;
-    },
-    refused: () => {
-      refused = true;
-    },
-  });
-  return { reply, streamed, calls, refused };
-}
 
 const answers: [string, Row][] = [
   [
@@ -203,6 +86,16 @@ const answers: [string, Row][] = [
     },
   ],
   [
+    'forget a token: what "remember" kept about it too',
+    {
+      text: 'forget DAI',
+      touched: ['token:DAI'],
+      reply: 'Forgotten: pref:DAI, token:DAI.',
+      calls: ['memory.forget {"key":"pref:DAI"}', 'memory.forget {"key":"token:DAI"}'],
+    },
+  ],
+  ['forget everything: one thing at a time', { text: 'forget everything', reply: /^I forget one thing at a time/, calls: [] }],
+  [
     'forget nothing nameable',
     { text: 'forget !!!', reply: 'What should I forget? Name it as "forget pair:WETH-USDC" or "forget DAI".', calls: [] },
   ],
@@ -242,8 +135,8 @@ const answers: [string, Row][] = [
     'an action the policy stops',
     {
       text: 'swap 500 USDC for WETH',
-      results: { 'intent.submit': problem('policy_block', 'over the per-transaction cap of 100 USD') },
-      reply: 'Your spend policy stops that: over the per-transaction cap of 100 USD.',
+      results: { 'intent.submit': problem('policy_block', '500.00 USD is over per_tx_cap 100 USD (100.00 USD)') },
+      reply: 'Your spend policy stops that: 500.00 USD is over the most one action may spend (100 USD).',
     },
   ],
   [
@@ -292,6 +185,43 @@ const answers: [string, Row][] = [
     { text: 'how much USDC do I have?', reply: `You hold 100 USDC (100.00 USD) (block ${BLOCK}).`, calls: ['wallet.read {}'] },
   ],
   ['one token not held', { text: "what's my weth balance", reply: `You hold no WETH (block ${BLOCK}).` }],
+  [
+    'the spend policy, in words',
+    {
+      text: 'how much can I spend today?',
+      reply:
+        'Your spend policy: up to 50 USD an action and 200 USD a day; an action over 10 USD waits for your approval. Spent today: 150.00 USD, so 50.00 USD is left.',
+      calls: ['wallet.read {}'],
+    },
+  ],
+  [
+    'a withdrawal: never a tool, said so',
+    { text: `withdraw 5 usdc to 0x${'11'.repeat(20)}`, reply: /^I don't make withdrawals from a chat/, calls: [] },
+  ],
+  ['the address', { text: "what's my address?", reply: `Your wallet's address is 0x${'ab'.repeat(20)}, on devnet (chain id 31337).` }],
+  [
+    'what waits for approval',
+    { text: 'anything pending?', reply: /^2 actions are waiting for your approval\. /, calls: ['wallet.read {}'] },
+  ],
+  ['approving by typing: said where instead', { text: 'approve it', reply: /^I don't take approvals from a message/, calls: [] }],
+  ['wrapping a token other than ETH: asked back', { text: 'wrap 10 usdc', reply: /^Only ETH wraps into WETH/, calls: [] }],
+  [
+    'an action for later: not done now',
+    {
+      text: 'swap 10 usdc for weth in an hour',
+      reply:
+        'I haven\'t done that: I act only on a request to act now, and "in an hour" changes it. To do it now, say "swap 10 USDC for WETH".',
+      calls: [],
+    },
+  ],
+  [
+    '"forget" taking back a request forgets no memory',
+    { text: 'forget it, sell 1 weth for usdc', touched: ['token:WETH'], reply: "OK — I won't do anything.", calls: [] },
+  ],
+  [
+    'a price in another token',
+    { text: 'how many usdc is 2 weth', reply: `2 WETH is 5000.00 USD, about 5000 USDC (2500.00 USD each, block ${BLOCK}).` },
+  ],
   ['an amount in dollars', { text: 'how much is 2 weth in dollars', reply: `2 WETH is 5000.00 USD (2500.00 USD each, block ${BLOCK}).` }],
   [
     'a price alert in everyday words',

@@ -58,11 +58,16 @@ function keyFor(note: string, touched: string[]): string | null {
   return name ? `topic:${name}` : null;
 }
 
-function forgetKey(what: string, touched: string[]): string | null {
+/** What "forget …" names: a key as written, else a pair or a token mentioned, else a topic. A token is both its own key and the preference "remember …" kept under it ("forget DAI" forgets "I like DAI" too). */
+function forgetKeys(what: string, touched: string[]): string[] {
   const w = what.trim();
-  if (MemoryKey.safeParse(w).success) return w;
+  if (MemoryKey.safeParse(w).success) return [w];
+  const pair = touched.find((k) => k.startsWith('pair:'));
+  if (pair) return [pair];
+  const token = touched.find((k) => k.startsWith('token:'));
+  if (token) return [`pref:${token.slice(6)}`, token];
   const name = slug(w);
-  return touched.find((k) => k.startsWith('pair:')) ?? touched.find((k) => k.startsWith('token:')) ?? (name ? `topic:${name}` : null);
+  return name ? [`topic:${name}`] : [];
 }
 
 /** Memory: read before anything else, so "remember that I prefer DAI" is a note, not a question. */
@@ -79,13 +84,20 @@ const memoryRules: Rule[] = [
     },
   },
   {
-    test: /^(?:please )?forget(?: about)? (.+?)[.!]*$/i,
+    // not "forget it", nor "forget the swap, sell 1 weth for usdc": those take back a request, and forget no memory
+    test: /^(?:please )?forget(?: about)? (?!(?:it|that|this|everything)\b)((?:(?!\b(?:swap|sell|buy|send|wrap|unwrap|trade|convert)\b)[^,;])+?)[.!]*$/i,
     async answer(m, { call, ctx }) {
-      const key = forgetKey(m[1] as string, ctx.touched);
-      if (!key) return 'What should I forget? Name it as "forget pair:WETH-USDC" or "forget DAI".';
-      const r = await call('memory.forget', { key });
-      return problemOf(r) ? `I had nothing stored under ${key}.` : `Forgotten: ${key}.`;
+      const keys = forgetKeys(m[1] as string, ctx.touched);
+      if (keys.length === 0) return 'What should I forget? Name it as "forget pair:WETH-USDC" or "forget DAI".';
+      const forgotten: string[] = [];
+      for (const key of keys) if (!problemOf(await call('memory.forget', { key }))) forgotten.push(key);
+      return forgotten.length ? `Forgotten: ${forgotten.join(', ')}.` : `I had nothing stored under ${keys.join(' or ')}.`;
     },
+  },
+  {
+    // wiping the whole memory is not something a sentence does: one thing at a time
+    test: /^(?:please )?(?:forget (?:everything|it all|all of it|all that)|(?:clear|wipe|erase|reset|delete) (?:your |my |the |all )?(?:memory|memories))[.!]*$/i,
+    answer: () => 'I forget one thing at a time, so nothing goes by accident: say "forget DAI" or "forget pair:WETH-USDC".',
   },
   {
     test: /what do you (?:remember|know about me)|^(?:show )?(?:your )?memory\??$/i,
@@ -110,6 +122,12 @@ const talkRules: Rule[] = [
     answer: (_m, { ctx }) => `Hi! I'm ${ctx.presenceName}. Ask me about prices, pools, your wallet, or tell me what to do.`,
   },
   { test: /\b(?:thanks|thank you|cheers)\b/i, answer: () => 'Any time.' },
+  {
+    // a held action is approved only where a typed message cannot reach (a button, the CLI, a passkey page)
+    test: /^(?:please )?(?:approve|confirm|deny|reject|decline)(?: (?:it|that|this|the (?:swap|trade|action|hold|held action|transaction)|them|all))?[.!]*$/i,
+    answer: () =>
+      'I don\'t take approvals from a message, so no one can approve by typing one. Approve or deny a held action with the buttons shown with it (in the CLI, "presence confirm <id> --approve" or "--deny").',
+  },
   {
     // Opens like a standing intent but did not read as one: the standing parser's own words for why.
     test: STANDING_OPENING,

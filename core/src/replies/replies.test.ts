@@ -3,7 +3,7 @@
 import type { IntentResult, Scope } from '@presence/protocol';
 import { describe, expect, it } from 'vitest';
 import type { TokenList } from '../chain/token-list';
-import { actionOutcome, holdings, howToStop, landed, readableSummary, scopesMissing, unknownToken } from './replies';
+import { ALLOW_ACT_NEEDED, actionOutcome, holdings, howToStop, landed, readableSummary, scopesMissing, unknownToken } from './replies';
 
 const tx = `0x${'cd'.repeat(32)}`;
 
@@ -107,5 +107,12 @@ describe('scopesMissing', () => {
     ],
   ])('%j', (missing, words) => {
     expect(scopesMissing(missing)).toBe(words);
+  });
+});
+
+describe('ALLOW_ACT_NEEDED', () => {
+  it('names how each surface allows acting, not only the API field', () => {
+    expect(ALLOW_ACT_NEEDED).toContain('presence chat --act');
+    expect(ALLOW_ACT_NEEDED).toContain('"Allow actions" in the extension');
   });
 });

@@ -83,6 +83,9 @@ export function scopesMissing(missing: readonly Scope[]): string {
   return `That needs ${named}, which this key does not have.`;
 }
 
-/** A turn asked for an action, but its message did not allow acting. */
+/**
+ * A turn asked for an action, but its message did not allow acting. Said on every surface, so
+ * it names how each allows it: a CLI user has no `allow_act` to set, only `--act`.
+ */
 export const ALLOW_ACT_NEEDED =
-  'That acts on chain, and this message did not allow actions. Send it again with allow_act: true (your key needs wallet:act).';
+  'That acts on chain, and this message did not allow actions. Allow them and send it again: "Allow actions" in the extension, presence chat --act in the CLI, allow_act: true over the API (the key needs wallet:act).';

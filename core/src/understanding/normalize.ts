@@ -45,7 +45,8 @@ const SHORTHAND: [RegExp, string][] = [
   [/\blil\b/g, 'little'],
   // trading and regional idiom for the plain verbs
   [/\bmarket (?=buy|sell|swap)/g, ''],
-  [/\b(?:rotate|flip|shift|move) (?=.* (?:into|to|for) )/g, 'swap '],
+  // … but "move 5 usdc to 0x…" pays the address (a send reads "move" itself)
+  [/\b(?:rotate|flip|shift|move) (?=(?!.*\baddr\d).* (?:into|to|for) )/g, 'swap '],
   [/\b(?:trim|close out|close|exit|unload) (?=.* (?:into|to|for) )/g, 'sell '],
   [/\brevert (?:back )?(?:to me )?with\b/g, 'tell me'],
   [/\b(?:and )?do the needful\b/g, ''],

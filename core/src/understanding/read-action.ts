@@ -4,7 +4,7 @@
 // amount, two amounts, an unknown token, "a bit", a sale with nothing to receive, no address)
 // is a question back, never an action. Null: the message is not a request to act.
 import { type Phrase, phraseOf, type Vocabulary } from './amount-phrase';
-import type { Amount, Reading } from './reading';
+import { type Amount, intentWords, isAction, type Reading } from './reading';
 
 const S = (t: string) => t.toUpperCase();
 const ask = (question: string): Reading => ({ kind: 'ask', question });
@@ -164,6 +164,12 @@ function wrapping(m: RegExpExecArray, c: Ctx): Reading | null {
   const own = phraseOf(said, c.known);
   const p = own && !('vague' in own && own.vague === null) ? own : phraseOf(`${said} ${unwrap ? 'weth' : 'eth'}`, c.known);
   if (!p || 'unknown' in p) return p ? unknownToken(p.unknown, c.known) : null;
+  // only ETH wraps (and WETH unwraps): "wrap 10 usdc" read as 10 ETH would spend the wrong token
+  const named = 'token' in p ? p.token : 'vague' in p ? p.vague : null;
+  if (named && named !== 'eth' && named !== 'weth')
+    return ask(
+      `Only ETH wraps into WETH (and WETH unwraps into ETH); ${S(named)} doesn't. To trade it, say it like "swap 10 ${S(named)} for WETH".`,
+    );
   const none = zero(p);
   if (none) return none;
   if (!('amount' in p))
@@ -182,8 +188,13 @@ const SOME_TOKEN = '[a-z][a-z0-9.]{1,15}';
 const wished = (verb: string, r: Reading | null): Reading | null =>
   /^(?:i|id|i'd) /.test(verb) && r?.kind === 'ask' && 'unknown' in r ? null : r;
 
+const WITHDRAW_REPLY =
+  'I don\'t make withdrawals from a chat: they go only to the addresses on your policy\'s withdraw allowlist, and only an admin key makes one. To pay an address within your spend policy, say it like "send 5 USDC to 0x…".';
+
 /** The forms of a request to act, tried in order; a form whose handler answers null lets the next one try. */
 const FORMS: [RegExp, (m: RegExpExecArray, c: Ctx) => Reading | null][] = [
+  // a withdrawal is never a tool (docs/behaviour.md): said so, rather than read as a send around the allowlist
+  [/^(?:withdraw|cash out to) .*\baddr\d+\b/, () => ({ kind: 'unsupported', reply: WITHDRAW_REPLY })],
   // wrap / unwrap: the token is implied
   [/^(un)?wrap (.+?)(?: (?:to|into|for) (?:w?eth))?$/, wrapping],
   // send / pay an address
@@ -218,6 +229,11 @@ const FORMS: [RegExp, (m: RegExpExecArray, c: Ctx) => Reading | null][] = [
       return p && 'amount' in p && c.known.has(m[3] as string) ? swapOf(p, m[3] as string, c, m[1] === 'sell' ? 'sell' : 'swap') : null;
     },
   ],
+  // "buy 25 usdc worth of weth": the amount named is what is spent
+  [
+    new RegExp(`^(?:${BUY}) (\\d+(?:\\.\\d+)? ${SOME_TOKEN}) (?:worth|in value) of (${SOME_TOKEN})$`),
+    (m, c) => swapOf(phraseOf(m[1] as string, c.known), m[2] as string, c, 'swap'),
+  ],
   // buy A with B, buy A for B (B an amount), buy A
   [
     new RegExp(`^(${BUY}) (.+?) (?:with|using|for|from|pay with|paying with|paid with|and pay with|in exchange for|out of) (.+)$`),
@@ -249,7 +265,7 @@ const TWO_AT_ONCE = new RegExp(`^${ACT} .+ (?:and|then|also|,|&) (?:then |also )
 
 /** "i want change 10 usdc to weth", "you buy weth with 40 dai": the words in front of the verb ask nothing more. */
 const LEAD_IN = new RegExp(
-  `^(?:(?:i|we) (?:want|need|would like|'d like|wish|will|would)(?: to)?|you(?: can| could| should| must)?|(?:i|we) (?:am|are) going to|going to|want to|need to|pls|please|do) (?=(?:${ACT}|${SWAP}|use|put|purchase|grab|dump)\\b)`,
+  `^(?:(?:i|we) (?:want|need|would like|'d like|wish|will)(?: to)?|you(?: can| could| should| must)?|(?:i|we) (?:am|are) going to|going to|want to|need to|pls|please|do) (?=(?:${ACT}|${SWAP}|use|put|purchase|grab|dump)\\b)`,
 );
 /** "would you mind wrapping 0.2 eth": the verb as a noun of doing, read as the verb. */
 const DOING: Record<string, string> = {
@@ -268,10 +284,19 @@ const DOING: Record<string, string> = {
 
 /**
  * Words that change what a request means: a condition, a negation, a time other than now, a
- * doubt. A part of a message holding one is never dropped to make the rest read as an action.
+ * doubt, a joke or a hypothesis ("hypothetically, …", "e.g. …"). A part of a message holding one is never dropped to make the rest read as an action.
  */
 export const CAUTION =
-  /\b(?:if|when|whenever|once|unless|until|after|before|in case|as soon as|should|shouldn'?t|not|never|don'?t|dont|no|maybe|might|perhaps|tomorrow|tonight|later|yesterday|ago|last|next|instead|except|or|wait)\b|\d/;
+  /\b(?:if|when|whenever|once|unless|until|after|before|in case|as soon as|should|shouldn'?t|not|never|don'?t|dont|no|maybe|might|perhaps|tomorrow|tonight|later|soon|eventually|sometime|someday|yesterday|ago|last|next|instead|except|or|wait|jk|kidding|joking|hypothetical(?:ly)?|theoretically|in theory|imagine|suppose|pretend|example|e\.?g|dry run|simulate)\b|\bin (?:an?|a few|a couple of) (?:minute|hour|day|week|month|bit|while|moment|sec(?:ond)?)s?\b|\bthis (?:afternoon|evening)\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:noon|midnight)\b|\d/;
+
+/**
+ * After a request, words that take it back or make it something else: a joke, a repeat
+ * ("twice": one swap would be the wrong amount), a verdict or a report ("… is a bad idea",
+ * "… is what I did"), a price or a time to wait for ("at the top", "over the weekend"). Unlike CAUTION they are
+ * read only in a request's own tail: a sentence beside it ("I've checked the address twice") says nothing against it.
+ */
+const TAIL_CHANGES =
+  /\b(?:kidding|joking|jk|joke|twice|thrice|times|each|every|is|was|were|did|done|would|will|idea|mistake|by|top|bottom|dip|peak|cheap|cheaper|lower|higher|price|weekend)\b/;
 
 function readForms(text: string, c: Ctx): Reading | null {
   for (const [re, read] of FORMS) {
@@ -287,15 +312,24 @@ function readForms(text: string, c: Ctx): Reading | null {
  * token, amount or address that carry nothing to decide (no number, token, address or
  * CAUTION word) are a reason, not part of the request; read without them.
  */
-function withoutReason(text: string, c: Ctx): string | null {
+function withoutReason(text: string, c: Ctx): { plain: string; tail: string; changes: boolean } | null {
   const words = text.split(' ');
   let last = -1;
   words.forEach((w, i) => {
     if (c.known.has(w) || /^addr\d+$/.test(w) || /^(?:usd|dollars?|cash|stables?)$/.test(w)) last = i;
   });
   const tail = words.slice(last + 1).join(' ');
-  if (last < 1 || !tail || CAUTION.test(tail) || words.slice(last + 1).some((w) => c.known.has(w))) return null;
-  return words.slice(0, last + 1).join(' ');
+  if (last < 1 || !tail || words.slice(last + 1).some((w) => c.known.has(w))) return null;
+  return { plain: words.slice(0, last + 1).join(' '), tail, changes: CAUTION.test(tail) || TAIL_CHANGES.test(tail) };
+}
+
+/** A request whose tail changes it ("… in an hour", "… twice"): not done, and said why, with the words that would do it now. */
+function changedRequest(r: Reading, tail: string): Reading {
+  const plain = isAction(r) && 'amount' in r && typeof r.amount === 'object' && 'exact' in r.amount ? intentWords(r) : null;
+  return {
+    kind: 'not_now',
+    reply: `I haven't done that: I act only on a request to act now, and ${tail.includes(' ') ? `"${tail}"` : 'what follows it'} changes it.${plain ? ` To do it now, say "${plain}".` : ''}`,
+  };
 }
 
 export function readAction(typed: string, c: Ctx): Reading | null {
@@ -309,7 +343,8 @@ export function readAction(typed: string, c: Ctx): Reading | null {
   const r = readForms(text, c);
   if (r) return r;
   // read without the reason, it must be a whole request: a question back would be about words it never saw
-  const plain = withoutReason(text, c);
-  const read = plain ? readForms(plain, c) : null;
-  return read && read.kind !== 'ask' ? read : null;
+  const reason = withoutReason(text, c);
+  const read = reason ? readForms(reason.plain, c) : null;
+  if (!(reason && read && read.kind !== 'ask')) return null;
+  return reason.changes ? (isAction(read) ? changedRequest(read, reason.tail) : null) : read;
 }

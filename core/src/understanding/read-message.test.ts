@@ -5,6 +5,7 @@
 import { expect, it, describe as suite } from 'vitest';
 import * as blind from './phrasings.blind';
 import { ACTIONS, MUST_ASK, NOT_ACTIONS, type Phrasing, QUESTIONS, STANDING } from './phrasings.corpus';
+import { EVERYDAY } from './phrasings.everyday';
 import { HEDGED } from './phrasings.hedged';
 import { readMessage } from './read-message';
 import { describe, intentWords, isAction } from './reading';
@@ -26,9 +27,11 @@ const SETS: [string, Phrasing[]][] = [
   ['must ask', MUST_ASK],
   ['not actions', NOT_ACTIONS],
   ['hedged', HEDGED],
+  ['everyday', EVERYDAY],
   ...Object.entries(blind).map(([name, rows]): [string, Phrasing[]] => [name.replace('BLIND_', 'blind '), rows]),
 ];
-const BLIND = Object.values(blind).flat();
+// rows kept as written by others, and checked row by row for asking back and not acting
+const BLIND = [...Object.values(blind).flat(), ...EVERYDAY];
 const MUST_NOT_ACT = ['not_now', 'none', 'unsupported', 'ask'];
 
 suite('the phrasing corpus', () => {

@@ -41,9 +41,12 @@ const NEGATED = /^(?:don'?t|do not|dont|never|no need to|no don'?t|no,? don'?t|n
 const DONE_ALREADY =
   /^(?:(?:yesterday|earlier|earlier today|today|this morning|last (?:week|night|month|year)|the other day|just now)[, ]+)?(?:(?:i|we) )?(?:just |already |have |had |'ve )*(?:swapped|bought|sold|sent|traded|converted|paid|wrapped|unwrapped|transferred|exchanged|spent)\b/;
 
+/** What was not done, said of the past: "I didn't swap 10 usdc", "we never sold it". */
+const NOT_DONE = /^(?:i|we) (?:did not|didn'?t|have not|haven'?t|never) /;
+
 /** Taking a request back: "actually no, don't", "never mind", "wait". Beside a request, it wins. */
 const RETRACTED =
-  /^(?:(?:actually|wait|oh|hmm+|um+|ok|okay|sorry)[ ,]+)*(?:no|nope|nah|don'?t|do not|never ?mind|nvm|cancel that|scratch that|forget (?:it|that)|hold on|hold off|not yet|on second thought|wait)(?:[ ,]+(?:no|nope|don'?t|do not|do it|do that|then|wait|actually|thanks|it|that|yet))*$/;
+  /^(?:(?:actually|wait|oh|hmm+|um+|ok|okay|sorry)[ ,]+)*(?:no|nope|nah|don'?t|do not|never ?mind|nvm|cancel that|scratch that|forget (?:it|that)|hold on|hold off|not yet|on second thought|wait)(?:[ ,]+(?:no|nope|don'?t|do not|do it|do that|then|wait|actually|thanks|it|that|yet|(?:on|with) (?:the|that|this|my) (?:swap|trade|sale|purchase|send|transfer|order)))*$/;
 
 function notNow(t: string, known: Vocabulary, addresses: string[]): Reading | null {
   if (RETRACTED.test(t)) return { kind: 'not_now', reply: "OK — I won't do anything." };
@@ -63,7 +66,8 @@ function notNow(t: string, known: Vocabulary, addresses: string[]): Reading | nu
   }
   m = NEGATED.exec(t);
   if (m && ACTING.test(t)) return { kind: 'not_now', reply: "OK — I won't do anything." };
-  if (DONE_ALREADY.test(t)) return { kind: 'not_now', reply: 'Noted. Ask "what do I hold" to see your wallet as it is now.' };
+  if (DONE_ALREADY.test(t) || (NOT_DONE.test(t) && ACTING.test(t)))
+    return { kind: 'not_now', reply: 'Noted. Ask "what do I hold" to see your wallet as it is now.' };
   return null;
 }
 

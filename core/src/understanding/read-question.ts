@@ -79,6 +79,24 @@ const rules: Rule[] = [
     /^(?:what|which) (?:pools|markets|pairs)(?: (?:are there|do you (?:know|have|see)|can i (?:use|trade)|exist))?$|^(?:what|which tokens) can i (?:trade|swap|buy)$|^(?:list|show)(?: me)?(?: the| all)? (?:pools|markets|pairs)$|^(?:pools|markets)$/,
     () => ({ kind: 'pools' }),
   ],
+  // the wallet's address (where to fund it), and the actions held for approval
+  [
+    /^(?:(?:what(?:'s| is)|whats|show|give|tell|get|send)(?: me)? )?(?:my|the|your|our) (?:wallet(?:'s)? |deposit |receiving |public |own )?address$|^(?:how|where) (?:do|can|should) (?:i|we) (?:fund|top up|deposit (?:into|to)|add (?:funds|money) to) (?:my |the |your |our )?(?:wallet|account|presence)$/,
+    () => ({ kind: 'address' }),
+  ],
+  [
+    /^(?:(?:what(?:'s| is| are)|whats|show|list|any|anything|are there|is there|do (?:i|we) have)(?: me)?(?: any)?(?: of)? )?(?:(?:my|the) )?(?:pending|held|waiting)(?: (?:approvals?|confirmations?|actions?|swaps?|trades?|transactions?|holds?))?$|^(?:what(?:'s| is)|is anything|is there anything) waiting for (?:my )?(?:approval|confirmation|ok)$/,
+    () => ({ kind: 'pending' }),
+  ],
+  // the spend policy: what may be spent, and what is left today
+  [
+    /^(?:what(?:'s| is| are)|whats|show|check|tell|give|see)? ?(?:me )?(?:my |the |our )?(?:current )?(?:daily |spend(?:ing)? |trading )?(?:policy|limits?|caps?|allowance|budget)(?: (?:today|now|left|like))?$/,
+    () => ({ kind: 'policy' }),
+  ],
+  [
+    /^(?:how much (?:more |else )?(?:can|may|could) (?:i|we) (?:still )?(?:spend|trade|swap|use)|how much (?:do (?:i|we) have |have (?:i|we) got |(?:i|we) have |is )?left(?: to spend)?|how much have (?:i|we) spent|what(?:'s| is) (?:my |the )?(?:daily |per[- ](?:tx|transaction|trade|swap) )(?:cap|limit|max(?:imum)?))(?: today| per (?:day|trade|swap|transaction))?$/,
+    () => ({ kind: 'policy' }),
+  ],
   // prices
   [
     new RegExp(
@@ -99,12 +117,25 @@ const rules: Rule[] = [
   ],
   [new RegExp(`^${TOK} (?:price|value|in usd|usd|price now|price today|price check)$`), (m, k) => priceOf(m[1], null, k)],
   [new RegExp(`^(?:value|worth) of (\\d+(?:\\.\\d+)?) ${TOK}$`), (m, k) => priceOf(m[2], m[1] ?? null, k)],
+  // a price asked in another token ("how much dai is 1 weth", "the weth price in dai")
+  [
+    new RegExp(`^how (?:much|many) ${TOK} (?:is|are|for|per|equals|=|would i get for|do i get for) (\\d+(?:\\.\\d+)? |an? |one )?${TOK}$`),
+    (m, k) => priceIn(m[3], m[2] ? (/^\d/.test(m[2]) ? m[2].trim() : '1') : null, m[1], k),
+  ],
+  [new RegExp(`^(?:what(?:'s| is) )?(?:the )?(?:current )?${TOK} (?:price|rate|value) in ${TOK}$`), (m, k) => priceIn(m[1], null, m[2], k)],
 ];
 
 function priceOf(w: string | undefined, amount: string | null, known: Vocabulary): Reading | null {
   const t = anyToken(w, known);
   if (!t || /^(?:it|that|this|my|up|going|new|happening|wrong)$/.test(t)) return null;
   return { kind: 'price', token: t, amount };
+}
+
+/** A price in another known token ("in DAI"); USD itself is no token to convert to. */
+function priceIn(w: string | undefined, amount: string | null, other: string | undefined, known: Vocabulary): Reading | null {
+  const r = priceOf(w, amount, known);
+  const into = token(other, known);
+  return r?.kind === 'price' && into && into !== r.token ? { ...r, in: into } : null;
 }
 
 function pairOf(a: string | undefined, b: string | undefined, known: Vocabulary): Reading | null {

@@ -70,7 +70,9 @@ function priceLine(tok: string, verb: string | undefined, side: string | undefin
 // A daily report is read by its parts wherever they stand ("each day 21:00 tell me my balance",
 // "daily balance at 7pm", "every day at 7 in the morning, report my balance to me"): a mark
 // of every day, the balance, a time, and no other action in the message.
-const EVERY_DAY = /\b(?:every ?day|daily|each day|(?:every|each) (?:morning|evening|night))\b/;
+// "daily" before a cap or limit names the policy's day, not a schedule ("what's my daily cap")
+const EVERY_DAY =
+  /\b(?:every ?day|daily(?! (?:cap|limit|budget|max(?:imum)?|allowance|spend(?:ing)?)\b)|each day|(?:every|each) (?:morning|evening|night))\b/;
 const REPORTED = /\b(?:balances?|holdings|portfolio|wallet|summary|report|update|snapshot|net worth)\b/;
 const OTHER_ACTION = /\b(?:swap|exchange|trade|convert|buy|sell|wrap|unwrap|spend|purchase|transfer|pay)\b|\bsend (?!me\b)/;
 const TIME =
@@ -102,7 +104,7 @@ const CANCEL_DAILY =
 const CANCEL_ALL =
   /^(?:stop|cancel|delete|remove|clear|turn off|disable|kill) (?:all|everything|every)(?: of)?(?: my| the| your)?(?: alerts| standing intents| watches| reminders| you(?:'re| are) watching)?$|^stop watching (?:everything|all)$/;
 const CANCEL_TOKEN =
-  /^(?:stop|quit|cancel|delete|remove|turn off|disable|forget) (?:watching|tracking|monitoring|(?:the |my )?(?:price )?alerts? (?:for|on|about)|(?:my )?(?:alert|watch) on) (?:the )?([a-z][a-z0-9.]{1,15})(?: price)?$/;
+  /^(?:stop|quit|cancel|delete|remove|turn off|disable|forget) (?:watching|tracking|monitoring|(?:alerting|pinging|notifying|warning|telling) me (?:about|on|of)|(?:the |my )?(?:price )?alerts? (?:for|on|about)|(?:my )?(?:alert|watch) on) (?:the )?([a-z][a-z0-9.]{1,15})(?: price)?$/;
 // Cancelling read by its parts ("kill the weth alert", "cancel the daily balance msg"): a verb
 // of ending, a word for something watched, and which one.
 const ENDING = /^(?:stop|cancel|delete|remove|kill|turn off|switch off|disable|drop|end|clear|get rid of|forget|no more|unwatch|untrack)\b/;

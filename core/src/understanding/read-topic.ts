@@ -35,7 +35,7 @@ function tokensIn(t: string, known: Vocabulary): { tokens: string[]; amount: str
 
 /** A question or a request to show, or a few words ("usdc-dai pool stats"); not a statement ("I would like more WETH in my wallet"). */
 const ASKS =
-  /^(?:what|what's|how|how's|which|is|are|do|does|did|can|could|show|check|tell|give|list|any|where|see|display|get|provide|perform|run|pull up|fetch|report|privately|quick|info|information|details|stats|data|about)\b/;
+  /^(?:what|what's|how|how's|which|is|are|do|does|did|can|could|show|check|tell|give|list|any|where|see|display|get|provide|perform|run|pull up|fetch|report|privately|quick|info|information|details|stats|data|about|price|prices|value)\b/;
 
 export function readTopic(t: string, known: Vocabulary, asked = false): Reading | null {
   if (!asked && !ASKS.test(t) && t.split(' ').length > 4) return null;
@@ -45,6 +45,8 @@ export function readTopic(t: string, known: Vocabulary, asked = false): Reading 
   if (POOL.test(t) && tokens.length === 2) return { kind: 'pool', pair: poolPair(tokens[0] as string, tokens[1] as string) };
   if (tokens.length > 1) return null;
   const token = tokens[0] ?? null;
+  // a token's name alone, asked ("eth?"): its price, as in a chat about prices
+  if (asked && token && t === token) return { kind: 'price', token, amount: null };
   if (SAFETY.test(t.replace(/\bscam token\b/, 'token')) && token) return { kind: 'safety', token };
   if (token === 'scam' && /\b(?:safe|legit|rug|trust|risky|honeypot)\b/.test(t)) return { kind: 'safety', token };
   if (WALLET.test(t) || HOLDING.test(t)) return { kind: 'balance', token };

@@ -16,10 +16,13 @@ export type Reading =
   | { kind: 'ask'; question: string; unknown?: string }
   | { kind: 'not_now'; reply: string }
   | { kind: 'balance'; token: string | null }
-  | { kind: 'price'; token: string; amount: string | null }
+  | { kind: 'price'; token: string; amount: string | null; in?: string }
   | { kind: 'safety'; token: string }
   | { kind: 'pool'; pair: string }
   | { kind: 'pools' }
+  | { kind: 'policy' }
+  | { kind: 'address' }
+  | { kind: 'pending' }
   | { kind: 'watch'; text: string }
   | { kind: 'watching' }
   | { kind: 'stop_watching'; what: { token: string } | { id: string } | 'daily' | 'all' }
@@ -51,7 +54,7 @@ export function describe(r: Reading | null): string {
     case 'balance':
       return `balance ${r.token ? S(r.token) : 'all'}`;
     case 'price':
-      return `price ${S(r.token)}${r.amount ? ` ${r.amount}` : ''}`;
+      return `price ${S(r.token)}${r.amount ? ` ${r.amount}` : ''}${r.in ? ` in ${S(r.in)}` : ''}`;
     case 'safety':
       return `safety ${S(r.token)}`;
     case 'pool':
@@ -64,6 +67,9 @@ export function describe(r: Reading | null): string {
     case 'not_now':
     case 'unsupported':
     case 'pools':
+    case 'policy':
+    case 'address':
+    case 'pending':
     case 'watching':
       return r.kind;
   }
