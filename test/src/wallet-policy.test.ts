@@ -105,15 +105,17 @@ describe('spend policy and confirmations', () => {
   });
 
   describe('the gate', () => {
-    it('the default policy denies sends (and SCAM), naming the rule; nothing reaches the chain', async () => {
+    it('the default policy denies sends (and SCAM), naming the rule in plain words; nothing reaches the chain', async () => {
       const a = await newAccount(s, 'defaults');
       const mined = await minedFrom(s, a.address);
       const send = await intent(a.key, `send 1 USDC to ${randomAddress()}`);
       expect([send.status, send.json.type, send.json.rule]).toEqual([409, 'policy_block', 'deny[0]']);
-      expect(send.json.detail).toContain('send');
+      expect(send.json.detail).toBe(
+        'sends are not allowed (your policy allows swaps, wraps and unwraps); change it with PUT /v1/wallet/policy',
+      );
       const scam = await intent(a.key, 'swap 0.001 WETH for SCAM');
       expect([scam.status, scam.json.type, scam.json.rule]).toEqual([409, 'policy_block', 'deny[1]']);
-      expect(scam.json.detail).toContain('SCAM');
+      expect(scam.json.detail).toBe('actions involving SCAM are not allowed; change it with PUT /v1/wallet/policy');
       expect(await minedFrom(s, a.address)).toBe(mined);
     });
 

@@ -68,6 +68,35 @@ describe('policy gate', () => {
     );
   });
 
+  it('a deny says what it stops as a person would, what the policy still allows, and where to change it', () => {
+    const to = '0x000000000000000000000000000000000000dEaD';
+    const send = { action: 'send' as const, tokens: ['USDC'], to, valueUsd: usd(1) };
+    const detail = (p: Partial<PolicyDocument>, a: GateAction) => {
+      try {
+        evaluatePolicy({ policy: policy(p), action: a, spentTodayUsd: 0n, usdOf });
+      } catch (e) {
+        if (e instanceof PresenceError) return e.detail;
+      }
+      throw new Error('not blocked');
+    };
+    // The default policy: sends denied, SCAM denied.
+    expect(detail({ deny: defaultPolicy.deny }, send)).toBe(
+      'sends are not allowed (your policy allows swaps, wraps and unwraps); change it with PUT /v1/wallet/policy',
+    );
+    expect(detail({ deny: defaultPolicy.deny }, swap(1, ['WETH', 'SCAM']))).toBe(
+      'actions involving SCAM are not allowed; change it with PUT /v1/wallet/policy',
+    );
+    expect(detail({ deny: [{ action: 'swap', token: 'DAI' }] }, swap(1, ['USDC', 'DAI']))).toBe(
+      'swaps involving DAI are not allowed; change it with PUT /v1/wallet/policy',
+    );
+    expect(detail({ deny: [{ to }] }, send)).toBe(`actions to ${to} are not allowed; change it with PUT /v1/wallet/policy`);
+    expect(detail({ deny: [{ action: '*' }] }, swap(1))).toBe('no actions are allowed; change it with PUT /v1/wallet/policy');
+    // An allowlisted address makes withdrawals one of what is allowed; a rule stopping every action leaves nothing to list.
+    expect(detail({ deny: [{ action: 'swap' }, { action: 'wrap' }], withdraw_allowlist: [to] }, swap(1))).toBe(
+      'swaps are not allowed (your policy allows sends, unwraps and withdrawals); change it with PUT /v1/wallet/policy',
+    );
+  });
+
   it('withdraw goes only to the allowlist and is not capped', () => {
     const to = '0x1111111111111111111111111111111111111111';
     const w = { action: 'withdraw' as const, tokens: ['USDC'], to, valueUsd: usd(5000) };

@@ -6,6 +6,7 @@
 import type { PolicyDocument } from '@presence/protocol';
 import { formatUsd } from '../chain/amounts';
 import { PresenceError } from '../errors/presence-error';
+import { denyDetail } from './deny-detail';
 
 export type GateAction = {
   action: 'swap' | 'send' | 'wrap' | 'unwrap' | 'withdraw';
@@ -32,12 +33,7 @@ export function evaluatePolicy({ policy, action, spentTodayUsd, usdOf }: GateInp
     const actionHits = rule.action === undefined || rule.action === '*' || rule.action === action.action;
     const tokenHits = rule.token === undefined || tokens.includes(rule.token.toLowerCase());
     const toHits = rule.to === undefined || (action.to !== null && rule.to.toLowerCase() === action.to.toLowerCase());
-    if (actionHits && tokenHits && toHits) {
-      const what = [rule.action && `action ${rule.action}`, rule.token && `token ${rule.token}`, rule.to && `to ${rule.to}`]
-        .filter(Boolean)
-        .join(', ');
-      throw block(`deny[${i}]`, `the policy denies ${what}`);
-    }
+    if (actionHits && tokenHits && toHits) throw block(`deny[${i}]`, denyDetail(policy, rule));
   });
 
   if (action.action === 'withdraw') {
