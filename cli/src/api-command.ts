@@ -7,6 +7,7 @@
 // (list-command.ts), which builds its answer for people from columns and rows.
 import type { PresenceClient } from '@presence/client';
 import { type Command, Option } from 'commander';
+import { bareRead } from './bare-group';
 import type { CliContext } from './context';
 
 /** `[flags, description, parse?]`, as Commander's `.option()` takes them. */
@@ -27,6 +28,8 @@ export type ApiCommand<R, O, A extends readonly ArgSpec[]> = {
   show: (r: R) => string;
   /** A write: with a test key it was simulated, and the user is told so. */
   noteIfTest?: true;
+  /** The group's obvious read, run when the group is typed bare too (bare-group.ts); it takes no arguments. */
+  bare?: true;
 };
 
 const optionOf = ([flags, description, parse]: OptionSpec, required: boolean) => {
@@ -39,7 +42,8 @@ export function apiCommand<R, O = Record<string, never>, const A extends readonl
   cli: CliContext,
   spec: ApiCommand<R, O, A>,
 ): Command {
-  const cmd = parent.command(spec.name).description(spec.description);
+  const cmd = parent.command(spec.name, { isDefault: spec.bare === true }).description(spec.description);
+  if (spec.bare) bareRead(parent, cmd);
   for (const [name, description] of spec.args ?? []) cmd.argument(name, description);
   for (const o of spec.required ?? []) cmd.addOption(optionOf(o, true));
   for (const o of spec.options ?? []) cmd.addOption(optionOf(o, false));

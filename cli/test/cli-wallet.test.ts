@@ -101,6 +101,10 @@ describe('presence wallet commands', () => {
     expect(pools.stdout).toMatch(/^as of block \d+$/m);
     const safety = await runPresence(['chain', 'safety', '--token', 'SCAM'], env());
     expect(safety.stdout).toMatch(/^verdict\s+unsafe$/m);
+    // The token as an argument reads the same; so does the pair, and both forms agreeing is fine.
+    expect((await runPresence(['chain', 'safety', 'SCAM'], env())).stdout).toBe(safety.stdout);
+    expect((await runPresence(['chain', 'safety', 'SCAM', '--token', 'SCAM'], env())).stdout).toBe(safety.stdout);
+    expect((await runPresence(['chain', 'pools', 'WETH-USDC', '--headers'], env())).stdout).toBe(pools.stdout);
     const tokens = JSON.parse((await runPresence(['chain', 'tokens', '--json'], env())).stdout);
     expect(tokens.tokens.map((t: { symbol: string }) => t.symbol)).toContain('USDC');
   });

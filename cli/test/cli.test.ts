@@ -55,9 +55,9 @@ describe('presence CLI', () => {
       'presence policy set <file>',
       'presence intent <sentence>',
       'presence chain tokens',
-      'presence chain pools [--pair <pair>]',
+      'presence chain pools [pair] [--pair <pair>]',
       'presence chain positions',
-      'presence chain safety --token <token>',
+      'presence chain safety [token] [--token <token>]',
       'presence standing list',
       'presence standing cancel <id>',
       'presence link',
@@ -77,6 +77,7 @@ describe('presence CLI', () => {
     expect(confirm.code).toBe(0);
     expect(confirm.stdout).toMatch(/^ {2}list \[options\]\s+held actions waiting for your answer$/m);
     expect(confirm.stdout).toMatch(/^ {2}<id> --approve\|--deny\s+approve or deny one held action/m);
+    expect(confirm.stdout).toContain('Typed bare, `presence confirm` runs `presence confirm list`.');
     const list = await runPresence(['confirm', 'list', '--help'], env());
     expect(list.stdout).toMatch(/^Usage: presence confirm list \[options\]$/m);
     expect(list.stdout).toMatch(/^ {2}--all\s+every confirmation, not only held ones$/m);
@@ -84,6 +85,44 @@ describe('presence CLI', () => {
     const answer = await runPresence(['confirm', 'answer', '--help'], env());
     expect(answer.stdout).toMatch(/^Usage: presence confirm answer <confirm_id> --approve\|--deny$/m);
     expect(answer.stdout).toMatch(/^ {2}--approve\s+execute the held action$/m);
+  });
+
+  it('a bare group runs its obvious read, as a bare confirm lists; its --help says so; a group without one prints help', async () => {
+    const e = env({ PRESENCE_TOKEN: s.live });
+    for (const [group, read] of [
+      ['memory', 'list'],
+      ['standing', 'list'],
+      ['keys', 'list'],
+      ['webhooks', 'list'],
+      ['policy', 'get'],
+    ]) {
+      const bare = await runPresence([group as string, '--json'], e);
+      const named = await runPresence([group as string, read as string, '--json'], e);
+      expect([group, bare.code, bare.stderr]).toEqual([group, 0, '']);
+      expect(JSON.parse(bare.stdout)).toEqual(JSON.parse(named.stdout));
+      const help = await runPresence([group as string, '--help'], e);
+      expect([help.code, help.stdout]).toEqual([0, expect.stringContaining(`Usage: presence ${group} [options] [command]`)]);
+      expect(help.stdout).toContain(`Typed bare, \`presence ${group}\` runs \`presence ${group} ${read}\`.`);
+    }
+    // A mistyped subcommand is still an unknown command, not an argument to the read.
+    const typo = await runPresence(['memory', 'pni'], e);
+    expect([typo.code, oneLine(typo.stderr)]).toEqual([2, ["error: usage — unknown command 'pni' (Did you mean pin?) (see --help)"]]);
+    const extra = await runPresence(['memory', 'list', 'x'], e);
+    expect([extra.code, oneLine(extra.stderr)[0]]).toEqual([2, expect.stringContaining("too many arguments for 'list'")]);
+    // chain has no one obvious read: bare, it prints its help (and fails, as Commander does).
+    const chain = await runPresence(['chain'], e);
+    expect(chain.code).not.toBe(0);
+    expect(chain.stdout + chain.stderr).toContain('Usage: presence chain [options] [command]');
+  });
+
+  it('chain safety and pools take the token or pair as an argument or a flag; both, differing, is a usage error', async () => {
+    const e = env({ PRESENCE_TOKEN: s.live });
+    const both = await runPresence(['chain', 'safety', 'SCAM', '--token', 'WETH'], e);
+    expect([both.code, oneLine(both.stderr)]).toEqual([2, ['error: usage — SCAM and --token WETH differ: give the token once']]);
+    const pools = await runPresence(['chain', 'pools', 'WETH-USDC', '--pair', 'WETH-DAI'], e);
+    expect([pools.code, oneLine(pools.stderr)]).toEqual([2, ['error: usage — WETH-USDC and --pair WETH-DAI differ: give the pair once']]);
+    const none = await runPresence(['chain', 'safety'], e);
+    expect([none.code, oneLine(none.stderr)]).toEqual([2, ['error: usage — say which token: node bin/presence.js chain safety <token>']]);
   });
 
   it('login validates the key, writes the config file 0600, and later commands use it', async () => {

@@ -1,11 +1,29 @@
-// `presence chain tokens|pools|positions|safety`: read-only views, each stamped with a block.
+// `presence chain tokens|pools [PAIR]|positions|safety TOKEN`: read-only views, each stamped with a block.
 import type { Command } from 'commander';
 import { apiCommand } from '../api-command';
+import { CliError } from '../cli-error';
 import type { CliContext } from '../context';
+import { exitCodes } from '../exit-codes';
 
 // Depth is an approximate figure: whole dollars, grouped, read better in a column.
 const usd = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const bps = (n: number | null) => (n === null ? '-' : `${(n / 100).toFixed(2)}%`);
+
+/**
+ * `chain safety SCAM` and `chain safety --token SCAM` say the same (the flag came first and
+ * keeps working). Given both, they must agree: which one was meant is not guessed. Checked
+ * before the action, so a usage mistake is said as one before any key or server is needed.
+ */
+function positionalOrFlag(cmd: Command, flag: string, needed?: string) {
+  return cmd.hook('preAction', (_self, action) => {
+    const given = action.processedArgs[0] as string | undefined;
+    const flagged = action.opts()[flag] as string | undefined;
+    if (given !== undefined && flagged !== undefined && given !== flagged) {
+      throw new CliError('usage', `${given} and --${flag} ${flagged} differ: give the ${flag} once`, exitCodes.usage);
+    }
+    if (needed && given === undefined && flagged === undefined) throw new CliError('usage', needed, exitCodes.usage);
+  });
+}
 
 export function registerChain(chain: Command, cli: CliContext) {
   apiCommand(chain, cli, {
@@ -19,11 +37,15 @@ export function registerChain(chain: Command, cli: CliContext) {
       )}\nas of block ${v.as_of_block}`,
   });
 
-  apiCommand(chain, cli, {
+  const pools = apiCommand(chain, cli, {
     name: 'pools',
     description: 'pool prices and depth in USD',
-    options: [['--pair <pair>', 'one pair, e.g. WETH-USDC']],
-    call: (c, _args, opts: { pair?: string }) => c.chain.view('pools', opts.pair ? { pair: opts.pair } : {}),
+    args: [['[pair]', 'one pair, e.g. WETH-USDC']],
+    options: [['--pair <pair>', 'the same, as a flag']],
+    call: (c, [given], opts: { pair?: string }) => {
+      const pair = given ?? opts.pair;
+      return c.chain.view('pools', pair ? { pair } : {});
+    },
     show: (v) =>
       `${cli.table(
         [{ header: 'PAIR' }, { header: 'PRICE' }, { header: 'DEPTH', align: 'right' }, { header: 'RESERVES' }],
@@ -44,11 +66,12 @@ export function registerChain(chain: Command, cli: CliContext) {
     },
   });
 
-  apiCommand(chain, cli, {
+  const safety = apiCommand(chain, cli, {
     name: 'safety',
     description: 'is a token safe to trade? (measured taxes, mint rights, depth)',
-    required: [['--token <token>', 'a symbol or an address']],
-    call: (c, _args, opts: { token: string }) => c.chain.view('safety', { token: opts.token }),
+    args: [['[token]', 'a symbol or an address']],
+    options: [['--token <token>', 'the same, as a flag']],
+    call: (c, [given], opts: { token?: string }) => c.chain.view('safety', { token: given ?? opts.token ?? '' }),
     show: (v) =>
       cli.pairs([
         ['token', `${v.token} (${v.address})`],
@@ -60,4 +83,7 @@ export function registerChain(chain: Command, cli: CliContext) {
         ...v.reasons.map((r, i): [string, string] => [i === 0 ? 'reasons' : '', `- ${r}`]),
       ]),
   });
+
+  positionalOrFlag(pools, 'pair');
+  positionalOrFlag(safety, 'token', `say which token: ${cli.command('chain safety <token>')}`);
 }

@@ -33,6 +33,8 @@ export function registerConfirm(confirm: Command, cli: CliContext) {
     ...confirm.configureHelp(),
     subcommandTerm: (c) => (c.name() === 'answer' ? '<id> --approve|--deny' : help.subcommandTerm(c)),
   });
+  // Said as every group with a bare read says it (bare-group.ts); here the answering subcommand is the default.
+  confirm.addHelpText('after', '\nTyped bare, `presence confirm` runs `presence confirm list`.');
 
   confirm
     .command('list')

@@ -28,6 +28,7 @@ const keyId = ['<id>', 'key id, key_…'] as const;
 export function registerKeys(keys: Command, cli: CliContext) {
   listCommand(keys, cli, {
     description: 'every key of the account (never secrets)',
+    bare: true,
     call: (c) => c.keys.list(),
     records: (r) => r.keys,
     columns: ['ID', 'NAME', 'KIND', 'SCOPES', 'LAST4', 'STATE', 'CREATED', 'LAST USED'],

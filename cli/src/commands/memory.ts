@@ -7,6 +7,7 @@ import { listCommand } from '../list-command';
 export function registerMemory(memory: Command, cli: CliContext) {
   listCommand(memory, cli, {
     description: 'pinned and fading keywords',
+    bare: true,
     call: (c) => c.memory.list(),
     records: (m) => [...m.pinned, ...m.fading],
     columns: ['KEY', 'TIER', { header: 'WEIGHT', align: 'right' }, { header: 'DAYS LEFT', align: 'right' }, 'NOTE'],

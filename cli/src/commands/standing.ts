@@ -8,6 +8,7 @@ import { shortTime } from '../table';
 export function registerStanding(standing: Command, cli: CliContext) {
   listCommand(standing, cli, {
     description: 'active standing intents',
+    bare: true,
     call: (c) => c.standing.list(),
     records: (r) => r.standing,
     columns: ['ID', { header: 'FIRED', align: 'right' }, 'LAST FIRED', 'CREATED', 'TEXT'],

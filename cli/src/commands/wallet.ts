@@ -94,6 +94,7 @@ export function registerWallet(program: Command, cli: CliContext) {
   apiCommand(policy, cli, {
     name: 'get',
     description: 'the current policy document',
+    bare: true,
     call: (c) => c.wallet.policy.get(),
     show: (p) => cli.pairs(policyPairs(p)),
   });

@@ -36,6 +36,7 @@ export function registerWebhooks(hooks: Command, cli: CliContext) {
 function endpointCommands(hooks: Command, cli: CliContext) {
   listCommand(hooks, cli, {
     description: 'every endpoint of the account (never secrets)',
+    bare: true,
     call: (c) => c.webhooks.list(),
     records: (r) => r.webhooks,
     columns: ['ID', 'URL', 'EVENTS', 'STATE', 'MODE', 'CURSOR', 'CREATED'],
