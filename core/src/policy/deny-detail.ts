@@ -1,5 +1,6 @@
-// What a deny rule's policy_block says, as a person would: which actions the rule stops, what
-// the policy still allows when the rule stops a whole action, and where it is changed. The
+// What a deny rule's policy_block says, as a person would: which actions the rule stops, and what
+// the policy still allows when the rule stops a whole action. Not how to change it: the same text
+// reaches a chat, where an HTTP verb means nothing (each surface names its own way). The
 // detail reaches API users as problem+json `detail` and every surface after a framing of its
 // own ("Blocked by spend policy", "Your spend policy stops that: …"), so it is one clause that
 // does not repeat "policy denies", and names only what the account wrote in its own policy.
@@ -10,7 +11,6 @@ type Action = Exclude<NonNullable<DenyRule['action']>, '*'>;
 
 const NOUNS: Record<Action, string> = { swap: 'swaps', send: 'sends', wrap: 'wraps', unwrap: 'unwraps', withdraw: 'withdrawals' };
 const ACTIONS = Object.keys(NOUNS) as Action[];
-const CHANGE = 'change it with PUT /v1/wallet/policy';
 
 /** `a, b and c`. */
 const listed = (words: readonly string[]) =>
@@ -37,5 +37,5 @@ export function denyDetail(policy: PolicyDocument, rule: DenyRule): string {
   const wholeAction = rule.action !== undefined && rule.action !== '*' && rule.token === undefined && rule.to === undefined;
   const allowed = wholeAction ? allowedActions(policy) : [];
   const also = allowed.length > 0 ? ` (your policy allows ${listed(allowed)})` : '';
-  return `${stopped(rule)}${also}; ${CHANGE}`;
+  return `${stopped(rule)}${also}`;
 }

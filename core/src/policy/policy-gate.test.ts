@@ -80,20 +80,14 @@ describe('policy gate', () => {
       throw new Error('not blocked');
     };
     // The default policy: sends denied, SCAM denied.
-    expect(detail({ deny: defaultPolicy.deny }, send)).toBe(
-      'sends are not allowed (your policy allows swaps, wraps and unwraps); change it with PUT /v1/wallet/policy',
-    );
-    expect(detail({ deny: defaultPolicy.deny }, swap(1, ['WETH', 'SCAM']))).toBe(
-      'actions involving SCAM are not allowed; change it with PUT /v1/wallet/policy',
-    );
-    expect(detail({ deny: [{ action: 'swap', token: 'DAI' }] }, swap(1, ['USDC', 'DAI']))).toBe(
-      'swaps involving DAI are not allowed; change it with PUT /v1/wallet/policy',
-    );
-    expect(detail({ deny: [{ to }] }, send)).toBe(`actions to ${to} are not allowed; change it with PUT /v1/wallet/policy`);
-    expect(detail({ deny: [{ action: '*' }] }, swap(1))).toBe('no actions are allowed; change it with PUT /v1/wallet/policy');
+    expect(detail({ deny: defaultPolicy.deny }, send)).toBe('sends are not allowed (your policy allows swaps, wraps and unwraps)');
+    expect(detail({ deny: defaultPolicy.deny }, swap(1, ['WETH', 'SCAM']))).toBe('actions involving SCAM are not allowed');
+    expect(detail({ deny: [{ action: 'swap', token: 'DAI' }] }, swap(1, ['USDC', 'DAI']))).toBe('swaps involving DAI are not allowed');
+    expect(detail({ deny: [{ to }] }, send)).toBe(`actions to ${to} are not allowed`);
+    expect(detail({ deny: [{ action: '*' }] }, swap(1))).toBe('no actions are allowed');
     // An allowlisted address makes withdrawals one of what is allowed; a rule stopping every action leaves nothing to list.
     expect(detail({ deny: [{ action: 'swap' }, { action: 'wrap' }], withdraw_allowlist: [to] }, swap(1))).toBe(
-      'swaps are not allowed (your policy allows sends, unwraps and withdrawals); change it with PUT /v1/wallet/policy',
+      'swaps are not allowed (your policy allows sends, unwraps and withdrawals)',
     );
   });
 
