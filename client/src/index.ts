@@ -26,6 +26,8 @@ export type {
   UnrecognizedEvent,
 } from './events';
 export type { RequestOptions, ResponseInfo } from './http';
+// Amounts rounded for people, the same way in every surface (chat replies, cards, CLI, extension).
+export { readableAmounts, readableDecimal } from '@presence/protocol';
 export type { ChainView, ChainViewName } from './resources/chain';
 export type { ConfirmationList, ConfirmationView, ConfirmResult } from './resources/confirm';
 export type { CreateKeyParameters, KeySecret, KeyView, ListKeysReturnType, RotateKeyParameters } from './resources/keys';

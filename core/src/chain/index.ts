@@ -12,11 +12,12 @@ export {
   type ParsedAmount,
   parseAmount,
   parseUnits,
-  readableDecimal,
   USD_DECIMALS,
   USD_ONE,
   usdToNumber,
 } from './amounts';
+// One rounding for people, shared with every surface (@presence/protocol).
+export { readableDecimal } from '@presence/protocol';
 export type {
   Balances,
   CallRequest,
