@@ -38,8 +38,18 @@ describe('render', () => {
     expect(text).toContain('Approval needed: swap 22 USDC for at least 0.007238 WETH (quoted 0.00731128 WETH)');
     expect(text).toContain('Amount: 22 USDC (≈ 22.00 USD)');
     expect(text).not.toContain('0.007311279878129051');
-    expect(outcomeText(card, { status: 'denied' })).toBe('❌ Denied: swap 22 USDC for at least 0.007238 WETH (quoted 0.00731128 WETH). Nothing was sent.');
-    const held = { ...card, confirm_id: 'cf_1', intent_id: 'in_1', status: 'held' as const, created_at: '2026-01-01T00:00:00.000Z', tx: null, block: null };
+    expect(outcomeText(card, { status: 'denied' })).toBe(
+      '❌ Denied: swap 22 USDC for at least 0.007238 WETH (quoted 0.00731128 WETH). Nothing was sent.',
+    );
+    const held = {
+      ...card,
+      confirm_id: 'cf_1',
+      intent_id: 'in_1',
+      status: 'held' as const,
+      created_at: '2026-01-01T00:00:00.000Z',
+      tx: null,
+      block: null,
+    };
     const pending = pendingText({ confirmations: [held] }, now);
     expect(pending).toContain('(quoted 0.00731128 WETH)');
     expect(pending).not.toContain('0.007311279878129051');

@@ -86,7 +86,9 @@ export function walletText(w: WalletView): string {
 export function pendingText(list: ConfirmationList, now: number): string {
   const held = list.confirmations;
   if (held.length === 0) return 'Nothing is waiting for your approval.';
-  const lines = held.map((c) => `• ${readableAmounts(c.summary)} (${readableAmounts(c.amount)}) — ${timeLeft(Date.parse(c.expires_at) - now)} left`);
+  const lines = held.map(
+    (c) => `• ${readableAmounts(c.summary)} (${readableAmounts(c.amount)}) — ${timeLeft(Date.parse(c.expires_at) - now)} left`,
+  );
   return `Waiting for your approval (${held.length}):\n${lines.join('\n')}`;
 }
 

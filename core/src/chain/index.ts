@@ -2,6 +2,8 @@
 // lists, amounts and the chain's typed errors. The adapters are not here: the viem client is
 // `@presence/core/viem` (./viem/index.ts); the embedded anvil is the package @presence/devnet.
 
+// One rounding for people, shared with every surface (@presence/protocol).
+export { readableDecimal } from '@presence/protocol';
 export {
   formatAmount,
   formatRatio,
@@ -16,8 +18,6 @@ export {
   USD_ONE,
   usdToNumber,
 } from './amounts';
-// One rounding for people, shared with every surface (@presence/protocol).
-export { readableDecimal } from '@presence/protocol';
 export type {
   Balances,
   CallRequest,
