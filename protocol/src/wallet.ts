@@ -76,6 +76,8 @@ export const ConfirmationView = z
     status: ConfirmStatus,
     summary: z.string(),
     amount: z.string(),
+    /** What `amount` was worth when the action was planned ("22.00 USD"). */
+    value_usd: z.string().optional(),
     created_at: Timestamp,
     expires_at: Timestamp,
     tx: z.string().nullable(),
