@@ -76,12 +76,14 @@ export const ConfirmationView = z
     status: ConfirmStatus,
     summary: z.string(),
     amount: z.string(),
-    /** What `amount` was worth when the action was planned ("22.00 USD"). */
-    value_usd: z.string().optional(),
     created_at: Timestamp,
     expires_at: Timestamp,
     tx: z.string().nullable(),
     block: z.number().int().nullable(),
+    /** What `amount` was worth when the action was planned ("22.00 USD"). After the required
+     * fields, like an intent answer's: placed among them, the server's fast serializer and zod
+     * ordered the keys differently (a 500 under test). */
+    value_usd: z.string().optional(),
     ...PasskeyHold.shape,
   })
   .meta({ id: 'Confirmation' });

@@ -190,11 +190,11 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
           status: r.state === 'held' && now >= (r.expires_at as number) ? 'expired' : statusOf(r.state),
           summary: r.summary,
           amount: r.amount,
-          value_usd: formatUsd(BigInt(r.value_usd)),
           created_at: iso(r.created_at),
           expires_at: iso(r.expires_at as number),
           tx: r.txs.at(-1)?.hash ?? null,
           block: r.block,
+          value_usd: formatUsd(BigInt(r.value_usd)),
           ...marks.get(r.id),
         }))
         .filter((c) => !status || c.status === status)
