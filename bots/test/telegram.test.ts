@@ -4,6 +4,7 @@
 // an outage and finally a revoked key.
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { readableAmounts } from '@presence/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/log';
 import { type RunningBots, runBots } from '../src/run-bots';
@@ -277,7 +278,11 @@ describe('Telegram bot', () => {
     try {
       const intent = await presence.admin.wallet.intent({ do: 'swap 20 USDC for WETH' });
       if (intent.status !== 'needs_confirm' || !intent.approve_url) throw new Error('expected a hold with an approve link');
-      const card = await botMessage(alice.id, (m) => isCard(m) && m.text.includes(intent.summary) && buttonsOf(m).length === 2, 'the card');
+      const card = await botMessage(
+        alice.id,
+        (m) => isCard(m) && m.text.includes(readableAmounts(intent.summary)) && buttonsOf(m).length === 2,
+        'the card',
+      );
       expect(buttonsOf(card)).toEqual([
         { text: 'Approve', url: intent.approve_url },
         { text: 'Deny', callback_data: `cf:${intent.confirm_id}:d` },

@@ -48,8 +48,11 @@ describe('presence wallet commands', () => {
     expect(held.stdout).toContain(`deny:    node bin/presence.js confirm ${id} --deny`);
 
     const list = await runPresence(['confirm', 'list', '--headers'], env());
-    expect(list.stdout).toMatch(/^CONFIRM ID\s+STATUS\s+AMOUNT\s+EXPIRES \(UTC\)\s+SUMMARY$/m);
-    expect(list.stdout).toMatch(new RegExp(`^${id}\\s+held\\s+20 USDC\\s`, 'm'));
+    expect(list.stdout).toMatch(/^CONFIRM ID\s+STATUS\s+AMOUNT\s+VALUE\s+EXPIRES \(UTC\)\s+SUMMARY$/m);
+    expect(list.stdout).toMatch(new RegExp(`^${id}\\s+held\\s+20 USDC\\s+\\d+\\.\\d\\d USD\\s`, 'm'));
+    // The quote rounded for people (six significant digits), as in chat.
+    expect(list.stdout).toMatch(/\(quoted 0\.\d{0,8} WETH\)$/m);
+    expect(held.stdout).toMatch(/^amount\s+20 USDC \(\d+\.\d\d USD\)$/m);
     const bare = await runPresence(['confirm', '--headers'], env()); // a bare `confirm` lists, as it always did
     expect([bare.code, bare.stdout]).toEqual([0, list.stdout]);
 

@@ -1,6 +1,9 @@
 // @presence/client public surface: the client factory, its errors and the types callers
 // name. Browser-safe: nothing here (or below, outside src/cli) imports a Node built-in or
 // the server core — only @presence/protocol, zod and its own files.
+
+// Amounts rounded for people, the same way in every surface (chat replies, cards, CLI, extension).
+export { readableAmounts, readableDecimal } from '@presence/protocol';
 export { createPresenceClient, DEFAULT_BASE_URL, type PresenceClient, type PresenceClientOptions } from './client';
 export {
   isApiError,

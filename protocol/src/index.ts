@@ -13,6 +13,7 @@ export * from './policy';
 export * from './presence';
 export * from './problem-catalogue';
 export * from './problem-status';
+export * from './readable';
 export * from './streams';
 export * from './surfaces';
 export * from './wallet';

@@ -80,6 +80,10 @@ export const ConfirmationView = z
     expires_at: Timestamp,
     tx: z.string().nullable(),
     block: z.number().int().nullable(),
+    /** What `amount` was worth when the action was planned ("22.00 USD"). After the required
+     * fields, like an intent answer's: placed among them, the server's fast serializer and zod
+     * ordered the keys differently (a 500 under test). */
+    value_usd: z.string().optional(),
     ...PasskeyHold.shape,
   })
   .meta({ id: 'Confirmation' });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseCommand } from './commands';
-import { cardText, outcomeText, seenCodeText, timeLeft } from './render';
+import { cardText, outcomeText, pendingText, seenCodeText, timeLeft } from './render';
 
 describe('render', () => {
   it('time left reads like a person would say it', () => {
@@ -27,6 +27,32 @@ describe('render', () => {
     );
     // A bot clock far behind the server's is not trusted beyond the timeout.
     expect(cardText(card, now - 3_600_000)).toContain('Time left: 10 min');
+  });
+
+  const quoted = 'swap 22 USDC for at least 0.007238 WETH (quoted 0.007311279878129051 WETH)';
+
+  it("a card, its outcome and /pending show a swap's quote rounded for people, not its 18 digits", () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    const card = { summary: quoted, amount: '22 USDC', value_usd: '22.00 USD', expires_at: '2026-01-01T00:10:00.000Z', timeout_s: 600 };
+    const text = cardText(card, now);
+    expect(text).toContain('Approval needed: swap 22 USDC for at least 0.007238 WETH (quoted 0.00731128 WETH)');
+    expect(text).toContain('Amount: 22 USDC (≈ 22.00 USD)');
+    expect(text).not.toContain('0.007311279878129051');
+    expect(outcomeText(card, { status: 'denied' })).toBe(
+      '❌ Denied: swap 22 USDC for at least 0.007238 WETH (quoted 0.00731128 WETH). Nothing was sent.',
+    );
+    const held = {
+      ...card,
+      confirm_id: 'cf_1',
+      intent_id: 'in_1',
+      status: 'held' as const,
+      created_at: '2026-01-01T00:00:00.000Z',
+      tx: null,
+      block: null,
+    };
+    const pending = pendingText({ confirmations: [held] }, now);
+    expect(pending).toContain('(quoted 0.00731128 WETH)');
+    expect(pending).not.toContain('0.007311279878129051');
   });
 
   it('outcomes name what happened', () => {

@@ -1,7 +1,8 @@
 // Every text the bots show, in one place: help, link results, wallet, pending, confirmation
 // cards and their outcomes. Plain text (no markup), so nothing needs escaping on either
-// platform.
-import type { ConfirmationList, RedeemLinkReturnType, WalletView } from '@presence/client';
+// platform. Amounts (a summary's quote, a balance) are rounded for people with the one
+// rounding every surface shares (`readableAmounts`); the wire keeps every digit.
+import { type ConfirmationList, type RedeemLinkReturnType, readableAmounts, type WalletView } from '@presence/client';
 import type { CardRecord, LinkRecord } from './link-store';
 
 export const COMMANDS = [
@@ -72,7 +73,7 @@ export const unlinkedText = (link: LinkRecord, revoked: boolean) =>
 
 export function walletText(w: WalletView): string {
   const lines = [`Wallet ${w.address} on ${w.chain.name} (chain ${w.chain.id}), block ${w.as_of_block}`, `Total: ${w.total_usd}`];
-  for (const b of w.balances) lines.push(`• ${b.amount}${b.value_usd ? ` — ${b.value_usd}` : ''}`);
+  for (const b of w.balances) lines.push(`• ${readableAmounts(b.amount)}${b.value_usd ? ` — ${b.value_usd}` : ''}`);
   for (const p of w.lp) lines.push(`• LP ${p.pair}${p.value_usd ? ` — ${p.value_usd}` : ''}`);
   const p = w.policy;
   lines.push(
@@ -85,7 +86,9 @@ export function walletText(w: WalletView): string {
 export function pendingText(list: ConfirmationList, now: number): string {
   const held = list.confirmations;
   if (held.length === 0) return 'Nothing is waiting for your approval.';
-  const lines = held.map((c) => `• ${c.summary} (${c.amount}) — ${timeLeft(Date.parse(c.expires_at) - now)} left`);
+  const lines = held.map(
+    (c) => `• ${readableAmounts(c.summary)} (${readableAmounts(c.amount)}) — ${timeLeft(Date.parse(c.expires_at) - now)} left`,
+  );
   return `Waiting for your approval (${held.length}):\n${lines.join('\n')}`;
 }
 
@@ -114,8 +117,8 @@ export const PASSKEY_NOTE = '🔑 This is over your passkey threshold: Approve o
 
 export function cardText(card: CardFacts, now: number, note?: string): string {
   const lines = [
-    `Approval needed: ${card.summary}`,
-    `Amount: ${card.amount}${card.value_usd ? ` (≈ ${card.value_usd})` : ''}`,
+    `Approval needed: ${readableAmounts(card.summary)}`,
+    `Amount: ${readableAmounts(card.amount)}${card.value_usd ? ` (≈ ${card.value_usd})` : ''}`,
     `Time left: ${timeLeft(leftMs(card, now))} (until ${hhmm(card.expires_at)})`,
   ];
   if (card.approve_url && note !== PASSKEY_NOTE) lines.push('', PASSKEY_NOTE);
@@ -132,19 +135,20 @@ export type Outcome =
   | { status: 'settled' };
 
 export function outcomeText(card: Pick<CardRecord, 'summary' | 'amount'>, o: Outcome): string {
+  const summary = readableAmounts(card.summary);
   switch (o.status) {
     case 'executed':
-      return `✅ Approved and executed: ${card.summary}${o.tx ? `\nTx ${o.tx}${o.block !== undefined ? ` in block ${o.block}` : ''}` : ''}`;
+      return `✅ Approved and executed: ${summary}${o.tx ? `\nTx ${o.tx}${o.block !== undefined ? ` in block ${o.block}` : ''}` : ''}`;
     case 'denied':
-      return `❌ Denied: ${card.summary}. Nothing was sent.`;
+      return `❌ Denied: ${summary}. Nothing was sent.`;
     case 'expired':
-      return `⌛ Expired: ${card.summary}. Nobody answered in time; nothing was sent.`;
+      return `⌛ Expired: ${summary}. Nobody answered in time; nothing was sent.`;
     case 'failed':
-      return `⚠️ Failed: ${card.summary}${o.reason ? ` (${o.reason})` : ''}.`;
+      return `⚠️ Failed: ${summary}${o.reason ? ` (${o.reason})` : ''}.`;
     case 'answering':
-      return `⏳ ${o.approve ? 'Approving' : 'Denying'}: ${card.summary}…`;
+      return `⏳ ${o.approve ? 'Approving' : 'Denying'}: ${summary}…`;
     case 'settled':
-      return `☑️ Settled: ${card.summary}. Send /pending to see what is still waiting.`;
+      return `☑️ Settled: ${summary}. Send /pending to see what is still waiting.`;
   }
 }
 

@@ -2,12 +2,12 @@
 // action is resolved. Two subcommands, each with its own help; the answering one is the
 // default, so `confirm <id>` needs no subcommand name. `approveHint` is shared by every
 // command that can produce a held action.
-import { PresenceApiError } from '@presence/client';
+import { type ConfirmationView, PresenceApiError, readableAmounts } from '@presence/client';
 import { type Command, Help } from 'commander';
 import { CliError } from '../cli-error';
 import type { CliContext } from '../context';
 import { exitCodes } from '../exit-codes';
-import { shortTime } from '../table';
+import { type Column, shortTime } from '../table';
 
 /** How to answer a hold; one over passkey_over (`approveUrl`) is approved on its page, with a passkey. */
 export const approveHint = (cli: Pick<CliContext, 'command'>, confirmId: string, approveUrl?: string) =>
@@ -84,15 +84,26 @@ async function list(cli: CliContext, cmd: Command, all: boolean) {
       ? all
         ? 'no confirmations'
         : 'nothing is waiting for you'
-      : cli.table(
-          [
-            { header: 'CONFIRM ID' },
-            { header: 'STATUS' },
-            { header: 'AMOUNT', align: 'right' },
-            { header: 'EXPIRES (UTC)' },
-            { header: 'SUMMARY' },
-          ],
-          r.confirmations.map((c) => [c.confirm_id, c.status, c.amount, shortTime(c.expires_at), c.summary]),
-        ),
+      : cli.table(CONFIRM_COLUMNS, confirmationRows(r.confirmations)),
   );
 }
+
+export const CONFIRM_COLUMNS: Column[] = [
+  { header: 'CONFIRM ID' },
+  { header: 'STATUS' },
+  { header: 'AMOUNT', align: 'right' },
+  { header: 'VALUE', align: 'right' },
+  { header: 'EXPIRES (UTC)' },
+  { header: 'SUMMARY' },
+];
+
+/** The `confirm list` rows: amounts rounded for people (a quote's every digit is in --json). */
+export const confirmationRows = (confirmations: ConfirmationView[]): string[][] =>
+  confirmations.map((c) => [
+    c.confirm_id,
+    c.status,
+    readableAmounts(c.amount),
+    c.value_usd ?? '-',
+    shortTime(c.expires_at),
+    readableAmounts(c.summary),
+  ]);

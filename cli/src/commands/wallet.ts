@@ -1,6 +1,6 @@
 // `presence wallet`, `presence policy get|set FILE` and `presence intent "<sentence>"`.
 import { readFileSync } from 'node:fs';
-import type { IntentResult, PolicyDocument, PolicyView } from '@presence/client';
+import { type IntentResult, type PolicyDocument, type PolicyView, readableAmounts } from '@presence/client';
 import type { Command } from 'commander';
 import { apiCommand } from '../api-command';
 import { CliError } from '../cli-error';
@@ -15,17 +15,19 @@ const assetTable = (cli: Pick<CliContext, 'table'>, rows: { symbol: string; amou
     rows.map((b) => [b.symbol, b.amount, b.value_usd ?? '-']),
   );
 
+/** An intent's answer for people: amounts rounded (every digit is in --json), the amount's USD value beside it. */
 export function renderIntent(cli: Pick<CliContext, 'command' | 'pairs'>, r: IntentResult): string {
   const sim = r.simulated ? ' (simulated: nothing was broadcast)' : '';
+  const amount = `${readableAmounts(r.amount)}${r.value_usd ? ` (${r.value_usd})` : ''}`;
   if (r.status === 'done')
     return `${cli.pairs([
-      ['done', r.summary],
-      ['amount', r.amount],
+      ['done', readableAmounts(r.summary)],
+      ['amount', amount],
       ['tx', `${r.tx} (block ${r.block})`],
     ])}${sim ? `\n${sim.trim()}` : ''}`;
   return `${cli.pairs([
-    ['held', r.summary],
-    ['amount', r.amount],
+    ['held', readableAmounts(r.summary)],
+    ['amount', amount],
     ['expires', `${shortTime(r.expires_at)} UTC; silence means no`],
   ])}\n\n${approveHint(cli, r.confirm_id, r.approve_url)}`;
 }

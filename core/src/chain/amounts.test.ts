@@ -8,7 +8,6 @@ import {
   formatUsdPrice,
   parseAmount,
   parseUnits,
-  readableDecimal,
   USD_ONE,
   usdToNumber,
 } from './amounts';
@@ -75,19 +74,5 @@ describe('amounts', () => {
     expect(() => parseAmount('12.5 FOO', list)).toThrow(invalid);
     expect(() => parseAmount('USDC 12', list)).toThrow(invalid);
     expect(() => parseAmount('1.0000001 USDC', list)).toThrow(invalid);
-  });
-});
-
-describe('readableDecimal', () => {
-  it.each([
-    ['0.007311279878129051', '0.00731128'],
-    ['1234.56789', '1234.57'],
-    ['3000000.123', '3000000'],
-    ['9999.998340000000001', '10000'],
-    ['0.000000000000000001', '0.000000000000000001'],
-    ['22', '22'],
-    ['10.50', '10.5'],
-  ])('%s reads as %s', (text, readable) => {
-    expect(readableDecimal(text)).toBe(readable);
   });
 });

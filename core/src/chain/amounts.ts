@@ -1,5 +1,6 @@
 // Amount strings at the boundary ("12.5 USDC", "3000.12 USD") and bigint base units inside.
 // All conversions are string/bigint arithmetic: a float never touches a money value.
+// Rounding for people (`readableDecimal`) lives in @presence/protocol, where every surface reads it.
 import { invalidRequest, PresenceError } from '../errors/presence-error';
 import { resolveToken, type Token, type TokenList } from './token-list';
 
@@ -105,22 +106,4 @@ export function formatRatio(value: bigint): string {
   if (value === 0n) return '0';
   const digits = value >= USD_ONE ? 6 : Math.min(USD_DECIMALS, USD_DECIMALS - value.toString().length + 6);
   return formatUnits(value, USD_DECIMALS, digits).replace(/\.?0+$/, '');
-}
-
-/**
- * A decimal as people read it: at most six significant digits, the whole part always kept
- * ("0.007311279878129051" → "0.00731128", "1234.56789" → "1234.57", "3000000" stays).
- * Rounded half up, in decimal arithmetic; trailing zeros trimmed.
- */
-export function readableDecimal(decimal: string): string {
-  const m = DECIMAL.exec(decimal);
-  if (!m) return decimal;
-  const whole = (m[1] ?? '0').replace(/^0+(?=\d)/, '');
-  const fraction = m[2] ?? '';
-  const wholeDigits = whole === '0' ? 0 : whole.length;
-  const leadingZeros = whole === '0' ? (/^0*/.exec(fraction)?.[0].length ?? 0) : 0;
-  const keep = Math.max(0, wholeDigits >= 6 ? 0 : whole === '0' ? leadingZeros + 6 : 6 - wholeDigits);
-  if (fraction.length <= keep) return `${whole}${fraction ? `.${fraction}` : ''}`.replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
-  const rounded = formatUnits(BigInt(whole + fraction), fraction.length, keep);
-  return rounded.includes('.') ? rounded.replace(/\.?0+$/, '') : rounded;
 }

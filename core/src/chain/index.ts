@@ -2,6 +2,8 @@
 // lists, amounts and the chain's typed errors. The adapters are not here: the viem client is
 // `@presence/core/viem` (./viem/index.ts); the embedded anvil is the package @presence/devnet.
 
+// One rounding for people, shared with every surface (@presence/protocol).
+export { readableDecimal } from '@presence/protocol';
 export {
   formatAmount,
   formatRatio,
@@ -12,7 +14,6 @@ export {
   type ParsedAmount,
   parseAmount,
   parseUnits,
-  readableDecimal,
   USD_DECIMALS,
   USD_ONE,
   usdToNumber,

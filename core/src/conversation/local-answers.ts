@@ -4,7 +4,8 @@
 // reading, with a share of a balance ("half my DAI") worked out from the wallet and an amount
 // to receive ("buy 0.01 ETH") valued at the block's price first. Questions back are said as
 // they are: nothing is called.
-import { formatUnits, formatUsd, parseUnits, readableDecimal, USD_DECIMALS } from '../chain/amounts';
+import { readableDecimal } from '@presence/protocol';
+import { formatUnits, formatUsd, parseUnits, USD_DECIMALS } from '../chain/amounts';
 import { PresenceError } from '../errors/presence-error';
 import { actionOutcome, holdings, howToStop, readable, STANDING_FORMS } from '../replies/replies';
 import { parseStanding } from '../standing/standing-parser';

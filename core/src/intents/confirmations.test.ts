@@ -159,6 +159,9 @@ describe('expiry', () => {
       [early.confirm_id, 'expired'],
       [late.confirm_id, 'held'],
     ]);
+    // Each listed hold says what it is worth, as its intent answer did ("22.00 USD").
+    expect(listed.map((c) => c.value_usd)).toEqual([early.value_usd, late.value_usd]);
+    expect(listed[0]?.value_usd).toMatch(/^\d+\.\d\d USD$/);
     expect(await stateOf(a.id, early.intent_id)).toBe('held');
     // The sweep is across accounts (holds other tests left may be due too): this account's due
     // hold is expired by it, the later one is not, and a second sweep finds nothing left.

@@ -4,6 +4,7 @@
 // whose time ran out while the server was down can never execute. Each resolution is a
 // `confirm` event so surfaces can retire their buttons.
 import { type ConfirmationView, type ConfirmResult, KeyKind } from '@presence/protocol';
+import { formatUsd } from '../chain/amounts';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import { notFound, PresenceError } from '../errors/presence-error';
@@ -193,6 +194,7 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
           expires_at: iso(r.expires_at as number),
           tx: r.txs.at(-1)?.hash ?? null,
           block: r.block,
+          value_usd: formatUsd(BigInt(r.value_usd)),
           ...marks.get(r.id),
         }))
         .filter((c) => !status || c.status === status)

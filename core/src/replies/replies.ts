@@ -2,8 +2,7 @@
 // a standing intent fires, when a held action is resolved, when a turn is refused. One
 // builder per sentence, so the same fact always reaches the user in the same words.
 
-import type { IntentResult, Scope, WalletView } from '@presence/protocol';
-import { readableDecimal } from '../chain/amounts';
+import { type IntentResult, readableAmounts, type Scope, type WalletView } from '@presence/protocol';
 import type { TokenList } from '../chain/token-list';
 
 /** Messages the presence offers as examples of what it understands. */
@@ -23,8 +22,9 @@ export const STANDING_FORMS = `I can watch prices ("${EXAMPLES.watch}"), report 
 /** "Transaction 0x… landed in block 12." */
 export const landed = (tx: string | undefined, block: number | undefined) => `Transaction ${tx} landed in block ${block}.`;
 
-/** Every decimal in a text rounded for people (six significant digits): "0.007311279878129051 WETH" → "0.00731128 WETH". */
-export const readable = (text: string) => text.replace(/\d+\.\d+/g, (n) => readableDecimal(n));
+/** Every decimal in a text rounded for people (six significant digits): "0.007311279878129051 WETH" → "0.00731128 WETH".
+ * The one rounding every surface uses (@presence/protocol's `readableAmounts`). */
+export const readable = readableAmounts;
 
 /**
  * An intent's summary as people read it: amounts rounded, the USD value beside what leaves

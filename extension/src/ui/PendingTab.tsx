@@ -4,10 +4,10 @@
 // A hold over the policy's passkey_over is approved on its page with a passkey: its Approve
 // opens `approve_url` in a tab (the outcome then arrives as a `confirm` event); Deny stays here.
 import type { ConfirmationView, PresenceClient } from '@presence/client';
-import { PresenceApiError } from '@presence/client';
+import { PresenceApiError, readableAmounts } from '@presence/client';
 import { useEffect, useState } from 'react';
 import { describeError } from '../lib/describe-error';
-import { formatCountdown } from '../lib/format';
+import { formatAmount, formatCountdown } from '../lib/format';
 import { sendRuntimeMessage } from '../lib/runtime-messages';
 import { useNow, usePresenceEvents, useResource } from './hooks';
 import { Empty, ErrorNote, Loading } from './states';
@@ -101,10 +101,13 @@ export function PendingTab({ client, onCount }: { client: PresenceClient; onCoun
         return (
           <li key={c.confirm_id} className="card pending-item" data-testid="pending-item" aria-labelledby={titleId}>
             <p id={titleId} className="summary">
-              {c.summary}
+              {readableAmounts(c.summary)}
             </p>
             <p className="pending-meta">
-              <span className="amount">{c.amount}</span>
+              <span>
+                <span className="amount">{readableAmounts(c.amount)}</span>
+                {c.value_usd ? <span className="muted"> ≈ {formatAmount(c.value_usd)}</span> : null}
+              </span>
               {outcome ? null : expired ? (
                 <span className="muted">expired</span>
               ) : (

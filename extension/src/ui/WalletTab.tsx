@@ -1,6 +1,6 @@
 // Wallet: address, balances priced in USD, total, the spend policy's label and caps, and
 // the block all of it was read at. Refreshed by hand or when a transaction lands.
-import type { PresenceClient, WalletView } from '@presence/client';
+import { type PresenceClient, readableAmounts, type WalletView } from '@presence/client';
 import { formatAmount, spendLabels } from '../lib/format';
 import { Card } from './Card';
 import { CopyButton } from './CopyButton';
@@ -80,7 +80,10 @@ function BalancesCard({ wallet: w }: { wallet: WalletView }) {
             {w.balances.map((b) => (
               <tr key={b.address ?? b.symbol} data-testid="wallet-balance">
                 <th scope="row">{b.symbol}</th>
-                <td className="num">{formatAmount(withoutUnit(b.amount, b.symbol))}</td>
+                {/* Rounded for people; every digit on hover. */}
+                <td className="num" title={b.amount}>
+                  {formatAmount(readableAmounts(withoutUnit(b.amount, b.symbol)))}
+                </td>
                 <td className="num">{b.value_usd === null ? <span className="muted">no price</span> : formatAmount(b.value_usd)}</td>
               </tr>
             ))}

@@ -1,6 +1,7 @@
 // The Pending tab against the real server: held actions from POST /v1/wallet/intent, the
 // live countdown, Approve (the transaction hash shown and on chain), Deny, expiry, and
 // answers given elsewhere.
+import { readableAmounts } from '@presence/client';
 import { createSoftAuthenticator } from '@presence/core/testing';
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
@@ -39,8 +40,12 @@ describe('pending tab', () => {
     // A needs_confirm event forwarded by the background worker makes the tab look again.
     fakeChrome().deliver({ type: 'presence:event', event: { id: 1, type: 'needs_confirm', data: { confirm_id: held.confirm_id } } });
     const item = await screen.findByTestId('pending-item');
-    expect(within(item).getByText(held.summary)).toBeTruthy();
+    // The summary as people read it: the swap's quote rounded, not its 18 digits; the amount's value beside it.
+    expect(held.summary).toMatch(/quoted \d+\.\d{7,} WETH/);
+    expect(within(item).getByText(readableAmounts(held.summary))).toBeTruthy();
+    expect(item.textContent).not.toContain(held.summary);
     expect(within(item).getByText('20 USDC')).toBeTruthy();
+    expect(item.textContent).toMatch(/≈ \d[\d,]*\.\d\d USD/);
     const timer = within(item).getByRole('timer');
     const first = timer.textContent;
     expect(first).toMatch(/^(10:00|9:5\d) left$/);

@@ -1,5 +1,5 @@
 // The Wallet tab against the real server and its devnet: every figure is the API's.
-import { createPresenceClient } from '@presence/client';
+import { createPresenceClient, readableAmounts } from '@presence/client';
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
@@ -26,6 +26,12 @@ describe('wallet tab', () => {
     const usdcApi = w.balances.find((b) => b.symbol === 'USDC')!;
     expect(usdc.textContent).toContain(formatAmount(usdcApi.amount.replace(/ USDC$/, '')));
     expect(usdc.textContent).toContain(formatAmount(usdcApi.value_usd!));
+    // Every amount is rounded for people (six significant digits), with every digit on hover.
+    w.balances.forEach((b, i) => {
+      const cell = within(rows[i] as HTMLElement).getAllByRole('cell')[0] as HTMLElement;
+      expect(cell.textContent).toBe(formatAmount(readableAmounts(b.amount.replace(` ${b.symbol}`, ''))));
+      expect(cell.title).toBe(b.amount);
+    });
 
     expect(screen.getByText('Guarded')).toBeTruthy();
     const caps = screen.getByText('Per action').closest('dl') as HTMLElement;

@@ -4,7 +4,7 @@
 // unprompted messages (and not when switched off), the cursor survives a service-worker
 // restart, the alarm wakes it, and a revoked key shows on the badge.
 
-import { createPresenceClient } from '@presence/client';
+import { createPresenceClient, readableAmounts } from '@presence/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventsWorker, WorkerDeps } from '../../src/background/events-worker';
 import { startBackground, WAKE_ALARM } from '../../src/background/main';
@@ -72,8 +72,10 @@ describe('background worker', () => {
     await until(() => fake.state.notifications.has(`confirm:${a.confirm_id}`), 'the notification');
     expect(fake.state.notifications.get(`confirm:${a.confirm_id}`)).toEqual({
       title: 'Presence is waiting for your approval',
-      message: `${a.summary} (20 USDC). Open Presence to approve or deny.`,
+      // The quote rounded for people, not its 18 digits.
+      message: `${readableAmounts(a.summary)} (20 USDC). Open Presence to approve or deny.`,
     });
+    expect(fake.state.notifications.get(`confirm:${a.confirm_id}`)?.message).not.toContain(a.summary.replace(/^.*\(quoted /, ''));
     // Open pages are told too.
     expect(fake.state.sent).toContainEqual(
       expect.objectContaining({ type: 'presence:event', event: expect.objectContaining({ type: 'needs_confirm' }) }),

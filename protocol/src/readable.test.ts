@@ -1,0 +1,56 @@
+// Rounding for people: digits kept and dropped, and what in a text is not an amount at all.
+import { describe, expect, it } from 'vitest';
+import { readableAmounts, readableDecimal } from './readable';
+
+describe('readableDecimal', () => {
+  it.each([
+    ['0.007311279878129051', '0.00731128'],
+    ['1234.56789', '1234.57'],
+    ['3000000.123', '3000000'],
+    ['3000000', '3000000'],
+    ['3000000.5', '3000001'],
+    ['9999.998340000000001', '10000'],
+    ['0.9999996', '1'],
+    ['0.000000000000000001', '0.000000000000000001'],
+    ['0.000', '0'],
+    ['007.50', '7.5'],
+    ['22', '22'],
+    ['10.50', '10.5'],
+    ['12.000000', '12'],
+    ['0.1234564', '0.123456'],
+  ])('%s reads as %s', (text, readable) => {
+    expect(readableDecimal(text)).toBe(readable);
+  });
+
+  it('returns what is not a plain decimal as it came', () => {
+    for (const text of ['', '-1.5', '1e18', '0x1f', '1,234.5', 'abc']) expect(readableDecimal(text)).toBe(text);
+  });
+});
+
+describe('readableAmounts', () => {
+  it('rounds every decimal in a summary', () => {
+    expect(readableAmounts('swap 22 USDC for at least 0.007238 WETH (quoted 0.007311279878129051 WETH)')).toBe(
+      'swap 22 USDC for at least 0.007238 WETH (quoted 0.00731128 WETH)',
+    );
+    expect(readableAmounts('send 1.123456789 WETH to 0xAbC0000000000000000000000000000000000001.')).toBe(
+      'send 1.12346 WETH to 0xAbC0000000000000000000000000000000000001.',
+    );
+  });
+
+  it('leaves whole numbers, hex, dotted runs and USD values alone', () => {
+    for (const text of [
+      'landed in block 123',
+      'tx 0x5f3a000000000000000000000000000000000000000000000000000000000001',
+      'quoted 3000000 USDC',
+      'at 127.0.0.1 with v1.2.3',
+      '1.5x the price',
+      'worth 1234567.89 USD (22.00 USD)',
+    ]) {
+      expect(readableAmounts(text)).toBe(text);
+    }
+  });
+
+  it('trims trailing zeros but keeps what is already short', () => {
+    expect(readableAmounts('10.50 USDC and 2.5 WETH')).toBe('10.5 USDC and 2.5 WETH');
+  });
+});

@@ -1,0 +1,46 @@
+// Amounts as people read them. The wire keeps every digit (a quote's 18 decimals, a balance's
+// last wei); every surface that shows an amount to a person (chat replies, bot cards, the CLI,
+// the extension) rounds it here, so they all round the same way. Plain string/bigint
+// arithmetic: a float never touches a money value, and nothing beyond this file is needed.
+
+const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
+
+/** How many significant digits a person is shown. */
+const SIGNIFICANT = 6;
+
+/** "12.50" → "12.5", "3.000" → "3": a fraction's trailing zeros (and a bare point) dropped. */
+const joinTrimmed = (whole: string, fraction: string) => {
+  const f = fraction.replace(/0+$/, '');
+  return f ? `${whole}.${f}` : whole;
+};
+
+/**
+ * A decimal as people read it: at most six significant digits, the whole part always kept
+ * ("0.007311279878129051" → "0.00731128", "1234.56789" → "1234.57", "3000000" stays).
+ * Rounded half up, in decimal arithmetic; trailing zeros trimmed. Anything that is not a
+ * plain non-negative decimal is returned as it came.
+ */
+export function readableDecimal(decimal: string): string {
+  const m = DECIMAL.exec(decimal);
+  if (!m) return decimal;
+  const whole = (m[1] ?? '0').replace(/^0+(?=\d)/, '');
+  const fraction = m[2] ?? '';
+  const leadingZeros = /^0*/.exec(fraction)?.[0].length ?? 0;
+  const keep = whole === '0' ? leadingZeros + SIGNIFICANT : Math.max(0, SIGNIFICANT - whole.length);
+  if (fraction.length <= keep) return joinTrimmed(whole, fraction);
+  // Half up: only the first dropped digit decides.
+  const up = fraction.charCodeAt(keep) >= 53 /* '5' */ ? 1n : 0n;
+  const digits = (BigInt(whole + fraction.slice(0, keep)) + up).toString().padStart(keep + 1, '0');
+  return joinTrimmed(digits.slice(0, digits.length - keep), digits.slice(digits.length - keep));
+}
+
+/**
+ * Every decimal in a text rounded as `readableDecimal` does:
+ * "swap 22 USDC for at least 0.007238 WETH (quoted 0.007311279878129051 WETH)" →
+ * "… (quoted 0.00731128 WETH)". Whole numbers ("block 123", "3000000") and hex (addresses,
+ * tx hashes: no point) are left alone, and so is a dotted run that is not one number
+ * ("127.0.0.1", "v1.2.3"). A USD value ("22.00 USD") keeps its cents: it is already rounded.
+ */
+export function readableAmounts(text: string): string {
+  return text.replace(/(?<![\d.])\d+\.\d+(?!\.?\d|\s*USD\b)/g, (n) => readableDecimal(n));
+}
