@@ -3,9 +3,9 @@
 // (no server-wide budget: codes have 100 bits; defaults throughout).
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../support/use-test-server';
 import { callFrom } from './from-address';
 import { type Answer, createManualClock } from './harness';
-import { useTestServer } from './use-test-server';
 
 const randomKey = () => `prs_live_${randomBytes(24).toString('base64url')}`;
 const limited = (r: Answer, maxRetryS: number) => {

@@ -4,8 +4,8 @@
 // Small caps come from PRESENCE_MAX_KEYS_PER_ACCOUNT / PRESENCE_MAX_LINKS_PER_ACCOUNT (the
 // defaults, 100 and 20, are core's accountLimits, tested there).
 import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../support/use-test-server';
 import { type Answer, call } from './harness';
-import { useTestServer } from './use-test-server';
 
 const s = useTestServer({ env: { PRESENCE_MAX_KEYS_PER_ACCOUNT: '4', PRESENCE_MAX_LINKS_PER_ACCOUNT: '2' } });
 

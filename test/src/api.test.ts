@@ -1,8 +1,8 @@
 // The /v1 surface over HTTP: problem+json for every failure, rate limits, key rotation with
 // a driven clock, memory, and the presence resource.
 import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../support/use-test-server';
 import { call, createManualClock, removeDir, startTestServer } from './harness';
-import { useTestServer } from './use-test-server';
 
 const clock = createManualClock(Date.now());
 const s = useTestServer({ clock, env: { PRESENCE_RATE_LIMIT: '1000/60s' } });

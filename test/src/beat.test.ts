@@ -1,8 +1,8 @@
 // The server's short beat on its own: a hold whose time passes is dropped, and announced,
 // without anyone answering it or driving the sweep by hand.
 import { expect, it } from 'vitest';
+import { useTestServer } from '../support/use-test-server';
 import { call, createManualClock, openStream } from './harness';
-import { useTestServer } from './use-test-server';
 import { until } from './wallet-helpers';
 
 const clock = createManualClock(Date.now());

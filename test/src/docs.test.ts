@@ -7,8 +7,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../support/use-test-server';
 import { call } from './harness';
-import { useTestServer } from './use-test-server';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const API_DOC = path.join(ROOT, 'docs/api.md');

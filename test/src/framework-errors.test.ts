@@ -4,8 +4,8 @@
 // answers never reach inject(), so they are read off a real socket.
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../support/use-test-server';
 import { call } from './harness';
-import { useTestServer } from './use-test-server';
 
 const s = useTestServer();
 

@@ -4,8 +4,8 @@ import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../support/use-test-server';
 import { call, createManualClock, openStream } from './harness';
-import { useTestServer } from './use-test-server';
 
 const clock = createManualClock(Date.now());
 const s = useTestServer({ clock });

@@ -1,8 +1,8 @@
 // The test server most files want: one for the file's tests, up before them and gone after.
-// Apart from harness.ts because it speaks vitest's hooks, which the benchmarks (they import
-// the harness) run without.
+// It speaks vitest's hooks, so it lives outside src/ (nothing under a src/ but a test imports
+// the runner: repo-layout.test.ts) and apart from harness.ts, which the benchmarks import.
 import { afterAll, beforeAll } from 'vitest';
-import { removeDir, startTestServer, type TestServer } from './harness';
+import { removeDir, startTestServer, type TestServer } from '../src/harness';
 
 /**
  * A test server for the tests of one file (or describe block): started before them, closed
