@@ -6,7 +6,7 @@
 // refusal is logged with its reason.
 import { loadConfig, type RunningServer, startServer } from '@presence/server';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSharedDevnet } from './cluster';
 import { call, removeDir, tempDir } from './harness';
 import { captureAssertion, type Device, launchChromium, newDevice, pressOn } from './passkey-browser';
@@ -55,6 +55,11 @@ beforeAll(async () => {
     await route.fulfill({ response });
   });
 }, 120_000);
+
+// A failure shows what the servers logged as errors (a 500's cause is in the log, not the answer).
+afterEach(({ task }) => {
+  if (task.result?.state === 'fail') console.error(lines.filter((l) => /"level":(50|60)/.test(l)).join(''));
+});
 
 afterAll(async () => {
   await device?.context.close();
