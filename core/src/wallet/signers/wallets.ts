@@ -3,9 +3,11 @@
 
 import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { ChainUnavailableError } from '../../chain/errors';
 import type { Clock } from '../../clock/clock';
 import { iso } from '../../clock/clock';
 import { createKeyedLock } from '../../concurrency/keyed-lock';
+import { isPresenceError } from '../../errors/presence-error';
 import type { Keystore } from '../../keystore/keystore';
 import type { WalletRecord } from '../../store/documents';
 import type { StorePort } from '../../store/store-port';
@@ -43,6 +45,20 @@ export function createWallets({
     return record;
   };
 
+  /**
+   * The devnet's faucet, whose failure (its node slow or gone, a receipt not in time) is the
+   * chain's being unavailable: a 503 to retry, never a 500. The record stays unfunded, so the
+   * next use funds it again.
+   */
+  async function fundOnce(w: WalletRecord) {
+    try {
+      await fund?.(w.address as Address, keystore.open(w.account_id, w.address, w.key));
+    } catch (e) {
+      if (isPresenceError(e)) throw e;
+      throw new ChainUnavailableError('the devnet could not fund this new wallet in time; try again', { cause: e });
+    }
+  }
+
   /** The account's wallet record, made (and on the devnet funded) on first use. */
   async function ensureRecord(accountId: string): Promise<WalletRecord> {
     const hit = known.get(accountId);
@@ -63,7 +79,7 @@ export function createWallets({
         });
       }
       if (!w.funded && fund) {
-        await fund(w.address as Address, keystore.open(accountId, w.address, w.key));
+        await fundOnce(w);
         await store.markWalletFunded(accountId);
         w = { ...w, funded: true };
       }
