@@ -125,6 +125,15 @@ describe('deploy/nginx/nginx.conf with the site, over TLS', () => {
     // One with a quote (the servers would take it; nginx writes ids into JSON) is replaced.
     const unfit = await call(nginx.url, 'GET', '/v1/health', { headers: { 'x-request-id': 'a"b' } });
     expect(unfit.headers.get('x-request-id')).toMatch(HEX32);
+    // Ids that could hold a secret are replaced before anything logs them, as the servers do:
+    // a link code (20 letters and digits), a key, more than 64 characters.
+    for (const secretish of ['ab12cd34ef56gh78ij90', 'prs_live_x', `${'a-'.repeat(32)}b`]) {
+      const r = await call(nginx.url, 'GET', '/v1/health', { headers: { 'x-request-id': secretish } });
+      expect(r.headers.get('x-request-id'), secretish).toMatch(HEX32);
+      expect(JSON.stringify(nginx.accessLog())).not.toContain(secretish);
+    }
+    const uuid = '0d6f1a4e-9b7c-4c2a-8f3e-1a2b3c4d5e6f';
+    expect((await call(nginx.url, 'GET', '/v1/health', { headers: { 'x-request-id': uuid } })).headers.get('x-request-id')).toBe(uuid);
     const viaTls = await overTls(nginx.ports.tls, nginx.ca, '/v1/health');
     expect(viaTls.headers['x-request-id']).toMatch(HEX32);
 
