@@ -30,8 +30,8 @@ export const HELD = {
   amount: '20 USDC',
   expires_at: '2026-03-01T00:10:00.000Z',
 } as const;
-export const problem = (type: 'not_found' | 'policy_block' | 'invalid_request', detail: string) => ({
-  error: new PresenceError(type, detail).toProblem(),
+export const problem = (type: 'not_found' | 'policy_block' | 'invalid_request', detail: string, extra?: Record<string, unknown>) => ({
+  error: new PresenceError(type, detail, extra ? { extra } : undefined).toProblem(),
 });
 
 /** What every tool answers unless a row says otherwise. */

@@ -166,7 +166,7 @@ describe('spend policy and confirmations', () => {
       const over = await intent(a.key, 'swap 6 USDC for WETH');
       expect([over.status, over.json.type, over.json.rule]).toEqual([409, 'policy_block', 'per_tx_cap']);
       expect(over.json.detail).toContain('6.00 USD');
-      expect(over.json.detail).toContain('per_tx_cap 5 USD');
+      expect(over.json.detail).toContain('over the most one action may spend, 5 USD (per_tx_cap)');
       expect((await intent(a.key, 'swap 5 USDC for WETH')).status).toBe(200);
     });
 
@@ -188,14 +188,14 @@ describe('spend policy and confirmations', () => {
       const capWhole = Number(capUsd / 10n ** 18n); // ~6 USD
       const over = await intent(a.key, `swap ${capWhole + 1} USDC for WETH`);
       expect([over.status, over.json.rule]).toEqual([409, 'per_tx_cap']);
-      expect(over.json.detail).toContain(`per_tx_cap 0.002 WETH (${chainLayer.formatUsd(capUsd)})`);
+      expect(over.json.detail).toContain(`may spend, 0.002 WETH, ${chainLayer.formatUsd(capUsd)} (per_tx_cap)`);
       // Two intents under the per-tx cap fit the daily cap of 0.004 WETH; a third does not.
       const each = capWhole - 1;
       expect((await intent(a.key, `swap ${each} USDC for WETH`)).status).toBe(200);
       expect((await intent(a.key, `swap ${each} USDC for WETH`)).status).toBe(200);
       const daily = await intent(a.key, `swap ${each} USDC for WETH`);
       expect([daily.status, daily.json.rule]).toEqual([409, 'daily_cap']);
-      expect(daily.json.detail).toContain('daily_cap 0.004 WETH');
+      expect(daily.json.detail).toContain('over your daily cap, 0.004 WETH');
       // confirm_over in a token: 3 DAI is 3 USD.
       await putPolicy(s, a.key, { confirm_over: '3 DAI' });
       expect((await intent(a.key, 'swap 4 USDC for WETH')).status).toBe(202);
@@ -210,7 +210,7 @@ describe('spend policy and confirmations', () => {
       const mined = await minedFrom(s, a.address);
       const third = await intent(a.key, 'swap 5 USDC for WETH');
       expect([third.status, third.json.type, third.json.rule]).toEqual([409, 'policy_block', 'daily_cap']);
-      expect(third.json.detail).toContain('5.00 USD on top of 10.00 USD spent today is over daily_cap 12 USD');
+      expect(third.json.detail).toContain('5.00 USD on top of the 10.00 USD spent today is over your daily cap, 12 USD (daily_cap)');
       expect(await minedFrom(s, a.address)).toBe(mined);
       expect((await intent(a.key, 'swap 2 USDC for WETH')).status).toBe(200);
       const w = await call(s.url, 'GET', '/v1/wallet', { key: a.key });

@@ -199,19 +199,9 @@ async function stop(what: Extract<Reading, { kind: 'stop_watching' }>['what'], t
   return `Stopped: ${chosen.map((s) => `"${s.text}"`).join('; ')}.`;
 }
 
-/**
- * A cap the gate names by its field ("5000.00 USD is over per_tx_cap 50 USD (50.00 USD)"), in
- * words for a chat; the cap's USD value is kept only when the cap is written in a token.
- */
-function capWords(detail: string): string {
-  const cap = (written: string, usd: string) => (written.endsWith(' USD') ? written : `${written}, ${usd}`);
-  const perTx = /^(\S+ USD) is over per_tx_cap (.+) \((\S+ USD)\)$/.exec(detail);
-  if (perTx) return `${perTx[1]} is over the most one action may spend (${cap(perTx[2] as string, perTx[3] as string)})`;
-  const daily = /^(\S+ USD) on top of (\S+ USD) spent today is over daily_cap (.+) \((\S+ USD)\)$/.exec(detail);
-  if (daily)
-    return `${daily[1]} on top of the ${daily[2]} spent today is over your daily cap (${cap(daily[3] as string, daily[4] as string)})`;
-  return detail;
-}
+/** A policy_block's detail for a chat: the policy field it ends with, for API users, left out. */
+const policyWords = (p: { detail: string; rule?: unknown }) =>
+  typeof p.rule === 'string' ? p.detail.replace(` (${p.rule})`, '') : p.detail;
 
 async function act(r: ActionReading, t: LocalTurn): Promise<string> {
   const { call, ctx } = t;
@@ -248,7 +238,7 @@ async function act(r: ActionReading, t: LocalTurn): Promise<string> {
   }
   const res = await call('intent.submit', { do: intentWords(r, amount) });
   const p = problemOf(res);
-  if (p) return p.type === 'policy_block' ? `Your spend policy stops that: ${capWords(p.detail)}.` : `I couldn't do that: ${p.detail}`;
+  if (p) return p.type === 'policy_block' ? `Your spend policy stops that: ${policyWords(p)}.` : `I couldn't do that: ${p.detail}`;
   return `${before}${actionOutcome(res)}`;
 }
 

@@ -135,8 +135,12 @@ const answers: [string, Row][] = [
     'an action the policy stops',
     {
       text: 'swap 500 USDC for WETH',
-      results: { 'intent.submit': problem('policy_block', '500.00 USD is over per_tx_cap 100 USD (100.00 USD)') },
-      reply: 'Your spend policy stops that: 500.00 USD is over the most one action may spend (100 USD).',
+      results: {
+        'intent.submit': problem('policy_block', '500.00 USD is over the most one action may spend, 100 USD (per_tx_cap)', {
+          rule: 'per_tx_cap',
+        }),
+      },
+      reply: 'Your spend policy stops that: 500.00 USD is over the most one action may spend, 100 USD.',
     },
   ],
   [

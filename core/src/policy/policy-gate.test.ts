@@ -64,7 +64,7 @@ describe('policy gate', () => {
 
   it('the detail names the rule and the numbers', () => {
     expect(() => evaluatePolicy({ policy: policy({}), action: swap(60), spentTodayUsd: 0n, usdOf })).toThrow(
-      '60.00 USD is over per_tx_cap 50 USD (50.00 USD)',
+      '60.00 USD is over the most one action may spend, 50 USD (per_tx_cap)',
     );
   });
 

@@ -26,6 +26,12 @@ export type GateInput = {
 export type GateDecision = { decision: 'execute' | 'hold' };
 
 const block = (rule: string, detail: string) => new PresenceError('policy_block', detail, { extra: { rule } });
+/**
+ * A cap as the account wrote it, with its USD value when written in a token. The detail reads
+ * as a sentence in any surface (a chat, a bot's card, the CLI) and names the policy field last,
+ * in parentheses, for whoever edits the policy document; `rule` carries it too.
+ */
+const capOf = (written: string, usd: bigint) => (written.endsWith(' USD') ? written : `${written}, ${formatUsd(usd)}`);
 
 export function evaluatePolicy({ policy, action, spentTodayUsd, usdOf }: GateInput): GateDecision {
   const tokens = action.tokens.map((t) => t.toLowerCase());
@@ -38,20 +44,23 @@ export function evaluatePolicy({ policy, action, spentTodayUsd, usdOf }: GateInp
 
   if (action.action === 'withdraw') {
     const allowed = policy.withdraw_allowlist.some((a) => action.to !== null && a.toLowerCase() === action.to.toLowerCase());
-    if (!allowed) throw block('withdraw_allowlist', `${action.to} is not on withdraw_allowlist`);
+    if (!allowed) throw block('withdraw_allowlist', `${action.to} is not on your withdraw allowlist (withdraw_allowlist)`);
     // Withdrawals are the key holder moving funds to an address they allowlisted: no caps.
     return { decision: 'execute' };
   }
 
   const perTx = usdOf(policy.per_tx_cap);
   if (action.valueUsd > perTx) {
-    throw block('per_tx_cap', `${formatUsd(action.valueUsd)} is over per_tx_cap ${policy.per_tx_cap} (${formatUsd(perTx)})`);
+    throw block(
+      'per_tx_cap',
+      `${formatUsd(action.valueUsd)} is over the most one action may spend, ${capOf(policy.per_tx_cap, perTx)} (per_tx_cap)`,
+    );
   }
   const daily = usdOf(policy.daily_cap);
   if (spentTodayUsd + action.valueUsd > daily) {
     throw block(
       'daily_cap',
-      `${formatUsd(action.valueUsd)} on top of ${formatUsd(spentTodayUsd)} spent today is over daily_cap ${policy.daily_cap} (${formatUsd(daily)})`,
+      `${formatUsd(action.valueUsd)} on top of the ${formatUsd(spentTodayUsd)} spent today is over your daily cap, ${capOf(policy.daily_cap, daily)} (daily_cap)`,
     );
   }
   // Above passkey_over an action is held too, whatever confirm_over says: it is approved only with a passkey.
