@@ -3,7 +3,7 @@
 import { scopes as allScopes, type Scope } from '@presence/protocol';
 import { createLocalPlanner } from '../src/conversation/local-planner';
 import type { PlannerContext, ToolDef } from '../src/conversation/planner-port';
-import { PresenceError } from '../src/errors/presence-error';
+import { PresenceError, type ProblemExtras } from '../src/errors/presence-error';
 import { declaredTools } from './tools-fixture';
 
 export const BLOCK = 7;
@@ -30,7 +30,7 @@ export const HELD = {
   amount: '20 USDC',
   expires_at: '2026-03-01T00:10:00.000Z',
 } as const;
-export const problem = (type: 'not_found' | 'policy_block' | 'invalid_request', detail: string, extra?: Record<string, unknown>) => ({
+export const problem = (type: 'not_found' | 'policy_block' | 'invalid_request', detail: string, extra?: ProblemExtras) => ({
   error: new PresenceError(type, detail, extra ? { extra } : undefined).toProblem(),
 });
 
