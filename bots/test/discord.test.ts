@@ -1,7 +1,7 @@
 // The Discord bot end to end: the real discord.js client against a loopback REST + gateway,
 // the real Presence server on its devnet. Slash commands, DMs, streamed edits, buttons in
 // action rows, owner-only presses, expiry, long replies, restart and a revoked key.
-import { readableAmounts } from '@presence/client';
+import { readableSummary } from '@presence/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/log';
 import { type RunningBots, runBots } from '../src/run-bots';
@@ -181,7 +181,7 @@ describe('Discord bot', () => {
       const intent = await presence.admin.wallet.intent({ do: 'swap 20 USDC for WETH' });
       if (intent.status !== 'needs_confirm' || !intent.approve_url) throw new Error('expected a hold with an approve link');
       const card = await botMessage(
-        (m) => isCard(m) && m.content.includes(readableAmounts(intent.summary)) && buttonsOf(m).length === 2,
+        (m) => isCard(m) && m.content.includes(readableSummary(intent.summary)) && buttonsOf(m).length === 2,
         'the card',
       );
       // Style 5 is a link button: it opens the URL, and Discord sends no interaction for it.

@@ -4,7 +4,7 @@
 // an outage and finally a revoked key.
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { readableAmounts } from '@presence/client';
+import { readableSummary } from '@presence/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/log';
 import { type RunningBots, runBots } from '../src/run-bots';
@@ -175,7 +175,7 @@ describe('Telegram bot', () => {
   it('a swap over confirm_over is held with [Approve] [Deny]; Approve executes and the card shows the tx', async () => {
     tg.say(alice, 'swap 20 USDC for WETH');
     const card = await botMessage(alice.id, (m) => isCard(m) && buttonsOf(m).length === 2, 'a confirmation card');
-    expect(card.text).toMatch(/^Approval needed: swap 20 USDC for at least [\d.]+ WETH/);
+    expect(card.text).toMatch(/^Approval needed: swap 20 USDC for about [\d.]+ WETH \(at least [\d.]+ WETH\)$/m);
     expect(card.text).toContain('Amount: 20 USDC');
     expect(card.text).toMatch(/Time left: (10 min|9 min \d+ s)/);
     expect(buttonsOf(card).map((b) => b.text)).toEqual(['Approve', 'Deny']);
@@ -280,7 +280,7 @@ describe('Telegram bot', () => {
       if (intent.status !== 'needs_confirm' || !intent.approve_url) throw new Error('expected a hold with an approve link');
       const card = await botMessage(
         alice.id,
-        (m) => isCard(m) && m.text.includes(readableAmounts(intent.summary)) && buttonsOf(m).length === 2,
+        (m) => isCard(m) && m.text.includes(readableSummary(intent.summary)) && buttonsOf(m).length === 2,
         'the card',
       );
       expect(buttonsOf(card)).toEqual([

@@ -41,7 +41,7 @@ describe('presence wallet commands', () => {
   it('intent held → prints how to approve; confirm list shows it; the printed approve line executes it', async () => {
     const held = await runPresence(['intent', 'swap 20 USDC for WETH'], env());
     expect(held.code).toBe(0);
-    expect(held.stdout).toMatch(/^held\s+swap 20 USDC for at least/m);
+    expect(held.stdout).toMatch(/^held\s+swap 20 USDC for about [\d.]+ WETH \(at least [\d.]+ WETH\)$/m);
     // Started as `node bin/presence.js` (from cli/, with no presence on PATH): the hints say so.
     const id = /^approve: node bin\/presence\.js confirm (cf_\w+) --approve$/m.exec(held.stdout)?.[1];
     expect(id).toBeTruthy();
@@ -51,7 +51,7 @@ describe('presence wallet commands', () => {
     expect(list.stdout).toMatch(/^CONFIRM ID\s+STATUS\s+AMOUNT\s+VALUE\s+EXPIRES \(UTC\)\s+SUMMARY$/m);
     expect(list.stdout).toMatch(new RegExp(`^${id}\\s+held\\s+20 USDC\\s+\\d+\\.\\d\\d USD\\s`, 'm'));
     // The quote rounded for people (six significant digits), as in chat.
-    expect(list.stdout).toMatch(/\(quoted 0\.\d{0,8} WETH\)$/m);
+    expect(list.stdout).toMatch(/for about 0\.\d{0,8} WETH \(at least 0\.\d+ WETH\)$/m);
     expect(held.stdout).toMatch(/^amount\s+20 USDC \(\d+\.\d\d USD\)$/m);
     const bare = await runPresence(['confirm', '--headers'], env()); // a bare `confirm` lists, as it always did
     expect([bare.code, bare.stdout]).toEqual([0, list.stdout]);

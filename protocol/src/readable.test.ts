@@ -1,6 +1,6 @@
 // Rounding for people: digits kept and dropped, and what in a text is not an amount at all.
 import { describe, expect, it } from 'vitest';
-import { readableAmounts, readableDecimal } from './readable';
+import { readableAmounts, readableDecimal, readableSummary } from './readable';
 
 describe('readableDecimal', () => {
   it.each([
@@ -52,5 +52,23 @@ describe('readableAmounts', () => {
 
   it('trims trailing zeros but keeps what is already short', () => {
     expect(readableAmounts('10.50 USDC and 2.5 WETH')).toBe('10.5 USDC and 2.5 WETH');
+  });
+});
+
+describe('readableSummary', () => {
+  it('writes a swap for people: amounts to six significant digits, the USD value beside what is spent', () => {
+    const summary = 'swap 22 USDC for at least 0.007238 WETH (quoted 0.007311279878129051 WETH)';
+    expect(readableSummary(summary, '22 USDC', '22.00 USD')).toBe(
+      'swap 22 USDC (22.00 USD) for about 0.00731128 WETH (at least 0.007238 WETH)',
+    );
+    expect(readableSummary('wrap 0.123456789 ETH', '0.123456789 ETH', '370.37 USD')).toBe('wrap 0.123457 ETH (370.37 USD)');
+  });
+
+  it('without a value (or one not in the summary) only rewords and rounds', () => {
+    expect(readableSummary('swap 22 USDC for at least 0.007238 WETH (quoted 0.007311279878129051 WETH)')).toBe(
+      'swap 22 USDC for about 0.00731128 WETH (at least 0.007238 WETH)',
+    );
+    expect(readableSummary('send 1.23456789 USDC to 0xabc', '9 DAI', '9.00 USD')).toBe('send 1.23457 USDC to 0xabc');
+    expect(readableSummary('wrap 1 ETH', '1 ETH', null)).toBe('wrap 1 ETH');
   });
 });

@@ -44,3 +44,18 @@ export function readableDecimal(decimal: string): string {
 export function readableAmounts(text: string): string {
   return text.replace(/(?<![\d.])\d+\.\d+(?!\.?\d|\s*USD\b)/g, (n) => readableDecimal(n));
 }
+
+/**
+ * An intent's summary as people read it: amounts rounded, a swap's expected amount before its
+ * minimum, and, given the amount and its USD value, the value beside what leaves the wallet:
+ * "swap 22 USDC for at least 0.007238 WETH (quoted 0.007311279878129051 WETH)" →
+ * "swap 22 USDC (22.00 USD) for about 0.00731128 WETH (at least 0.007238 WETH)". One wording
+ * for a chat's reply, a bot's card, the CLI and the extension.
+ */
+export function readableSummary(summary: string, amount?: string, valueUsd?: string | null): string {
+  const swap = /^swap (.+) for at least (\S+) (\S+) \(quoted (\S+) \S+\)$/.exec(summary);
+  const s = swap ? `swap ${swap[1]} for about ${swap[4]} ${swap[3]} (at least ${swap[2]} ${swap[3]})` : summary;
+  if (!(amount && valueUsd && s.includes(amount))) return readableAmounts(s);
+  const at = s.indexOf(amount) + amount.length;
+  return `${readableAmounts(s.slice(0, at))} (${valueUsd})${readableAmounts(s.slice(at))}`;
+}

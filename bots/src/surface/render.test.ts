@@ -35,11 +35,11 @@ describe('render', () => {
     const now = Date.parse('2026-01-01T00:00:00Z');
     const card = { summary: quoted, amount: '22 USDC', value_usd: '22.00 USD', expires_at: '2026-01-01T00:10:00.000Z', timeout_s: 600 };
     const text = cardText(card, now);
-    expect(text).toContain('Approval needed: swap 22 USDC for at least 0.007238 WETH (quoted 0.00731128 WETH)');
+    expect(text).toContain('Approval needed: swap 22 USDC for about 0.00731128 WETH (at least 0.007238 WETH)');
     expect(text).toContain('Amount: 22 USDC (≈ 22.00 USD)');
     expect(text).not.toContain('0.007311279878129051');
     expect(outcomeText(card, { status: 'denied' })).toBe(
-      '❌ Denied: swap 22 USDC for at least 0.007238 WETH (quoted 0.00731128 WETH). Nothing was sent.',
+      '❌ Denied: swap 22 USDC for about 0.00731128 WETH (at least 0.007238 WETH). Nothing was sent.',
     );
     const held = {
       ...card,
@@ -51,7 +51,7 @@ describe('render', () => {
       block: null,
     };
     const pending = pendingText({ confirmations: [held] }, now);
-    expect(pending).toContain('(quoted 0.00731128 WETH)');
+    expect(pending).toContain('for about 0.00731128 WETH (at least 0.007238 WETH)');
     expect(pending).not.toContain('0.007311279878129051');
   });
 

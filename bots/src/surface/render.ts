@@ -2,7 +2,7 @@
 // cards and their outcomes. Plain text (no markup), so nothing needs escaping on either
 // platform. Amounts (a summary's quote, a balance) are rounded for people with the one
 // rounding every surface shares (`readableAmounts`); the wire keeps every digit.
-import { type ConfirmationList, type RedeemLinkReturnType, readableAmounts, type WalletView } from '@presence/client';
+import { type ConfirmationList, type RedeemLinkReturnType, readableAmounts, readableSummary, type WalletView } from '@presence/client';
 import type { CardRecord, LinkRecord } from './link-store';
 
 export const COMMANDS = [
@@ -87,7 +87,7 @@ export function pendingText(list: ConfirmationList, now: number): string {
   const held = list.confirmations;
   if (held.length === 0) return 'Nothing is waiting for your approval.';
   const lines = held.map(
-    (c) => `• ${readableAmounts(c.summary)} (${readableAmounts(c.amount)}) — ${timeLeft(Date.parse(c.expires_at) - now)} left`,
+    (c) => `• ${readableSummary(c.summary)} (${readableAmounts(c.amount)}) — ${timeLeft(Date.parse(c.expires_at) - now)} left`,
   );
   return `Waiting for your approval (${held.length}):\n${lines.join('\n')}`;
 }
@@ -117,7 +117,7 @@ export const PASSKEY_NOTE = '🔑 This is over your passkey threshold: Approve o
 
 export function cardText(card: CardFacts, now: number, note?: string): string {
   const lines = [
-    `Approval needed: ${readableAmounts(card.summary)}`,
+    `Approval needed: ${readableSummary(card.summary)}`,
     `Amount: ${readableAmounts(card.amount)}${card.value_usd ? ` (≈ ${card.value_usd})` : ''}`,
     `Time left: ${timeLeft(leftMs(card, now))} (until ${hhmm(card.expires_at)})`,
   ];
@@ -135,7 +135,7 @@ export type Outcome =
   | { status: 'settled' };
 
 export function outcomeText(card: Pick<CardRecord, 'summary' | 'amount'>, o: Outcome): string {
-  const summary = readableAmounts(card.summary);
+  const summary = readableSummary(card.summary);
   switch (o.status) {
     case 'executed':
       return `✅ Approved and executed: ${summary}${o.tx ? `\nTx ${o.tx}${o.block !== undefined ? ` in block ${o.block}` : ''}` : ''}`;

@@ -25,7 +25,7 @@ it("lists a hold with its value and the swap's quote rounded, not its 18 digits"
   );
   expect(out).toMatch(/^CONFIRM ID\s+STATUS\s+AMOUNT\s+VALUE\s+EXPIRES \(UTC\)\s+SUMMARY$/m);
   expect(out).toMatch(
-    /^cf_0000000000000001\s+held\s+22 USDC\s+22\.00 USD\s+2026-01-01 00:10\s+swap 22 USDC for at least 0\.007238 WETH \(quoted 0\.00731128 WETH\)$/m,
+    /^cf_0000000000000001\s+held\s+22 USDC\s+22\.00 USD\s+2026-01-01 00:10\s+swap 22 USDC for about 0\.00731128 WETH \(at least 0\.007238 WETH\)$/m,
   );
   expect(out).not.toContain('0.007311279878129051');
 });

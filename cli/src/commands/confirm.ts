@@ -2,7 +2,7 @@
 // action is resolved. Two subcommands, each with its own help; the answering one is the
 // default, so `confirm <id>` needs no subcommand name. `approveHint` is shared by every
 // command that can produce a held action.
-import { type ConfirmationView, PresenceApiError, readableAmounts } from '@presence/client';
+import { type ConfirmationView, PresenceApiError, readableAmounts, readableSummary } from '@presence/client';
 import { type Command, Help } from 'commander';
 import { CliError } from '../cli-error';
 import type { CliContext } from '../context';
@@ -105,5 +105,5 @@ export const confirmationRows = (confirmations: ConfirmationView[]): string[][] 
     readableAmounts(c.amount),
     c.value_usd ?? '-',
     shortTime(c.expires_at),
-    readableAmounts(c.summary),
+    readableSummary(c.summary),
   ]);

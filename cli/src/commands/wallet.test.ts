@@ -16,7 +16,7 @@ it('a held swap shows its quote rounded and its value', () => {
     value_usd: '22.00 USD',
     expires_at: '2026-01-01T00:10:00.000Z',
   });
-  expect(out).toMatch(/^held\s+swap 22 USDC for at least 0\.007238 WETH \(quoted 0\.00731128 WETH\)$/m);
+  expect(out).toMatch(/^held\s+swap 22 USDC for about 0\.00731128 WETH \(at least 0\.007238 WETH\)$/m);
   expect(out).toMatch(/^amount\s+22 USDC \(22\.00 USD\)$/m);
   expect(out).toContain('approve: presence confirm cf_0000000000000001 --approve');
   expect(out).not.toContain('0.007311279878129051');
@@ -24,7 +24,7 @@ it('a held swap shows its quote rounded and its value', () => {
 
 it('a done swap too', () => {
   const out = renderIntent(cli, { status: 'done', intent_id: 'in_1', tx: '0xabc', block: 12, summary, amount: '22 USDC' });
-  expect(out).toMatch(/^done\s+swap 22 USDC for at least 0\.007238 WETH \(quoted 0\.00731128 WETH\)$/m);
+  expect(out).toMatch(/^done\s+swap 22 USDC for about 0\.00731128 WETH \(at least 0\.007238 WETH\)$/m);
   expect(out).toMatch(/^amount\s+22 USDC$/m);
   expect(out).toMatch(/^tx\s+0xabc \(block 12\)$/m);
 });

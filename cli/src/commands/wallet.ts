@@ -1,6 +1,6 @@
 // `presence wallet`, `presence policy get|set FILE` and `presence intent "<sentence>"`.
 import { readFileSync } from 'node:fs';
-import { type IntentResult, type PolicyDocument, type PolicyView, readableAmounts } from '@presence/client';
+import { type IntentResult, type PolicyDocument, type PolicyView, readableAmounts, readableSummary } from '@presence/client';
 import type { Command } from 'commander';
 import { apiCommand } from '../api-command';
 import { CliError } from '../cli-error';
@@ -21,12 +21,12 @@ export function renderIntent(cli: Pick<CliContext, 'command' | 'pairs'>, r: Inte
   const amount = `${readableAmounts(r.amount)}${r.value_usd ? ` (${r.value_usd})` : ''}`;
   if (r.status === 'done')
     return `${cli.pairs([
-      ['done', readableAmounts(r.summary)],
+      ['done', readableSummary(r.summary)],
       ['amount', amount],
       ['tx', `${r.tx} (block ${r.block})`],
     ])}${sim ? `\n${sim.trim()}` : ''}`;
   return `${cli.pairs([
-    ['held', readableAmounts(r.summary)],
+    ['held', readableSummary(r.summary)],
     ['amount', amount],
     ['expires', `${shortTime(r.expires_at)} UTC; silence means no`],
   ])}\n\n${approveHint(cli, r.confirm_id, r.approve_url)}`;

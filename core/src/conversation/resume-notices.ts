@@ -2,9 +2,10 @@
 // presence says so in the thread and on the events stream with cause resume:<confirm_id>,
 // quoting the turn that asked for it so the context is not lost.
 
+import { readableSummary } from '@presence/protocol';
 import { formatUsd } from '../chain/amounts';
 import type { Confirmations, Resolution } from '../intents/confirmations';
-import { landed, readableSummary } from '../replies/replies';
+import { landed } from '../replies/replies';
 import type { Thread } from '../thread/thread';
 
 export function resumeText(r: Resolution): string {

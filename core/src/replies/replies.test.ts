@@ -3,7 +3,7 @@
 import type { IntentResult, Scope } from '@presence/protocol';
 import { describe, expect, it } from 'vitest';
 import type { TokenList } from '../chain/token-list';
-import { ALLOW_ACT_NEEDED, actionOutcome, holdings, howToStop, landed, readableSummary, scopesMissing, unknownToken } from './replies';
+import { ALLOW_ACT_NEEDED, actionOutcome, holdings, howToStop, landed, scopesMissing, unknownToken } from './replies';
 
 const tx = `0x${'cd'.repeat(32)}`;
 
@@ -28,14 +28,6 @@ describe('actionOutcome', () => {
     ],
   ])('%s', (_name, result, words) => {
     expect(actionOutcome(result)).toBe(words);
-  });
-
-  it('writes a swap for people: amounts to six significant digits, the USD value beside what is spent', () => {
-    const summary = 'swap 22 USDC for at least 0.007238 WETH (quoted 0.007311279878129051 WETH)';
-    expect(readableSummary(summary, '22 USDC', '22.00 USD')).toBe(
-      'swap 22 USDC (22.00 USD) for about 0.00731128 WETH (at least 0.007238 WETH)',
-    );
-    expect(readableSummary('wrap 0.123456789 ETH', '0.123456789 ETH', '370.37 USD')).toBe('wrap 0.123457 ETH (370.37 USD)');
   });
 
   it('tells how to stop a standing intent in words to say, never a route', () => {

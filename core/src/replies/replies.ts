@@ -2,7 +2,7 @@
 // a standing intent fires, when a held action is resolved, when a turn is refused. One
 // builder per sentence, so the same fact always reaches the user in the same words.
 
-import { type IntentResult, readableAmounts, type Scope, type WalletView } from '@presence/protocol';
+import { type IntentResult, readableAmounts, readableSummary, type Scope, type WalletView } from '@presence/protocol';
 import type { TokenList } from '../chain/token-list';
 
 /** Messages the presence offers as examples of what it understands. */
@@ -25,19 +25,6 @@ export const landed = (tx: string | undefined, block: number | undefined) => `Tr
 /** Every decimal in a text rounded for people (six significant digits): "0.007311279878129051 WETH" → "0.00731128 WETH".
  * The one rounding every surface uses (@presence/protocol's `readableAmounts`). */
 export const readable = readableAmounts;
-
-/**
- * An intent's summary as people read it: amounts rounded, the USD value beside what leaves
- * the wallet, and a swap's expected amount before its minimum:
- * "swap 22 USDC (22.00 USD) for about 0.00731128 WETH (at least 0.007238 WETH)".
- */
-export function readableSummary(summary: string, amount?: string, valueUsd?: string): string {
-  const swap = /^swap (.+) for at least (\S+) (\S+) \(quoted (\S+) \S+\)$/.exec(summary);
-  const s = swap ? `swap ${swap[1]} for about ${swap[4]} ${swap[3]} (at least ${swap[2]} ${swap[3]})` : summary;
-  if (!(amount && valueUsd && s.includes(amount))) return readable(s);
-  const at = s.indexOf(amount) + amount.length;
-  return `${readable(s.slice(0, at))} (${valueUsd})${readable(s.slice(at))}`;
-}
 
 /** "14:10 UTC" (or the date too when it is not today's). */
 function whenUtc(iso: string, now = Date.now()): string {

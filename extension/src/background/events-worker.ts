@@ -7,7 +7,14 @@
 // and for unprompted `message` events, and tells open pages what arrived. `ensure()` is
 // idempotent and cheap: the alarm calls it every 30 s, which also wakes a worker that
 // Chromium stopped while idle.
-import { type EventsSubscription, PresenceApiError, type PresenceClient, type PresenceEvent, readableAmounts } from '@presence/client';
+import {
+  type EventsSubscription,
+  PresenceApiError,
+  type PresenceClient,
+  type PresenceEvent,
+  readableAmounts,
+  readableSummary,
+} from '@presence/client';
 import type { EventBroadcast } from '../lib/runtime-messages';
 import { type EventsCursor, isLinked, type LinkedSettings, type Settings } from '../lib/settings';
 
@@ -139,7 +146,7 @@ export function createEventsWorker(deps: WorkerDeps) {
         await deps.notify({
           id: `confirm:${d.confirm_id}`,
           title: 'Presence is waiting for your approval',
-          message: `${readableAmounts(d.summary)} (${readableAmounts(d.amount)}). Open Presence to approve or deny.`,
+          message: `${readableSummary(d.summary)} (${readableAmounts(d.amount)}). Open Presence to approve or deny.`,
         });
       }
     } else if (event.type === 'confirm') {

@@ -4,7 +4,7 @@
 // A hold over the policy's passkey_over is approved on its page with a passkey: its Approve
 // opens `approve_url` in a tab (the outcome then arrives as a `confirm` event); Deny stays here.
 import type { ConfirmationView, PresenceClient } from '@presence/client';
-import { PresenceApiError, readableAmounts } from '@presence/client';
+import { PresenceApiError, readableAmounts, readableSummary } from '@presence/client';
 import { useEffect, useState } from 'react';
 import { describeError } from '../lib/describe-error';
 import { formatAmount, formatCountdown } from '../lib/format';
@@ -101,7 +101,7 @@ export function PendingTab({ client, onCount }: { client: PresenceClient; onCoun
         return (
           <li key={c.confirm_id} className="card pending-item" data-testid="pending-item" aria-labelledby={titleId}>
             <p id={titleId} className="summary">
-              {readableAmounts(c.summary)}
+              {readableSummary(c.summary)}
             </p>
             <p className="pending-meta">
               <span>

@@ -1,7 +1,7 @@
 // The Pending tab against the real server: held actions from POST /v1/wallet/intent, the
 // live countdown, Approve (the transaction hash shown and on chain), Deny, expiry, and
 // answers given elsewhere.
-import { readableAmounts } from '@presence/client';
+import { readableSummary } from '@presence/client';
 import { createSoftAuthenticator } from '@presence/core/testing';
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
@@ -42,7 +42,7 @@ describe('pending tab', () => {
     const item = await screen.findByTestId('pending-item');
     // The summary as people read it: the swap's quote rounded, not its 18 digits; the amount's value beside it.
     expect(held.summary).toMatch(/quoted \d+\.\d{7,} WETH/);
-    expect(within(item).getByText(readableAmounts(held.summary))).toBeTruthy();
+    expect(within(item).getByText(readableSummary(held.summary))).toBeTruthy();
     expect(item.textContent).not.toContain(held.summary);
     expect(within(item).getByText('20 USDC')).toBeTruthy();
     expect(item.textContent).toMatch(/≈ \d[\d,]*\.\d\d USD/);

@@ -4,7 +4,7 @@
 // unprompted messages (and not when switched off), the cursor survives a service-worker
 // restart, the alarm wakes it, and a revoked key shows on the badge.
 
-import { createPresenceClient, readableAmounts } from '@presence/client';
+import { createPresenceClient, readableSummary } from '@presence/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventsWorker, WorkerDeps } from '../../src/background/events-worker';
 import { startBackground, WAKE_ALARM } from '../../src/background/main';
@@ -73,7 +73,7 @@ describe('background worker', () => {
     expect(fake.state.notifications.get(`confirm:${a.confirm_id}`)).toEqual({
       title: 'Presence is waiting for your approval',
       // The quote rounded for people, not its 18 digits.
-      message: `${readableAmounts(a.summary)} (20 USDC). Open Presence to approve or deny.`,
+      message: `${readableSummary(a.summary)} (20 USDC). Open Presence to approve or deny.`,
     });
     expect(fake.state.notifications.get(`confirm:${a.confirm_id}`)?.message).not.toContain(a.summary.replace(/^.*\(quoted /, ''));
     // Open pages are told too.

@@ -17,7 +17,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createPresenceClient, type PresenceClient, readableAmounts } from '@presence/client';
+import { createPresenceClient, type PresenceClient, readableSummary } from '@presence/client';
 import { loadConfig, type RunningServer, startServer } from '@presence/server';
 import { type BrowserContext, chromium, type Page, type Worker } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -227,7 +227,7 @@ describe('the extension in Chromium', () => {
     // The worker forwards needs_confirm to the open popup, which shows the item without a reload.
     const item = popup.getByTestId('pending-item');
     await item.waitFor();
-    expect(await item.textContent()).toContain(readableAmounts(held.summary));
+    expect(await item.textContent()).toContain(readableSummary(held.summary));
     expect(await item.getByRole('timer').textContent()).toMatch(/^(10:00|9:\d\d) left$/);
     await shot(popup, 'pending');
 
