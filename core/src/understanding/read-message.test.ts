@@ -3,6 +3,7 @@
 // for no action may be read as one. Then the properties that hold for any text: an action is
 // only ever built from amounts and tokens present in the words.
 import { expect, it, describe as suite } from 'vitest';
+import { AMOUNTS } from './phrasings.amounts';
 import * as blind from './phrasings.blind';
 import { ACTIONS, MUST_ASK, NOT_ACTIONS, type Phrasing, QUESTIONS, STANDING } from './phrasings.corpus';
 import { EVERYDAY } from './phrasings.everyday';
@@ -27,11 +28,12 @@ const SETS: [string, Phrasing[]][] = [
   ['must ask', MUST_ASK],
   ['not actions', NOT_ACTIONS],
   ['hedged', HEDGED],
+  ['amounts', AMOUNTS],
   ['everyday', EVERYDAY],
   ...Object.entries(blind).map(([name, rows]): [string, Phrasing[]] => [name.replace('BLIND_', 'blind '), rows]),
 ];
 // rows kept as written by others, and checked row by row for asking back and not acting
-const BLIND = [...Object.values(blind).flat(), ...EVERYDAY];
+const BLIND = [...Object.values(blind).flat(), ...EVERYDAY, ...AMOUNTS];
 const MUST_NOT_ACT = ['not_now', 'none', 'unsupported', 'ask'];
 
 suite('the phrasing corpus', () => {

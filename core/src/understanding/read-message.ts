@@ -71,18 +71,36 @@ function notNow(t: string, known: Vocabulary, addresses: string[]): Reading | nu
   return null;
 }
 
+/**
+ * An action (now, or on a price) on a number another locale reads differently is asked back:
+ * "1,500" is 1.5 where the comma is the decimal mark, and "10 100" may be two numbers. A
+ * question or an alert on it reads the thousand: nothing is spent on a wrong guess.
+ */
+function unsureAmount(r: Reading | null, unsure: string[]): Reading | null {
+  const spends = isAction(r) || (r?.kind === 'watch' && r.text.startsWith('if '));
+  const typed = unsure[0];
+  if (!(spends && typed)) return r;
+  const whole = typed.replace(/[ ,]/g, '');
+  // "1,500" read with a decimal comma: 1.5
+  const decimal = typed.includes(',') ? typed.replace(',', '.').replace(/\.?0+$/, '') : null;
+  return {
+    kind: 'ask',
+    question: `Just to be sure of the amount: by "${typed}" do you mean ${whole}${decimal ? ` or ${decimal}` : ''}? Say it again with the number written plainly, like "${whole}"${decimal ? ` or "${decimal}"` : ''}.`,
+  };
+}
+
 function readClause(typed: string, opts: ReadOptions): Reading | null {
   const n = normalize(typed, opts.presenceName);
   const known = vocabulary(opts.known);
   const c = { known, addresses: n.addresses, ids: n.ids };
   if (!n.text) return null;
-  return (
+  const r =
     readStanding(n.text, c) ??
     notNow(n.text, known, n.addresses) ??
     readQuestion(n.text, known) ??
     readAction(n.text, c) ??
-    readTopic(n.text, known, n.asked)
-  );
+    readTopic(n.text, known, n.asked);
+  return unsureAmount(r, n.unsure);
 }
 
 // A message often says more than its request: "Good morning! The kettle is on. Use 15 dai to
