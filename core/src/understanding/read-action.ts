@@ -207,6 +207,11 @@ const FORMS: [RegExp, (m: RegExpExecArray, c: Ctx) => Reading | null][] = [
     (m, c) => sendOf(m[1] as string, m[2] as string, c),
   ],
   [/^(?:send|transfer|wire) (.+?)(?: (to .+))?$/, (m, c) => sendOf(m[1] as string, null, c, m[2] ?? '')],
+  // "send bob 5 usdc", "pay my landlord 20 dai": a name where the address goes
+  [
+    /^(?:send|transfer|wire|pay) ((?:my )?[a-z][a-z']{1,20}) (\d+(?:\.\d+)? [a-z][a-z0-9.]*)$/,
+    (m, c) => sendOf(m[2] as string, null, c, `to ${m[1]}`),
+  ],
   // "use 9 usdc to buy weth", "spend 20 usdc on weth", "pay 9 usdc for weth"
   [
     /^(?:use|spend|put|pay) (.+?) (?:to buy|to get|to purchase|on|for|in|into|to) (?:some )?(.+)$/,

@@ -48,8 +48,26 @@ const NOT_DONE = /^(?:i|we) (?:did not|didn'?t|have not|haven'?t|never) /;
 const RETRACTED =
   /^(?:(?:actually|wait|oh|hmm+|um+|ok|okay|sorry)[ ,]+)*(?:no|nope|nah|don'?t|do not|never ?mind|nvm|cancel that|scratch that|forget (?:it|that)|hold on|hold off|not yet|on second thought|wait)(?:[ ,]+(?:no|nope|don'?t|do not|do it|do that|then|wait|actually|thanks|it|that|yet|(?:on|with) (?:the|that|this|my) (?:swap|trade|sale|purchase|send|transfer|order)))*$/;
 
+/** A request put off or made a what-if in front: "maybe later send …", "lol imagine if i swapped …", "hypothetically, swap …". */
+const PUT_OFF =
+  /^((?:(?:lol|haha|lmao) )?(?:(?:maybe|perhaps|probably|possibly)(?: (?:later|tomorrow|tonight|next week|some ?time|someday|eventually|soon|another time|one day))?|later|tomorrow|tonight|next week|some ?time|someday|eventually|one day|(?:just )?(?:imagine|suppose|pretend|picture)(?: if| that)?|hypothetically(?: speaking)?|theoretically|in theory)),? (.+)$/;
+
+function putOff(t: string, known: Vocabulary, addresses: string[]): Reading | null {
+  const m = PUT_OFF.exec(t);
+  const rest = m?.[2] ?? '';
+  if (!(m && ACTING.test(rest))) return null;
+  const r = readAction(rest.replace(/^(?:i|we) (?:will |would |could )?/, ''), { known, addresses });
+  const exact = r && isAction(r) && 'amount' in r && typeof r.amount === 'object' && 'exact' in r.amount;
+  return {
+    kind: 'not_now',
+    reply: `I haven't done that: I act only on a request to act now, and "${m[1]}" puts it off or makes it a what-if.${exact ? ` To do it now, say "${intentWords(r)}".` : ''}`,
+  };
+}
+
 function notNow(t: string, known: Vocabulary, addresses: string[]): Reading | null {
   if (RETRACTED.test(t)) return { kind: 'not_now', reply: "OK — I won't do anything." };
+  const later = putOff(t, known, addresses);
+  if (later) return later;
   let m = ABOUT_ACTING.exec(t);
   if (m && ACTING.test(m[1] as string)) {
     const r = readAction(m[1] as string, { known, addresses });
