@@ -333,7 +333,7 @@ function changedRequest(r: Reading, tail: string): Reading {
   const plain = isAction(r) && 'amount' in r && typeof r.amount === 'object' && 'exact' in r.amount ? intentWords(r) : null;
   return {
     kind: 'not_now',
-    reply: `I haven't done that: I act only on a request to act now, and ${tail.includes(' ') ? `"${tail}"` : 'what follows it'} changes it.${plain ? ` To do it now, say "${plain}".` : ''}`,
+    reply: `I haven't done that: I act only on a request to act now, and "${tail.length > 60 ? `${tail.slice(0, 60)}…` : tail}" changes it.${plain ? ` To do it now, say "${plain}".` : ''}`,
   };
 }
 

@@ -59,6 +59,24 @@ suite('the phrasing corpus', () => {
   });
 });
 
+suite('a later time typed short is never dropped', () => {
+  it.each(['tmrw', 'tmr', '2moro', 'l8r', 'tonite', 'nxt week', 'on the wknd'])(
+    '"swap 10 usdc for weth %s" is not done, and says why',
+    (when) => {
+      const r = read(`swap 10 usdc for weth ${when}`);
+      expect(r).toMatchObject({ kind: 'not_now', reply: expect.stringMatching(/changes it|puts it off/) });
+    },
+  );
+
+  it.each(['maybe later', 'tomorrow', 'lol imagine if i', 'hypothetically,'])(
+    '"%s swap 10 usdc for weth" names the words that put it off',
+    (lead) => {
+      const r = read(`${lead} swap 10 usdc for weth`);
+      expect(r).toMatchObject({ kind: 'not_now', reply: expect.stringContaining('"') });
+    },
+  );
+});
+
 suite('an action is built only from what was said', () => {
   it('the amount and tokens of the intent words appear in the message', () => {
     for (const [text] of [...ACTIONS, ...BLIND]) {
