@@ -1,8 +1,9 @@
 // Amounts as people in different places type them: in words from the decimal point ("point
 // one"), with a decimal comma ("0,5"), with thousands grouped by commas, spaces or apostrophes.
 // Where a grouping reads two ways ("1,500" is 1.5 where the comma is the decimal mark; "10 100"
-// may be two numbers) an action on it is asked back: never the larger reading unasked. A
-// question or an alert reads the thousand, as nothing is spent on it (docs/behaviour.md).
+// may be two numbers; "half weth" is half the holding or half of one) an action on it is asked
+// back: never the larger reading unasked. A question or an alert reads the thousand, as
+// nothing is spent on it (docs/behaviour.md).
 import type { Phrasing } from './phrasings.corpus';
 
 const A = '0x1111111111111111111111111111111111111111';
@@ -31,4 +32,11 @@ export const AMOUNTS: Phrasing[] = [
   ['swap 10 100 usdc for weth', 'ask'],
   ['buy $1,000 of weth', 'ask'],
   ['if weth drops below 1,800 buy $50 of weth', 'ask'],
+  // ask: a fraction with no owner ("half weth") is half of the holding or half of one
+  ['sell half weth for usdc', 'ask'],
+  ['swap 1/2 eth for usdc', 'ask'],
+  ['swap a quarter weth for usdc', 'ask'],
+  ['unwrap half weth', 'ask'],
+  ['swap half my weth for usdc', 'swap 1/2 WETH USDC'],
+  ['swap half a weth for usdc', 'swap 0.5 WETH USDC'],
 ];

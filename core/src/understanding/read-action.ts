@@ -3,6 +3,7 @@
 // "swap all my dai for usdc", "buy 30 dollars of weth"). Whatever would need a guess (no
 // amount, two amounts, an unknown token, "a bit", a sale with nothing to receive, no address)
 // is a question back, never an action. Null: the message is not a request to act.
+import { distance } from 'fastest-levenshtein';
 import { type Phrase, phraseOf, type Vocabulary } from './amount-phrase';
 import { type Amount, intentWords, isAction, type Reading } from './reading';
 
@@ -231,7 +232,9 @@ const FORMS: [RegExp, (m: RegExpExecArray, c: Ctx) => Reading | null][] = [
     new RegExp(`^(${SWAP}|sell) (.+) (${SOME_TOKEN})$`),
     (m, c) => {
       const p = phraseOf(m[2] as string, c.known);
-      return p && 'amount' in p && c.known.has(m[3] as string) ? swapOf(p, m[3] as string, c, m[1] === 'sell' ? 'sell' : 'swap') : null;
+      return p && ('amount' in p || 'vague' in p) && c.known.has(m[3] as string)
+        ? swapOf(p, m[3] as string, c, m[1] === 'sell' ? 'sell' : 'swap')
+        : null;
     },
   ],
   // "buy 25 usdc worth of weth": the amount named is what is spent
@@ -303,6 +306,17 @@ export const CAUTION =
 const TAIL_CHANGES =
   /\b(?:kidding|joking|jk|joke|twice|thrice|times|each|every|is|was|were|did|done|would|will|idea|mistake|by|top|bottom|dip|peak|cheap|cheaper|lower|higher|price|weekend)\b/;
 
+/**
+ * Words of time, doubt or jest, so that a misspelling of one in a request's tail ("tmorow",
+ * "tonihgt", "kiding") is not read past as a reason: near one is enough not to act.
+ */
+const CHANGING_WORDS =
+  'tomorrow tonight later weekend sometime someday eventually kidding joking maybe perhaps morning evening afternoon monday tuesday wednesday thursday friday saturday sunday hypothetically theoretically'.split(
+    ' ',
+  );
+const nearChangingWord = (tail: string) =>
+  tail.split(' ').some((w) => w.length >= 4 && CHANGING_WORDS.some((c) => distance(w, c) <= (c.length >= 7 ? 2 : 1)));
+
 function readForms(text: string, c: Ctx): Reading | null {
   for (const [re, read] of FORMS) {
     const m = re.exec(text);
@@ -325,7 +339,11 @@ function withoutReason(text: string, c: Ctx): { plain: string; tail: string; cha
   });
   const tail = words.slice(last + 1).join(' ');
   if (last < 1 || !tail || words.slice(last + 1).some((w) => c.known.has(w))) return null;
-  return { plain: words.slice(0, last + 1).join(' '), tail, changes: CAUTION.test(tail) || TAIL_CHANGES.test(tail) };
+  return {
+    plain: words.slice(0, last + 1).join(' '),
+    tail,
+    changes: CAUTION.test(tail) || TAIL_CHANGES.test(tail) || nearChangingWord(tail),
+  };
 }
 
 /** A request whose tail changes it ("… in an hour", "… twice"): not done, and said why, with the words that would do it now. */

@@ -60,7 +60,7 @@ suite('the phrasing corpus', () => {
 });
 
 suite('a later time typed short is never dropped', () => {
-  it.each(['tmrw', 'tmr', '2moro', 'l8r', 'tonite', 'nxt week', 'on the wknd'])(
+  it.each(['tmrw', 'tmr', '2moro', 'l8r', 'tonite', 'nxt week', 'on the wknd', 'tmorow', 'tonihgt', 'jk', 'kiding'])(
     '"swap 10 usdc for weth %s" is not done, and says why',
     (when) => {
       const r = read(`swap 10 usdc for weth ${when}`);
