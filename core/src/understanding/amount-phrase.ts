@@ -16,7 +16,7 @@ const NOT_TOKENS = new Set(
 export type Phrase =
   | { amount: Amount; token: string }
   | { usdOf: string; token: string | null }
-  | { vague: string | null }
+  | { vague: string | null; bare?: string }
   | { token: string }
   | { unknown: string }
   | null;
@@ -97,7 +97,7 @@ export function phraseOf(phrase: string, known: Vocabulary): Phrase {
   // weth" are each one thing). A percentage is always of a holding.
   if (BARE_SHARE.test(p)) {
     const t = tokenOf(p.replace(BARE_SHARE_WORDS, ''), known);
-    return t && 'token' in t ? { vague: t.token } : t;
+    return t && 'token' in t ? { vague: t.token, bare: (BARE_SHARE_WORDS.exec(p)?.[0] ?? '').trim() } : t;
   }
   for (const [re, share] of SHARES) {
     m = re.exec(p);

@@ -32,6 +32,14 @@ const zero = (p: Phrase): Reading | null =>
     ? ask('The amount must be more than zero: say how much, like "swap 20 USDC for WETH".')
     : null;
 
+/** "half weth": of the holding, or of one token? Asked in those words. */
+const bareShare = (p: Phrase): Reading | null =>
+  p && 'vague' in p && p.bare && p.vague
+    ? ask(
+        `By "${p.bare} ${S(p.vague)}" do you mean ${p.bare} of your ${S(p.vague)}, or ${p.bare} of one ${S(p.vague)}? Say "${p.bare} of my ${S(p.vague)}", or the amount as a number.`,
+      )
+    : null;
+
 /** Exactly one amount, on the side that is spent: a swap, or a buy by value. */
 function swapOf(spend: Phrase, into: string | null, c: Ctx, verb: 'swap' | 'sell'): Reading | null {
   if (!spend) return null;
@@ -62,6 +70,8 @@ function swapOf(spend: Phrase, into: string | null, c: Ctx, verb: 'swap' | 'sell
   }
   const token = spendToken(spend);
   if ('vague' in spend || !('amount' in spend)) {
+    const bare = bareShare(spend);
+    if (bare) return bare;
     const what = token ? S(token) : 'of which token';
     return ask(
       `How much ${what} should I ${verb}${target ? ` for ${S(target)}` : ''}? Say it with a number, like "${verb} 20 ${token ? S(token) : 'USDC'} for ${target ? S(target) : 'WETH'}".`,
@@ -151,6 +161,8 @@ function sendOf(what: string, placeholder: string | null, c: Ctx, rest = ''): Re
     return null;
   }
   if (!('amount' in p)) {
+    const bare = bareShare(p);
+    if (bare) return bare;
     const t = spendToken(p);
     return ask(`How much ${t ? S(t) : ''} should I send? Say it with a number, like "send 5 ${S(t ?? 'USDC')} to 0x…".`.replace('  ', ' '));
   }
@@ -174,8 +186,11 @@ function wrapping(m: RegExpExecArray, c: Ctx): Reading | null {
   const none = zero(p);
   if (none) return none;
   if (!('amount' in p))
-    return ask(
-      `How much ${unwrap ? 'WETH should I unwrap' : 'ETH should I wrap'}? Say it with a number, like "${unwrap ? 'unwrap 0.1 WETH' : 'wrap 0.1 ETH'}".`,
+    return (
+      bareShare(p) ??
+      ask(
+        `How much ${unwrap ? 'WETH should I unwrap' : 'ETH should I wrap'}? Say it with a number, like "${unwrap ? 'unwrap 0.1 WETH' : 'wrap 0.1 ETH'}".`,
+      )
     );
   return unwrap ? { kind: 'unwrap', amount: p.amount } : wrapOf({ kind: 'wrap', amount: p.amount });
 }

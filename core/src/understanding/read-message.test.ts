@@ -77,6 +77,15 @@ suite('a later time typed short is never dropped', () => {
   );
 });
 
+suite('an amount that reads two ways is asked, naming both', () => {
+  it.each([
+    ['swap 1,500 usdc for weth', /1500 or 1\.5/],
+    ['sell half weth for usdc', /half of your WETH, or half of one WETH/],
+  ])('"%s"', (text, both) => {
+    expect(read(text)).toMatchObject({ kind: 'ask', question: expect.stringMatching(both) });
+  });
+});
+
 suite('an action is built only from what was said', () => {
   it('the amount and tokens of the intent words appear in the message', () => {
     for (const [text] of [...ACTIONS, ...BLIND]) {
