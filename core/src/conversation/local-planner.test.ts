@@ -55,6 +55,23 @@ const answers: [string, Row][] = [
       calls: ['memory.remember {"key":"topic:the-meeting-is-on","note":"the meeting is on Friday"}'],
     },
   ],
+  [
+    'remember, asked the way chat users ask',
+    {
+      text: "can u remember i'm saving for a car?",
+      reply: "Noted — I'll remember that i'm saving for a car (kept under topic:i-m-saving-for-a).",
+      calls: ['memory.remember {"key":"topic:i-m-saving-for-a","note":"i\'m saving for a car"}'],
+    },
+  ],
+  [
+    'remember, after "pls"',
+    {
+      text: 'pls remember my friend alice likes dai',
+      touched: ['token:DAI'],
+      reply: "Noted — I'll remember that my friend alice likes dai (kept under pref:DAI).",
+      calls: ['memory.remember {"key":"pref:DAI","note":"my friend alice likes dai"}'],
+    },
+  ],
   ['remember nothing', { text: 'remember that', reply: 'What should I remember? Say it as "remember that I prefer DAI".', calls: [] }],
   [
     'what it remembers',

@@ -70,10 +70,17 @@ function forgetKeys(what: string, touched: string[]): string[] {
   return name ? [`topic:${name}`] : [];
 }
 
+/**
+ * "remember" asked the ways chat users ask it ("pls remember …", "can u remember …?", "hey,
+ * remember that …"): a lead-in and politeness around the note are not part of it.
+ */
+const REMEMBER =
+  /^(?:(?:hey|hi|ok|okay|so|also|oh|and|btw),? )?(?:(?:please|pls|plz|plse) )?(?:(?:can|could|would|will) (?:you|u|ya) (?:please |pls |plz )?)?(?:(?:please|pls|plz) )?remember(?: that)? (.+?)(?:,? (?:please|pls|plz|thx|thanks|ty))?[?!.]*$/i;
+
 /** Memory: read before anything else, so "remember that I prefer DAI" is a note, not a question. */
 const memoryRules: Rule[] = [
   {
-    test: /^(?:please )?remember(?: that)? (.+)$/i,
+    test: REMEMBER,
     async answer(m, { call, ctx }) {
       const note = (m[1] as string).replace(/[.!]+$/, '').trim();
       const key = keyFor(note, ctx.touched);

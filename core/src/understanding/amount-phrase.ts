@@ -16,7 +16,7 @@ const NOT_TOKENS = new Set(
 export type Phrase =
   | { amount: Amount; token: string }
   | { usdOf: string; token: string | null }
-  | { vague: string | null }
+  | { vague: string | null; bare?: string }
   | { token: string }
   | { unknown: string }
   | null;
@@ -58,6 +58,9 @@ const SHARES: [RegExp, (m: RegExpExecArray) => { num: bigint; den: bigint; said:
   ],
 ];
 
+const BARE_SHARE_WORDS = /^(?:half|a half|\d{1,3}\/\d{1,3}|(?:a |one )?(?:quarter|third)|\d (?:thirds|quarters)) /;
+const BARE_SHARE = new RegExp(`${BARE_SHARE_WORDS.source}(?!(?:of|in|my|the|your|our|me|those|these)\\b)[a-z]`);
+
 const VAGUE = new RegExp(
   `^(?:everything|all of it|it all|the lot|a ton of|tons of|heaps of|a load of|a handful of|a bunch|some|a bit|a bit of|a little|a little bit of|a little of|a few|a couple|a couple of|a lot of|a lot|lots of|loads of|a bunch of|bunch of|most|most of|part of|a portion of|a chunk of|a small amount of|a tiny bit of|a little more|more|enough|any|whatever)(?: ${OWNER}(.+))?$`,
 );
@@ -88,6 +91,13 @@ export function phraseOf(phrase: string, known: Vocabulary): Phrase {
     if (!m[2]) return { usdOf: m[1] as string, token: null };
     const t = tokenOf(m[2], known);
     return t && 'token' in t ? { usdOf: m[1] as string, token: t.token } : t;
+  }
+  // "half weth", "1/2 eth", "a quarter weth": half of what is held, or half of one? Both are
+  // said; a guess could spend far more than meant, so it is asked ("half my weth" and "half a
+  // weth" are each one thing). A percentage is always of a holding.
+  if (BARE_SHARE.test(p)) {
+    const t = tokenOf(p.replace(BARE_SHARE_WORDS, ''), known);
+    return t && 'token' in t ? { vague: t.token, bare: (BARE_SHARE_WORDS.exec(p)?.[0] ?? '').trim() } : t;
   }
   for (const [re, share] of SHARES) {
     m = re.exec(p);

@@ -15,6 +15,8 @@ export type Normalized = {
   ids: string[];
   /** The message ended with a question mark. */
   asked: boolean;
+  /** Numbers typed with a grouping another locale reads differently ("1,500", "1 000"), as typed. */
+  unsure: string[];
 };
 
 const TOKEN_NAMES: [RegExp, string][] = [
@@ -59,6 +61,12 @@ const SHORTHAND: [RegExp, string][] = [
   [/\b(?:execute|do|make|perform|place|process|initiate|submit)(?: for me)? an? (?:swap|trade|exchange|conversion) (?:of )?/g, 'swap '],
   [/\b(?:execute|do|make|perform|place|process|initiate|submit) an? (?:sale|sell order) (?:of )?/g, 'sell '],
   [/\b(?:execute|do|make|perform|place|process|initiate|submit) an? (?:purchase|buy order) (?:of )?/g, 'buy '],
+  // times typed short: a request for later is never read as one for now
+  [/\b(?:tmrw?|tmrow|tmw|tmoz|tomoz|tomo|2moro+w?|2morrow|2mrw|tomm?or+ow?|tomorow)\b/g, 'tomorrow'],
+  [/\b(?:l8r|l8er|ltr|lata|laterz)\b/g, 'later'],
+  [/\b(?:tonite|2nite|2night|tnite)\b/g, 'tonight'],
+  [/\b(?:wknd|wkend)\b/g, 'weekend'],
+  [/\bnxt\b/g, 'next'],
   [/\bwanna\b/g, 'want to'],
   [/\bgonna\b/g, 'going to'],
   [/\bthx\b|\bty\b/g, 'thanks'],
@@ -95,6 +103,8 @@ export function normalize(typed: string, presenceName = ''): Normalized {
     .replace(/\bst_[A-Za-z0-9]{1,40}\b/g, (id) => ` standing${ids.push(id) - 1} `)
     .replace(/[‘’`´]/g, "'")
     .replace(/[“”]/g, '"')
+    // a thin, narrow or no-break space, or an apostrophe, between digit groups is a thousands mark only
+    .replace(/(?<=\d)[\u00a0\u2009\u202f\u2007'](?=\d{3}(?!\d))/g, '')
     .replace(/\s*(?:->|=>|→|⇒|➡️?|➔|⟶|>>)\s*/g, ' to ')
     .replace(/\s*<=?\s*(?=\$?\d)/g, ' below ')
     .replace(/\s*>=?\s*(?=\$?\d)/g, ' above ')
@@ -117,7 +127,8 @@ export function normalize(typed: string, presenceName = ''): Normalized {
     .replace(/\bur\b/g, 'your')
     .replace(/\br\b/g, 'are');
   for (const [re, said] of SHORTHAND) t = t.replace(re, said);
-  t = numbersAsDigits(t);
+  const unsure: string[] = [];
+  t = numbersAsDigits(t, unsure);
   t = t
     .replace(/\$ ?(\d+(?:\.\d+)?)/g, '$1 usd')
     .replace(/(\d+(?:\.\d+)?) ?\$/g, '$1 usd')
@@ -141,5 +152,5 @@ export function normalize(typed: string, presenceName = ''): Normalized {
     .replace(/ back (?=into|to)/g, ' ')
     .replace(/\bfor (buy|get|purchase)\b/g, 'to $1')
     .replace(/\s+/g, ' ');
-  return { text: trimFiller(t.trim(), presenceName), addresses, ids, asked };
+  return { text: trimFiller(t.trim(), presenceName), addresses, ids, asked, unsure };
 }

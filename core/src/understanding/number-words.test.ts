@@ -56,11 +56,32 @@ describe('number words', () => {
     ['swap 2m usdc', 'swap 2000000 usdc'],
     ['swap .5 weth for usdc', 'swap 0.5 weth for usdc'],
     ['swap 1,000 usdc', 'swap 1000 usdc'],
+    ['swap 1,000,000 usdc', 'swap 1000000 usdc'],
+    ['swap 0,5 weth', 'swap 0.5 weth'],
+    ['swap 1,5 weth', 'swap 1.5 weth'],
+    ['swap 0,500 weth', 'swap 0.500 weth'],
+    ['swap 1 000 usdc', 'swap 1000 usdc'],
+    ['swap point one eth', 'swap 0.1 eth'],
+    ['swap point 25 eth', 'swap 0.25 eth'],
+    ['swap one point five eth', 'swap 1.5 eth'],
     ['tell me at 1,2,3,4', 'tell me at 1,2,3,4'],
     ['wrap half an eth', 'wrap 0.5 eth'],
     ['sell two thirds of my weth', 'sell 2 thirds of my weth'],
     ['every day at 09:00', 'every day at 09:00'],
   ])('"%s" → "%s"', (text, digits) => {
     expect(numbersAsDigits(text)).toBe(digits);
+  });
+
+  it.each([
+    ['swap 1,500 usdc', ['1,500']],
+    ['swap 1 000 usdc', ['1 000']],
+    ['swap 1,500.25 usdc', []],
+    ['swap 1,000,000 usdc', []],
+    ['swap 0,5 weth', []],
+    ['every day at 09:00', []],
+  ])('"%s": a grouping read two ways is reported (%j)', (text, unsure) => {
+    const seen: string[] = [];
+    numbersAsDigits(text, seen);
+    expect(seen).toEqual(unsure);
   });
 });

@@ -1,6 +1,6 @@
 // Numbers as people type them, turned into digits: words ("twenty five", "two and a half",
-// "three point five"), shorthand ("1k", "1.5k", "2m"), a bare fraction (".5") and thousands
-// separators ("1,000"). Exact: integers in bigint, a fraction as the digits said, never a
+// "three point five", "point one"), shorthand ("1k", "1.5k", "2m"), a bare fraction (".5"),
+// thousands separators ("1,000", "1 000") and a decimal comma ("0,5"). Exact: integers in bigint, a fraction as the digits said, never a
 // float. A run that reads as no number, or as one that would need rounding ("two thirds"),
 // is left as words, so it is asked about rather than guessed.
 //
@@ -93,15 +93,43 @@ function expandSuffix(whole: string, fraction: string, suffix: string): string {
   return frac ? `${intPart}.${frac}` : intPart;
 }
 
-/** The text with every number written in digits (lower-cased input expected). */
-export function numbersAsDigits(text: string): string {
+// Grouped digits. Commas with two or more groups ("1,000,000"), or a group and a decimal point
+// ("1,500.25"), can only be thousands. One comma and three digits ("1,500") is thousands to
+// most, but 1.5 where the comma is the decimal mark: read as the thousand, and reported, so
+// that an action on it is asked back rather than spending the larger reading unasked. A comma
+// that cannot be a thousands mark ("0,5", "2,75", "1,5") is a decimal comma. Digits grouped by
+// a plain space ("1 000") read as one number and are reported too: "10 100" may be two.
+const GROUPS = /\b\d{1,3}(?:,\d{3}){2,}(?:\.\d+)?\b|\b\d{1,3},\d{3}\.\d+\b/g;
+const ONE_GROUP = /(?<![\d,.])([1-9]\d{0,2}),(\d{3})\b(?![,.]\d)/g;
+const DECIMAL_COMMA = /(?<![\d,.])(\d+),(\d+)\b(?![,.]\d)/g;
+const SPACED = /(?<![\d,.] ?)\b([1-9]\d{0,2})((?: \d{3})+)\b(?! ?[,.]?\d)/g;
+// "point five", "point 5": a number said from its decimal point
+const DIGIT_WORD = 'zero|one|two|three|four|five|six|seven|eight|nine';
+const FROM_POINT = new RegExp(String.raw`(?<!\b(?:${UNITS}|\d+) )\bpoint (?=(?:${DIGIT_WORD})\b)`, 'g');
+const FROM_POINT_DIGITS = new RegExp(String.raw`(?<!\b(?:${UNITS}|\d+) )\bpoint (\d+)\b(?![.,]\d)`, 'g');
+
+/**
+ * The text with every number written in digits (lower-cased input expected). Numbers whose
+ * grouping another locale reads differently are added to `unsure` as typed ("1,500", "1 000").
+ */
+export function numbersAsDigits(text: string, unsure: string[] = []): string {
   let t = text
-    // 1,000 and 12,500.5 (groups of three only: "1,2" is not a thousand)
-    .replace(/\b(\d{1,3}(?:,\d{3})+)(\.\d+)?\b/g, (_m, w: string, f = '') => w.replaceAll(',', '') + f)
+    .replace(GROUPS, (m) => m.replaceAll(',', ''))
+    .replace(ONE_GROUP, (m, w: string, g: string) => {
+      unsure.push(m);
+      return w + g;
+    })
+    .replace(DECIMAL_COMMA, '$1.$2')
+    .replace(SPACED, (m, w: string, g: string) => {
+      unsure.push(m);
+      return w + g.replaceAll(' ', '');
+    })
     // 1k, 1.5k, 2m — but not "2m" glued to a word ("2min")
     .replace(/\b(\d+)(?:\.(\d+))?([km])\b/gi, (_m, w: string, f: string | undefined, s: string) => expandSuffix(w, f ?? '', s))
     // .5 → 0.5
     .replace(/(^|[\s$(])\.(\d+)\b/g, '$10.$2')
+    .replace(FROM_POINT_DIGITS, '0.$1')
+    .replace(FROM_POINT, 'zero point ')
     // "half a weth" is an amount; "half my weth" is a share, read elsewhere
     .replace(/\bhalf an? (?=[a-z])/g, '0.5 ');
   if (NUMBERISH.test(t)) {

@@ -192,7 +192,8 @@ export const BLIND_C: Phrasing[] = [
   ['use 1k usdc to buy weth', 'swap 1000 USDC WETH'],
   ['hi! buy weth with twenty usdc', 'swap 20 USDC WETH'],
   ['0.01 eth>usdc', 'swap 0.01 ETH USDC'],
-  ['swap 3/4 weth usdc', 'swap 3/4 WETH USDC'],
+  // written as a share; since 2026-12-02 a fraction with no "my" is asked (3/4 of the holding, or 0.75 WETH?)
+  ['swap 3/4 weth usdc', 'ask'],
   ['Swap 75 DAI to WETH', 'swap 75 DAI WETH'],
   ['pls convert 10 usdc into dai', 'swap 10 USDC DAI'],
   ['hey ada, swap 5 usd coin for ether 🙂', 'swap 5 USDC ETH'],

@@ -14,7 +14,7 @@ export const ACTIONS: Phrasing[] = [
   ['swap 1k USDC for WETH', 'swap 1000 USDC WETH'],
   ['swap .5 weth for usdc', 'swap 0.5 WETH USDC'],
   ['Swap 0.25 WETH to USDC', 'swap 0.25 WETH USDC'],
-  ['swap 1,500 usdc for weth', 'swap 1500 USDC WETH'],
+  ['swap 1,500.00 usdc for weth', 'swap 1500.00 USDC WETH'],
   ['swap twenty-five dai for weth', 'swap 25 DAI WETH'],
   ['swap one hundred and fifty usdc to dai', 'swap 150 USDC DAI'],
   ['swap two and a half weth for usdc', 'swap 2.5 WETH USDC'],

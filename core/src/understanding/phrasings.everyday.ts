@@ -76,7 +76,7 @@ export const EVERYDAY: Phrasing[] = [
   ['swap 10 usdc for weth is what i did', 'not_now'],
   ['could you swap 10 usdc for weth sometime', 'not_now'],
   ['swap 10 usdc for weth!!! jk', 'none'],
-  ['hypothetically, swap 10 usdc for weth', 'none'],
+  ['hypothetically, swap 10 usdc for weth', 'not_now'],
   ['e.g. swap 10 usdc for weth', 'none'],
   ['dry run: swap 10 usdc for weth', 'none'],
   ['i would swap 10 usdc for weth', 'none'],

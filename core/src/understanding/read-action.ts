@@ -3,6 +3,7 @@
 // "swap all my dai for usdc", "buy 30 dollars of weth"). Whatever would need a guess (no
 // amount, two amounts, an unknown token, "a bit", a sale with nothing to receive, no address)
 // is a question back, never an action. Null: the message is not a request to act.
+import { distance } from 'fastest-levenshtein';
 import { type Phrase, phraseOf, type Vocabulary } from './amount-phrase';
 import { type Amount, intentWords, isAction, type Reading } from './reading';
 
@@ -29,6 +30,14 @@ const ZERO = /^0*(?:\.0*)?$/;
 const zero = (p: Phrase): Reading | null =>
   p && (('amount' in p && 'exact' in p.amount && ZERO.test(p.amount.exact)) || ('usdOf' in p && ZERO.test(p.usdOf)))
     ? ask('The amount must be more than zero: say how much, like "swap 20 USDC for WETH".')
+    : null;
+
+/** "half weth": of the holding, or of one token? Asked in those words. */
+const bareShare = (p: Phrase): Reading | null =>
+  p && 'vague' in p && p.bare && p.vague
+    ? ask(
+        `By "${p.bare} ${S(p.vague)}" do you mean ${p.bare} of your ${S(p.vague)}, or ${p.bare} of one ${S(p.vague)}? Say "${p.bare} of my ${S(p.vague)}", or the amount as a number.`,
+      )
     : null;
 
 /** Exactly one amount, on the side that is spent: a swap, or a buy by value. */
@@ -61,6 +70,8 @@ function swapOf(spend: Phrase, into: string | null, c: Ctx, verb: 'swap' | 'sell
   }
   const token = spendToken(spend);
   if ('vague' in spend || !('amount' in spend)) {
+    const bare = bareShare(spend);
+    if (bare) return bare;
     const what = token ? S(token) : 'of which token';
     return ask(
       `How much ${what} should I ${verb}${target ? ` for ${S(target)}` : ''}? Say it with a number, like "${verb} 20 ${token ? S(token) : 'USDC'} for ${target ? S(target) : 'WETH'}".`,
@@ -150,6 +161,8 @@ function sendOf(what: string, placeholder: string | null, c: Ctx, rest = ''): Re
     return null;
   }
   if (!('amount' in p)) {
+    const bare = bareShare(p);
+    if (bare) return bare;
     const t = spendToken(p);
     return ask(`How much ${t ? S(t) : ''} should I send? Say it with a number, like "send 5 ${S(t ?? 'USDC')} to 0x…".`.replace('  ', ' '));
   }
@@ -173,8 +186,11 @@ function wrapping(m: RegExpExecArray, c: Ctx): Reading | null {
   const none = zero(p);
   if (none) return none;
   if (!('amount' in p))
-    return ask(
-      `How much ${unwrap ? 'WETH should I unwrap' : 'ETH should I wrap'}? Say it with a number, like "${unwrap ? 'unwrap 0.1 WETH' : 'wrap 0.1 ETH'}".`,
+    return (
+      bareShare(p) ??
+      ask(
+        `How much ${unwrap ? 'WETH should I unwrap' : 'ETH should I wrap'}? Say it with a number, like "${unwrap ? 'unwrap 0.1 WETH' : 'wrap 0.1 ETH'}".`,
+      )
     );
   return unwrap ? { kind: 'unwrap', amount: p.amount } : wrapOf({ kind: 'wrap', amount: p.amount });
 }
@@ -207,6 +223,11 @@ const FORMS: [RegExp, (m: RegExpExecArray, c: Ctx) => Reading | null][] = [
     (m, c) => sendOf(m[1] as string, m[2] as string, c),
   ],
   [/^(?:send|transfer|wire) (.+?)(?: (to .+))?$/, (m, c) => sendOf(m[1] as string, null, c, m[2] ?? '')],
+  // "send bob 5 usdc", "pay my landlord 20 dai": a name where the address goes
+  [
+    /^(?:send|transfer|wire|pay) ((?:my )?[a-z][a-z']{1,20}) (\d+(?:\.\d+)? [a-z][a-z0-9.]*)$/,
+    (m, c) => sendOf(m[2] as string, null, c, `to ${m[1]}`),
+  ],
   // "use 9 usdc to buy weth", "spend 20 usdc on weth", "pay 9 usdc for weth"
   [
     /^(?:use|spend|put|pay) (.+?) (?:to buy|to get|to purchase|on|for|in|into|to) (?:some )?(.+)$/,
@@ -226,7 +247,9 @@ const FORMS: [RegExp, (m: RegExpExecArray, c: Ctx) => Reading | null][] = [
     new RegExp(`^(${SWAP}|sell) (.+) (${SOME_TOKEN})$`),
     (m, c) => {
       const p = phraseOf(m[2] as string, c.known);
-      return p && 'amount' in p && c.known.has(m[3] as string) ? swapOf(p, m[3] as string, c, m[1] === 'sell' ? 'sell' : 'swap') : null;
+      return p && ('amount' in p || 'vague' in p) && c.known.has(m[3] as string)
+        ? swapOf(p, m[3] as string, c, m[1] === 'sell' ? 'sell' : 'swap')
+        : null;
     },
   ],
   // "buy 25 usdc worth of weth": the amount named is what is spent
@@ -298,6 +321,17 @@ export const CAUTION =
 const TAIL_CHANGES =
   /\b(?:kidding|joking|jk|joke|twice|thrice|times|each|every|is|was|were|did|done|would|will|idea|mistake|by|top|bottom|dip|peak|cheap|cheaper|lower|higher|price|weekend)\b/;
 
+/**
+ * Words of time, doubt or jest, so that a misspelling of one in a request's tail ("tmorow",
+ * "tonihgt", "kiding") is not read past as a reason: near one is enough not to act.
+ */
+const CHANGING_WORDS =
+  'tomorrow tonight later weekend sometime someday eventually kidding joking maybe perhaps morning evening afternoon monday tuesday wednesday thursday friday saturday sunday hypothetically theoretically'.split(
+    ' ',
+  );
+const nearChangingWord = (tail: string) =>
+  tail.split(' ').some((w) => w.length >= 4 && CHANGING_WORDS.some((c) => distance(w, c) <= (c.length >= 7 ? 2 : 1)));
+
 function readForms(text: string, c: Ctx): Reading | null {
   for (const [re, read] of FORMS) {
     const m = re.exec(text);
@@ -320,7 +354,11 @@ function withoutReason(text: string, c: Ctx): { plain: string; tail: string; cha
   });
   const tail = words.slice(last + 1).join(' ');
   if (last < 1 || !tail || words.slice(last + 1).some((w) => c.known.has(w))) return null;
-  return { plain: words.slice(0, last + 1).join(' '), tail, changes: CAUTION.test(tail) || TAIL_CHANGES.test(tail) };
+  return {
+    plain: words.slice(0, last + 1).join(' '),
+    tail,
+    changes: CAUTION.test(tail) || TAIL_CHANGES.test(tail) || nearChangingWord(tail),
+  };
 }
 
 /** A request whose tail changes it ("… in an hour", "… twice"): not done, and said why, with the words that would do it now. */
@@ -328,7 +366,7 @@ function changedRequest(r: Reading, tail: string): Reading {
   const plain = isAction(r) && 'amount' in r && typeof r.amount === 'object' && 'exact' in r.amount ? intentWords(r) : null;
   return {
     kind: 'not_now',
-    reply: `I haven't done that: I act only on a request to act now, and ${tail.includes(' ') ? `"${tail}"` : 'what follows it'} changes it.${plain ? ` To do it now, say "${plain}".` : ''}`,
+    reply: `I haven't done that: I act only on a request to act now, and "${tail.length > 60 ? `${tail.slice(0, 60)}…` : tail}" changes it.${plain ? ` To do it now, say "${plain}".` : ''}`,
   };
 }
 

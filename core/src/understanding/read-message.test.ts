@@ -3,6 +3,7 @@
 // for no action may be read as one. Then the properties that hold for any text: an action is
 // only ever built from amounts and tokens present in the words.
 import { expect, it, describe as suite } from 'vitest';
+import { AMOUNTS } from './phrasings.amounts';
 import * as blind from './phrasings.blind';
 import { ACTIONS, MUST_ASK, NOT_ACTIONS, type Phrasing, QUESTIONS, STANDING } from './phrasings.corpus';
 import { EVERYDAY } from './phrasings.everyday';
@@ -27,11 +28,12 @@ const SETS: [string, Phrasing[]][] = [
   ['must ask', MUST_ASK],
   ['not actions', NOT_ACTIONS],
   ['hedged', HEDGED],
+  ['amounts', AMOUNTS],
   ['everyday', EVERYDAY],
   ...Object.entries(blind).map(([name, rows]): [string, Phrasing[]] => [name.replace('BLIND_', 'blind '), rows]),
 ];
 // rows kept as written by others, and checked row by row for asking back and not acting
-const BLIND = [...Object.values(blind).flat(), ...EVERYDAY];
+const BLIND = [...Object.values(blind).flat(), ...EVERYDAY, ...AMOUNTS];
 const MUST_NOT_ACT = ['not_now', 'none', 'unsupported', 'ask'];
 
 suite('the phrasing corpus', () => {
@@ -54,6 +56,33 @@ suite('the phrasing corpus', () => {
   it('acts on none of the messages that ask for no action', () => {
     const rows = [...NOT_ACTIONS, ...HEDGED, ...BLIND.filter(([, want]) => MUST_NOT_ACT.includes(want))];
     expect(rows.map(([t]) => t).filter((t) => isAction(read(t)))).toEqual([]);
+  });
+});
+
+suite('a later time typed short is never dropped', () => {
+  it.each(['tmrw', 'tmr', '2moro', 'l8r', 'tonite', 'nxt week', 'on the wknd', 'tmorow', 'tonihgt', 'jk', 'kiding'])(
+    '"swap 10 usdc for weth %s" is not done, and says why',
+    (when) => {
+      const r = read(`swap 10 usdc for weth ${when}`);
+      expect(r).toMatchObject({ kind: 'not_now', reply: expect.stringMatching(/changes it|puts it off/) });
+    },
+  );
+
+  it.each(['maybe later', 'tomorrow', 'lol imagine if i', 'hypothetically,'])(
+    '"%s swap 10 usdc for weth" names the words that put it off',
+    (lead) => {
+      const r = read(`${lead} swap 10 usdc for weth`);
+      expect(r).toMatchObject({ kind: 'not_now', reply: expect.stringContaining('"') });
+    },
+  );
+});
+
+suite('an amount that reads two ways is asked, naming both', () => {
+  it.each([
+    ['swap 1,500 usdc for weth', /1500 or 1\.5/],
+    ['sell half weth for usdc', /half of your WETH, or half of one WETH/],
+  ])('"%s"', (text, both) => {
+    expect(read(text)).toMatchObject({ kind: 'ask', question: expect.stringMatching(both) });
   });
 });
 

@@ -48,8 +48,26 @@ const NOT_DONE = /^(?:i|we) (?:did not|didn'?t|have not|haven'?t|never) /;
 const RETRACTED =
   /^(?:(?:actually|wait|oh|hmm+|um+|ok|okay|sorry)[ ,]+)*(?:no|nope|nah|don'?t|do not|never ?mind|nvm|cancel that|scratch that|forget (?:it|that)|hold on|hold off|not yet|on second thought|wait)(?:[ ,]+(?:no|nope|don'?t|do not|do it|do that|then|wait|actually|thanks|it|that|yet|(?:on|with) (?:the|that|this|my) (?:swap|trade|sale|purchase|send|transfer|order)))*$/;
 
+/** A request put off or made a what-if in front: "maybe later send …", "lol imagine if i swapped …", "hypothetically, swap …". */
+const PUT_OFF =
+  /^((?:(?:lol|haha|lmao) )?(?:(?:maybe|perhaps|probably|possibly)(?: (?:later|tomorrow|tonight|next week|some ?time|someday|eventually|soon|another time|one day))?|later|tomorrow|tonight|next week|some ?time|someday|eventually|one day|(?:just )?(?:imagine|suppose|pretend|picture)(?: if| that)?|hypothetically(?: speaking)?|theoretically|in theory)),? (.+)$/;
+
+function putOff(t: string, known: Vocabulary, addresses: string[]): Reading | null {
+  const m = PUT_OFF.exec(t);
+  const rest = m?.[2] ?? '';
+  if (!(m && ACTING.test(rest))) return null;
+  const r = readAction(rest.replace(/^(?:i|we) (?:will |would |could )?/, ''), { known, addresses });
+  const exact = r && isAction(r) && 'amount' in r && typeof r.amount === 'object' && 'exact' in r.amount;
+  return {
+    kind: 'not_now',
+    reply: `I haven't done that: I act only on a request to act now, and "${m[1]}" puts it off or makes it a what-if.${exact ? ` To do it now, say "${intentWords(r)}".` : ''}`,
+  };
+}
+
 function notNow(t: string, known: Vocabulary, addresses: string[]): Reading | null {
   if (RETRACTED.test(t)) return { kind: 'not_now', reply: "OK — I won't do anything." };
+  const later = putOff(t, known, addresses);
+  if (later) return later;
   let m = ABOUT_ACTING.exec(t);
   if (m && ACTING.test(m[1] as string)) {
     const r = readAction(m[1] as string, { known, addresses });
@@ -71,18 +89,36 @@ function notNow(t: string, known: Vocabulary, addresses: string[]): Reading | nu
   return null;
 }
 
+/**
+ * An action (now, or on a price) on a number another locale reads differently is asked back:
+ * "1,500" is 1.5 where the comma is the decimal mark, and "10 100" may be two numbers. A
+ * question or an alert on it reads the thousand: nothing is spent on a wrong guess.
+ */
+function unsureAmount(r: Reading | null, unsure: string[]): Reading | null {
+  const spends = isAction(r) || (r?.kind === 'watch' && r.text.startsWith('if '));
+  const typed = unsure[0];
+  if (!(spends && typed)) return r;
+  const whole = typed.replace(/[ ,]/g, '');
+  // "1,500" read with a decimal comma: 1.5
+  const decimal = typed.includes(',') ? typed.replace(',', '.').replace(/\.?0+$/, '') : null;
+  return {
+    kind: 'ask',
+    question: `Just to be sure of the amount: by "${typed}" do you mean ${whole}${decimal ? ` or ${decimal}` : ''}? Say it again with the number written plainly, like "${whole}"${decimal ? ` or "${decimal}"` : ''}.`,
+  };
+}
+
 function readClause(typed: string, opts: ReadOptions): Reading | null {
   const n = normalize(typed, opts.presenceName);
   const known = vocabulary(opts.known);
   const c = { known, addresses: n.addresses, ids: n.ids };
   if (!n.text) return null;
-  return (
+  const r =
     readStanding(n.text, c) ??
     notNow(n.text, known, n.addresses) ??
     readQuestion(n.text, known) ??
     readAction(n.text, c) ??
-    readTopic(n.text, known, n.asked)
-  );
+    readTopic(n.text, known, n.asked);
+  return unsureAmount(r, n.unsure);
 }
 
 // A message often says more than its request: "Good morning! The kettle is on. Use 15 dai to

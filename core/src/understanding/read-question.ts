@@ -85,7 +85,7 @@ const rules: Rule[] = [
     () => ({ kind: 'address' }),
   ],
   [
-    /^(?:(?:what(?:'s| is| are)|whats|show|list|any|anything|are there|is there|do (?:i|we) have)(?: me)?(?: any)?(?: of)? )?(?:(?:my|the) )?(?:pending|held|waiting)(?: (?:approvals?|confirmations?|actions?|swaps?|trades?|transactions?|holds?))?$|^(?:what(?:'s| is)|is anything|is there anything) waiting for (?:my )?(?:approval|confirmation|ok)$/,
+    /^(?:(?:what(?:'s| is| are)|whats|show|list|any|anything|are there|is there|do (?:i|we) have)(?: me)?(?: any)?(?: of)? )?(?:(?:my|the) )?(?:pending|held|waiting)(?: (?:approvals?|confirmations?|actions?|swaps?|trades?|transactions?|holds?))?$|^(?:what(?:'s| is)|is anything|is there anything|(?:do|have) (?:i|we) (?:have|got) anything|anything) (?:waiting|pending|held|on hold)(?: for (?:my )?(?:approval|confirmation|ok|sign ?off))?$|^(?:show|list|see|check)(?: me)?(?: my| the)? pending(?: stuff| things| items| ones| requests| txs| transactions)?$/,
     () => ({ kind: 'pending' }),
   ],
   // the spend policy: what may be spent, and what is left today
@@ -96,6 +96,22 @@ const rules: Rule[] = [
   [
     /^(?:how much (?:more |else )?(?:can|may|could) (?:i|we) (?:still )?(?:spend|trade|swap|use)|how much (?:do (?:i|we) have |have (?:i|we) got |(?:i|we) have |is )?left(?: to spend)?|how much have (?:i|we) spent|what(?:'s| is) (?:my |the )?(?:daily |per[- ](?:tx|transaction|trade|swap) )(?:cap|limit|max(?:imum)?))(?: today| per (?:day|trade|swap|transaction))?$/,
     () => ({ kind: 'policy' }),
+  ],
+  // prices ("how much is 1 eth in usdc": in another token, at its own price; "in usd" falls to the rules below)
+  [
+    new RegExp(`^(?:how much (?:is|are)|what(?:'s| is| are)|whats) (\\d+(?:\\.\\d+)?) ${TOK}(?: worth)? in ${TOK}$`),
+    (m, k) => priceIn(m[2], m[1] ?? null, m[3], k),
+  ],
+  [
+    new RegExp(`^how much (?:usd |dollars |money |cash )?(?:would|will|do|can|could|should) (?:i|we) get for (\\d+(?:\\.\\d+)?) ${TOK}$`),
+    (m, k) => priceOf(m[2], m[1] ?? null, k),
+  ],
+  // "is eth up or down today", "is weth pumping": how its price stands, asked of a token we know
+  [
+    new RegExp(
+      `^(?:is|has) ${TOK} (?:up|down|pumping|dumping|mooning|crashing|dipping|going up|going down|moving|doing)(?: or (?:up|down))?(?: today| this week| lately)?$`,
+    ),
+    (m, k) => (token(m[1], k) ? priceOf(m[1], null, k) : null),
   ],
   // prices
   [

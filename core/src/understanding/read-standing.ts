@@ -58,6 +58,11 @@ const watched = (w: string, known: Vocabulary) => {
 
 function priceLine(tok: string, verb: string | undefined, side: string | undefined, price: string, c: Ctx) {
   const token = watched(tok, c.known);
+  // "if the price dips under 2500": no token named, and none is guessed
+  if (!token && /^(?:price|it|that)$/.test(tok))
+    return ask(
+      `The price of which token? Name it, like "tell me when WETH is below ${price} USD" or "if WETH drops below ${price} USD swap 20 USDC for WETH".`,
+    );
   if (!token) return null;
   const op = sideOf(verb, side);
   if (!op)
@@ -135,6 +140,8 @@ const ALERTS = [
   ),
 ];
 const ON_PRICE = new RegExp(`^${WHEN} ${TOK} ${MOVE},? (?:then |please )?(.+)$`);
+/** The condition after the action: "sell 0.1 weth for usdc when eth goes above 4000". */
+const PRICE_AFTER = new RegExp(`^(.+?),? (?:but )?(?:only )?${WHEN} ${TOK} ${MOVE}$`);
 const JUST_TELL = new RegExp(`^(?:${ASK_ME}|tell me|ping me|alert me|notify me)$`);
 
 const UNSUPPORTED_DAILY =
@@ -192,5 +199,10 @@ export function readStanding(t: string, c: Ctx): Reading | null {
     return { kind: 'watch', text: `tell me when ${line.token} is ${line.op} ${line.price} USD` };
   }
   const m = ON_PRICE.exec(t);
-  return m ? onPrice(m, c) : null;
+  if (m) return onPrice(m, c);
+  const after = PRICE_AFTER.exec(t);
+  if (!after) return null;
+  // put in the order ON_PRICE reads: the token, the move, the side, the price, then the action
+  const [, action, ...line] = after;
+  return onPrice(Object.assign([after[0], ...line, action as string], { index: 0, input: t }) as RegExpExecArray, c);
 }
