@@ -82,8 +82,8 @@ export async function openLinkLogFile(dir: string, log?: Log) {
       await file.append(entries);
       lines += entries.length;
       // The change that crosses the line waits for the compaction: its cost is the log's size,
-      // which at least as many changes since the last one have paid for.
-      // A compaction already under way serves (the lines after its snapshot are few).
+      // which at least as many changes since the last one have paid for. One already under way
+      // serves (the lines after its snapshot are few).
       if (lines > 2 * liveCount(table) + COMPACT_FLOOR) await (running ?? compact());
     },
     /** Something private was dropped: compact soon, so it leaves the disk, once for all drops meanwhile. */
