@@ -3,7 +3,7 @@
 // process whatever the Telegram Bot API is doing (refusing, silent, hung mid-start or mid-run);
 // the data directory is private once it runs.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -172,7 +172,9 @@ describe('presence-bots', () => {
       const run = startBin({ TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_API_ROOT: tg.url, PRESENCE_BOTS_DATA_DIR: dir });
       await waitFor(() => /presence-bots running/.test(run.stderr()), { what: 'the running line', timeoutMs: 20_000 });
       const modeOf = (f: string) => statSync(path.join(dir, f)).mode & 0o777;
-      expect([modeOf('.'), modeOf('links.json'), modeOf('links.key'), modeOf('bots.pid')]).toEqual([0o700, 0o600, 0o600, 0o600]);
+      // links.json, tightened first, is then carried over to links.jsonl and removed.
+      expect([modeOf('.'), modeOf('links.jsonl'), modeOf('links.key'), modeOf('bots.pid')]).toEqual([0o700, 0o600, 0o600, 0o600]);
+      expect(existsSync(path.join(dir, 'links.json'))).toBe(false);
       const r = await stopWith(run, 'SIGINT', /presence-bots running/, 'loose data dir');
       expect(r.code).toBe(0);
       expect(r.stderr).toMatch(/"msg":"made the data directory private","path":".*loose","was":"0755","now":"0700"/);

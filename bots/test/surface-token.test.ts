@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/log';
 import { type RunningBots, runBots } from '../src/run-bots';
+import { replayLinkLog } from '../src/surface/link-log';
 import { LINKS_FILE } from '../src/surface/link-store';
 import { REVOKED } from '../src/surface/render';
 import { type Presence, removeDir, startPresence, tempDir } from './helpers/presence';
@@ -73,7 +74,7 @@ describe('a bot with a surface token', () => {
     bots = await startBots(false);
     tg.say(olga, `/link ${(await presence.admin.links.create()).code}`);
     await botMessage(olga.id, (m) => m.text.startsWith('Linked to the account default'), 'the old-style link');
-    expect(JSON.parse(table()).links['telegram:2001'].sealed_key).toBeTypeOf('string');
+    expect(replayLinkLog(table()).links['telegram:2001']?.sealed_key).toBeTypeOf('string');
     await bots.stop();
     bots = null;
 
@@ -81,7 +82,7 @@ describe('a bot with a surface token', () => {
     paths.length = 0;
     bots = await startBots(true);
     await botMessage(olga.id, (m) => m.text === 'missed while the bot was down', 'the missed message');
-    await waitFor(() => JSON.parse(table()).links['telegram:2001'].sealed_key === undefined, { what: 'the secret forgotten' });
+    await waitFor(() => replayLinkLog(table()).links['telegram:2001']?.sealed_key === undefined, { what: 'the secret forgotten' });
     await say('after the move');
     await botMessage(olga.id, (m) => m.text === 'after the move', 'a message over the surface stream');
     expect(tg.botMessages(olga.id).filter((m) => m.text === 'missed while the bot was down')).toHaveLength(1);
@@ -91,7 +92,7 @@ describe('a bot with a surface token', () => {
     tg.say(nina, `/link ${(await presence.admin.links.create()).code}`);
     await botMessage(nina.id, (m) => m.text.startsWith('Linked to the account default as telegram:nina'), 'the link');
     expect(table()).not.toMatch(/prs_(live|test|surface)_/);
-    expect(JSON.parse(table()).links['telegram:2002'].sealed_key).toBeUndefined();
+    expect(replayLinkLog(table()).links['telegram:2002']?.sealed_key).toBeUndefined();
     await say('for both of you');
     await botMessage(nina.id, (m) => m.text === 'for both of you', 'nina told');
     await botMessage(olga.id, (m) => m.text === 'for both of you', 'olga told');
@@ -112,9 +113,9 @@ describe('a bot with a surface token', () => {
     tg.press(nina, card, data);
     await waitFor(() => card.text.startsWith('✅ Approved and executed'), { what: 'the executed card' });
 
-    const keyId = JSON.parse(table()).links['telegram:2002'].key_id as string;
+    const keyId = replayLinkLog(table()).links['telegram:2002']?.key_id as string;
     await presence.admin.keys.revoke(keyId);
     await botMessage(nina.id, (m) => m.text === REVOKED, 'the revoked notice');
-    await waitFor(() => JSON.parse(table()).links['telegram:2002'] === undefined, { what: 'nina unlinked' });
+    await waitFor(() => replayLinkLog(table()).links['telegram:2002'] === undefined, { what: 'nina unlinked' });
   });
 });

@@ -8,6 +8,7 @@ import { readableSummary } from '@presence/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/log';
 import { type RunningBots, runBots } from '../src/run-bots';
+import { replayLinkLog } from '../src/surface/link-log';
 import { LINKS_FILE } from '../src/surface/link-store';
 import { UNAVAILABLE } from '../src/surface/problems';
 import { NOT_LINKED, REVOKED } from '../src/surface/render';
@@ -361,7 +362,7 @@ describe('Telegram bot', () => {
     tg.say(carol, `/link ${code}`);
     await botMessage(carol.id, (m) => m.text.startsWith('Linked to the account default as telegram:carol'), 'the link confirmation');
     // The first stream is live; its opening cursor is saved at once, though no event was handled.
-    const cursor = () => JSON.parse(readFileSync(path.join(dataDir, LINKS_FILE), 'utf8')).links['telegram:1003']?.last_event_id;
+    const cursor = () => replayLinkLog(readFileSync(path.join(dataDir, LINKS_FILE), 'utf8')).links['telegram:1003']?.last_event_id;
     await waitFor(() => typeof cursor() === 'number', { what: 'the live cursor saved' });
     await bots.stop();
     const intent = await presence.admin.wallet.intent({ do: 'swap 20 USDC for WETH' });
@@ -407,7 +408,10 @@ describe('Telegram bot', () => {
     const key = (await presence.admin.keys.list()).keys.find((k) => k.name === 'telegram:alice');
     await presence.admin.keys.revoke(key?.id as string);
     await botMessage(alice.id, (m) => m.text === REVOKED, 'the revoked notice');
-    expect(readFileSync(path.join(dataDir, LINKS_FILE), 'utf8')).not.toContain('"telegram:1001"');
+    // Off the disk too: the change log is compacted within a second of an unlink.
+    await waitFor(() => !readFileSync(path.join(dataDir, LINKS_FILE), 'utf8').includes('"telegram:1001"'), {
+      what: 'the link gone from the file',
+    });
     tg.say(alice, 'hello again');
     await waitFor(() => tg.botMessages(alice.id).at(-1)?.text === NOT_LINKED, { what: 'the not-linked answer' });
   });
@@ -420,7 +424,10 @@ describe('Telegram bot', () => {
     await botMessage(mallory.id, (m) => m.text.startsWith('Unlinked. The key telegram:mallory'), 'the unlink answer');
     const key = (await presence.admin.keys.list()).keys.find((k) => k.name === 'telegram:mallory');
     expect(key?.state).toBe('revoked');
-    expect(readFileSync(path.join(dataDir, LINKS_FILE), 'utf8')).not.toContain('"telegram:1002"');
+    // Off the disk too: the change log is compacted within a second of an unlink.
+    await waitFor(() => !readFileSync(path.join(dataDir, LINKS_FILE), 'utf8').includes('"telegram:1002"'), {
+      what: 'the link gone from the file',
+    });
   });
 
   it('never shows or logs a secret, and calls no method the loopback lacks', () => {

@@ -1,8 +1,9 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { KEY_FILE, LINKS_FILE, openLinkStore } from './link-store';
+import { replayLinkLog } from './link-log';
+import { KEY_FILE, LEGACY_LINKS_FILE, LINKS_FILE, openLinkStore } from './link-store';
 import { createSecretBox } from './secret-box';
 
 const dirs: string[] = [];
@@ -92,9 +93,8 @@ describe('link store', () => {
     await store.link('telegram:42', record, SECRET);
     await expect(openLinkStore(dir)).rejects.toThrow(/is using/);
     await store.close();
-    const doc = JSON.parse(readFileSync(path.join(dir, LINKS_FILE), 'utf8'));
-    doc.links['telegram:43'] = { ...doc.links['telegram:42'], user_id: '43' };
-    writeFileSync(path.join(dir, LINKS_FILE), JSON.stringify(doc));
+    const moved = { ...replayLinkLog(readFileSync(path.join(dir, LINKS_FILE), 'utf8')).links['telegram:42'], user_id: '43' };
+    appendFileSync(path.join(dir, LINKS_FILE), `${JSON.stringify({ k: 'link', id: 'telegram:43', v: moved })}\n`);
     const reopened = await openLinkStore(dir);
     expect(() => reopened.keyOf('telegram:43')).toThrow();
     await reopened.close();
@@ -166,7 +166,7 @@ describe('cards by message', () => {
     await again.close();
   });
 
-  it("finds each card by its message among 20,000 users' cards", async () => {
+  it("finds each card by its message among 20,000 users' cards, carried over from an earlier version's links.json", async () => {
     const dir = tmp();
     const cards: Record<string, unknown> = {};
     const links: Record<string, unknown> = {};
@@ -179,7 +179,7 @@ describe('cards by message', () => {
         updated_at: Date.now(),
       };
     }
-    writeFileSync(path.join(dir, LINKS_FILE), JSON.stringify({ version: 1, links, cards }));
+    writeFileSync(path.join(dir, LEGACY_LINKS_FILE), JSON.stringify({ version: 1, links, cards }));
     const store = await openLinkStore(dir);
     // The last users' cards, and one nobody has: the index is built from the file at open.
     for (let i = 19_800; i < 20_000; i++) expect(store.cardAt({ chatId: String(i), messageId: '1' })?.owner).toBe(`telegram:${i}`);

@@ -1,14 +1,17 @@
 // The bots' own state in PRESENCE_BOTS_DATA_DIR: who is linked (with their key sealed by
 // the secret box, or, linked through the bot's surface token, the key id only), each user's
-// last events id, the surface stream's cursor, and the confirmation cards on screen. One
-// JSON document, rewritten atomically (0600) after each change; writes are serialised and
-// coalesced. One process owns a data directory at a time (a pid file, like the server's).
-// The directory is private (0700, files 0600), made so at open even when it was not.
-import { mkdirSync, readFileSync } from 'node:fs';
+// last events id, the surface stream's cursor, and the confirmation cards on screen. Held in
+// memory and kept in links.jsonl, a change log (link-log-file.ts): a change appends one line,
+// so it costs the same with ten users or ten thousand; writes land in call order. One process
+// owns a data directory at a time (a pid file, like the server's). The directory is private
+// (0700, files 0600), made so at open even when it was not.
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { loadOrCreateKeyFile, PRIVATE_DIR, takePidFile, tightenModes, writeFileAtomic } from '@presence/core/files';
-import { createCardIndex, withMessages } from './card-index';
+import { loadOrCreateKeyFile, PRIVATE_DIR, takePidFile, tightenModes } from '@presence/core/files';
+import { type CardIndex, createCardIndex, withMessages } from './card-index';
 import type { MessageRef, SurfaceName } from './chat-port';
+import type { LinkLogEntry, LinkTable } from './link-log';
+import { openLinkLogFile } from './link-log-file';
 import type { Log } from './logging';
 import type { Outcome } from './render';
 import { createSecretBox, type SecretBox } from './secret-box';
@@ -60,18 +63,12 @@ export type CardRecord = {
 /** A change to a card; `messages` are added to its copies (never removed), so two writers cannot drop each other's. */
 export type CardPatch = Partial<Pick<CardRecord, 'state' | 'messages' | 'outcome'>>;
 
-type Document = {
-  version: 1;
-  links: Record<string, LinkRecord>;
-  cards: Record<string, CardRecord>;
-  /** Where the surface stream (GET /v1/surface/events) resumes. */
-  surface_cursor?: number;
-};
-
-export const LINKS_FILE = 'links.json';
+export { LEGACY_LINKS_FILE, LINKS_FILE } from './link-log-file';
 export const KEY_FILE = 'links.key';
 const PID_FILE = 'bots.pid';
 const CARD_RETENTION_MS = 7 * 24 * 3_600_000;
+/** Retention is checked at most this often: a look over every card, spread over an hour's changes. */
+const PRUNE_EVERY_MS = 3_600_000;
 
 const cardId = (owner: string, confirmId: string) => `${owner}|${confirmId}`;
 /** One process per data directory (core's pid file, like the server's). */
@@ -88,31 +85,12 @@ function makePrivateDir(dir: string) {
   return tightenModes(dir, { recursive: false });
 }
 
-function readDocument(file: string): Document {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, links: {}, cards: {} };
-    throw e;
-  }
-  const doc = JSON.parse(text) as Partial<Document>;
-  if (doc.version !== 1 || typeof doc.links !== 'object' || doc.links === null)
-    throw new Error(`${file} is not a presence-bots link table`);
-  return {
-    version: 1,
-    links: doc.links,
-    cards: doc.cards ?? {},
-    surface_cursor: typeof doc.surface_cursor === 'number' ? doc.surface_cursor : undefined,
-  };
-}
-
 /**
  * Takes the data directory for this process: makes it private (saying what it tightened),
- * locks it against another process, then reads the key of the secret box and the document.
+ * locks it against another process, then reads the key of the secret box and the table.
  * When reading fails the lock is let go.
  */
-function takeDataDir(dir: string, log: Log | undefined): { unlock: () => void; box: SecretBox; doc: Document } {
+async function takeDataDir(dir: string, log: Log | undefined) {
   for (const t of makePrivateDir(dir)) {
     log?.('warn', t.path === dir ? 'made the data directory private' : 'made a data file private', {
       path: t.path,
@@ -123,134 +101,154 @@ function takeDataDir(dir: string, log: Log | undefined): { unlock: () => void; b
   const unlock = takeLock(dir);
   try {
     const box = createSecretBox(loadOrCreateKeyFile(path.join(dir, KEY_FILE)));
-    const doc = readDocument(path.join(dir, LINKS_FILE));
-    return { unlock, box, doc };
+    return { unlock, box, file: await openLinkLogFile(dir, log) };
   } catch (e) {
     unlock();
     throw e;
   }
 }
 
+/**
+ * The cards in the table, with what finds them: the card index (by message) and each owner's
+ * cards (so unlinking a user touches their cards only). Every change answers its log entry.
+ */
+function createCards(table: LinkTable, shownIn: CardIndex) {
+  const byOwner = new Map<string, Set<string>>();
+  function set(id: string, next: CardRecord | undefined): LinkLogEntry {
+    const prior = table.cards.get(id);
+    shownIn.set(id, prior, next);
+    const owner = (next ?? prior)?.owner;
+    if (next) {
+      table.cards.set(id, next);
+      if (!byOwner.has(next.owner)) byOwner.set(next.owner, new Set());
+      byOwner.get(next.owner)?.add(id);
+    } else if (prior && owner !== undefined) {
+      table.cards.delete(id);
+      byOwner.get(owner)?.delete(id);
+      if (byOwner.get(owner)?.size === 0) byOwner.delete(owner);
+    }
+    return { k: 'card', id, v: next ?? null };
+  }
+  for (const [id, c] of table.cards) {
+    // An answer cut short by a stop or crash left its card "answering": offer its buttons again.
+    if (c.state === 'answering') Object.assign(c, { state: 'open', outcome: null });
+    set(id, c);
+  }
+  return {
+    set,
+    dropAllOf: (owner: string): LinkLogEntry[] => [...(byOwner.get(owner) ?? [])].map((id) => set(id, undefined)),
+    /** Cards kept past retention, or whose owner is gone, dropped. */
+    dropExpired(t: number): LinkLogEntry[] {
+      const out: LinkLogEntry[] = [];
+      for (const [id, c] of table.cards) {
+        const ended = c.state === 'closed' ? c.updated_at : Date.parse(c.expires_at);
+        if (!table.links.has(c.owner) || (Number.isFinite(ended) && t - ended > CARD_RETENTION_MS)) out.push(set(id, undefined));
+      }
+      return out;
+    },
+  };
+}
 export type LinkStore = Awaited<ReturnType<typeof openLinkStore>>;
 
 export async function openLinkStore(dir: string, { now = Date.now, log }: { now?: () => number; log?: Log } = {}) {
-  const { unlock, box, doc } = takeDataDir(dir, log);
-  const file = path.join(dir, LINKS_FILE);
+  const { unlock, box, file } = await takeDataDir(dir, log);
+  const { table } = file;
   const shownIn = createCardIndex();
-  for (const [id, c] of Object.entries(doc.cards)) {
-    // An answer cut short by a stop or crash left its card "answering": offer its buttons again.
-    if (c.state === 'answering') Object.assign(c, { state: 'open', outcome: null });
-    shownIn.set(id, undefined, c);
-  }
-
-  let tail: Promise<void> = Promise.resolve();
-  let queued: Promise<void> | null = null;
-  /** Writes the document as it is when the write starts; calls made before then share it. */
-  function save(): Promise<void> {
-    if (queued) return queued;
-    const write = tail.then(() => {
-      queued = null;
-      return writeFileAtomic(file, `${JSON.stringify(doc, null, 1)}\n`);
-    });
-    queued = write;
-    tail = write.catch(() => undefined);
-    return write;
-  }
-
-  function prune() {
+  const cards = createCards(table, shownIn);
+  let prunedAt = Number.NEGATIVE_INFINITY;
+  /** Cards past retention, at most once an hour (the first change after an open looks). */
+  function expired(): LinkLogEntry[] {
     const t = now();
-    for (const [id, c] of Object.entries(doc.cards)) {
-      const ended = c.state === 'closed' ? c.updated_at : Date.parse(c.expires_at);
-      if (!doc.links[c.owner] || (Number.isFinite(ended) && t - ended > CARD_RETENTION_MS)) {
-        delete doc.cards[id];
-        shownIn.set(id, c, undefined);
-      }
-    }
+    if (t - prunedAt < PRUNE_EVERY_MS) return [];
+    prunedAt = t;
+    return cards.dropExpired(t);
   }
+  const linkEntry = (key: string): LinkLogEntry => ({ k: 'link', id: key, v: table.links.get(key) ?? null });
 
   const claimed = new Set<string>();
   /** Owner (`<surface>:<user id>`) by key id: the surface stream names keys. */
   const byKeyId = new Map<string, string>();
-  for (const [owner, l] of Object.entries(doc.links)) byKeyId.set(l.key_id, owner);
+  for (const [owner, l] of table.links) byKeyId.set(l.key_id, owner);
 
   return {
     dir,
-    get: (key: string): LinkRecord | undefined => doc.links[key],
+    get: (key: string): LinkRecord | undefined => table.links.get(key),
     ownerOfKey: (keyId: string): string | undefined => byKeyId.get(keyId),
-    list: (surface?: SurfaceName): LinkRecord[] => Object.values(doc.links).filter((l) => !surface || l.surface === surface),
+    list: (surface?: SurfaceName): LinkRecord[] => [...table.links.values()].filter((l) => !surface || l.surface === surface),
     /** The user's Presence key, opened from its sealed form. */
     keyOf(key: string): string {
-      const link = doc.links[key];
+      const link = table.links.get(key);
       if (!link) throw new Error(`${key} is not linked`);
       if (link.sealed_key === undefined) throw new Error(`${key} is linked through the surface token: no key is kept`);
       return box.open(link.sealed_key, key);
     },
     /** `secret` null: linked through the surface token, the key id is all that is kept. */
     async link(key: string, record: Omit<LinkRecord, 'sealed_key'>, secret: string | null) {
-      const prior = doc.links[key];
+      const prior = table.links.get(key);
       if (prior) byKeyId.delete(prior.key_id);
-      doc.links[key] = secret === null ? { ...record } : { ...record, sealed_key: box.seal(secret, key) };
+      table.links.set(key, secret === null ? { ...record } : { ...record, sealed_key: box.seal(secret, key) });
       byKeyId.set(record.key_id, key);
-      await save();
+      // A secret replaced by another (or by none) is one to scrub from the log's earlier lines.
+      if (prior?.sealed_key !== undefined) file.scrubSoon();
+      await file.write([linkEntry(key)]);
     },
-    /** The key was moved over to the surface token: its secret is forgotten. */
+    /** The key was moved over to the surface token: its secret is forgotten (off the disk within a second). */
     async dropSecret(key: string) {
-      const link = doc.links[key];
+      const link = table.links.get(key);
       if (!link || link.sealed_key === undefined) return;
       delete link.sealed_key;
-      await save();
+      file.scrubSoon();
+      await file.write([linkEntry(key)]);
     },
-    surfaceCursor: (): number | undefined => doc.surface_cursor,
+    surfaceCursor: (): number | undefined => table.surfaceCursor,
     async setSurfaceCursor(id: number) {
-      if (doc.surface_cursor !== undefined && doc.surface_cursor >= id) return;
-      doc.surface_cursor = id;
-      await save();
+      if (table.surfaceCursor !== undefined && table.surfaceCursor >= id) return;
+      table.surfaceCursor = id;
+      await file.write([{ k: 'cursor', v: id }]);
     },
-    /** Forgets the user, their key and their cards. */
+    /** Forgets the user, their key and their cards (off the disk within a second). */
     async unlink(key: string): Promise<LinkRecord | undefined> {
-      const link = doc.links[key];
+      const link = table.links.get(key);
       if (!link) return undefined;
-      delete doc.links[key];
+      table.links.delete(key);
       if (byKeyId.get(link.key_id) === key) byKeyId.delete(link.key_id);
-      prune();
-      await save();
+      file.scrubSoon();
+      await file.write([linkEntry(key), ...cards.dropAllOf(key)]);
       return link;
     },
     async setHomeChat(key: string, chatId: string) {
-      const link = doc.links[key];
+      const link = table.links.get(key);
       if (!link || link.home_chat === chatId) return;
       link.home_chat = chatId;
-      await save();
+      await file.write([linkEntry(key)]);
     },
     async setLastEventId(key: string, id: number) {
-      const link = doc.links[key];
+      const link = table.links.get(key);
       if (!link || (link.last_event_id !== null && link.last_event_id >= id)) return;
       link.last_event_id = id;
-      await save();
+      await file.write([linkEntry(key)]);
     },
 
-    card: (owner: string, confirmId: string): CardRecord | undefined => doc.cards[cardId(owner, confirmId)],
+    card: (owner: string, confirmId: string): CardRecord | undefined => table.cards.get(cardId(owner, confirmId)),
     /** The card shown in this message, whoever owns it: one lookup, however many cards there are. */
     cardAt(ref: MessageRef): CardRecord | undefined {
       const id = shownIn.at(ref);
-      return id === undefined ? undefined : doc.cards[id];
+      return id === undefined ? undefined : table.cards.get(id);
     },
     async putCard(card: Omit<CardRecord, 'updated_at'>) {
       const id = cardId(card.owner, card.confirm_id);
-      const next = { ...card, updated_at: now() };
-      shownIn.set(id, doc.cards[id], next);
-      doc.cards[id] = next;
-      prune();
-      await save();
+      // A card of a user no longer linked is not kept (the user's cards went with the link).
+      const put = table.links.has(card.owner) ? { ...card, updated_at: now() } : undefined;
+      if (!put && !table.cards.has(id)) return;
+      await file.write([cards.set(id, put), ...expired()]);
     },
     /** Answers the card as it stands after the change (this process's copy: later changes show in it). */
     async updateCard(owner: string, confirmId: string, patch: CardPatch): Promise<CardRecord | undefined> {
       const id = cardId(owner, confirmId);
-      const card = doc.cards[id];
+      const card = table.cards.get(id);
       if (!card) return undefined;
       Object.assign(card, patch, { messages: withMessages(card.messages, patch.messages), updated_at: now() });
-      shownIn.set(id, undefined, card);
-      await save();
+      await file.write([cards.set(id, card)]);
       return card;
     },
 
@@ -264,7 +262,7 @@ export async function openLinkStore(dir: string, { now = Date.now, log }: { now?
     },
 
     async close() {
-      await tail;
+      await file.close();
       unlock();
     },
   };

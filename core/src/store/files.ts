@@ -1,9 +1,11 @@
 // @presence/core/files: the file helpers a process outside core keeps its own data with (the
-// bots' link table): durable atomic writes, private modes, the one-process pid file, a key
-// file and the cipher that seals secrets under it. Node built-ins only, so importing it loads
-// nothing else of core (src/layout.test.ts holds it).
+// bots' link table): an append-only JSON-lines log with group commit and atomic compaction,
+// durable atomic writes, private modes, the one-process pid file, a key file and the cipher
+// that seals secrets under it. Node built-ins only, so importing it loads nothing else of core
+// (src/layout.test.ts holds it).
 export { openParts, type SealedParts, sealParts } from '../keystore/aead';
 export { loadOrCreateKeyFile } from '../keystore/key-file';
+export { type AppendLog, createAppendLog } from './append-log';
 export { PRIVATE_DIR, PRIVATE_FILE, writeFileAtomic } from './durable-file';
 export { pidFileHolder, takePidFile } from './pid-lock';
 export { type Tightened, tightenModes } from './private-tree';
