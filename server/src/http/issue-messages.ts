@@ -125,8 +125,12 @@ function describe(iss: core.$ZodRawIssue, part: RequestPart): string | undefined
       return iss.values.length === 1 ? `${field} must be ${listOf(iss.values)}` : `${field} must be one of ${listOf(iss.values)}`;
     case 'invalid_format':
       return `${field} must be ${FORMATS[iss.format] ?? `a valid ${iss.format}`}${iss.format === 'regex' ? example(schema) : ''}`;
-    case 'invalid_union':
-      return `${field} does not match any of its accepted forms`;
+    case 'invalid_union': {
+      // A discriminated union names its tag and the values it knows (the issue is at the tag).
+      const options = (iss as { options?: unknown[] }).options;
+      if (!options) return `${field} does not match any of its accepted forms`;
+      return iss.input === undefined ? `${field} is required` : `${field} must be one of ${listOf(options)}`;
+    }
     case 'invalid_key':
       return `${field} has a key that is not allowed`;
     case 'invalid_element':

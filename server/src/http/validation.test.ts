@@ -47,6 +47,18 @@ describe('unknown query parameters', () => {
     expect((await send('POST', '/v1/memory/pin?dry_run=1', { key: 'topic:x' })).detail).toBe('unknown query parameter `dry_run`');
   });
 
+  it("are refused on the event streams too (partition is the surface stream's alone)", async () => {
+    expect(await send('GET', '/v1/events?partition=1&of=2')).toMatchObject({
+      status: 400,
+      type: 'invalid_request',
+      detail: 'unknown query parameters `partition`, `of`',
+    });
+    expect(await send('GET', '/v1/events?last_event_id=x')).toMatchObject({
+      status: 400,
+      detail: '`last_event_id` must be a whole number, at least 0',
+    });
+  });
+
   it('a name that is not a parameter name (a code or key pasted into the URL) is not repeated', async () => {
     const code = 'ABCDEFGHJKLMNPQRSTUV';
     const r = await send('GET', `/v1/keys?${code}`);
