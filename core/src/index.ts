@@ -15,9 +15,9 @@ export type { Planner, PlannerContext, PlannerIO, ToolDef } from './conversation
 export { type Core, type CoreOptions, createCore, type StoreWiring } from './create-core';
 export { isPresenceError, PresenceError, type Problem } from './errors/presence-error';
 export type { FeedEvent, FeedItem, Subscription } from './events/events-log';
+export { fingerprintRequest, type RequestFingerprint } from './idempotency/fingerprint';
 export {
   checkIdempotencyKey,
-  fingerprintRequest,
   IDEMPOTENCY_KEY_SHAPE,
   type IdempotencyClaim,
   type StoredAnswer,

@@ -85,7 +85,7 @@ export const SafetyViewSchema = z
   .meta({ id: 'SafetyView' });
 
 /** GET /v1/chain/pools: one pair, or every pool. */
-export const PoolsQuery = z.object({
+export const PoolsQuery = z.strictObject({
   pair: z
     .string()
     .max(40)
@@ -94,7 +94,7 @@ export const PoolsQuery = z.object({
     .describe('One pool, as BASE-QUOTE symbols, e.g. WETH-USDC'),
 });
 /** GET /v1/chain/safety: the token to measure. */
-export const SafetyQuery = z.object({
+export const SafetyQuery = z.strictObject({
   token: z.string().min(1).max(64).describe('A symbol or a 0x address'),
 });
 

@@ -104,7 +104,7 @@ export const PresenceEvent = z
   .meta({ id: 'PresenceEvent' });
 export type PresenceEvent = z.infer<typeof PresenceEvent>;
 
-export const EventsQuery = z.object({
+export const EventsQuery = z.strictObject({
   last_event_id: queryInteger(z.number().int().min(0))
     .optional()
     .describe('Resume after this id, for a client that cannot send Last-Event-ID (the header wins)'),

@@ -11,7 +11,7 @@ export const MessageRequest = z
     allow_act: z.boolean().optional(),
   })
   .meta({ id: 'MessageRequest' });
-export const MessageQuery = z.object({ stream: z.enum(['true', 'false']).optional() });
+export const MessageQuery = z.strictObject({ stream: z.enum(['true', 'false']).optional() });
 
 export const UsedCallView = z.object({ tool: z.string(), args: z.record(z.string(), z.unknown()) }).meta({ id: 'UsedCall' });
 export const MessageResult = z
@@ -39,7 +39,7 @@ export const ThreadMessageView = z
     confirm_id: z.string().nullable().optional(),
   })
   .meta({ id: 'ThreadMessage' });
-export const ThreadQuery = z.object({
+export const ThreadQuery = z.strictObject({
   before: queryInteger(z.number().int().positive()).optional().describe('next_before from the previous page'),
   limit: queryInteger(z.number().int().min(1).max(200)).default(50),
 });

@@ -23,7 +23,7 @@ export const withinMaxAmount = (decimal: string): boolean => {
 export const AmountString = z
   .string()
   .regex(/^[0-9]+(\.[0-9]+)? [A-Za-z][A-Za-z0-9]{0,15}$/, 'an amount is "<decimal> <UNIT>", e.g. "50 USD" or "0.1 WETH"')
-  .meta({ id: 'Amount' });
+  .meta({ id: 'Amount', examples: ['0.5 ETH'] });
 
 /** An amount a client sends: shaped, and at most MAX_AMOUNT of its unit. */
 export const BoundedAmount = AmountString.max(64).refine(

@@ -89,7 +89,7 @@ export const ConfirmationView = z
   .meta({ id: 'Confirmation' });
 export type ConfirmationView = z.infer<typeof ConfirmationView>;
 export const ConfirmationList = z.object({ confirmations: z.array(ConfirmationView) }).meta({ id: 'ConfirmationList' });
-export const ConfirmQuery = z.object({ status: ConfirmStatus.optional() });
+export const ConfirmQuery = z.strictObject({ status: ConfirmStatus.optional() });
 
 export const PolicyView = StoredPolicy.meta({ id: 'Policy' });
 

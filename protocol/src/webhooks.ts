@@ -94,7 +94,7 @@ export const WebhookDelivery = z
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
 
 export const WebhookDeliveryList = z.object({ deliveries: z.array(WebhookDelivery) }).meta({ id: 'WebhookDeliveryList' });
-export const WebhookDeliveriesQuery = z.object({ limit: queryInteger(z.number().int().min(1).max(100)).default(50) });
+export const WebhookDeliveriesQuery = z.strictObject({ limit: queryInteger(z.number().int().min(1).max(100)).default(50) });
 
 /** The JSON body of every delivery: the SSE event's JSON (ping: a test delivery with id 0). */
 export const WebhookPayload = z

@@ -5,7 +5,8 @@
 import type { Core } from '@presence/core';
 import type { StoreInfo } from '@presence/protocol';
 import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
-import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
 import { capConnectionsPerAddress } from './http/address-connections';
 import { clientErrorHandler, MAX_HEADER_SIZE } from './http/client-error';
 import { registerCors } from './http/cors';
@@ -18,6 +19,7 @@ import type { StreamCapLimits } from './http/stream-caps';
 import { type TrustedProxy, trustedPeer, trustProxyOption } from './http/trusted-proxies';
 import type { RouteDeps } from './http/types';
 import { answerUnservedMethods } from './http/unserved-methods';
+import { zodValidator } from './http/validation';
 import { createMetrics, type Metrics } from './metrics/metrics';
 import { authPlugin } from './plugins/auth';
 import { closingPlugin } from './plugins/closing';
@@ -188,11 +190,8 @@ export async function buildApp({
   const app = createFastify({ limits, logger, logController, trustedProxies });
   // Fastify hands a request without a body to the body's validator as null; an optional body
   // (POST /v1/links, the passkey pages' steps) means absent, which zod spells undefined, so a
-  // bare `curl -X POST` is not a 400.
-  app.setValidatorCompiler<Parameters<typeof validatorCompiler>[0]['schema']>((route) => {
-    const validate = validatorCompiler(route);
-    return route.httpPart === 'body' ? (data: unknown) => validate(data ?? undefined) : validate;
-  });
+  // bare `curl -X POST` is not a 400. Refusals are worded for people (http/issue-messages.ts).
+  app.setValidatorCompiler<z.ZodType>(zodValidator);
   app.setSerializerCompiler(createSerializerCompiler({ validate: validateResponses }));
   await app.register(problemsPlugin);
   // JSON only: a text/plain body is a 415, not a string that fails validation.

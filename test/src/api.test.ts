@@ -29,7 +29,7 @@ describe('errors are problem+json, never a stack', () => {
   it('400 naming the field for a schema failure', async () => {
     const r = await call(s.url, 'POST', '/v1/keys', { key: s.live, body: { name: 'x', scopes: ['fly'] } });
     isProblem(r, 400, 'invalid_request');
-    expect(r.json.detail).toContain('body.scopes.0');
+    expect(r.json.detail).toContain('`scopes[0]` must be one of');
   });
   it('415 for a wrong content type', async () =>
     isProblem(

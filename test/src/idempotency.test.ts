@@ -69,6 +69,20 @@ describe('Idempotency-Key', () => {
     expect(otherPath.status).toBe(422);
   });
 
+  it('replays a retry whose body has the same fields in another order (serializers do not keep order)', async () => {
+    const first = await call(s.url, 'POST', '/v1/memory/pin', {
+      key: s.live,
+      idempotencyKey: 'k-order',
+      body: { key: 'token:WETH', note: 'n' },
+    });
+    const again = await call(s.url, 'POST', '/v1/memory/pin', {
+      key: s.live,
+      idempotencyKey: 'k-order',
+      body: { note: 'n', key: 'token:WETH' },
+    });
+    expect([again.status, again.headers.get('idempotent-replayed'), again.text]).toEqual([first.status, 'true', first.text]);
+  });
+
   it('rejects a malformed Idempotency-Key', async () => {
     const r = await call(s.url, 'POST', '/v1/memory/pin', { key: s.live, idempotencyKey: 'has space', body: { key: 'token:DAI' } });
     expect([r.status, r.json.type]).toEqual([400, 'invalid_request']);

@@ -81,7 +81,7 @@ describe('spend policy and confirmations', () => {
         [{ ...OPEN_POLICY, per_tx_cap: 'fifty dollars' }, 'per_tx_cap'],
         [noDaily, 'daily_cap'],
         [{ ...OPEN_POLICY, deny: [{}] }, 'deny'],
-        [{ ...OPEN_POLICY, deny: [{ action: 'steal' }] }, 'deny.0.action'],
+        [{ ...OPEN_POLICY, deny: [{ action: 'steal' }] }, 'deny[0].action'],
         [{ ...OPEN_POLICY, withdraw_allowlist: ['not-an-address'] }, 'withdraw_allowlist'],
         [{ ...OPEN_POLICY, max_slippage_bps: 20_000 }, 'max_slippage_bps'],
         [{ ...OPEN_POLICY, confirm_timeout_s: 0 }, 'confirm_timeout_s'],
@@ -146,7 +146,7 @@ describe('spend policy and confirmations', () => {
         [{ per_tx_cap: '50 EUR' }, 'per_tx_cap'],
         [{ confirm_over: '1 BTC' }, 'confirm_over'],
         [{ daily_cap: '10 USDT' }, 'daily_cap'],
-        [{ deny: [{ action: 'swap' }, { token: 'SCMA' }] }, 'deny.1.token'],
+        [{ deny: [{ action: 'swap' }, { token: 'SCMA' }] }, 'deny[1].token'],
       ];
       for (const [patch, field] of cases) {
         const r = await call(s.url, 'PUT', '/v1/wallet/policy', { key: a.key, body: { ...OPEN_POLICY, ...patch } });

@@ -18,7 +18,8 @@ import type { TokenList } from '../chain/token-list';
 import type { Clock } from '../clock/clock';
 import { createKeyedLock } from '../concurrency/keyed-lock';
 import { PresenceError, type Problem } from '../errors/presence-error';
-import { fingerprintRequest, type Idempotency, type IdempotencyClaim, type StoredAnswer } from '../idempotency/idempotency';
+import { fingerprintRequest } from '../idempotency/fingerprint';
+import { type Idempotency, type IdempotencyClaim, type StoredAnswer } from '../idempotency/idempotency';
 import type { WalletDomain } from '../intents/wallet-domain';
 import type { Principal } from '../keys/key-service';
 import { requireScope } from '../keys/scopes';
@@ -192,7 +193,7 @@ export function createConversation(deps: {
     if (input.allowAct) requireScope(p, 'wallet:act');
     let claim: IdempotencyClaim | null = null;
     if (input.idempotencyKey !== null) {
-      const fingerprint = fingerprintRequest('POST', '/v1/messages', JSON.stringify({ text: input.text, allow_act: input.allowAct }));
+      const fingerprint = fingerprintRequest('POST', '/v1/messages', { text: input.text, allow_act: input.allowAct });
       claim = await idempotency.claim(p, input.idempotencyKey, fingerprint);
     }
     if (claim?.kind === 'replay') {

@@ -9,6 +9,7 @@ import { createManualClock, type ManualClock } from '../clock/clock';
 import { createKeystore } from '../keystore/keystore';
 import { createLowdbStore } from '../store/lowdb/lowdb-store';
 import type { StorePort } from '../store/store-port';
+import { fingerprintRequest } from './fingerprint';
 import { createIdempotency, IDEMPOTENCY_RETENTION_MS, type IdempotencyClaim, isFinalAnswer } from './idempotency';
 import { createMemoryLeases, type IdempotencyLeases } from './idempotency-leases';
 
@@ -68,6 +69,18 @@ describe('idempotency', () => {
     const second = proceed(await waiting);
     await second.complete(ok);
     expect(await idem.claim({ accountId: 'a', kind: 'live' }, 'k2', 'fp')).toEqual({ kind: 'replay', answer: expect.objectContaining(ok) });
+  });
+
+  it('an answer stored before the upgrade (unversioned fingerprint) still replays for its retry; another body is a mismatch', async () => {
+    const body = { b: 1, a: [2, 1] };
+    const before = fingerprintRequest('POST', '/v1/x', body);
+    await store.putIdempotencyRecord('a', { key: 'k3', fingerprint: before.legacy, ...ok, created_at: clock.now() });
+    const idem = createIdempotency({ storeFor: () => store, leasesFor: () => createMemoryLeases(), clock });
+    const caller = { accountId: 'a', kind: 'live' } as const;
+    expect(await idem.claim(caller, 'k3', fingerprintRequest('POST', '/v1/x', body))).toMatchObject({ kind: 'replay' });
+    await expect(idem.claim(caller, 'k3', fingerprintRequest('POST', '/v1/x', { b: 2, a: [2, 1] }))).rejects.toMatchObject({
+      type: 'idempotency_mismatch',
+    });
   });
 });
 

@@ -12,13 +12,14 @@
 // polls for the first one's answer and replays it; if the owner dies mid-request its lease
 // runs out and the twin takes the claim over and runs. Twins on one server wait on each other
 // in memory, at once.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { KeyKind } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { PresenceError } from '../errors/presence-error';
 import type { Caller } from '../keys/caller';
 import type { IdempotencyRecord } from '../store/documents';
 import type { ByKind, StoreFor } from '../store/overlay-store';
+import { type RequestFingerprint, sameRequest } from './fingerprint';
 import type { IdempotencyLeases } from './idempotency-leases';
 
 export const IDEMPOTENCY_KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
@@ -63,10 +64,6 @@ export function checkIdempotencyKey(key: string) {
   }
 }
 
-export function fingerprintRequest(method: string, path: string, body: string): string {
-  return createHash('sha256').update(method).update('\0').update(path).update('\0').update(body).digest('hex');
-}
-
 export type Idempotency = ReturnType<typeof createIdempotency>;
 
 export function createIdempotency({
@@ -98,13 +95,16 @@ export function createIdempotency({
   const mismatch = (key: string) =>
     new PresenceError('idempotency_mismatch', `Idempotency-Key ${key} was already used for a different request; use a new key`);
 
-  async function claim(caller: Caller, key: string, fingerprint: string): Promise<IdempotencyClaim> {
+  /** `request` is a fingerprintRequest(); a bare string matches only itself (tests, own callers). */
+  async function claim(caller: Caller, key: string, request: RequestFingerprint | string): Promise<IdempotencyClaim> {
     checkIdempotencyKey(key);
+    const fp = typeof request === 'string' ? { value: request, legacy: request } : request;
+    const fingerprint = fp.value;
     const slot = `${caller.kind}:${caller.accountId}:${key}`;
     for (;;) {
       const running = inFlight.get(slot);
       if (running) {
-        if (running.fingerprint !== fingerprint) throw mismatch(key);
+        if (!sameRequest(running.fingerprint, fp)) throw mismatch(key);
         let timer: NodeJS.Timeout | undefined;
         const answer = await Promise.race([
           running.done,
@@ -132,7 +132,7 @@ export function createIdempotency({
       }
       if (!stored) {
         try {
-          stored = await claimInStore(caller, key, fingerprint);
+          stored = await claimInStore(caller, key, fp);
         } catch (e) {
           inFlight.delete(slot);
           settle(null);
@@ -141,8 +141,9 @@ export function createIdempotency({
       }
       if (stored) {
         inFlight.delete(slot);
-        settle(stored.fingerprint === fingerprint ? stored : null);
-        if (stored.fingerprint !== fingerprint) throw mismatch(key);
+        const same = sameRequest(stored.fingerprint, fp);
+        settle(same ? stored : null);
+        if (!same) throw mismatch(key);
         return { kind: 'replay', answer: stored };
       }
       const leases = leasesFor(caller.kind);
@@ -193,12 +194,12 @@ export function createIdempotency({
    * Takes the store's claim on the key (answers null), or waits for the server holding it and
    * answers its stored answer. A holder that stops renewing is taken over once its lease ends.
    */
-  async function claimInStore(caller: Caller, key: string, fingerprint: string): Promise<IdempotencyRecord | null> {
+  async function claimInStore(caller: Caller, key: string, fp: RequestFingerprint): Promise<IdempotencyRecord | null> {
     const leases = leasesFor(caller.kind);
     const giveUpAt = Date.now() + WAIT_FOR_FIRST_MS;
     for (;;) {
       const now = clock.now();
-      const held = await leases.claim(caller.accountId, key, { owner, fingerprint, expires_at: now + timing.leaseMs }, now);
+      const held = await leases.claim(caller.accountId, key, { owner, fingerprint: fp.value, expires_at: now + timing.leaseMs }, now);
       if (held.owner === owner) {
         // Read again once the claim is ours: the first may have finished on another server
         // after our read and before our claim (it stores its answer, then releases the key).
@@ -207,7 +208,7 @@ export function createIdempotency({
         await leases.release(caller.accountId, key, owner).catch(() => undefined);
         return stored;
       }
-      if (held.fingerprint !== fingerprint) throw mismatch(key);
+      if (!sameRequest(held.fingerprint, fp)) throw mismatch(key);
       if (Date.now() >= giveUpAt) {
         throw stillRunning(key);
       }

@@ -276,7 +276,7 @@ describe('withdraw', () => {
     const caller = { accountId: a.id, kind: 'live' as const };
     await expect(t.wallet.pipeline.withdraw({ caller, to, amount: '2 NOPE' })).rejects.toMatchObject({
       type: 'invalid_request',
-      detail: expect.stringContaining('amount: unknown unit "NOPE"'),
+      detail: expect.stringContaining('`amount`: unknown unit "NOPE"'),
     });
     // USD is a unit of caps, not something a wallet can send.
     await expect(t.wallet.pipeline.withdraw({ caller, to, amount: '2 USD' })).rejects.toMatchObject({ type: 'invalid_request' });

@@ -19,7 +19,7 @@ export function checkAmountUnit(field: string, amount: string, list: TokenList, 
   const units = [...(opts.usd ? ['USD'] : []), 'ETH', ...list.tokens.map((t) => t.symbol)];
   const unit = (amount.split(' ')[1] ?? '').toUpperCase();
   if (!units.some((u) => u.toUpperCase() === unit))
-    throw invalidRequest(`${field}: unknown unit "${unit}"; use one of ${units.join(', ')}`);
+    throw invalidRequest(`\`${field}\`: unknown unit "${unit}"; use one of ${units.join(', ')}`);
 }
 
 export function checkPolicyUnits(doc: PolicyDocument, list: TokenList): void {
@@ -35,7 +35,7 @@ export function checkPolicyUnits(doc: PolicyDocument, list: TokenList): void {
     // An address names a token even when it is not listed (a no-op, but not a typo).
     if (/^0x[0-9a-fA-F]{40}$/.test(t)) return;
     if (!symbols.has(t.toUpperCase()) || t.toUpperCase() === 'USD') {
-      throw invalidRequest(`deny.${i}.token: unknown token "${t}"; use a symbol (${known.slice(5)}) or a 0x address`);
+      throw invalidRequest(`\`deny[${i}].token\`: unknown token "${t}"; use a symbol (${known.slice(5)}) or a 0x address`);
     }
   });
 }

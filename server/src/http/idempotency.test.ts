@@ -31,6 +31,17 @@ describe('idempotency replay', () => {
     expect(r.json()).toMatchObject({ type: 'idempotency_mismatch' });
   });
 
+  it('replays for the same body with its keys in another order (serializers do not keep order)', async () => {
+    const first = await pin('pin-3', { key: 'pair:WETH-USDC', note: 'watch' });
+    expect(first.statusCode).toBe(200);
+    const again = await pin('pin-3', { note: 'watch', key: 'pair:WETH-USDC' });
+    expect(again.statusCode).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(first.body);
+    const other = await pin('pin-3', { note: 'other', key: 'pair:WETH-USDC' });
+    expect(other.json()).toMatchObject({ type: 'idempotency_mismatch' });
+  });
+
   it('replays a stored 4xx too', async () => {
     const first = await t.app.inject({
       method: 'DELETE',

@@ -11,9 +11,9 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  */
 const RELEASE_AFTER_ABORT_MS = 10 * 60_000;
 
+/** The body as parsed (before validation): its keys' order does not matter (core's fingerprint.ts). */
 export function idempotencyFingerprint(request: FastifyRequest) {
-  const body = request.body === undefined ? '' : JSON.stringify(request.body);
-  return fingerprintRequest(request.method, request.url, body);
+  return fingerprintRequest(request.method, request.url, request.body);
 }
 
 /** Sends a stored answer again, as the exact bytes first sent, marked as a replay. */

@@ -11,7 +11,7 @@
 import type { ScopeRequirement } from '@presence/core';
 import type { ProblemType } from '@presence/protocol';
 import type { FastifyContextConfig } from 'fastify';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { OperationDoc } from './openapi';
 
 type Success = 200 | 201 | 202 | 204;
@@ -74,6 +74,15 @@ const defined = <T extends Record<string, unknown>>(o: T): T =>
 type Shared = { tag: string; scope?: ScopeRequirement };
 
 /**
+ * The query of an operation that declares none: no parameter at all. A parameter a route does
+ * not name is a 400 naming it (a misspelt `limt` is not silently the default), as an unknown
+ * body field is. Public operations (health, readiness, the document) stay lenient: a probe or
+ * a cache-busting `?_=…` a monitor adds has no other effect there, and refusing it would read
+ * as the server being down.
+ */
+const NoQuery = z.strictObject({});
+
+/**
  * A route file's operations: what they share (their tag, the scope they need unless they say),
  * then each by its operationId.
  */
@@ -95,7 +104,7 @@ function declare(shared: Shared, operationId: string, spec: OperationSpec) {
     description: spec.description,
     tags,
     params: spec.params,
-    querystring: spec.querystring,
+    querystring: spec.querystring ?? (scope !== undefined || surface ? NoQuery : undefined),
     body: spec.body,
     response: responses,
   });

@@ -42,12 +42,9 @@ const fastifyCodes: Record<string, { type: ProblemType; detail?: (request: Fasti
   FST_ERR_MAX_PARAM_LENGTH: { type: 'uri_too_long', detail: () => `a path segment is longer than ${MAX_PARAM_LENGTH} characters` },
 };
 
+/** Up to three refusals, each already naming its field in words (http/validation.ts). */
 function validationDetail(err: FastifyError): string {
-  const where = err.validationContext ?? 'request';
-  const parts = (err.validation ?? []).slice(0, 3).map((v) => {
-    const at = v.instancePath ? v.instancePath.replace(/^\//, '').replaceAll('/', '.') : '';
-    return `${where}${at ? `.${at}` : ''}: ${v.message ?? 'is invalid'}`;
-  });
+  const parts = (err.validation ?? []).slice(0, 3).map((v) => v.message ?? 'a field is not valid');
   return parts.length > 0 ? parts.join('; ') : err.message;
 }
 
