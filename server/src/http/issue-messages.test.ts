@@ -38,6 +38,9 @@ describe('issue messages', () => {
     expect(detail(S, { limt: '5' }, 'querystring')).toEqual(['unknown query parameter `limt`']);
     expect(detail(S, { prs_live_0123456789abcdefghij0123456789abcdefghij: '' }, 'querystring')?.[0]).not.toContain('prs_live');
     expect(detail(S, { ok: 1, ABCDEFGHJKLMNPQRSTUV: '' }, 'querystring')).toEqual(['unknown query parameters `ok` and others']);
+    // A link code typed in lowercase (redeeming takes it so) looks like a name but is not one.
+    expect(detail(S, { abcdefghjk23456789mn: '' }, 'querystring')?.[0]).not.toContain('abcdefghjk');
+    expect(detail(S, { since_event_idx: '' }, 'querystring')).toEqual(['unknown query parameter `since_event_idx`']);
   });
 
   it("keep a schema's own message, with its field first, and never quote the value sent", () => {

@@ -14,10 +14,13 @@ export type RequestPart = 'body' | 'querystring' | 'params' | 'headers';
 const ITEM: Record<RequestPart, string> = { body: 'field', querystring: 'query parameter', params: 'path parameter', headers: 'header' };
 
 /**
- * A name a client may be told back: it looks like a parameter or field name. Anything else (a
- * link code or key sent as `?<code>`, uppercase, or longer) is not repeated.
+ * A name a client may be told back: it looks like a parameter or field name, and has fewer
+ * letters and digits than any secret we make (a link code has 20, typed in lowercase too; a
+ * key's secret 40). Anything else (a code or key sent as `?<code>`, uppercase, or longer) is
+ * not repeated.
  */
-const NAMEABLE = /^[a-z][A-Za-z0-9_]{0,31}$/;
+const NAME = /^[a-z][A-Za-z0-9_]{0,31}$/;
+const nameable = (k: string) => NAME.test(k) && k.replace(/_/g, '').length < 20;
 
 /** A field's path as a person writes it: `route.model`, `scopes[0]`, the part itself when empty. */
 export function fieldLabel(path: readonly PropertyKey[]): string {
@@ -97,7 +100,7 @@ function describe(iss: core.$ZodRawIssue, part: RequestPart): string | undefined
   const schema = (iss as { schema?: unknown }).schema ?? iss.inst;
   switch (iss.code) {
     case 'unrecognized_keys': {
-      const keys = iss.keys.filter((k) => NAMEABLE.test(k));
+      const keys = iss.keys.filter(nameable);
       const item = `unknown ${ITEM[part]}${iss.keys.length > 1 ? 's' : ''}`;
       const where = path.length > 0 ? ` in \`${fieldLabel(path)}\`` : '';
       if (keys.length === 0) return `${item}${where} (not repeated here: not a name this API uses)`;
