@@ -2,23 +2,15 @@
 // answered survives a kill (read from a copy of the files taken while the store runs, as a
 // kill -9 leaves them), a torn last line is cut, links.json is carried over, and compaction
 // keeps exactly the live records.
-import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, copyFileSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDirs } from '../../test/helpers/temp-dirs';
 import { replayLinkLog } from './link-log';
 import { COMPACT_FLOOR } from './link-log-file';
 import { KEY_FILE, LEGACY_LINKS_FILE, LINKS_FILE, type LinkStore, openLinkStore } from './link-store';
 
-const dirs: string[] = [];
-const tmp = () => {
-  const d = mkdtempSync(path.join(tmpdir(), 'presence-bots-log-'));
-  dirs.push(d);
-  return d;
-};
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const tmp = useTempDirs('presence-bots-log-');
 
 const SECRET = 'prs_live_0123456789abcdef0123456789abcdef';
 const user = (i: number) => ({

@@ -1,20 +1,12 @@
-import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, chmodSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDirs } from '../../test/helpers/temp-dirs';
 import { replayLinkLog } from './link-log';
 import { KEY_FILE, LEGACY_LINKS_FILE, LINKS_FILE, openLinkStore } from './link-store';
 import { createSecretBox } from './secret-box';
 
-const dirs: string[] = [];
-const tmp = () => {
-  const d = mkdtempSync(path.join(tmpdir(), 'presence-bots-store-'));
-  dirs.push(d);
-  return d;
-};
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const tmp = useTempDirs('presence-bots-store-');
 
 const record = {
   surface: 'telegram' as const,
