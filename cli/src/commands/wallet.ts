@@ -112,8 +112,9 @@ export function registerWallet(program: Command, cli: CliContext) {
   apiCommand(program, cli, {
     name: 'intent',
     description: 'ask for an on-chain action in a sentence; bounded by the policy',
-    args: [['<sentence>', 'e.g. "swap 50 USDC for WETH"']],
-    call: (c, [sentence]) => c.wallet.intent({ do: sentence }),
+    // Variadic, as chat's text: `intent swap 5 USDC for WETH` is the sentence, quoted or not.
+    args: [['<sentence...>', 'e.g. "swap 50 USDC for WETH" (quotes optional)']],
+    call: (c, [words]) => c.wallet.intent({ do: ([] as string[]).concat(words).join(' ') }),
     show: (r) => renderIntent(cli, r),
   });
 }
