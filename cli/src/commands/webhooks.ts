@@ -110,7 +110,12 @@ function deliveryCommands(hooks: Command, cli: CliContext) {
     name: 'test',
     description: 'send a signed ping now and show how it went',
     args: [webhookId],
-    call: (c, [id]) => c.webhooks.test(id),
+    call: async (c, [id]) => {
+      const r = await c.webhooks.test(id);
+      // The ping's line (or --json) is printed either way; a ping the receiver did not take exits 6.
+      if (!r.delivered) cli.failWith(exitCodes.network);
+      return r;
+    },
     show: (r) => `${r.delivered ? 'delivered' : 'failed'}: ${r.status ?? r.error} in ${r.duration_ms} ms (${r.message_id})`,
   });
 
