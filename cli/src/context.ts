@@ -5,7 +5,7 @@ import { createPresenceClient, DEFAULT_BASE_URL, type PresenceClient } from '@pr
 import type { Command } from 'commander';
 import { CliError } from './cli-error';
 import { configPath, readConfig, type SavedConfig } from './config-file';
-import { exitCodes } from './exit-codes';
+import { type ExitCode, exitCodes } from './exit-codes';
 import { type Column, renderPairs, renderTable } from './table';
 
 export type CliIo = {
@@ -110,6 +110,8 @@ export function createContext(io: CliIo) {
   const layout = io.isTTY ? 'aligned' : 'tsv';
   /** --headers (a program-level option): keep the header row in TSV; set before each action. */
   let headers = false;
+  /** A command that printed its answer but did not succeed (a ping not delivered) sets the code runCli returns. */
+  let exitCode: ExitCode = exitCodes.ok;
 
   return {
     io,
@@ -130,6 +132,11 @@ export function createContext(io: CliIo) {
     print(cmd: Command, value: unknown, human: () => string) {
       io.stdout(json(cmd) ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
     },
+    /** The answer is printed, but scripts must see it failed: `presence webhooks test … && deploy`. */
+    failWith(code: ExitCode) {
+      exitCode = code;
+    },
+    exitCode: () => exitCode,
     /** After a write: a test key's writes are simulated, and people should know. */
     noteIfTest() {
       if (lastMode === 'test') io.stderr('note: test key — the write was simulated; nothing was stored\n');

@@ -13,6 +13,6 @@ export const commaList = (value: string) =>
 export const wholeNumber =
   (what = 'a whole number') =>
   (value: string) => {
-    if (!/^\d+$/.test(value)) throw new InvalidArgumentError(what);
+    if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`expected ${what}`);
     return Number(value);
   };

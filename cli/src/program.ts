@@ -34,8 +34,11 @@ export function createProgram(cli: CliContext): Command {
       writeOut: (s) => cli.io.stdout(s),
       writeErr: (s) => cli.io.stderr(s),
       // One line like every other failure: Commander's "(Did you mean …?)" joins it, and the
-      // pointer to --help ends it instead of a second line.
-      outputError: (s, write) => write(`error: usage — ${oneLine(s.replace(/^error: /, ''))} (see --help)\n`),
+      // pointer to --help ends it instead of a second line. A refused value reads as one
+      // sentence ("argument 'abc' is invalid: expected a whole number"), not Commander's
+      // "is invalid. a whole number".
+      outputError: (s, write) =>
+        write(`error: usage — ${oneLine(s.replace(/^error: /, '').replace(/ is invalid(.*?)\. /, ' is invalid$1: '))} (see --help)\n`),
     });
 
   // A group of subcommands is named and described here, in the tree; its file adds the subcommands.

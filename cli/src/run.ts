@@ -11,7 +11,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const program = createProgram(cli);
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return 0;
+    return cli.exitCode();
   } catch (err) {
     // Commander has already printed its own message (usage errors, help, version).
     if (!(err instanceof CommanderError)) reportError(err, io.stderr, cli.debug);

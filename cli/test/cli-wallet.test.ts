@@ -83,6 +83,12 @@ describe('presence wallet commands', () => {
     expect(sim).toMatchObject({ status: 'done', simulated: true });
   });
 
+  it('intent takes the sentence unquoted too, as chat does (once a usage error: "Expected 1 argument but got 5")', async () => {
+    const words = await runPresence(['intent', 'swap', '5', 'USDC', 'for', 'WETH', '--json'], env(s.test));
+    expect([words.code, words.stderr]).toEqual([0, expect.not.stringMatching(/error/)]);
+    expect(JSON.parse(words.stdout)).toMatchObject({ status: 'done', simulated: true, amount: '5 USDC' });
+  });
+
   it('policy get, then set from an edited file; a file that is not JSON exits 2', async () => {
     const got = JSON.parse((await runPresence(['policy', 'get', '--json'], env())).stdout);
     const file = path.join(tempDir(), 'policy.json');

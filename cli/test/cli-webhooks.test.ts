@@ -3,6 +3,8 @@
 // --json output, exit codes, the secret shown once, and listen forwarding live events signed
 // with the session secret it printed (checked with the standardwebhooks package), stopping
 // cleanly on SIGINT.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { startWebhookReceiver, type WebhookReceiver } from '@presence/core/testing';
 import { Webhook } from 'standardwebhooks';
@@ -64,6 +66,20 @@ describe('presence webhooks', () => {
     expect(bad.stderr).toMatch(/^error: invalid_request — /);
     // A dozen CLI starts (tsx compiles each): a bound on a hang, not a timing claim.
   }, 300_000);
+
+  it('test: a ping the receiver did not take prints its line and exits 6, so a script can tell (it exited 0)', async () => {
+    const srv = createServer();
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const { port } = srv.address() as AddressInfo;
+    await new Promise<void>((r) => srv.close(() => r())); // nothing listens there now
+    const created = await json(['webhooks', 'create', `http://127.0.0.1:${port}/hook`]);
+    const failed = await runPresence(['webhooks', 'test', created.id], env());
+    expect([failed.code, failed.stderr]).toEqual([6, '']);
+    expect(failed.stdout).toMatch(/^failed: .*ECONNREFUSED.* in \d+ ms \(ping_\w+\)\n$/);
+    const asJson = await runPresence(['webhooks', 'test', created.id, '--json'], env());
+    expect([asJson.code, JSON.parse(asJson.stdout).delivered]).toEqual([6, false]);
+    await json(['webhooks', 'delete', created.id]);
+  }, 120_000);
 });
 
 describe('presence listen', () => {

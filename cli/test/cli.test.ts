@@ -53,7 +53,7 @@ describe('presence CLI', () => {
       'presence wallet',
       'presence policy get',
       'presence policy set <file>',
-      'presence intent <sentence>',
+      'presence intent <sentence...>',
       'presence chain tokens',
       'presence chain pools [pair] [--pair <pair>]',
       'presence chain positions',

@@ -1,4 +1,5 @@
 // `presence chain tokens|pools [PAIR]|positions|safety TOKEN`: read-only views, each stamped with a block.
+import { readableAmounts } from '@presence/client';
 import type { Command } from 'commander';
 import { apiCommand } from '../api-command';
 import { CliError } from '../cli-error';
@@ -59,7 +60,7 @@ export function registerChain(chain: Command, cli: CliContext) {
     call: (c) => c.chain.view('positions'),
     show: (v) => {
       const rows = [
-        ...v.holdings.map((h) => [h.symbol, h.amount, h.value_usd ?? '-']),
+        ...v.holdings.map((h) => [h.symbol, readableAmounts(h.amount), h.value_usd ?? '-']),
         ...v.lp.map((l) => [`LP ${l.pair}`, Object.values(l.underlying).join(' + '), l.value_usd ?? '-']),
       ];
       return `${cli.table([{ header: 'ASSET' }, { header: 'AMOUNT', align: 'right' }, { header: 'VALUE', align: 'right' }], rows)}\ntotal ${v.total_usd} at block ${v.as_of_block}`;

@@ -138,7 +138,7 @@ export function registerCompletion(program: Command, cli: CliContext) {
     .command('completion')
     .description('print a shell completion script: source <(presence completion bash)')
     .argument('<shell>', 'bash or zsh', (value: string) => {
-      if (!(value in shells)) throw new InvalidArgumentError('bash or zsh');
+      if (!(value in shells)) throw new InvalidArgumentError('expected bash or zsh');
       return value as keyof typeof shells;
     })
     .action((shell: keyof typeof shells) => {

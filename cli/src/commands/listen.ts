@@ -15,7 +15,7 @@ const parseUrl = (value: string) => {
     const u = new URL(value);
     if (u.protocol === 'http:' || u.protocol === 'https:') return u.toString();
   } catch {}
-  throw new InvalidArgumentError('an http(s) URL, e.g. http://localhost:3000/hook');
+  throw new InvalidArgumentError('expected an http(s) URL, e.g. http://localhost:3000/hook');
 };
 
 function sessionSecret(): string {

@@ -9,10 +9,11 @@ import { exitCodes } from '../exit-codes';
 import { shortTime } from '../table';
 import { approveHint } from './confirm';
 
-const assetTable = (cli: Pick<CliContext, 'table'>, rows: { symbol: string; amount: string; value_usd: string | null }[]) =>
+/** Balances for people: amounts rounded to six significant digits as chat does (every digit is in --json). */
+export const assetTable = (cli: Pick<CliContext, 'table'>, rows: { symbol: string; amount: string; value_usd: string | null }[]) =>
   cli.table(
     [{ header: 'ASSET' }, { header: 'AMOUNT', align: 'right' }, { header: 'VALUE', align: 'right' }],
-    rows.map((b) => [b.symbol, b.amount, b.value_usd ?? '-']),
+    rows.map((b) => [b.symbol, readableAmounts(b.amount), b.value_usd ?? '-']),
   );
 
 /** An intent's answer for people: amounts rounded (every digit is in --json), the amount's USD value beside it. */
@@ -112,8 +113,9 @@ export function registerWallet(program: Command, cli: CliContext) {
   apiCommand(program, cli, {
     name: 'intent',
     description: 'ask for an on-chain action in a sentence; bounded by the policy',
-    args: [['<sentence>', 'e.g. "swap 50 USDC for WETH"']],
-    call: (c, [sentence]) => c.wallet.intent({ do: sentence }),
+    // Variadic, as chat's text: `intent swap 5 USDC for WETH` is the sentence, quoted or not.
+    args: [['<sentence...>', 'e.g. "swap 50 USDC for WETH" (quotes optional)']],
+    call: (c, [words]) => c.wallet.intent({ do: ([] as string[]).concat(words).join(' ') }),
     show: (r) => renderIntent(cli, r),
   });
 }

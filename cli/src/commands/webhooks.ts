@@ -3,9 +3,11 @@
 // create and rotate; the list never has them. `presence listen` forwards events to a local URL
 // for development (listen.ts).
 import type { WebhookView } from '@presence/client';
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import { apiCommand } from '../api-command';
+import { CliError } from '../cli-error';
 import type { CliContext } from '../context';
+import { exitCodes } from '../exit-codes';
 import { listCommand } from '../list-command';
 import { commaList, wholeNumber } from '../option-values';
 import { shortTime } from '../table';
@@ -70,7 +72,9 @@ function endpointCommands(hooks: Command, cli: CliContext) {
         opts: { url?: string; events?: string[]; description?: string; enable?: boolean; disable?: boolean },
         cmd: Command,
       ) => {
-        if (opts.enable && opts.disable) throw new InvalidArgumentError('give --enable or --disable, not both');
+        // A CliError, not Commander's InvalidArgumentError: thrown from an action, Commander has
+        // printed nothing, and runCli prints only errors that are not Commander's own.
+        if (opts.enable && opts.disable) throw new CliError('usage', 'give --enable or --disable, not both', exitCodes.usage);
         const state = opts.enable ? 'enabled' : opts.disable ? 'disabled' : undefined;
         const w = await cli
           .client()
@@ -106,7 +110,12 @@ function deliveryCommands(hooks: Command, cli: CliContext) {
     name: 'test',
     description: 'send a signed ping now and show how it went',
     args: [webhookId],
-    call: (c, [id]) => c.webhooks.test(id),
+    call: async (c, [id]) => {
+      const r = await c.webhooks.test(id);
+      // The ping's line (or --json) is printed either way; a ping the receiver did not take exits 6.
+      if (!r.delivered) cli.failWith(exitCodes.network);
+      return r;
+    },
     show: (r) => `${r.delivered ? 'delivered' : 'failed'}: ${r.status ?? r.error} in ${r.duration_ms} ms (${r.message_id})`,
   });
 

@@ -26,4 +26,12 @@ describe('parseIntent', () => {
       expect(() => parseIntent(text)).toThrow(/I understand: swap 50 USDC for WETH/);
     },
   );
+
+  // It once answered the list of forms, "send 5 USDC to 0x…" among them: the form was right, the address was not.
+  it.each(['send 5 USDC to 0xdead', 'pay 3 USDC to 0x000000000000000000000000000000000000dEaDz'])(
+    'says what is wrong with a short or malformed 0x address in %j',
+    (text) => {
+      expect(() => parseIntent(text)).toThrow(/^"0x\w*" is not a whole address: an address is 0x followed by 40 hex digits$/);
+    },
+  );
 });

@@ -70,5 +70,8 @@ export function parseIntent(text: string): ParsedIntent {
     const m = re.exec(clean);
     if (m) return build([...m]);
   }
+  // A send in the right form to a 0x… that is not an address: say so, not the list of forms.
+  const to = new RegExp(`^(?:send|transfer|pay) ${NUM} ${SYM} to (0x\\S*)$`, 'i').exec(clean)?.[3];
+  if (to) throw unresolved(`"${to.slice(0, 50)}" is not a whole address: an address is 0x followed by 40 hex digits`);
   throw unresolved(`I could not read "${text.slice(0, 200)}" as an action. I understand: ${INTENT_FORMS.join('; ')}.`);
 }

@@ -46,6 +46,13 @@ describe('problem mapping of framework errors', () => {
     expect(invalid.json().detail).toBe('`key` is required');
   });
 
+  it("400 for an empty JSON body says so in our words, not Fastify's", async () => {
+    const empty = await pin('');
+    expectProblem(empty, 400, 'invalid_request');
+    // Was "Body cannot be empty when content-type is set to 'application/json'".
+    expect(empty.json().detail).toBe('body is empty: send a JSON object');
+  });
+
   it('414 for an overlong path segment', async () => {
     expectProblem(
       await t.app.inject({ method: 'DELETE', url: `/v1/memory/${'k'.repeat(200)}`, headers: bearer(t.live) }),

@@ -34,7 +34,7 @@ const fastifyCodes: Record<string, { type: ProblemType; detail?: (request: Fasti
     detail: (r) => `content type ${JSON.stringify(r?.headers['content-type'] ?? '')} is not supported; send application/json`,
   },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { type: 'invalid_request' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { type: 'invalid_request' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { type: 'invalid_request', detail: () => 'body is empty: send a JSON object' },
   FST_ERR_CTP_INVALID_JSON_BODY: { type: 'invalid_request', detail: () => 'body is not valid JSON' },
   FST_ERR_VALIDATION: { type: 'invalid_request' },
   // Raised by the router before any route runs (Fastify's frameworkErrors).
