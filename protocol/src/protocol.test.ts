@@ -79,8 +79,6 @@ describe('schemas', () => {
     expect(q.parse('42')).toBe(42);
     expect(q.parse(7)).toBe(7);
     for (const v of ['', ' 5', '0x10', '1e3', '1.5', '-1', 'soon']) expect(q.safeParse(v).success, v).toBe(false);
-    // One issue saying what was wanted; `-1` once read "expected number, received string".
-    expect(q.safeParse('-1').error?.issues.map((i) => i.message)).toEqual(['expected a whole number (digits only, at most 16)']);
     expect(z.toJSONSchema(q, { io: 'input' })).toMatchObject({ type: 'integer', minimum: 0 });
   });
   it('MemoryKey accepts <namespace>:<name> only', () => {
