@@ -315,11 +315,11 @@ export const CAUTION =
 /**
  * After a request, words that take it back or make it something else: a joke, a repeat
  * ("twice": one swap would be the wrong amount), a verdict or a report ("… is a bad idea",
- * "… is what I did"), a price or a time to wait for ("at the top", "over the weekend"). Unlike CAUTION they are
+ * "… is what I did"), a price or a time to wait for ("at the top", "over the weekend", "eod", "at lunch", "at close"). Unlike CAUTION they are
  * read only in a request's own tail: a sentence beside it ("I've checked the address twice") says nothing against it.
  */
 const TAIL_CHANGES =
-  /\b(?:kidding|joking|jk|joke|twice|thrice|times|each|every|is|was|were|did|done|would|will|idea|mistake|by|top|bottom|dip|peak|cheap|cheaper|lower|higher|price|weekend)\b/;
+  /\b(?:kidding|joking|jk|joke|twice|thrice|times|each|every|is|was|were|did|done|would|will|idea|mistake|by|top|bottom|dip|peak|cheap|cheaper|lower|higher|price|weekend|eod|eow|eom|cob|end|lunch(?:time)?|bedtime|overnight|payday|morning|afternoon|evening|night|week|month|year|open|close)\b/;
 
 /**
  * Words of time, doubt or jest, so that a misspelling of one in a request's tail ("tmorow",

@@ -60,13 +60,28 @@ suite('the phrasing corpus', () => {
 });
 
 suite('a later time typed short is never dropped', () => {
-  it.each(['tmrw', 'tmr', '2moro', 'l8r', 'tonite', 'nxt week', 'on the wknd', 'tmorow', 'tonihgt', 'jk', 'kiding'])(
-    '"swap 10 usdc for weth %s" is not done, and says why',
-    (when) => {
-      const r = read(`swap 10 usdc for weth ${when}`);
-      expect(r).toMatchObject({ kind: 'not_now', reply: expect.stringMatching(/changes it|puts it off/) });
-    },
-  );
+  it.each([
+    'tmrw',
+    'tmr',
+    '2moro',
+    'l8r',
+    'tonite',
+    'nxt week',
+    'on the wknd',
+    'tmorow',
+    'tonihgt',
+    'jk',
+    'kiding',
+    'eod',
+    'by eow',
+    'at lunch',
+    'at close',
+    'in the morning',
+    'end of month',
+  ])('"swap 10 usdc for weth %s" is not done, and says why', (when) => {
+    const r = read(`swap 10 usdc for weth ${when}`);
+    expect(r).toMatchObject({ kind: 'not_now', reply: expect.stringMatching(/changes it|puts it off/) });
+  });
 
   it.each(['maybe later', 'tomorrow', 'lol imagine if i', 'hypothetically,'])(
     '"%s swap 10 usdc for weth" names the words that put it off',
