@@ -91,7 +91,7 @@ export async function openLinkLogFile(dir: string, log?: Log) {
       if (scrub) return;
       scrub = setTimeout(() => {
         scrub = null;
-        void compact();
+        void compact(); // settles on its own: a failure is logged inside, and the next drop or crossing tries again
       }, SCRUB_AFTER_MS);
       scrub.unref();
     },
