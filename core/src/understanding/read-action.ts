@@ -361,14 +361,20 @@ function withoutReason(text: string, c: Ctx): { plain: string; tail: string; cha
   };
 }
 
-/** A request whose tail changes it ("… in an hour", "… twice"): not done, and said why, with the words that would do it now. */
-function changedRequest(r: Reading, tail: string): Reading {
+/**
+ * A request not done for the words named ("… in an hour", "maybe later …"): said why, and, when
+ * it names an exact amount, the words that would do it now.
+ */
+export function notDone(r: Reading | null, words: string, why: string): Reading {
   const plain = isAction(r) && 'amount' in r && typeof r.amount === 'object' && 'exact' in r.amount ? intentWords(r) : null;
   return {
     kind: 'not_now',
-    reply: `I haven't done that: I act only on a request to act now, and "${tail.length > 60 ? `${tail.slice(0, 60)}…` : tail}" changes it.${plain ? ` To do it now, say "${plain}".` : ''}`,
+    reply: `I haven't done that: I act only on a request to act now, and "${words}" ${why}.${plain ? ` To do it now, say "${plain}".` : ''}`,
   };
 }
+
+/** A request whose tail changes it ("… in an hour", "… twice"). */
+const changedRequest = (r: Reading, tail: string) => notDone(r, tail.length > 60 ? `${tail.slice(0, 60)}…` : tail, 'changes it');
 
 export function readAction(typed: string, c: Ctx): Reading | null {
   // "sell all of my dai and get usdc" is one sale, not two requests

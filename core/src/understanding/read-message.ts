@@ -5,7 +5,7 @@
 // the same known tokens always read the same.
 import { COMMON_SYMBOLS, type Vocabulary } from './amount-phrase';
 import { normalize } from './normalize';
-import { CAUTION, readAction } from './read-action';
+import { CAUTION, notDone, readAction } from './read-action';
 import { readQuestion } from './read-question';
 import { readStanding } from './read-standing';
 import { readTopic } from './read-topic';
@@ -57,11 +57,7 @@ function putOff(t: string, known: Vocabulary, addresses: string[]): Reading | nu
   const rest = m?.[2] ?? '';
   if (!(m && ACTING.test(rest))) return null;
   const r = readAction(rest.replace(/^(?:i|we) (?:will |would |could )?/, ''), { known, addresses });
-  const exact = r && isAction(r) && 'amount' in r && typeof r.amount === 'object' && 'exact' in r.amount;
-  return {
-    kind: 'not_now',
-    reply: `I haven't done that: I act only on a request to act now, and "${m[1]}" puts it off or makes it a what-if.${exact ? ` To do it now, say "${intentWords(r)}".` : ''}`,
-  };
+  return notDone(r, m[1] as string, 'puts it off or makes it a what-if');
 }
 
 function notNow(t: string, known: Vocabulary, addresses: string[]): Reading | null {
