@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import { PresenceApiError } from '@presence/client';
 import { problemCatalogue } from '@presence/protocol';
 import { describe, expect, it } from 'vitest';
-import { exitCodeClasses, exitCodeFor } from './exit-codes';
+import { exitCodeFor } from './exit-code-for';
+import { exitCodeClasses } from './exit-codes';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const apiError = (type: string, status: number) => new PresenceApiError({ type, title: type, status, detail: 'x' });

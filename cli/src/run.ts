@@ -2,7 +2,7 @@
 // so it can be driven with a fake environment.
 import { CommanderError } from 'commander';
 import { type CliIo, createContext } from './context';
-import { exitCodeFor } from './exit-codes';
+import { exitCodeFor } from './exit-code-for';
 import { createProgram } from './program';
 import { reportError } from './report-error';
 

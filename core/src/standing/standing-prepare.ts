@@ -1,19 +1,23 @@
 // Making a standing intent: checked against the turn's and key's scopes, the account's cap
 // and the token list, then built as a record for the caller to store (standing-service.ts).
+import type { Scope } from '@presence/protocol';
 import { parseUnits, USD_DECIMALS } from '../chain/amounts';
 import { resolveToken, type TokenList } from '../chain/token-list';
 import type { Clock } from '../clock/clock';
 import { PresenceError } from '../errors/presence-error';
 import { type ParsedIntent, parseIntent } from '../intents/intent-parser';
 import type { WalletDomain } from '../intents/wallet-domain';
+import type { Caller } from '../keys/caller';
 import { randomBase62 } from '../keys/key-secret';
 import { turnRefusal } from '../keys/scopes';
 import { unknownToken } from '../replies/replies';
 import type { StandingRecord } from '../store/documents';
 import type { StandingSpec } from './standing-parser';
 import { standingNeed } from './standing-scopes';
-import type { StandingOwner } from './standing-service';
 import { nextDailyAt } from './standing-time';
+
+/** Who creates a standing intent: the authority an acting one keeps re-checking when it fires. */
+export type StandingOwner = Caller & { keyId: string | null; scopes: readonly Scope[] };
 
 /**
  * An acting standing intent's action, checked as far as it can be without a quote: its

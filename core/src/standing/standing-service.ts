@@ -10,7 +10,6 @@
 // speaking) and only then marked done. A crash anywhere in between leaves the fire pending,
 // and the next beat completes it. Acting fires run off the beat, one at a time per account,
 // so a swap waiting for its receipt never holds up every other account's alerts.
-import type { Scope } from '@presence/protocol';
 import { formatUsd, formatUsdPrice } from '../chain/amounts';
 import type { MarketSnapshot } from '../chain/market';
 import type { Clock } from '../clock/clock';
@@ -25,17 +24,15 @@ import type { StorePort } from '../store/store-port';
 import type { Thread } from '../thread/thread';
 import { createFirePerformer } from './standing-fires';
 import type { StandingSpec } from './standing-parser';
-import { prepareStanding } from './standing-prepare';
+import { prepareStanding, type StandingOwner } from './standing-prepare';
 import { nextDailyAt } from './standing-time';
 
 /** Re-arm margin: the price must clear the threshold by 1% (100 bps). */
 const REARM_BPS = 100n;
 
 export { ACT_RETRY_WINDOW_MS, fireIntentKey } from './standing-fires';
+export type { StandingOwner } from './standing-prepare';
 export { nextDailyAt } from './standing-time';
-
-/** Who creates a standing intent: the authority an acting one keeps re-checking when it fires. */
-export type StandingOwner = Caller & { keyId: string | null; scopes: readonly Scope[] };
 
 export type StandingService = ReturnType<typeof createStandingService>;
 

@@ -18,7 +18,6 @@ import { type EventType, eventScope, type Scope, WEBHOOK_RETRY_SCHEDULE_S, type 
 import { type Clock, iso } from '../clock/clock';
 import type { EventStore, EventsLog } from '../events/events-log';
 import type { Caller } from '../keys/caller';
-import type { CoreMetrics } from '../metrics/core-metrics';
 import type { StoredEvent } from '../store/documents';
 import type { ByKind } from '../store/overlay-store';
 import type { StorePort } from '../store/store-port';
@@ -26,9 +25,7 @@ import type { WebhookRecord } from '../store/webhook-records';
 import type { WebhookStorePort } from '../store/webhook-store-port';
 import { redactEventData } from '../thread/scope-redaction';
 import { createWebhookLeases } from './webhook-lease';
-import { ok, postEvent } from './webhook-post';
-import type { WebhookSender } from './webhook-sender';
-import type { WebhookResolver } from './webhook-url';
+import { ok, postEvent, type WebhookPostOptions } from './webhook-post';
 
 const PAGE = 100;
 const DUE_BATCH = 100;
@@ -41,24 +38,18 @@ export const DUE_SWEEP_MS = 5_000;
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 export { MAX_BODY_BYTES } from './webhook-post';
 
-export type WebhookDispatcherOptions = {
+/** The sending parts (clock, sender, resolver, secrets, metrics) are one request's (webhook-post.ts). */
+export type WebhookDispatcherOptions = Omit<WebhookPostOptions, 'timeoutMs'> & {
   webhooks: WebhookStorePort;
   /** The live store: the creating key's record (its scopes, whether it is revoked). */
   store: Pick<StorePort, 'getKey'>;
   eventsFor: ByKind<Pick<EventStore, 'eventsAfter' | 'eventBounds'>>;
   events: Pick<EventsLog, 'emit'>;
-  clock: Clock;
-  sender: WebhookSender;
-  resolver: WebhookResolver;
-  allowPrivate: boolean;
-  /** A stored secret in the clear (unsealed under the master key). */
-  openSecret(r: WebhookRecord, i: number): string;
   /** The account's endpoints, as a wake-up asks (a cache across servers may stand in front of the store). */
   endpointsOf?(accountId: string): Promise<WebhookRecord[]>;
   timeoutMs?: number;
   /** Names this server in the leases it takes (logs, tests); default a random one. */
   serverId?: string;
-  metrics?: Pick<CoreMetrics, 'webhookDelivery' | 'webhookDisabled'>;
   onError?: (e: unknown) => void;
 };
 

@@ -3,22 +3,31 @@
 // now (refused when private and not allowed), its answer counted in the metrics.
 import type { WebhookPayload } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
+import type { CoreMetrics } from '../metrics/core-metrics';
 import type { WebhookRecord } from '../store/webhook-records';
-import type { WebhookDispatcherOptions } from './webhook-dispatcher';
-import type { WebhookAnswer } from './webhook-sender';
+import type { WebhookAnswer, WebhookSender } from './webhook-sender';
 import { signedHeaders } from './webhook-signature';
-import { resolveWebhookTarget } from './webhook-url';
+import { resolveWebhookTarget, type WebhookResolver } from './webhook-url';
 
 /** A request's body at most (DESIGN.md). */
 export const MAX_BODY_BYTES = 256 * 1024;
 
 export const ok = (a: WebhookAnswer) => a.status !== null && a.status >= 200 && a.status < 300;
 
+/** What one request needs: the dispatcher's options carry these. */
+export type WebhookPostOptions = {
+  clock: Clock;
+  sender: WebhookSender;
+  resolver: WebhookResolver;
+  allowPrivate: boolean;
+  /** A stored secret in the clear (unsealed under the master key). */
+  openSecret(r: WebhookRecord, i: number): string;
+  metrics?: Pick<CoreMetrics, 'webhookDelivery' | 'webhookDisabled'>;
+  timeoutMs: number;
+};
+
 export async function postEvent(
-  o: Pick<WebhookDispatcherOptions, 'openSecret' | 'allowPrivate' | 'resolver' | 'sender' | 'metrics'> & {
-    clock: Clock;
-    timeoutMs: number;
-  },
+  o: WebhookPostOptions,
   r: WebhookRecord,
   messageId: string,
   payload: WebhookPayload,
