@@ -1,7 +1,7 @@
 // presence-bots configuration from the environment. A bot whose token is unset stays off;
 // with neither token there is nothing to run, which is an error. Messages never quote a token.
 import path from 'node:path';
-import { DISCORD_API_ROOT } from './discord/discord-bot';
+import { DISCORD_API_ROOT, type DiscordShards } from './discord/discord-bot';
 import { TELEGRAM_API_ROOT } from './telegram/telegram-bot';
 
 export type BotsConfig = {
@@ -22,7 +22,6 @@ export type TelegramWebhook = { url: string; secret: string; port: number; host:
 export const DEFAULT_BOTS_PORT = 8788;
 
 /** DISCORD_SHARDS (`auto` or the total) and DISCORD_SHARD_IDS (this process's, e.g. `0,1`). */
-export type DiscordShards = { count: number | 'auto'; ids: number[] | null };
 
 function discordShards(env: NodeJS.ProcessEnv): DiscordShards | null {
   const count = env.DISCORD_SHARDS?.trim() ?? '';

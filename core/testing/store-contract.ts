@@ -23,6 +23,7 @@ import {
   wallet,
 } from './fixtures';
 import { accountsContract } from './store-contract/accounts';
+import { type ContractContext, type ContractSection, contractSections } from './store-contract/context';
 import { eventsContract } from './store-contract/events';
 import { idempotencyContract } from './store-contract/idempotency';
 import { intentsContract } from './store-contract/intents';
@@ -33,29 +34,7 @@ import { standingContract } from './store-contract/standing';
 import { threadContract } from './store-contract/thread';
 import { walletsContract } from './store-contract/wallets';
 
-/** What each part is given: the harness and store the contract opened for the current test, and its sections. */
-export type ContractContext = {
-  current(): { h: StoreHarness; store: StorePort };
-  /** Whether the store keeps what it answered across `reopen` (tests reopen only then). */
-  durable: boolean;
-  /** A describe block of the contract, run unless the adapter runs only some sections. */
-  section(name: ContractSection, fn: () => void): void;
-};
-
-/** The contract's sections, one per record family of the port. */
-export const contractSections = [
-  'accounts',
-  'keys',
-  'memory',
-  'events',
-  'idempotency answers',
-  'wallets',
-  'intents',
-  'thread',
-  'standing intents',
-  'links',
-] as const;
-export type ContractSection = (typeof contractSections)[number];
+export { type ContractContext, type ContractSection, contractSections } from './store-contract/context';
 
 /** Each family's suite, by its section. */
 const familySuites: Record<ContractSection, (ctx: ContractContext) => void> = {

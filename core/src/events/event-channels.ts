@@ -7,7 +7,7 @@ import { createKeyedLock } from '../concurrency/keyed-lock';
 import { accountCaller, type Caller } from '../keys/caller';
 import type { ByKind } from '../store/overlay-store';
 import { createEventPumps } from './event-pumps';
-import type { EventStore, FeedEvent } from './events-log';
+import type { EventStore, FeedEvent } from './feed';
 
 export type EventChannels = ReturnType<typeof createEventChannels>;
 

@@ -6,7 +6,7 @@
 // duplicated notification costs a read, never an event: ids are delivered once each, in
 // order, with no gap (appends commit in id order, see the store port).
 import type { EventType } from '@presence/protocol';
-import type { EventStore, FeedEvent } from './events-log';
+import type { EventStore, FeedEvent } from './feed';
 
 const PAGE = 500;
 const RETRY_MS = 500;

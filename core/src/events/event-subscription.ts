@@ -8,7 +8,7 @@ import { setOf } from '../collections/set-of';
 import type { Caller } from '../keys/caller';
 import type { ByKind } from '../store/overlay-store';
 import type { EventChannels } from './event-channels';
-import type { EventStore, FeedEvent, FeedItem, Subscription } from './events-log';
+import type { EventStore, FeedEvent, FeedItem, Subscription } from './feed';
 
 const REPLAY_PAGE = 500;
 

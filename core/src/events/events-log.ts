@@ -16,19 +16,16 @@ import { createLocalLocks } from '../concurrency/cluster-locks';
 import { createLockBatches } from '../concurrency/lock-batches';
 import type { Caller } from '../keys/caller';
 import type { ByKind } from '../store/overlay-store';
-import type { StorePort, StoreTx } from '../store/store-port';
+import type { StoreTx } from '../store/store-port';
 import { createEventChannels, type EventChannels } from './event-channels';
 import { subscribeChannel } from './event-subscription';
+import type { EventStore, FeedEvent, FeedItem, Subscription } from './feed';
 
-/** Where events are kept: the live store for live keys, the overlay for test keys (create-core). */
-export type EventStore = Pick<
-  StorePort,
-  'atomically' | 'appendEvent' | 'eventsAfter' | 'eventBounds' | 'pruneEvents' | 'pruneEventsOlderThan'
->;
+export type { EventStore, FeedEvent, FeedItem, Subscription } from './feed';
+
 /** A unit of work an event is appended in: it is announced once the unit commits. */
 export type EventUnit = Pick<StoreTx, 'appendEvent' | 'afterCommit'>;
 
-export type FeedEvent = { id: number; type: EventType; data: Record<string, unknown> };
 /** What `emit` answers: the event, which a live caller's always is; a test key's may be null (see `emit`). */
 export type Announced<C extends Caller> = C['kind'] extends 'live' ? FeedEvent : FeedEvent | null;
 /**
@@ -37,17 +34,6 @@ export type Announced<C extends Caller> = C['kind'] extends 'live' ? FeedEvent :
  * protocol's schema (a renamed, missing or extra field) does not compile.
  */
 export type Emitted = { [E in TypedEventData as E['type']]: [type: E['type'], data: Omit<E['data'], 'at'>] }[EventType];
-export type FeedItem =
-  | { kind: 'event'; event: FeedEvent }
-  | { kind: 'gap'; oldest_id: number }
-  /** Where a live-only stream starts, so a client that drops before any event can resume. */
-  | { kind: 'cursor'; id: number };
-
-export type Subscription = AsyncIterable<FeedItem> & {
-  close(): void;
-  /** Why the iterator ended: closed by us, or overflowed because the consumer fell behind. */
-  readonly endReason: 'open' | 'closed' | 'overflow';
-};
 
 export type EventsRetention = { maxEvents: number; maxAgeMs: number };
 export const defaultRetention: EventsRetention = { maxEvents: 10_000, maxAgeMs: 7 * 24 * 3600_000 };

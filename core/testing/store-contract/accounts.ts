@@ -6,7 +6,7 @@ import { PresenceError } from '../../src/errors/presence-error';
 import type { AccountRecord } from '../../src/store/documents';
 import type { StorePort } from '../../src/store/store-port';
 import { account, fanOut, type StoreHarness } from '../fixtures';
-import type { ContractContext } from '../store-contract';
+import type { ContractContext } from './context';
 
 export function accountsContract(ctx: ContractContext) {
   ctx.section('accounts', () => {

@@ -4,7 +4,7 @@
 import { beforeEach, expect, it } from 'vitest';
 import type { StorePort } from '../../src/store/store-port';
 import { account, fanOut, intentRecord, type StoreHarness } from '../fixtures';
-import type { ContractContext } from '../store-contract';
+import type { ContractContext } from './context';
 
 export function intentsContract(ctx: ContractContext) {
   ctx.section('intents', () => {

@@ -4,7 +4,7 @@
 import { beforeEach, expect, it } from 'vitest';
 import type { StorePort } from '../../src/store/store-port';
 import { fanOut, range, type StoreHarness, turn } from '../fixtures';
-import type { ContractContext } from '../store-contract';
+import type { ContractContext } from './context';
 
 export function threadContract(ctx: ContractContext) {
   ctx.section('thread', () => {
