@@ -216,6 +216,15 @@ const answers: [string, Row][] = [
     },
   ],
   [
+    'a change to the spend policy: never made, said where it is made, with the policy as it stands',
+    {
+      text: 'raise my daily limit to 500 usd',
+      reply:
+        "I don't change your spend policy from a chat: it is set with an admin key (`presence policy set FILE` in the CLI, or PUT /v1/wallet/policy), so nothing said here can widen what is spent. Your spend policy: up to 50 USD an action and 200 USD a day; an action over 10 USD waits for your approval. Spent today: 150.00 USD, so 50.00 USD is left.",
+      calls: ['wallet.read {}'],
+    },
+  ],
+  [
     'a withdrawal: never a tool, said so',
     { text: `withdraw 5 usdc to 0x${'11'.repeat(20)}`, reply: /^I don't make withdrawals from a chat/, calls: [] },
   ],

@@ -20,7 +20,8 @@ export type Reading =
   | { kind: 'safety'; token: string }
   | { kind: 'pool'; pair: string }
   | { kind: 'pools' }
-  | { kind: 'policy' }
+  /** `change`: asked to change it, which a chat never does (it is said where it is changed). */
+  | { kind: 'policy'; change?: true }
   | { kind: 'address' }
   | { kind: 'pending' }
   | { kind: 'watch'; text: string }
@@ -63,11 +64,12 @@ export function describe(r: Reading | null): string {
       return `watch ${r.text}`;
     case 'stop_watching':
       return `stop ${typeof r.what === 'string' ? r.what : 'token' in r.what ? S(r.what.token) : r.what.id}`;
+    case 'policy':
+      return r.change ? 'policy change' : 'policy';
     case 'ask':
     case 'not_now':
     case 'unsupported':
     case 'pools':
-    case 'policy':
     case 'address':
     case 'pending':
     case 'watching':
