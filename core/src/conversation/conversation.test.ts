@@ -291,6 +291,17 @@ describe('the history a planner sees', () => {
     expect(JSON.stringify(page)).not.toContain('0451');
   });
 
+  it('is what the local planner recaps: the last three messages before this one, the person’s words only', async () => {
+    await useModel('local');
+    const first = await say(principal(), 'what did I ask you earlier?');
+    expect(JSON.stringify(first.answer)).toContain('This is the start of our conversation');
+    for (const text of ['hi', 'what do you remember', 'thanks!']) await say(principal(), text);
+    const recap = await say(principal(), 'what did i ask you earlier?');
+    expect(JSON.stringify(recap.answer)).toContain(
+      'Your last 3 messages before this one, oldest first: \\"hi\\", \\"what do you remember\\", \\"thanks!\\".',
+    );
+  });
+
   it(`is the last ${HISTORY_TURNS} turns, oldest first, without the presence's own speech`, async () => {
     await useModel('stub:recording');
     const n = HISTORY_TURNS + 2;

@@ -75,6 +75,8 @@ export async function answerReading(r: Reading, t: LocalTurn): Promise<string> {
       return watch(asTyped(t.ctx.text) ?? r.text, t);
     case 'watching':
       return answerWatching(t);
+    case 'recap':
+      return recap(t.ctx.history);
     case 'stop_watching':
       return stop(r.what, t);
   }
@@ -137,6 +139,20 @@ async function answerPrice(r: Extract<Reading, { kind: 'price' }>, { call }: Loc
     : '';
   if (!r.amount) return `${sym} is ${row.price_usd}${inOther} (block ${v.as_of_block}).`;
   return `${r.amount} ${sym} is ${formatUsd(worth)}${inOther} (${row.price_usd} each, block ${v.as_of_block}).`;
+}
+
+const RECAP_TURNS = 3;
+const RECAP_CLIP = 80;
+
+/** What the person said in the last turns the planner is shown: their words only, never a reply again. */
+function recap(history: readonly { user: string }[]): string {
+  const said = history.slice(-RECAP_TURNS).map(({ user }) => {
+    const one = user.replace(/\s+/g, ' ').trim();
+    return `"${one.length > RECAP_CLIP ? `${one.slice(0, RECAP_CLIP - 1)}…` : one}"`;
+  });
+  if (said.length === 0) return 'This is the start of our conversation: there is nothing earlier to go back to.';
+  if (said.length === 1) return `Before this you said ${said[0]}.`;
+  return `Your last ${said.length} messages before this one, oldest first: ${said.join(', ')}.`;
 }
 
 /** What standing intents the presence keeps, and how to stop one. */

@@ -102,6 +102,12 @@ export const EVERYDAY: Phrasing[] = [
   ['how much have i spent today', 'policy'],
   ["what's the daily cap", 'policy'],
   ['how much do i have left to spend', 'policy'],
+  // what was said earlier in the conversation
+  ['what did I ask you earlier?', 'recap'],
+  ['what were we talking about', 'recap'],
+  ['what was my last question', 'recap'],
+  ['remind me what i said before', 'recap'],
+  ['recap', 'recap'],
   // a change to it is answered with where it is changed, never made or read as a trade
   ['change my policy', 'policy change'],
   ['raise my per transaction cap to 500', 'policy change'],

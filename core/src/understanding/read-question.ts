@@ -88,6 +88,11 @@ const rules: Rule[] = [
     /^(?:(?:what(?:'s| is| are)|whats|show|list|any|anything|are there|is there|do (?:i|we) have)(?: me)?(?: any)?(?: of)? )?(?:(?:my|the) )?(?:pending|held|waiting)(?: (?:approvals?|confirmations?|actions?|swaps?|trades?|transactions?|holds?))?$|^(?:what(?:'s| is)|is anything|is there anything|(?:do|have) (?:i|we) (?:have|got) anything|anything) (?:waiting|pending|held|on hold)(?: for (?:my )?(?:approval|confirmation|ok|sign ?off))?$|^(?:show|list|see|check)(?: me)?(?: my| the)? pending(?: stuff| things| items| ones| requests| txs| transactions)?$/,
     () => ({ kind: 'pending' }),
   ],
+  // what was said before in this conversation (the thread's last turns, as the planner is shown them)
+  [
+    /^(?:(?:do you )?remember |can you (?:tell me |remind me )?|remind me )?(?:what (?:did|have|had) (?:i|we) (?:just |already )?(?:ask(?:ed)?|say|said|talk(?:ed)? about|discuss(?:ed)?)(?: (?:you|to you))?(?: (?:earlier|before|just now|last|so far|today|previously|a (?:minute|moment|while) ago))?|what (?:was|were) (?:my |our )?(?:last |previous |earlier )?(?:question|message|request|ask)s?(?: (?:to you|earlier|before))?|what (?:were|have) we (?:been )?(?:talking|chatting) about|what i (?:asked|said)(?: (?:you|earlier|before))*|(?:give me )?(?:a )?(?:recap|summary)(?: of (?:our|this|the) (?:chat|conversation))?)$/,
+    () => ({ kind: 'recap' }),
+  ],
   // a change to the spend policy: never made from a chat, so said where it is made
   [
     /^(?:(?:can|could|would|will) you |please |pls |(?:i )?(?:want|need|wanna|would like|'d like|d like) to |let me |let's |lets |how (?:do|can|could|would) (?:i|we) |is it possible to |i'd like you to |go )*(?:set|change|raise|lower|increase|decrease|update|adjust|bump|lift|up|reduce|cut|edit|modify|remove|drop|turn off|disable|relax|loosen|tighten|double|halve|unlock|lock)(?: up| down)? (?:my |the |our |your )?(?:spend(?:ing)? |daily |per[- ]?(?:tx|transaction|trade|swap|action) |trading |approval |confirm(?:ation)? )*(?:policy|limits?|caps?|allowance|budget|threshold)\b.*$/,

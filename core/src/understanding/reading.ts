@@ -26,6 +26,8 @@ export type Reading =
   | { kind: 'pending' }
   | { kind: 'watch'; text: string }
   | { kind: 'watching' }
+  /** What was said before in this conversation. */
+  | { kind: 'recap' }
   | { kind: 'stop_watching'; what: { token: string } | { id: string } | 'daily' | 'all' }
   | { kind: 'unsupported'; reply: string };
 
@@ -73,6 +75,7 @@ export function describe(r: Reading | null): string {
     case 'address':
     case 'pending':
     case 'watching':
+    case 'recap':
       return r.kind;
   }
 }
