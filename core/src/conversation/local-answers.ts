@@ -178,6 +178,23 @@ function asTyped(text: string): string | null {
 }
 
 /** Sets up a standing intent from the standing parser's words (or says why it cannot). */
+/** A standing intent already kept that reads the same (said twice, it would fire twice). */
+async function watchingAlready(spec: NonNullable<ReturnType<typeof parseStanding>>, t: LocalTurn): Promise<Standing | null> {
+  if (!t.offered('standing.list')) return null;
+  const list = await t.call('standing.list');
+  if (problemOf(list) || !Array.isArray(list)) return null;
+  const wanted = JSON.stringify(spec);
+  return (
+    (list as Standing[]).find((s) => {
+      try {
+        return JSON.stringify(parseStanding(s.text)) === wanted;
+      } catch {
+        return false;
+      }
+    }) ?? null
+  );
+}
+
 export async function watch(text: string, t: LocalTurn): Promise<string> {
   let spec: ReturnType<typeof parseStanding>;
   try {
@@ -188,6 +205,8 @@ export async function watch(text: string, t: LocalTurn): Promise<string> {
   }
   if (!spec) return STANDING_FORMS;
   mustMay('standing.create', t.ctx, { text });
+  const same = await watchingAlready(spec, t);
+  if (same) return `I'm already watching that (${same.id}): "${same.text}". ${howToStop(same.text, same.id)}`;
   const r = await t.call('standing.create', { text });
   const p = problemOf(r);
   if (p) return `I can't set that up: ${sentence(p.detail)}`;

@@ -134,11 +134,11 @@ const answers: [string, Row][] = [
     },
   ],
   [
-    'a standing intent',
+    'a standing intent kept already (standing.list has it): not made twice',
     {
       text: EXAMPLES.watch,
-      reply: `Done — I'll keep watching (st_2): "${EXAMPLES.watch}". To stop, say "stop watching WETH".`,
-      calls: [`standing.create {"text":"${EXAMPLES.watch}"}`],
+      reply: `I'm already watching that (st_1): "${EXAMPLES.watch}". To stop, say "stop watching WETH".`,
+      calls: ['standing.list {}'],
     },
   ],
   ['a standing opening it cannot read', { text: 'tell me when it rains', reply: STANDING_FORMS, calls: [] }],
@@ -258,7 +258,7 @@ const answers: [string, Row][] = [
     {
       text: 'let me know when eth goes under 2k',
       reply: 'Done — I\'ll keep watching (st_2): "tell me when WETH is below 2000 USD". To stop, say "stop watching WETH".',
-      calls: ['standing.create {"text":"tell me when WETH is below 2000 USD"}'],
+      calls: ['standing.list {}', 'standing.create {"text":"tell me when WETH is below 2000 USD"}'],
     },
   ],
   [
