@@ -3,10 +3,11 @@
 // so it says so in one fatal log line and exits with its own code, for the supervisor to
 // restart it (systemd's Restart=on-failure; docs/operations.md). Node's default would print a
 // stack to stderr and exit 1, which reads like a failed start and names our files.
-// The line carries the error's kind, message and code (error-summary.ts) but never its stack,
-// and for a rejection with something other than an Error only the kind of value: a plain
-// object can hold anything, a request's body or a key included.
+// The line carries the error's kind, message, code and causes, redacted (error-summary.ts), but
+// never its stack, and for a rejection with something other than an Error only the kind of
+// value: a plain object can hold anything, a request's body or a key included.
 import { errorSummary } from './http/error-summary';
+import { redactMessage } from './http/redact';
 
 /** A serving process that failed with an error nobody handled (sysexits' EX_SOFTWARE). */
 export const CRASH_EXIT_CODE = 70;
@@ -29,7 +30,7 @@ export type CrashingProcess = {
 /** What the fatal line says about what was thrown or rejected. */
 export function crashCause(thrown: unknown): Record<string, unknown> {
   if (thrown instanceof Error) return errorSummary(thrown);
-  if (typeof thrown === 'string') return { type: 'string', message: thrown };
+  if (typeof thrown === 'string') return { type: 'string', message: redactMessage(thrown) };
   if (thrown === null || typeof thrown !== 'object') return { type: String(thrown) };
   return { type: thrown.constructor?.name ?? 'Object' };
 }

@@ -3,7 +3,7 @@
 // request, is the reference), in both formats.
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { productionLogging } from './logger';
+import { prettyLines, productionLogging } from './logger';
 
 async function linesFor(format: 'json' | 'pretty', url: string) {
   const lines: string[] = [];
@@ -34,5 +34,23 @@ describe('the request line', () => {
     const [pinos, ours] = await linesFor('pretty', '/v1/x');
     const strip = (l: string | undefined) => l?.replace(/\d+(\.\d+)? ?ms/, 'T ms').replace(/^\S+/, 'TIME');
     expect(strip(ours)).toBe(strip(pinos));
+  });
+});
+
+describe('an error in the readable format', () => {
+  it('reads as the JSON line says it: type, message, code, then each cause', () => {
+    const out: string[] = [];
+    const err = {
+      type: 'chain_unavailable',
+      detail: 'balances: the chain RPC is unreachable',
+      cause: [
+        { type: 'HttpRequestError', message: 'HTTP request failed. | URL: https://rpc.example/…', status: 429 },
+        { type: 'Error', message: 'connect ECONNREFUSED 10.0.0.1:443', code: 'ECONNREFUSED' },
+      ],
+    };
+    prettyLines({ write: (l) => void out.push(l) }).write(JSON.stringify({ level: 40, time: 0, err, msg: 'answered with a 5xx problem' }));
+    expect(out[0]).toMatch(
+      / warn answered with a 5xx problem \(chain_unavailable: balances: the chain RPC is unreachable <- HttpRequestError: HTTP request failed\. \| URL: https:\/\/rpc\.example\/… \[429\] <- Error: connect ECONNREFUSED 10\.0\.0\.1:443 \[ECONNREFUSED\]\)\n$/,
+    );
   });
 });

@@ -1,7 +1,9 @@
 // The production logger configuration, in one place so the tests that check what reaches a
 // log line run this one, not a copy. No stack traces and no secrets in any log line:
-// - errors are logged as their type, message and code, never their stack (a stack names our
-//   files and can carry values from the frames that threw);
+// - errors are logged as their type, message and code, with their causes, never their stack (a
+//   stack names our files and can carry values from the frames that threw), and every message
+//   is redacted (http/redact.ts: a URL keeps only its scheme, host and port; keys and tokens
+//   are masked);
 // - request lines carry method, the route's pattern, host and peer address only, never headers,
 //   so Authorization never reaches the log (there is nothing to redact);
 // - a path or query may hold a link code or a key however it is spelled, so no line carries
@@ -96,8 +98,20 @@ type LogRecord = {
   req?: { method?: string; url?: string };
   res?: { statusCode?: number };
   responseTime?: number;
-  err?: { type?: string; message?: string; detail?: string };
+  err?: ErrorFacts & { cause?: ErrorFacts[] };
 };
+
+/** What error-summary.ts says of an error (a 5xx line says `detail` where others say `message`). */
+type ErrorFacts = { type?: string; message?: string; detail?: string; code?: string | number; status?: number };
+
+const factsText = (e: ErrorFacts) => {
+  const code = e.code ?? e.status;
+  return [e.type, e.message ?? e.detail].filter(Boolean).join(': ') + (code === undefined ? '' : ` [${code}]`);
+};
+
+/** An error as `type: message [code]`, then each cause after `<-`: what the JSON line says, on one line. */
+const errorText = (err: ErrorFacts & { cause?: ErrorFacts[] }) =>
+  [err, ...(Array.isArray(err.cause) ? err.cause : [])].map(factsText).join(' <- ');
 
 const LEVELS: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
 
@@ -117,7 +131,7 @@ export function prettyLines(out: LogStream): LogStream {
       const time = new Date(typeof o.time === 'number' ? o.time : Date.now()).toTimeString().slice(0, 8);
       let text =
         o.req && o.res ? `${o.req.method} ${o.req.url} ${o.res.statusCode} ${Math.round(o.responseTime ?? 0)} ms` : String(o.msg ?? '');
-      if (o.err) text += ` (${[o.err.type, o.err.message ?? o.err.detail].filter(Boolean).join(': ')})`;
+      if (o.err) text += ` (${errorText(o.err)})`;
       out.write(`${time} ${level === 'info' ? '' : `${level} `}${text}\n`);
     },
   };

@@ -8,6 +8,7 @@ import { createPostgresCluster, createPostgresOverlayShare, type Database, type 
 import type { StoreInfo } from '@presence/protocol';
 import type { Cleanups } from './cleanups';
 import type { Config } from './config';
+import { redactMessage } from './http/redact';
 import { checkMasterKey } from './master-key';
 import { meteredStore } from './metrics/metered-ports';
 import type { Metrics } from './metrics/metrics';
@@ -51,7 +52,8 @@ export async function openStorage(
     const shared = await createPostgresCluster({
       sql: opened.database,
       clock,
-      onError: (err) => console.error('presence: cluster read failed:', err instanceof Error ? err.message : err),
+      // Redacted as log lines are (http/redact.ts): a driver's message can name its connection.
+      onError: (err) => console.error('presence: cluster read failed:', redactMessage(err instanceof Error ? err.message : String(err))),
     }).catch((e: unknown) => {
       throw databaseFailure(config.PRESENCE_DATABASE_URL as string, e);
     });

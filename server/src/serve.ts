@@ -9,6 +9,7 @@ import path from 'node:path';
 import { BOOTSTRAP_KEYS_FILE } from './bootstrap-keys';
 import { ConfigError, loadConfig } from './config';
 import { exitOnCrash } from './crash-exit';
+import { redactMessage } from './http/redact';
 import type { LogFormat } from './logger';
 import { FATAL, type ProcessLine, processLine } from './process-lines';
 import { REFUSED_EXIT_CODE, StartRefused } from './start-refused';
@@ -35,7 +36,7 @@ function stop(signal: string) {
   server.close().then(
     () => exit(0),
     (e) => {
-      process.stderr.write(`presence: shutdown failed: ${(e as Error).message}\n`);
+      process.stderr.write(`presence: shutdown failed: ${redactMessage(e instanceof Error ? e.message : String(e))}\n`);
       exit(1);
     },
   );

@@ -6,6 +6,7 @@ import { createAiPlanner } from '@presence/core/ai';
 import { WEBHOOKS_PER_ACCOUNT } from '@presence/protocol';
 import type { Config } from './config';
 import type { Coordination } from './coordination';
+import { redactMessage } from './http/redact';
 import type { Metrics } from './metrics/metrics';
 import type { Storage } from './open-storage';
 
@@ -54,7 +55,8 @@ export function createServerCore(
     leases: coordination.leases,
     chainName: () => config.PRESENCE_CHAIN,
     overlayShare: storage.overlayShare ?? undefined,
-    onBackgroundError: (err) => console.error('presence: background store read failed:', err instanceof Error ? err.message : err),
+    onBackgroundError: (err) =>
+      console.error('presence: background store read failed:', redactMessage(err instanceof Error ? err.message : String(err))),
     metrics: metrics.core,
     chain: chain ? { runtime: chain, keystore } : undefined,
     modelPlanner: config.PRESENCE_LLM_BASE_URL

@@ -1,14 +1,15 @@
 // The one error path: every failure the server answers becomes application/problem+json
 // here. Core raises PresenceError; Fastify raises its own coded errors; anything else is a
-// 500 whose detail says nothing about internals (the log gets the error's type and message,
-// the body never gets a stack or a secret). Bodies are built by `problem()` only — handlers,
+// 500 whose detail says nothing about internals (the log gets the error's type, message and
+// causes, redacted; the body never gets a stack or a secret). Bodies are built by `problem()` only — handlers,
 // streams, stored idempotent answers and the raw-socket writer (client-error.ts) alike.
 // Each body names the request it answers (`request_id`, also the X-Request-Id header).
 import { PresenceError } from '@presence/core';
 import { type Problem, type ProblemType, problemTypeForStatus } from '@presence/protocol';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { errorSummary } from './error-summary';
+import { causeChain, errorSummary } from './error-summary';
+import { redactMessage } from './redact';
 import { REQUEST_ID_HEADER } from './request-id';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
@@ -84,10 +85,13 @@ export function sendProblem(reply: FastifyReply, body: Problem, retryAfter?: num
 export function errorHandler(err: FastifyError | PresenceError, request: FastifyRequest, reply: FastifyReply) {
   const body = problemFor(err, request);
   if (body.type === 'internal' && !(err instanceof PresenceError)) {
-    // Type and message only, whatever logger the app was built with: no stack in any log line.
+    // Type, message and causes, redacted, whatever logger the app was built with: no stack in any log line.
     request.log.error({ err: errorSummary(err) }, 'unhandled error');
   } else if (body.status >= 500) {
-    request.log.warn({ err: { type: body.type, detail: body.detail } }, 'answered with a 5xx problem');
+    // With what caused it (a refused connection, a timeout, a 429…): the detail alone cannot
+    // tell an operator which. Redacted here too, whatever logger the app was built with.
+    const summary = { type: body.type, detail: redactMessage(body.detail), cause: causeChain(err) };
+    request.log.warn({ err: summary }, 'answered with a 5xx problem');
   }
   return sendProblem(reply, body, err instanceof PresenceError ? err.retryAfter : undefined);
 }
