@@ -14,10 +14,12 @@
 // and a line saying how many is written once the reader catches up, rather than the server
 // stopping to wait for its log reader (the synchronous writes did).
 import { createWriteStream, writeSync } from 'node:fs';
-import type { LogStream } from './logger';
 
 /** Bytes of log lines held while stdout is not read fast enough (16 MiB). */
 export const LOG_BUFFER_BYTES = 16 * 1024 * 1024;
+
+/** Where log lines are written, one at a time. */
+export type LogStream = { write(line: string): void };
 
 export type LogDestination = LogStream & {
   /** Writes out every buffered line; later lines are written synchronously. */

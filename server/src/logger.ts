@@ -19,10 +19,10 @@ import { type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogC
 import { errorSummary } from './http/error-summary';
 import { REQUEST_ID_LOG_LABEL } from './http/request-id';
 import { loggedUrl } from './http/route-table';
-import { stdoutDestination } from './log-destination';
+import { type LogStream, stdoutDestination } from './log-destination';
 
-/** Where log lines go (pino writes one JSON line per call). */
-export type LogStream = { write(line: string): void };
+// Where log lines go (pino writes one JSON line per call).
+export type { LogStream } from './log-destination';
 
 export type LogFormat = 'pretty' | 'json';
 
