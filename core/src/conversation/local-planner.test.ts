@@ -245,6 +245,23 @@ const answers: [string, Row][] = [
     },
   ],
   [
+    'an action beside laughter: not done, and the words that do it',
+    {
+      text: 'swap 1 eth for usdc lol',
+      reply:
+        'I haven\'t done that: I act only on a request to act now, and "lol" makes it sound like a joke. To do it now, say "swap 1 ETH for USDC".',
+      calls: [],
+    },
+  ],
+  [
+    'a pay to a 0x… that is not a whole address: said so',
+    {
+      text: 'pay 0xdead 3 USDC',
+      reply: '"0xdead" is not a whole address: an address is 0x followed by 40 hex digits. Say it like "send 5 USDC to 0x…" with the whole address.',
+      calls: [],
+    },
+  ],
+  [
     '"forget" taking back a request forgets no memory',
     { text: 'forget it, sell 1 weth for usdc', touched: ['token:WETH'], reply: "OK — I won't do anything.", calls: [] },
   ],

@@ -3,6 +3,7 @@
 // because guessing with someone's money is worse than asking again.
 import { MAX_AMOUNT_TEXT, withinMaxAmount } from '@presence/protocol';
 import { PresenceError } from '../errors/presence-error';
+import { notWholeAddress } from '../replies/replies';
 
 export type ParsedIntent =
   | { kind: 'swap'; amount: string; tokenIn: string; tokenOut: string }
@@ -72,6 +73,6 @@ export function parseIntent(text: string): ParsedIntent {
   }
   // A send in the right form to a 0x… that is not an address: say so, not the list of forms.
   const to = new RegExp(`^(?:send|transfer|pay) ${NUM} ${SYM} to (0x\\S*)$`, 'i').exec(clean)?.[3];
-  if (to) throw unresolved(`"${to.slice(0, 50)}" is not a whole address: an address is 0x followed by 40 hex digits`);
+  if (to) throw unresolved(notWholeAddress(to));
   throw unresolved(`I could not read "${text.slice(0, 200)}" as an action. I understand: ${INTENT_FORMS.join('; ')}.`);
 }

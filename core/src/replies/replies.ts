@@ -19,6 +19,10 @@ export const EXAMPLES = {
 /** The three kinds of standing intent, each with its example. */
 export const STANDING_FORMS = `I can watch prices ("${EXAMPLES.watch}"), report daily ("${EXAMPLES.daily}") or act on a price ("${EXAMPLES.actOnPrice}").`;
 
+/** A 0x… typed where an address goes that is not one ("0xdead", 39 hex digits): said so, not the forms understood. */
+export const notWholeAddress = (typed: string) =>
+  `"${typed.slice(0, 50)}" is not a whole address: an address is 0x followed by 40 hex digits`;
+
 /** "Transaction 0x… landed in block 12." */
 export const landed = (tx: string | undefined, block: number | undefined) => `Transaction ${tx} landed in block ${block}.`;
 

@@ -17,6 +17,8 @@ export type Normalized = {
   asked: boolean;
   /** Numbers typed with a grouping another locale reads differently ("1,500", "1 000"), as typed. */
   unsure: string[];
+  /** Laughter typed anywhere ("lol", "haha"): filler around a question, but a request to act beside it may be a joke. */
+  laughed: string | null;
 };
 
 const TOKEN_NAMES: [RegExp, string][] = [
@@ -72,10 +74,13 @@ const SHORTHAND: [RegExp, string][] = [
   [/\bthx\b|\bty\b/g, 'thanks'],
 ];
 
-const GREETING = String.raw`(?:he+y+|hi+|hiya|hel+o+|ugh|meh|argh|sigh|ahh*|oof|g'?day|howdy|greetings|yo|ok|okay|so|um+|uh+|hmm+|alright|right|oh|well|fine|cool|great|sure|but|(?:good )?(?:morning|afternoon|evening|day)|(?:hi|hello|hey) again|dear)`;
+/** Laughter, as typed in chats. */
+const LAUGH = String.raw`(?:lo+l+z?|lmf?ao+|rofl|lulz?|ha(?:ha)+h?|hah|he(?:he)+)`;
+const LAUGHED = new RegExp(String.raw`\b${LAUGH}\b`);
+const GREETING = String.raw`(?:${LAUGH}|he+y+|hi+|hiya|hel+o+|ugh|meh|argh|sigh|ahh*|oof|g'?day|howdy|greetings|yo|ok|okay|so|um+|uh+|hmm+|alright|right|oh|well|fine|cool|great|sure|but|(?:good )?(?:morning|afternoon|evening|day)|(?:hi|hello|hey) again|dear)`;
 const POLITE = String.raw`(?:just|quick|also|then|and|but|so)`;
 const ASKING = String.raw`(?:(?:i |do you )?reckon you (?:could|can|would)|i don'?t suppose you (?:could|would|can)|(?:could|would|can) you possibly|would you mind(?: awfully| terribly| very much)?|be a (?:love|dear|star|sweetheart|doll|gem) and|do(?= (?:let|tell|sell|buy|swap|send|wrap|unwrap|convert|exchange|give|ping|notify|keep|inform))|(?:could|can|would|will|wud|cud) (?:you|u|ya)(?: just)?|(?:would|could) you (?:be so kind as to|mind|be able to)|be so kind as to|(?:i was wondering|i wonder) if you could|i'?d be (?:grateful|glad|happy) if you (?:could|would)|would it be possible to|you (?:can|could|may|should)|(?:i|id|i'd) (?:would |quite |really )?(?:like|love|want|need|wanna) (?:you )?to|i wanna|i need (?:you )?to|i want (?:you )?to|let'?s|go ahead and|help me|do me a favou?r and|be a dear and|time to|execute|proceed to)`;
-const TRAILING = String.raw`(?:(?:and |& )?(?:thanks|thank you|many thanks)(?: so much| a lot| in advance| ever so much| dear| very much)?|tks|cheers|for me|for us|asap|if you can|if possible|if you could|if you don'?t mind|mate|buddy|bro|bruh|fam|dude|man|friend|dear|darling|love|hun|honey|ok|okay|when you can|sir|madam|kthx|kthxbye|lol|lmao|haha|ngl|fr|tbh|pronto|na|yaar|ji|ta|innit|would you|could you|will you|if that'?s (?:alright|ok|okay|fine)|if that is (?:alright|ok|okay|fine)|if you would|if you please|there'?s a good (?:chap|lad|girl|fellow)|at (?:the )?market(?: price| rate)?|at (?:the )?current (?:price|rate)|much appreciated|appreciate it)`;
+const TRAILING = String.raw`(?:(?:and |& )?(?:thanks|thank you|many thanks)(?: so much| a lot| in advance| ever so much| dear| very much)?|tks|cheers|for me|for us|asap|if you can|if possible|if you could|if you don'?t mind|mate|buddy|bro|bruh|fam|dude|man|friend|dear|darling|love|hun|honey|ok|okay|when you can|sir|madam|kthx|kthxbye|${LAUGH}|ngl|fr|tbh|pronto|na|yaar|ji|ta|innit|would you|could you|will you|if that'?s (?:alright|ok|okay|fine)|if that is (?:alright|ok|okay|fine)|if you would|if you please|there'?s a good (?:chap|lad|girl|fellow)|at (?:the )?market(?: price| rate)?|at (?:the )?current (?:price|rate)|much appreciated|appreciate it)`;
 
 /** Takes the filler off both ends, repeatedly ("hey, could you please … for me please thx"). */
 function trimFiller(t: string, name: string): string {
@@ -134,7 +139,10 @@ export function normalize(typed: string, presenceName = ''): Normalized {
     .replace(/(\d+(?:\.\d+)?) ?\$/g, '$1 usd')
     .replace(/(\d+(?:\.\d+)?) ?(?:us dollars?|dollars?|bucks?|usd)\b/g, '$1 usd')
     // "20usdc" → "20 usdc", but not a time ("09:00") or an ordinal-looking word
-    .replace(/\b(\d+(?:\.\d+)?)([a-z]{2,})\b/g, (m, n: string, w: string) => (/^(?:st|nd|rd|th|am|pm)$/.test(w) ? m : `${n} ${w}`))
+    // (nor a 0x… too short or too long to be an address: it is kept whole, to be said it is not one)
+    .replace(/\b(\d+(?:\.\d+)?)([a-z]{2,})\b/g, (m, n: string, w: string) =>
+      /^(?:st|nd|rd|th|am|pm)$/.test(w) || (n === '0' && w.startsWith('x')) ? m : `${n} ${w}`,
+    )
     .replace(/(\d+(?:\.\d+)?) ?(?:percent|pct)\b/g, '$1%')
     .replace(/(\d) %/g, '$1%');
   for (const [re, symbol] of TOKEN_NAMES) t = t.replace(re, symbol);
@@ -152,5 +160,6 @@ export function normalize(typed: string, presenceName = ''): Normalized {
     .replace(/ back (?=into|to)/g, ' ')
     .replace(/\bfor (buy|get|purchase)\b/g, 'to $1')
     .replace(/\s+/g, ' ');
-  return { text: trimFiller(t.trim(), presenceName), addresses, ids, asked, unsure };
+  const laughed = LAUGHED.exec(t)?.[0] ?? null;
+  return { text: trimFiller(t.trim(), presenceName), addresses, ids, asked, unsure, laughed };
 }

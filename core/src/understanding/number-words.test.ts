@@ -61,6 +61,10 @@ describe('number words', () => {
     ['swap 1,5 weth', 'swap 1.5 weth'],
     ['swap 0,500 weth', 'swap 0.500 weth'],
     ['swap 1 000 usdc', 'swap 1000 usdc'],
+    ['swap 1,5k usdc', 'swap 1500 usdc'],
+    ['swap 0,25k dai', 'swap 250 dai'],
+    ['swap 2,75m usdc', 'swap 2750000 usdc'],
+    ['swap 1,500k usdc', 'swap 1500000 usdc'],
     ['swap point one eth', 'swap 0.1 eth'],
     ['swap point 25 eth', 'swap 0.25 eth'],
     ['swap one point five eth', 'swap 1.5 eth'],
@@ -78,6 +82,8 @@ describe('number words', () => {
     ['swap 1,500.25 usdc', []],
     ['swap 1,000,000 usdc', []],
     ['swap 0,5 weth', []],
+    ['swap 1,5k usdc', []],
+    ['swap 1,500k usdc', ['1,500k']],
     ['every day at 09:00', []],
   ])('"%s": a grouping read two ways is reported (%j)', (text, unsure) => {
     const seen: string[] = [];

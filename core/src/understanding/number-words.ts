@@ -1,6 +1,6 @@
 // Numbers as people type them, turned into digits: words ("twenty five", "two and a half",
 // "three point five", "point one"), shorthand ("1k", "1.5k", "2m"), a bare fraction (".5"),
-// thousands separators ("1,000", "1 000") and a decimal comma ("0,5"). Exact: integers in bigint, a fraction as the digits said, never a
+// thousands separators ("1,000", "1 000") and a decimal comma ("0,5", "1,5k"). Exact: integers in bigint, a fraction as the digits said, never a
 // float. A run that reads as no number, or as one that would need rounding ("two thirds"),
 // is left as words, so it is asked about rather than guessed.
 //
@@ -102,6 +102,10 @@ function expandSuffix(whole: string, fraction: string, suffix: string): string {
 const GROUPS = /\b\d{1,3}(?:,\d{3}){2,}(?:\.\d+)?\b|\b\d{1,3},\d{3}\.\d+\b/g;
 const ONE_GROUP = /(?<![\d,.])([1-9]\d{0,2}),(\d{3})\b(?![,.]\d)/g;
 const DECIMAL_COMMA = /(?<![\d,.])(\d+),(\d+)\b(?![,.]\d)/g;
+// Before a "k" or an "m" too: "1,5k" is 1.5k (no thousands group has fewer than three digits);
+// "1,500k" is 1500k or 1.5k, reported as "1,500" is.
+const ONE_GROUP_SCALED = /(?<![\d,.])([1-9]\d{0,2}),(\d{3}[km])\b/g;
+const DECIMAL_COMMA_SCALED = /(?<![\d,.])(\d+),(\d+[km])\b/g;
 const SPACED = /(?<![\d,.] ?)\b([1-9]\d{0,2})((?: \d{3})+)\b(?! ?[,.]?\d)/g;
 // "point five", "point 5": a number said from its decimal point
 const DIGIT_WORD = 'zero|one|two|three|four|five|six|seven|eight|nine';
@@ -120,6 +124,11 @@ export function numbersAsDigits(text: string, unsure: string[] = []): string {
       return w + g;
     })
     .replace(DECIMAL_COMMA, '$1.$2')
+    .replace(ONE_GROUP_SCALED, (m, w: string, g: string) => {
+      unsure.push(m);
+      return w + g;
+    })
+    .replace(DECIMAL_COMMA_SCALED, '$1.$2')
     .replace(SPACED, (m, w: string, g: string) => {
       unsure.push(m);
       return w + g.replaceAll(' ', '');

@@ -75,7 +75,7 @@ export const EVERYDAY: Phrasing[] = [
   ['swapping 10 usdc for weth is a bad idea', 'not_now'],
   ['swap 10 usdc for weth is what i did', 'not_now'],
   ['could you swap 10 usdc for weth sometime', 'not_now'],
-  ['swap 10 usdc for weth!!! jk', 'none'],
+  ['swap 10 usdc for weth!!! jk', 'not_now'],
   ['hypothetically, swap 10 usdc for weth', 'not_now'],
   ['e.g. swap 10 usdc for weth', 'none'],
   ['dry run: swap 10 usdc for weth', 'none'],

@@ -3,9 +3,11 @@
 // "swap all my dai for usdc", "buy 30 dollars of weth"). Whatever would need a guess (no
 // amount, two amounts, an unknown token, "a bit", a sale with nothing to receive, no address)
 // is a question back, never an action. Null: the message is not a request to act.
-import { distance } from 'fastest-levenshtein';
+
+import { notWholeAddress } from '../replies/replies';
 import { type Phrase, phraseOf, type Vocabulary } from './amount-phrase';
 import { type Amount, intentWords, isAction, type Reading } from './reading';
+import { type Tail, tailOf } from './request-tail';
 
 const S = (t: string) => t.toUpperCase();
 const ask = (question: string): Reading => ({ kind: 'ask', question });
@@ -211,12 +213,17 @@ const WITHDRAW_REPLY =
 const FORMS: [RegExp, (m: RegExpExecArray, c: Ctx) => Reading | null][] = [
   // a withdrawal is never a tool (docs/behaviour.md): said so, rather than read as a send around the allowlist
   [/^(?:withdraw|cash out to) .*\baddr\d+\b/, () => ({ kind: 'unsupported', reply: WITHDRAW_REPLY })],
+  // a 0x… where a send's address goes that is not a whole one (normalize.ts keeps whole ones as addr0…): said so
+  [
+    new RegExp(`^${SEND} (?:.+ )?(0x[0-9a-z]*)\\b`),
+    (m) => ask(`${notWholeAddress(m[1] as string)}. Say it like "send 5 USDC to 0x…" with the whole address.`),
+  ],
   // wrap / unwrap: the token is implied
   [/^(un)?wrap (.+?)(?: (?:to|into|for) (?:w?eth))?$/, wrapping],
   // send / pay an address
   [new RegExp(`^${SEND} ${ADDR} (.+)$`), (m, c) => sendOf(m[2] as string, m[1] as string, c)],
-  // what follows the address is a reason ("… to 0x… for my friend margaret"), not a detail of the send
-  [new RegExp(`^${SEND} (.+?)(?: to| over to| for)? ${ADDR}(?: (?:for|as) .+)?$`), (m, c) => sendOf(m[1] as string, m[2] as string, c)],
+  // what follows the address ("… to 0x… for my friend margaret", "… as soon as it lands") is read as any tail is (request-tail.ts)
+  [new RegExp(`^${SEND} (.+?)(?: to| over to| for)? ${ADDR}$`), (m, c) => sendOf(m[1] as string, m[2] as string, c)],
   // "send 5 dai to my friend, her address is 0x…"
   [
     new RegExp(`^${SEND} (.+?) (?:to|for) [a-z' ]+? (?:(?:his|her|their|the|my|whose) )?(?:address|wallet)(?: is| =| being)? ${ADDR}$`),
@@ -305,33 +312,6 @@ const DOING: Record<string, string> = {
   purchasing: 'purchase',
 };
 
-/**
- * Words that change what a request means: a condition, a negation, a time other than now, a
- * doubt, a joke or a hypothesis ("hypothetically, …", "e.g. …"). A part of a message holding one is never dropped to make the rest read as an action.
- */
-export const CAUTION =
-  /\b(?:if|when|whenever|once|unless|until|after|before|in case|as soon as|should|shouldn'?t|not|never|don'?t|dont|no|maybe|might|perhaps|tomorrow|tonight|later|soon|eventually|sometime|someday|yesterday|ago|last|next|instead|except|or|wait|jk|kidding|joking|hypothetical(?:ly)?|theoretically|in theory|imagine|suppose|pretend|example|e\.?g|dry run|simulate)\b|\bin (?:an?|a few|a couple of) (?:minute|hour|day|week|month|bit|while|moment|sec(?:ond)?)s?\b|\bthis (?:afternoon|evening)\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:noon|midnight)\b|\d/;
-
-/**
- * After a request, words that take it back or make it something else: a joke, a repeat
- * ("twice": one swap would be the wrong amount), a verdict or a report ("… is a bad idea",
- * "… is what I did"), a price or a time to wait for ("at the top", "over the weekend", "eod", "at lunch", "at close"). Unlike CAUTION they are
- * read only in a request's own tail: a sentence beside it ("I've checked the address twice") says nothing against it.
- */
-const TAIL_CHANGES =
-  /\b(?:kidding|joking|jk|joke|twice|thrice|times|each|every|is|was|were|did|done|would|will|idea|mistake|by|top|bottom|dip|peak|cheap|cheaper|lower|higher|price|weekend|eod|eow|eom|cob|end|lunch(?:time)?|bedtime|overnight|payday|morning|afternoon|evening|night|week|month|year|open|close)\b/;
-
-/**
- * Words of time, doubt or jest, so that a misspelling of one in a request's tail ("tmorow",
- * "tonihgt", "kiding") is not read past as a reason: near one is enough not to act.
- */
-const CHANGING_WORDS =
-  'tomorrow tonight later weekend sometime someday eventually kidding joking maybe perhaps morning evening afternoon monday tuesday wednesday thursday friday saturday sunday hypothetically theoretically'.split(
-    ' ',
-  );
-const nearChangingWord = (tail: string) =>
-  tail.split(' ').some((w) => w.length >= 4 && CHANGING_WORDS.some((c) => distance(w, c) <= (c.length >= 7 ? 2 : 1)));
-
 function readForms(text: string, c: Ctx): Reading | null {
   for (const [re, read] of FORMS) {
     const m = re.exec(text);
@@ -341,40 +321,32 @@ function readForms(text: string, c: Ctx): Reading | null {
   return null;
 }
 
-/**
- * "buy 200 dai with usdc for the invoice", "pay 15 usdc to 0x… courier": words after the last
- * token, amount or address that carry nothing to decide (no number, token, address or
- * CAUTION word) are a reason, not part of the request; read without them.
- */
-function withoutReason(text: string, c: Ctx): { plain: string; tail: string; changes: boolean } | null {
-  const words = text.split(' ');
-  let last = -1;
-  words.forEach((w, i) => {
-    if (c.known.has(w) || /^addr\d+$/.test(w) || /^(?:usd|dollars?|cash|stables?)$/.test(w)) last = i;
-  });
-  const tail = words.slice(last + 1).join(' ');
-  if (last < 1 || !tail || words.slice(last + 1).some((w) => c.known.has(w))) return null;
-  return {
-    plain: words.slice(0, last + 1).join(' '),
-    tail,
-    changes: CAUTION.test(tail) || TAIL_CHANGES.test(tail) || nearChangingWord(tail),
-  };
-}
+/** The words that would do a request now, when it names an exact amount. */
+const nowWords = (r: Reading | null) =>
+  isAction(r) && 'amount' in r && typeof r.amount === 'object' && 'exact' in r.amount ? intentWords(r) : null;
 
 /**
  * A request not done for the words named ("… in an hour", "maybe later …"): said why, and, when
  * it names an exact amount, the words that would do it now.
  */
 export function notDone(r: Reading | null, words: string, why: string): Reading {
-  const plain = isAction(r) && 'amount' in r && typeof r.amount === 'object' && 'exact' in r.amount ? intentWords(r) : null;
+  const plain = nowWords(r);
   return {
     kind: 'not_now',
     reply: `I haven't done that: I act only on a request to act now, and "${words}" ${why}.${plain ? ` To do it now, say "${plain}".` : ''}`,
   };
 }
 
-/** A request whose tail changes it ("… in an hour", "… twice"). */
-const changedRequest = (r: Reading, tail: string) => notDone(r, tail.length > 60 ? `${tail.slice(0, 60)}…` : tail, 'changes it');
+const shown = (tail: string) => (tail.length > 60 ? `${tail.slice(0, 60)}…` : tail);
+
+/** A request whose tail changes it ("… in an hour", "… twice"), or may ("… at dawn": asked what it means). */
+function tailed(r: Reading, t: Tail): Reading {
+  if (t.says === 'changes') return notDone(r, shown(t.tail), 'changes it');
+  const plain = nowWords(r);
+  return ask(
+    `By "${shown(t.tail)}" do you mean when to do it, or on what condition? I act only now, or when a price is reached ("if WETH drops below 2000 buy $50 of WETH"), so I haven't done it.${plain ? ` To do it now, say "${plain}".` : ''}`,
+  );
+}
 
 export function readAction(typed: string, c: Ctx): Reading | null {
   // "sell all of my dai and get usdc" is one sale, not two requests
@@ -387,8 +359,9 @@ export function readAction(typed: string, c: Ctx): Reading | null {
   const r = readForms(text, c);
   if (r) return r;
   // read without the reason, it must be a whole request: a question back would be about words it never saw
-  const reason = withoutReason(text, c);
-  const read = reason ? readForms(reason.plain, c) : null;
-  if (!(reason && read && read.kind !== 'ask')) return null;
-  return reason.changes ? (isAction(read) ? changedRequest(read, reason.tail) : null) : read;
+  const tail = tailOf(text, c.known);
+  const read = tail ? readForms(tail.plain, c) : null;
+  if (!(tail && read && read.kind !== 'ask')) return null;
+  if (tail.says === 'reason') return read;
+  return isAction(read) ? tailed(read, tail) : null;
 }

@@ -92,8 +92,89 @@ suite('a later time typed short is never dropped', () => {
   );
 });
 
+suite('a joke beside a request is never acted on', () => {
+  it.each([
+    'swap 1 eth for usdc lol',
+    'lol swap 1 eth for usdc',
+    'swap 1 eth for usdc hahaha',
+    'swap 1 eth for usdc. lmao',
+    'haha, send 5 usdc to 0x1111111111111111111111111111111111111111',
+  ])('"%s" is not done: the laughter is named, with the words that act', (text) => {
+    expect(read(text)).toMatchObject({
+      kind: 'not_now',
+      reply: expect.stringMatching(/"(?:lol|hahaha|lmao|haha)" makes it sound like a joke\. To do it now, say "/),
+    });
+  });
+
+  it.each([
+    'swap 1 eth for usdc lol jk',
+    'swap 1 eth for usdc jk lol',
+    'lol jk swap 1 eth for usdc',
+    'jk swap 1 eth for usdc',
+    'swap 1 eth for usdc. just kidding',
+    'swap 1 eth for usdc!! jk',
+  ])('"%s": laughter hides no "jk"', (text) => {
+    expect(read(text)).toMatchObject({ kind: 'not_now', reply: expect.stringMatching(/\bjk\b|kidding|won't do anything/) });
+  });
+
+  it('"if eth drops below 2000 buy $50 of weth lol" sets nothing up', () => {
+    expect(read('if eth drops below 2000 buy $50 of weth lol')).toMatchObject({ kind: 'not_now', reply: expect.stringContaining('"lol"') });
+  });
+
+  it.each([
+    ['what do i hold lol', 'balance all'],
+    ['lol is scam safe', 'safety SCAM'],
+    ['ugh gas is crazy lol. swap 10 usdc for weth', 'swap 10 USDC WETH'],
+  ])('laughter around anything else is filler: "%s"', (text, want) => {
+    expect(describe(read(text))).toBe(want);
+  });
+});
+
+suite('a tail that may say when or on what condition is asked about', () => {
+  const A = '0x1111111111111111111111111111111111111111';
+  it.each([
+    ['swap 10 usdc for weth at dawn', 'at dawn'],
+    ['swap 10 usdc for weth this arvo', 'this arvo'],
+    [`send 5 usdc to ${A} on weds`, 'on weds'],
+    ['buy $20 of weth in march', 'in march'],
+    ['swap 10 usdc for weth soonish', 'soonish'],
+    ['sell 0.1 weth for usdc as long as gas stays low', 'as long as gas stays low'],
+  ])('"%s"', (text, tail) => {
+    expect(read(text)).toMatchObject({
+      kind: 'ask',
+      question: expect.stringContaining(`By "${tail}" do you mean when to do it, or on what condition?`),
+    });
+  });
+
+  it.each([`send 5 usdc to ${A} as soon as it lands`, `send 5 usdc to ${A} for tomorrow`])('"%s" is not sent now', (text) => {
+    expect(read(text)).toMatchObject({ kind: 'not_now', reply: expect.stringContaining('changes it') });
+  });
+
+  it.each([
+    ['swap 10 usdc for weth on uniswap', 'swap 10 USDC WETH'],
+    [`send 5 usdc to ${A} for rent`, `send 5 USDC ${A}`],
+    [`send 5 usdc to ${A} as a gift`, `send 5 USDC ${A}`],
+  ])('a reason is still read past: "%s"', (text, want) => {
+    expect(describe(read(text))).toBe(want);
+  });
+});
+
+suite('a 0x… that is not a whole address is said to be one', () => {
+  it.each([
+    ['pay 0xdead 3 USDC', '0xdead'],
+    ['send 3 usdc to 0xDEAD', '0xdead'],
+    ['send 3 usdc to 0x11111111111111111111111111111111111111111', '0x11111111111111111111111111111111111111111'],
+  ])('"%s"', (text, typed) => {
+    expect(read(text)).toMatchObject({
+      kind: 'ask',
+      question: `"${typed}" is not a whole address: an address is 0x followed by 40 hex digits. Say it like "send 5 USDC to 0x…" with the whole address.`,
+    });
+  });
+});
+
 suite('an amount that reads two ways is asked, naming both', () => {
   it.each([
+    ['swap 1,500k usdc for weth', /1500000 or 1500\b/],
     ['swap 1,500 usdc for weth', /1500 or 1\.5/],
     ['sell half weth for usdc', /half of your WETH, or half of one WETH/],
   ])('"%s"', (text, both) => {

@@ -5,11 +5,13 @@
 // the same known tokens always read the same.
 import { COMMON_SYMBOLS, type Vocabulary } from './amount-phrase';
 import { normalize } from './normalize';
-import { CAUTION, notDone, readAction } from './read-action';
+import { numbersAsDigits } from './number-words';
+import { notDone, readAction } from './read-action';
 import { readQuestion } from './read-question';
 import { readStanding } from './read-standing';
 import { readTopic } from './read-topic';
 import { describe, intentWords, isAction, type Reading } from './reading';
+import { CAUTION } from './request-tail';
 
 export type ReadOptions = {
   /** Token symbols the chain lists (any case); ETH is always known. Default: COMMON_SYMBOLS. */
@@ -44,20 +46,40 @@ const DONE_ALREADY =
 /** What was not done, said of the past: "I didn't swap 10 usdc", "we never sold it". */
 const NOT_DONE = /^(?:i|we) (?:did not|didn'?t|have not|haven'?t|never) /;
 
-/** Taking a request back: "actually no, don't", "never mind", "wait". Beside a request, it wins. */
-const RETRACTED =
-  /^(?:(?:actually|wait|oh|hmm+|um+|ok|okay|sorry)[ ,]+)*(?:no|nope|nah|don'?t|do not|never ?mind|nvm|cancel that|scratch that|forget (?:it|that)|hold on|hold off|not yet|on second thought|wait)(?:[ ,]+(?:no|nope|don'?t|do not|do it|do that|then|wait|actually|thanks|it|that|yet|(?:on|with) (?:the|that|this|my) (?:swap|trade|sale|purchase|send|transfer|order)))*$/;
+/** Saying it was a joke: "jk", "just kidding", "only joking". */
+const JOKE = String.raw`(?:jk|j/k|jking|(?:just |only )?(?:kidding|joking))`;
+
+/** Taking a request back: "actually no, don't", "never mind", "wait", "jk". Beside a request, it wins. */
+const RETRACTED = new RegExp(
+  String.raw`^(?:(?:actually|wait|oh|hmm+|um+|ok|okay|sorry)[ ,]+)*(?:no|nope|nah|don'?t|do not|never ?mind|nvm|cancel that|scratch that|forget (?:it|that)|hold on|hold off|not yet|on second thought|wait|${JOKE})(?:[ ,]+(?:no|nope|don'?t|do not|do it|do that|then|wait|actually|thanks|it|that|yet|(?:on|with) (?:the|that|this|my) (?:swap|trade|sale|purchase|send|transfer|order)))*$`,
+);
 
 /** A request put off or made a what-if in front: "maybe later send …", "lol imagine if i swapped …", "hypothetically, swap …". */
 const PUT_OFF =
   /^((?:(?:lol|haha|lmao) )?(?:(?:maybe|perhaps|probably|possibly)(?: (?:later|tomorrow|tonight|next week|some ?time|someday|eventually|soon|another time|one day))?|later|tomorrow|tonight|next week|some ?time|someday|eventually|one day|(?:just )?(?:imagine|suppose|pretend|picture)(?: if| that)?|hypothetically(?: speaking)?|theoretically|in theory)),? (.+)$/;
 
+/** A request said to be a joke in front: "jk swap …", "just kidding, send …". */
+const JOKED = new RegExp(String.raw`^(${JOKE}),? (.+)$`);
+
 function putOff(t: string, known: Vocabulary, addresses: string[]): Reading | null {
-  const m = PUT_OFF.exec(t);
+  const off = PUT_OFF.exec(t);
+  const m = off ?? JOKED.exec(t);
   const rest = m?.[2] ?? '';
   if (!(m && ACTING.test(rest))) return null;
   const r = readAction(rest.replace(/^(?:i|we) (?:will |would |could )?/, ''), { known, addresses });
-  return notDone(r, m[1] as string, 'puts it off or makes it a what-if');
+  return notDone(r, m[1] as string, off ? 'puts it off or makes it a what-if' : 'makes it a joke');
+}
+
+/**
+ * A request to spend beside laughter ("swap 1 eth for usdc lol") may be a joke: not done, said
+ * why, with the words that do it. Laughter around anything else is filler ("what do I hold lol").
+ */
+function laughedOff(r: Reading | null, laughed: string | null): Reading | null {
+  if (!(laughed && r)) return r;
+  if (isAction(r)) return notDone(r, laughed, 'makes it sound like a joke');
+  if (r.kind === 'watch' && r.text.startsWith('if '))
+    return { kind: 'not_now', reply: `I haven't set that up: "${laughed}" makes it sound like a joke. To set it up, say "${r.text}".` };
+  return r;
 }
 
 function notNow(t: string, known: Vocabulary, addresses: string[]): Reading | null {
@@ -87,16 +109,20 @@ function notNow(t: string, known: Vocabulary, addresses: string[]): Reading | nu
 
 /**
  * An action (now, or on a price) on a number another locale reads differently is asked back:
- * "1,500" is 1.5 where the comma is the decimal mark, and "10 100" may be two numbers. A
+ * "1,500" is 1.5 where the comma is the decimal mark (and "1,500k" 1500), and "10 100" may be two numbers. A
  * question or an alert on it reads the thousand: nothing is spent on a wrong guess.
  */
 function unsureAmount(r: Reading | null, unsure: string[]): Reading | null {
   const spends = isAction(r) || (r?.kind === 'watch' && r.text.startsWith('if '));
   const typed = unsure[0];
   if (!(spends && typed)) return r;
-  const whole = typed.replace(/[ ,]/g, '');
-  // "1,500" read with a decimal comma: 1.5
-  const decimal = typed.includes(',') ? typed.replace(',', '.').replace(/\.?0+$/, '') : null;
+  // "1,500k" read with a thousands comma (1500000), or with a decimal comma: "1,500" is 1.5, "1,500k" 1500
+  const whole = numbersAsDigits(typed.replace(/[ ,]/g, ''));
+  const decimal = typed.includes(',')
+    ? numbersAsDigits(typed.replace(',', '.'))
+        .replace(/(\.\d*?)0+$/, '$1')
+        .replace(/\.$/, '')
+    : null;
   return {
     kind: 'ask',
     question: `Just to be sure of the amount: by "${typed}" do you mean ${whole}${decimal ? ` or ${decimal}` : ''}? Say it again with the number written plainly, like "${whole}"${decimal ? ` or "${decimal}"` : ''}.`,
@@ -114,7 +140,7 @@ function readClause(typed: string, opts: ReadOptions): Reading | null {
     readQuestion(n.text, known) ??
     readAction(n.text, c) ??
     readTopic(n.text, known, n.asked);
-  return unsureAmount(r, n.unsure);
+  return laughedOff(unsureAmount(r, n.unsure), n.laughed);
 }
 
 // A message often says more than its request: "Good morning! The kettle is on. Use 15 dai to
@@ -175,7 +201,9 @@ function readParts(texts: string[], opts: ReadOptions, split?: RegExp): Reading 
   if (action && texts.some((t) => !parts.some((p) => p.text === t) && CAUTION.test(normalize(t, opts.presenceName).text))) return null;
   if (acting.length === 1 && action) parts = parts.filter((p) => p === action || !isContext(p, action, opts));
   if (parts.length > 1) return parts.find((p) => p.reading.kind === 'not_now')?.reading ?? ONE_AT_A_TIME;
-  return parts[0]?.reading ?? null;
+  // "swap 1 eth for usdc. lol": a part that is only laughter laughs at the request beside it
+  const laughter = texts.map((t) => normalize(t, opts.presenceName)).find((n) => n.laughed && n.text === n.laughed);
+  return laughedOff(parts[0]?.reading ?? null, laughter?.laughed ?? null);
 }
 
 export function readMessage(typed: string, opts: ReadOptions = {}): Reading | null {
