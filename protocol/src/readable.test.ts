@@ -1,6 +1,6 @@
 // Rounding for people: digits kept and dropped, and what in a text is not an amount at all.
 import { describe, expect, it } from 'vitest';
-import { readableAmounts, readableDecimal, readableSummary } from './readable';
+import { readableAmounts, readableDecimal, readableSummary, readableUsd, readableUsdIn } from './readable';
 
 describe('readableDecimal', () => {
   it.each([
@@ -70,5 +70,31 @@ describe('readableSummary', () => {
     );
     expect(readableSummary('send 1.23456789 USDC to 0xabc', '9 DAI', '9.00 USD')).toBe('send 1.23457 USDC to 0xabc');
     expect(readableSummary('wrap 1 ETH', '1 ETH', null)).toBe('wrap 1 ETH');
+  });
+});
+
+describe('readableUsd', () => {
+  it.each([
+    ['30000.5', 2, '30,000.50 USD'],
+    [30000.5, 0, '30,001 USD'],
+    [6000016.02, 0, '6,000,016 USD'],
+    ['2500.00 USD', 2, '2,500.00 USD'],
+    ['1234567.891', 2, '1,234,567.89 USD'],
+    ['999.995', 2, '1,000.00 USD'],
+    ['12', 2, '12.00 USD'],
+    [0, 2, '0.00 USD'],
+    ['0.000042 USD', 2, '0.000042 USD'],
+  ] as const)('%s (%i decimals) reads as %s', (value, digits, readable) => {
+    expect(readableUsd(value, digits)).toBe(readable);
+  });
+
+  it('returns what is not a plain figure as it came', () => {
+    for (const text of ['', 'abc', '1,250.00 USD', '-1 USD', '0.5 ETH']) expect(readableUsd(text)).toBe(text);
+  });
+
+  it('writes every USD figure in a sentence, its decimals kept', () => {
+    expect(readableUsdIn('100.00 USD is over the most one action may spend, 5000 USD (per_tx_cap); 0.5 ETH; block 12345')).toBe(
+      '100.00 USD is over the most one action may spend, 5,000 USD (per_tx_cap); 0.5 ETH; block 12345',
+    );
   });
 });

@@ -1,6 +1,7 @@
 // Amounts as people read them. The wire keeps every digit (a quote's 18 decimals, a balance's
 // last wei); every surface that shows an amount to a person (chat replies, bot cards, the CLI,
-// the extension) rounds it here, so they all round the same way. Plain string/bigint
+// the extension) rounds it here, so they all round the same way. USD figures in a reply are
+// written here too ("30,000.50 USD"), so a pool's depth and a safety report's read alike. Plain string/bigint
 // arithmetic: a float never touches a money value, and nothing beyond this file is needed.
 
 const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
@@ -58,4 +59,40 @@ export function readableSummary(summary: string, amount?: string, valueUsd?: str
   if (!(amount && valueUsd && s.includes(amount))) return readableAmounts(s);
   const at = s.indexOf(amount) + amount.length;
   return `${readableAmounts(s.slice(0, at))} (${valueUsd})${readableAmounts(s.slice(at))}`;
+}
+
+/** "30000" → "30,000": a whole number's thousands marked (en-US, as the replies are written). */
+const grouped = (whole: string) => whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
+/** A plain decimal rounded half up to `digits` places, in decimal arithmetic: ["30000", "50"]. */
+function roundTo(whole: string, fraction: string, digits: number): [string, string] {
+  if (fraction.length <= digits) return [whole, fraction.padEnd(digits, '0')];
+  const up = fraction.charCodeAt(digits) >= 53 /* '5' */ ? 1n : 0n;
+  const n = (BigInt(whole + fraction.slice(0, digits)) + up).toString().padStart(digits + 1, '0');
+  return [n.slice(0, n.length - digits), n.slice(n.length - digits)];
+}
+
+/**
+ * A USD figure as a reply says it: thousands marked, and cents ("30000.5" → "30,000.50 USD",
+ * "2500.00 USD" → "2,500.00 USD"), or whole dollars when `digits` is 0 (a pool's depth: "30,001
+ * USD"). A price under a dollar keeps the digits it came with ("0.000042 USD": cents would make
+ * it 0.00). Takes a plain decimal, a JSON number, or a figure as the wire writes it
+ * ("<decimal> USD"); anything else is returned as it came.
+ */
+export function readableUsd(value: string | number, digits = 2): string {
+  const text = typeof value === 'number' ? (Number.isFinite(value) && value >= 0 ? value.toFixed(6) : String(value)) : value;
+  const m = /^(\d+)(?:\.(\d+))?(?: USD)?$/.exec(text.trim());
+  if (!m) return text;
+  const whole = (m[1] as string).replace(/^0+(?=\d)/, '');
+  const fraction = m[2] ?? '';
+  if (whole === '0' && /[1-9]/.test(fraction) && /^0*$/.test(fraction.slice(0, digits))) return `0.${fraction.replace(/0+$/, '')} USD`;
+  const [w, f] = roundTo(whole, fraction, digits);
+  return `${grouped(w)}${f ? `.${f}` : ''} USD`;
+}
+
+/** Every USD figure in a sentence written as `readableUsd` writes it, its own decimals kept: "100.00 USD is over … 5000 USD" → "… 5,000 USD". */
+export function readableUsdIn(text: string): string {
+  return text.replace(/(?<![\d.,])(\d+)(?:\.(\d+))?(?= USD\b)/g, (_m, w: string, f: string | undefined) =>
+    readableUsd(`${w}${f ? `.${f}` : ''}`, f?.length ?? 0).replace(/ USD$/, ''),
+  );
 }

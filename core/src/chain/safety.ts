@@ -3,10 +3,10 @@
 // (nothing is deployed or sent), measuring buy/sell tax at the pair and the round-trip loss;
 // (2) owner() and a mint function found in the bytecode, with a simulated mint from the
 // owner; (3) the USD depth of the token's WETH pool. The verdict is a fixed rule over those.
-import type { SafetyView } from '@presence/protocol';
+import { readableUsd, type SafetyView } from '@presence/protocol';
 import type { Address, Hex } from 'viem';
 import { decodeFunctionResult, encodeFunctionData, getAddress, toFunctionSelector } from 'viem/utils';
-import { formatUnits, usdToNumber } from './amounts';
+import { formatUnits, USD_DECIMALS, usdToNumber } from './amounts';
 import type { ChainReads } from './chain-reads';
 // Imported, not read from disk: a bundle (the published dist/) carries it inline.
 import probeArtifact from './contracts/SafetyProbe.json' with { type: 'json' };
@@ -147,7 +147,7 @@ export function createSafetyChecker(deps: { chain: ChainReads; tokenList: TokenL
         }
       }
       if (pool && depth < SAFETY_RULES.thinDepthUsd) {
-        raise('caution', `thin liquidity: the ${pool.name} pool holds about ${usdToNumber(depth)} USD`);
+        raise('caution', `thin liquidity: the ${pool.name} pool holds about ${readableUsd(formatUnits(depth, USD_DECIMALS), 0)}`);
       }
       if (reasons.length === 0) reasons.push('no tax, no mint privilege, deep liquidity');
 

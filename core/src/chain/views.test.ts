@@ -166,6 +166,8 @@ describe('safety view', () => {
     expect(view.depth_usd).toBe(30_000);
     expect(view.reasons.join(' ')).toMatch(/sells are taxed 25\.00%/);
     expect(view.reasons.join(' ')).toMatch(/can mint/);
+    // written as the chat writes a pool's depth (whole dollars, thousands marked), not as 30000 USD
+    expect(view.reasons).toContain('thin liquidity: the WETH-SCAM pool holds about 30,000 USD');
   });
 
   it.each(['USDC', 'DAI'])('finds %s safe: no tax, no owner, deep pool', async (symbol) => {

@@ -4,7 +4,7 @@
 // reading, with a share of a balance ("half my DAI") worked out from the wallet and an amount
 // to receive ("buy 0.01 ETH") valued at the block's price first. Questions back are said as
 // they are: nothing is called.
-import { readableDecimal } from '@presence/protocol';
+import { readableDecimal, readableUsd, readableUsdIn } from '@presence/protocol';
 import { formatUnits, formatUsd, parseUnits, USD_DECIMALS } from '../chain/amounts';
 import { PresenceError } from '../errors/presence-error';
 import { actionOutcome, holdings, howToStop, readable, STANDING_FORMS } from '../replies/replies';
@@ -18,7 +18,7 @@ type Standing = { id: string; text: string; trigger: { kind: string; token?: str
 
 const upper = (s: string) => s.toUpperCase();
 /** A pool's depth in whole dollars: cents of a depth only make a list of pools uneven ("6,000,016.02", "6,000,016"). */
-const wholeUsd = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
+const depthUsd = (n: number) => readableUsd(n, 0);
 const priceNumber = (p: string) => p.replace(/ USD$/, '').replaceAll(',', '');
 const rowOf = (tokens: TokenRow[], symbol: string) =>
   tokens.find((x) => upper(x.symbol) === upper(symbol) || (upper(symbol) === 'ETH' && x.symbol === 'WETH'));
@@ -63,13 +63,13 @@ export async function answerReading(r: Reading, t: LocalTurn): Promise<string> {
       if (p) return `I can't find that pool: ${p.detail}`;
       const pool = v.pools[0];
       const reserves = Object.values(pool.reserves).map(String).map(readable).join(' and ');
-      return `${pool.pair} holds ${reserves}, about ${wholeUsd(pool.depth_usd)} USD deep, at ${pool.price} (block ${pool.as_of_block}).`;
+      return `${pool.pair} holds ${reserves}, about ${depthUsd(pool.depth_usd)} deep, at ${pool.price} (block ${pool.as_of_block}).`;
     }
     case 'pools': {
       const v = await call('chain.pools');
       const p = problemOf(v);
       if (p) return `I can't list the pools: ${p.detail}`;
-      return `Pools at block ${v.as_of_block}: ${v.pools.map((x: { pair: string; depth_usd: number }) => `${x.pair} (${wholeUsd(x.depth_usd)} USD deep)`).join(', ')}.`;
+      return `Pools at block ${v.as_of_block}: ${v.pools.map((x: { pair: string; depth_usd: number }) => `${x.pair} (${depthUsd(x.depth_usd)} deep)`).join(', ')}.`;
     }
     case 'watch':
       return watch(asTyped(t.ctx.text) ?? r.text, t);
@@ -90,7 +90,7 @@ async function answerBalance(r: Extract<Reading, { kind: 'balance' }>, { call }:
   if (!r.token) return `You hold ${holdings(w)}. Spend policy: ${w.policy.spend}, ${w.policy.left_today} left today.`;
   const b = w.balances.find((x: { symbol: string }) => upper(x.symbol) === upper(r.token as string));
   if (!b || /^0 /.test(b.amount)) return `You hold no ${upper(r.token)} (block ${w.as_of_block}).`;
-  return `You hold ${readable(b.amount)}${b.value_usd ? ` (${b.value_usd})` : ''} (block ${w.as_of_block}).`;
+  return `You hold ${readable(b.amount)}${b.value_usd ? ` (${readableUsd(b.value_usd)})` : ''} (block ${w.as_of_block}).`;
 }
 
 /** Where to fund the wallet, or how many actions wait for approval (and where they are answered). */
@@ -119,7 +119,9 @@ async function answerPolicy({ call }: LocalTurn): Promise<string> {
   if (s.spend === 'locked') return 'Your spend policy is locked: I make no spending actions at all until it is changed.';
   const each =
     s.spend === 'confirm_all' ? 'every action waits for your approval' : `an action over ${s.confirm_over} waits for your approval`;
-  return `Your spend policy: up to ${s.per_tx_cap} an action and ${s.daily_cap} a day; ${each}. Spent today: ${s.spent_today}, so ${s.left_today} is left.`;
+  return readableUsdIn(
+    `Your spend policy: up to ${s.per_tx_cap} an action and ${s.daily_cap} a day; ${each}. Spent today: ${s.spent_today}, so ${s.left_today} is left.`,
+  );
 }
 
 /** A token's price at the block, or what an amount of it is worth. */
@@ -137,8 +139,8 @@ async function answerPrice(r: Extract<Reading, { kind: 'price' }>, { call }: Loc
   const inOther = other?.price_usd
     ? `, about ${readableDecimal(formatUnits((worth * 10n ** 18n) / parseUnits(priceNumber(other.price_usd), USD_DECIMALS), 18))} ${upper(r.in as string)}`
     : '';
-  if (!r.amount) return `${sym} is ${row.price_usd}${inOther} (block ${v.as_of_block}).`;
-  return `${r.amount} ${sym} is ${formatUsd(worth)}${inOther} (${row.price_usd} each, block ${v.as_of_block}).`;
+  if (!r.amount) return `${sym} is ${readableUsd(row.price_usd)}${inOther} (block ${v.as_of_block}).`;
+  return `${r.amount} ${sym} is ${readableUsd(formatUsd(worth))}${inOther} (${readableUsd(row.price_usd)} each, block ${v.as_of_block}).`;
 }
 
 const RECAP_TURNS = 3;
@@ -273,11 +275,14 @@ async function act(r: ActionReading, t: LocalTurn): Promise<string> {
     const usd = (parseUnits(r.amount, 18) * parseUnits(priceNumber(row.price_usd), USD_DECIMALS)) / 10n ** 18n;
     const cent = 10n ** BigInt(USD_DECIMALS - 2);
     amount = formatUnits(((usd + cent - 1n) / cent) * cent, USD_DECIMALS, 2);
-    before = `${r.amount} ${upper(r.token)} is about ${amount} USD at block ${v.as_of_block}, so I'm buying that much. `;
+    before = `${r.amount} ${upper(r.token)} is about ${readableUsd(amount)} at block ${v.as_of_block}, so I'm buying that much. `;
   }
   const res = await call('intent.submit', { do: intentWords(r, amount) });
   const p = problemOf(res);
-  if (p) return p.type === 'policy_block' ? `Your spend policy stops that: ${policyWords(p)}.` : `I couldn't do that: ${p.detail}`;
+  if (p)
+    return p.type === 'policy_block'
+      ? `Your spend policy stops that: ${readableUsdIn(policyWords(p))}.`
+      : `I couldn't do that: ${p.detail}`;
   return `${before}${actionOutcome(res)}`;
 }
 

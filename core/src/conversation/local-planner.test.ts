@@ -17,8 +17,8 @@ const answers: [string, Row][] = [
       calls: ['chain.pools {"pair":"WETH-USDC"}'],
     },
   ],
-  ['a price', { text: "what's WETH worth?", reply: `WETH is 2500.00 USD (block ${BLOCK}).`, calls: ['chain.tokens {}'] }],
-  ['ETH is priced as WETH', { text: 'ETH price', reply: `ETH is 2500.00 USD (block ${BLOCK}).`, calls: ['chain.tokens {}'] }],
+  ['a price', { text: "what's WETH worth?", reply: `WETH is 2,500.00 USD (block ${BLOCK}).`, calls: ['chain.tokens {}'] }],
+  ['ETH is priced as WETH', { text: 'ETH price', reply: `ETH is 2,500.00 USD (block ${BLOCK}).`, calls: ['chain.tokens {}'] }],
   ['a token without a pool', { text: 'LONELY price', reply: `LONELY has no pool to price it (block ${BLOCK}).` }],
   ['an unknown token', { text: 'how much is FOO?', reply: "I don't know FOO. I know WETH, USDC, LONELY." }],
   [
@@ -257,7 +257,8 @@ const answers: [string, Row][] = [
     'a pay to a 0x… that is not a whole address: said so',
     {
       text: 'pay 0xdead 3 USDC',
-      reply: '"0xdead" is not a whole address: an address is 0x followed by 40 hex digits. Say it like "send 5 USDC to 0x…" with the whole address.',
+      reply:
+        '"0xdead" is not a whole address: an address is 0x followed by 40 hex digits. Say it like "send 5 USDC to 0x…" with the whole address.',
       calls: [],
     },
   ],
@@ -267,9 +268,9 @@ const answers: [string, Row][] = [
   ],
   [
     'a price in another token',
-    { text: 'how many usdc is 2 weth', reply: `2 WETH is 5000.00 USD, about 5000 USDC (2500.00 USD each, block ${BLOCK}).` },
+    { text: 'how many usdc is 2 weth', reply: `2 WETH is 5,000.00 USD, about 5000 USDC (2,500.00 USD each, block ${BLOCK}).` },
   ],
-  ['an amount in dollars', { text: 'how much is 2 weth in dollars', reply: `2 WETH is 5000.00 USD (2500.00 USD each, block ${BLOCK}).` }],
+  ['an amount in dollars', { text: 'how much is 2 weth in dollars', reply: `2 WETH is 5,000.00 USD (2,500.00 USD each, block ${BLOCK}).` }],
   [
     'a price alert in everyday words',
     {

@@ -2,7 +2,7 @@
 // presence says so in the thread and on the events stream with cause resume:<confirm_id>,
 // quoting the turn that asked for it so the context is not lost.
 
-import { readableSummary } from '@presence/protocol';
+import { readableSummary, readableUsd } from '@presence/protocol';
 import { formatUsd } from '../chain/amounts';
 import type { Confirmations, Resolution } from '../intents/confirmations';
 import { landed } from '../replies/replies';
@@ -10,7 +10,7 @@ import type { Thread } from '../thread/thread';
 
 export function resumeText(r: Resolution): string {
   const asked = typeof r.record.context?.turn_text === 'string' ? ` (you asked: "${r.record.context.turn_text}")` : '';
-  const what = readableSummary(r.record.summary, r.record.amount, formatUsd(BigInt(r.record.value_usd)));
+  const what = readableSummary(r.record.summary, r.record.amount, readableUsd(formatUsd(BigInt(r.record.value_usd))));
   switch (r.status) {
     case 'executed':
       return `Approved and done: ${what}${asked}. ${landed(r.tx, r.block)}`;

@@ -52,9 +52,9 @@ describe('holdings', () => {
       view(
         [
           { amount: '100 USDC', value_usd: '100.00 USD' },
-          { amount: '0.5 WETH', value_usd: '1,250.00 USD' },
+          { amount: '0.5 WETH', value_usd: '1250.00 USD' },
         ],
-        '1,350.00 USD',
+        '1350.00 USD',
       ),
       '100 USDC (100.00 USD), 0.5 WETH (1,250.00 USD) — 1,350.00 USD in total at block 9',
     ],

@@ -2,7 +2,7 @@
 // a standing intent fires, when a held action is resolved, when a turn is refused. One
 // builder per sentence, so the same fact always reaches the user in the same words.
 
-import { type IntentResult, readableAmounts, readableSummary, type Scope, type WalletView } from '@presence/protocol';
+import { type IntentResult, readableAmounts, readableSummary, readableUsd, type Scope, type WalletView } from '@presence/protocol';
 import type { TokenList } from '../chain/token-list';
 
 /** Messages the presence offers as examples of what it understands. */
@@ -42,7 +42,7 @@ function whenUtc(iso: string, now = Date.now()): string {
 
 /** An action the pipeline took, or held for approval: in words, with nothing to call over HTTP. */
 export function actionOutcome(r: IntentResult): string {
-  const what = readableSummary(r.summary, r.amount, r.value_usd);
+  const what = readableSummary(r.summary, r.amount, r.value_usd && readableUsd(r.value_usd));
   return r.status === 'done'
     ? `Done: ${what}. ${landed(r.tx, r.block)}`
     : `That is above your confirmation threshold, so I have held it: ${what}. Approve or deny it before ${whenUtc(r.expires_at)}; if you don't answer, nothing happens.`;
@@ -52,8 +52,8 @@ export function actionOutcome(r: IntentResult): string {
 export function holdings(v: Pick<WalletView, 'balances' | 'total_usd' | 'as_of_block'>): string {
   const lines = v.balances
     .filter((b) => !/^0 /.test(b.amount))
-    .map((b) => `${readable(b.amount)}${b.value_usd ? ` (${b.value_usd})` : ''}`);
-  return `${lines.join(', ')} — ${v.total_usd} in total at block ${v.as_of_block}`;
+    .map((b) => `${readable(b.amount)}${b.value_usd ? ` (${readableUsd(b.value_usd)})` : ''}`);
+  return `${lines.join(', ')} — ${readableUsd(v.total_usd)} in total at block ${v.as_of_block}`;
 }
 
 /** How to stop a standing intent, in words to say (there is no route to call from a chat). */

@@ -10,6 +10,7 @@
 // speaking) and only then marked done. A crash anywhere in between leaves the fire pending,
 // and the next beat completes it. Acting fires run off the beat, one at a time per account,
 // so a swap waiting for its receipt never holds up every other account's alerts.
+import { readableUsd } from '@presence/protocol';
 import { formatUsd, formatUsdPrice } from '../chain/amounts';
 import type { MarketSnapshot } from '../chain/market';
 import type { Clock } from '../clock/clock';
@@ -160,7 +161,7 @@ export function createStandingService({ store, storeFor, clock, thread, wallet, 
       const margin = (threshold * REARM_BPS) / 10_000n;
       const cleared = t.op === 'below' ? price >= threshold + margin : price <= threshold - margin;
       if (r.armed && crossed) {
-        const why = `${t.token} is ${formatUsdPrice(price)}, ${t.op} your ${formatUsd(threshold)} line (block ${snapshot.block}).`;
+        const why = `${t.token} is ${readableUsd(formatUsdPrice(price))}, ${t.op} your ${readableUsd(formatUsd(threshold))} line (block ${snapshot.block}).`;
         const got = await recordFire(r, (x) => x.armed, { armed: false }, why);
         if (got) {
           due.push({ record: got.record, n: got.fire.n });
