@@ -3,6 +3,7 @@
 // on the chain), idempotent retries that never act twice, held actions and their resume
 // notices, test keys, limits, and turns run one at a time in the order the server got them.
 import { chain } from '@presence/core';
+import { readableUsd } from '@presence/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, openStream, removeDir, startTestServer, type TestServer } from './harness';
 import {
@@ -55,13 +56,14 @@ describe('the local planner answers from real chain data', () => {
     const r = await say("what's WETH worth?");
     const tokens = await call(s.url, 'GET', '/v1/chain/tokens', { key: s.live });
     const weth = tokens.json.tokens.find((t: { symbol: string }) => t.symbol === 'WETH');
-    expect(r.json.reply).toContain(weth.price_usd);
+    // the view's "3000.00 USD", as a reply writes a USD figure: "3,000.00 USD"
+    expect(r.json.reply).toContain(readableUsd(weth.price_usd));
   });
 
   it('holdings match GET /v1/wallet', async () => {
     const r = await say('what do I hold');
     const w = await call(s.url, 'GET', '/v1/wallet', { key: s.live });
-    expect(r.json.reply).toContain(w.json.total_usd);
+    expect(r.json.reply).toContain(readableUsd(w.json.total_usd));
     for (const b of w.json.balances.filter((x: { amount: string }) => !x.amount.startsWith('0 ')))
       expect(r.json.reply).toContain(readable(b.amount));
   });

@@ -4,6 +4,7 @@
 // `wallet:read` standing intent's message reaches its events stream redacted too — and a
 // surface's stream, where one frame carries it whole for a full link and redacted for a
 // talk-only link of the same account (and never whole when no link may read it).
+import { readableUsd } from '@presence/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createManualClock, openStream, removeDir, startTestServer, type TestServer } from './harness';
 
@@ -41,7 +42,9 @@ describe('6. the thread keeps to scopes', () => {
     expect((await call(s.url, 'POST', '/v1/memory/pin', { key: s.live, body: { key: 'topic:vault', note } })).status).toBe(200);
     const held = await say('what do I hold');
     const wallet = await call(s.url, 'GET', '/v1/wallet', { key: s.live });
-    expect(held.json.reply).toContain(wallet.json.total_usd);
+    // the total as a reply writes it ("65,000.00 USD"): what the redaction must keep out below
+    const total = readableUsd(wallet.json.total_usd);
+    expect(held.json.reply).toContain(total);
     expect((await say('what do you remember')).json.reply).toContain(note);
     const created = await say('every day at 09:00 tell me my balance');
     const id = /\((st_\w+)\)/.exec(created.json.reply)?.[1] as string;
@@ -51,7 +54,7 @@ describe('6. the thread keeps to scopes', () => {
     const page = await call(s.url, 'GET', '/v1/messages', { key: talk });
     expect(page.status).toBe(200);
     expect(page.text).not.toContain(note);
-    expect(page.text).not.toContain(wallet.json.total_usd);
+    expect(page.text).not.toContain(total);
     const replies = page.json.messages.filter((m: { role: string }) => m.role === 'presence').map((m: { text: string }) => m.text);
     expect(replies).toEqual(
       expect.arrayContaining([
@@ -107,7 +110,7 @@ describe('6. the thread keeps to scopes', () => {
     // No link may read it whole: the whole text never reaches that surface.
     expect(alone.key_ids).toEqual([talkBot.keys.lone]);
     expect(alone.event.data.text).toMatch(/^\[redacted: this drew on wallet:read/);
-    expect(JSON.stringify(alone)).not.toContain(wallet.json.total_usd);
+    expect(JSON.stringify(alone)).not.toContain(total);
     for (const st of surfaceStreams) await st.close();
   });
 });

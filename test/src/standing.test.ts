@@ -6,6 +6,7 @@
 // the beat, one at a time per account; a trigger already true at creation fires on the next
 // beat without waiting for a block. Prices are compared as bigints, never as floats.
 import { chain as chainLayer } from '@presence/core';
+import { readableUsd } from '@presence/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createManualClock, openStream, removeDir, startTestServer, type TestServer } from './harness';
 import { createMarketMover } from './market-mover';
@@ -72,7 +73,8 @@ describe('standing intents', () => {
     expect(low < usd('2500')).toBe(true);
     expect(await s.core.standing.tick()).toBe(1);
     await events.until(() => fired().length === 1);
-    const m = /^WETH is (\d+\.\d{2} USD), below your 2500\.00 USD line/.exec(fired()[0]?.data.text);
+    // written as replies write USD figures: "WETH is 2,431.12 USD, below your 2,500.00 USD line"
+    const m = /^WETH is (\d{1,3}(?:,\d{3})*\.\d{2} USD), below your 2,500\.00 USD line/.exec(fired()[0]?.data.text);
     // The price it quotes is the one the tokens view shows at that block.
     expect(usd(m?.[1] ?? '')).toBe(low);
     // Still below on later blocks: no repeat.
@@ -116,7 +118,7 @@ describe('standing intents', () => {
     expect(await s.core.standing.tick()).toBe(0);
     const wallet = await call(s.url, 'GET', '/v1/wallet', { key: s.live });
     await events.until(() => events.frames.some((f) => f.data.cause === `standing:${id}`));
-    expect(events.frames.find((f) => f.data.cause === `standing:${id}`)?.data.text).toContain(wallet.json.total_usd);
+    expect(events.frames.find((f) => f.data.cause === `standing:${id}`)?.data.text).toContain(readableUsd(wallet.json.total_usd));
     clock.advance(24 * 3600_000);
     expect(await s.core.standing.tick()).toBe(1);
     await call(s.url, 'DELETE', `/v1/standing/${id}`, { key: s.live });
@@ -200,7 +202,7 @@ describe('standing intents', () => {
     const done = await spoken(id);
     expect(done.thread).toHaveLength(1);
     expect(done.events).toEqual(done.thread);
-    expect(done.thread[0]).toMatch(/^WETH is \d+\.\d{2} USD, above your 1\.00 USD line/);
+    expect(done.thread[0]).toMatch(/^WETH is \d{1,3}(?:,\d{3})*\.\d{2} USD, above your 1\.00 USD line/);
     expect(await record(id)).toMatchObject({ fired_count: 1, pending: [] });
     expect(await s.core.standing.tick()).toBe(0);
     expect(await spoken(id)).toEqual(done);
