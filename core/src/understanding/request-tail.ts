@@ -38,7 +38,7 @@ const nearChangingWord = (tail: string) =>
  * Words that say when or on what condition in ways the reader has no meaning for: a time of
  * day, a day, a month or a holiday said other than the ways above ("at dawn", "this arvo", "on
  * weds", "in march", "over xmas", "soonish"), a preposition of time ("around", "during",
- * "till", "at …"), and the words of a condition ("provided", "assuming", "as long as", "only",
+ * "till", "at …"), and the words of a condition ("provided", "assuming", "as long as",
  * "depending on"). A tail holding one is asked about: "on uniswap" or "for rent" says neither.
  */
 const UNCLEAR_WHEN = new RegExp(
@@ -47,8 +47,8 @@ const UNCLEAR_WHEN = new RegExp(
     String.raw`\b(?:mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun|weekday|weekdays|today'?s close)\b`,
     String.raw`\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b`,
     String.raw`\b(?:christmas|xmas|easter|halloween|thanksgiving|new year'?s?|diwali|eid|holidays?)\b`,
-    String.raw`\b(?:around|during|till|til|within|starting|upon|while|whilst|at|this|coming|come)\b`,
-    String.raw`\b(?:provided|providing|assuming|given|depending|depends|as long as|so long as|only|pending|subject to|whether|hopefully|ideally|preferably)\b`,
+    String.raw`\b(?:around|during|till|til|within|starting|upon|while|whilst|at|this)\b`,
+    String.raw`\b(?:provided|providing|assuming|given|depending|depends|as long as|so long as|pending|subject to|whether|hopefully|ideally|preferably)\b`,
   ].join('|'),
 );
 
