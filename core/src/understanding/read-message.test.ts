@@ -117,6 +117,14 @@ suite('a joke beside a request is never acted on', () => {
     expect(read(text)).toMatchObject({ kind: 'not_now', reply: expect.stringMatching(/\bjk\b|kidding|won't do anything/) });
   });
 
+  it('"just kidding" in front is named whole', () => {
+    expect(read('just kidding, swap 1 eth for usdc')).toMatchObject({
+      kind: 'not_now',
+      reply:
+        'I haven\'t done that: I act only on a request to act now, and "just kidding" makes it a joke. To do it now, say "swap 1 ETH for USDC".',
+    });
+  });
+
   it('"if eth drops below 2000 buy $50 of weth lol" sets nothing up', () => {
     expect(read('if eth drops below 2000 buy $50 of weth lol')).toMatchObject({ kind: 'not_now', reply: expect.stringContaining('"lol"') });
   });
