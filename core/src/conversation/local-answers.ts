@@ -87,7 +87,7 @@ async function answerBalance(r: Extract<Reading, { kind: 'balance' }>, { call }:
   const w = await call('wallet.read');
   const p = problemOf(w);
   if (p) return `I can't read the wallet: ${p.detail}`;
-  if (!r.token) return `You hold ${holdings(w)}. Spend policy: ${w.policy.spend}, ${w.policy.left_today} left today.`;
+  if (!r.token) return `You hold ${holdings(w)}. Spend policy: ${w.policy.spend}, ${readableUsd(w.policy.left_today)} left today.`;
   const b = w.balances.find((x: { symbol: string }) => upper(x.symbol) === upper(r.token as string));
   if (!b || /^0 /.test(b.amount)) return `You hold no ${upper(r.token)} (block ${w.as_of_block}).`;
   return `You hold ${readable(b.amount)}${b.value_usd ? ` (${readableUsd(b.value_usd)})` : ''} (block ${w.as_of_block}).`;
