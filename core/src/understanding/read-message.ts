@@ -7,7 +7,7 @@ import { COMMON_SYMBOLS, type Vocabulary } from './amount-phrase';
 import { normalize } from './normalize';
 import { numbersAsDigits } from './number-words';
 import { notDone, readAction } from './read-action';
-import { readQuestion } from './read-question';
+import { readPolicyChange, readQuestion } from './read-question';
 import { readStanding } from './read-standing';
 import { readTopic } from './read-topic';
 import { describe, intentWords, isAction, type Reading } from './reading';
@@ -135,6 +135,7 @@ function readClause(typed: string, opts: ReadOptions): Reading | null {
   const c = { known, addresses: n.addresses, ids: n.ids };
   if (!n.text) return null;
   const r =
+    readPolicyChange(n.text) ??
     readStanding(n.text, c) ??
     notNow(n.text, known, n.addresses) ??
     readQuestion(n.text, known) ??

@@ -93,11 +93,6 @@ const rules: Rule[] = [
     /^(?:(?:do you )?remember |can you (?:tell me |remind me )?|remind me )?(?:what (?:did|have|had) (?:i|we) (?:just |already )?(?:ask(?:ed)?|say|said|talk(?:ed)? about|discuss(?:ed)?)(?: (?:you|to you))?(?: (?:earlier|before|just now|last|so far|today|previously|a (?:minute|moment|while) ago))?|what (?:was|were) (?:my |our )?(?:last |previous |earlier )?(?:question|message|request|ask)s?(?: (?:to you|earlier|before))?|what (?:were|have) we (?:been )?(?:talking|chatting) about|what i (?:asked|said)(?: (?:you|earlier|before))*|(?:give me )?(?:a )?(?:recap|summary)(?: of (?:our|this|the) (?:chat|conversation))?)$/,
     () => ({ kind: 'recap' }),
   ],
-  // a change to the spend policy: never made from a chat, so said where it is made
-  [
-    /^(?:(?:can|could|would|will) you |please |pls |(?:i )?(?:want|need|wanna|would like|'d like|d like) to |let me |let's |lets |how (?:do|can|could|would) (?:i|we) |is it possible to |i'd like you to |go )*(?:set|change|raise|lower|increase|decrease|update|adjust|bump|lift|up|reduce|cut|edit|modify|remove|drop|turn off|disable|relax|loosen|tighten|double|halve|unlock|lock)(?: up| down)? (?:my |the |our |your )?(?:spend(?:ing)? |daily |per[- ]?(?:tx|transaction|trade|swap|action) |trading |approval |confirm(?:ation)? )*(?:policy|limits?|caps?|allowance|budget|threshold)\b.*$/,
-    () => ({ kind: 'policy', change: true }),
-  ],
   // the spend policy: what may be spent, and what is left today
   [
     /^(?:what(?:'s| is| are)|whats|show|check|tell|give|see)? ?(?:me )?(?:my |the |our )?(?:current )?(?:daily |spend(?:ing)? |trading )?(?:policy|limits?|caps?|allowance|budget)(?: (?:today|now|left|like))?$/,
@@ -183,3 +178,12 @@ export function readQuestion(text: string, known: Vocabulary): Reading | null {
   }
   return null;
 }
+
+// A change to the spend policy is never made from a chat, so it is said where it is made. Read
+// before anything else: "turn off the daily cap" is no daily report to stop, and "how do i
+// change my limits" no question about trading.
+const POLICY_CHANGE =
+  /^(?:(?:can|could|would|will) you |please |pls |(?:i )?(?:want|need|wanna|would like|'d like|d like) to |let me |let's |lets |how (?:do|can|could|would) (?:i|we) |is it possible to |i'd like you to |go )*(?:set|change|raise|lower|increase|decrease|update|adjust|bump|lift|up|reduce|cut|edit|modify|remove|drop|turn off|disable|relax|loosen|tighten|double|halve|unlock|lock)(?: up| down)? (?:my |the |our |your )?(?:spend(?:ing)? |daily |per[- ]?(?:tx|transaction|trade|swap|action) |trading |approval |confirm(?:ation)? )*(?:policy|limits?|caps?|allowance|budget|threshold)\b.*$/;
+
+/** A request to change the spend policy, or null. Works on normalized text. */
+export const readPolicyChange = (text: string): Reading | null => (POLICY_CHANGE.test(text) ? { kind: 'policy', change: true } : null);
