@@ -1,7 +1,8 @@
 // A compaction of links.jsonl that fails (here: a directory where its temp file goes, so the
 // rewrite itself fails) backs off: changes are still appended and answered, the next tries
 // wait 1 s, then 2 s, … by the store's clock rather than running on every change, the
-// failure is logged once with its cause and the recovery once.
+// failure is logged once with its cause and the recovery once; a scrub that failed (a dropped
+// secret) is tried again by itself once the back-off allows.
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +13,12 @@ import { LINKS_FILE, openLinkStore } from './link-store';
 
 const tmp = useTempDirs('presence-bots-compact-');
 type Logged = { level: string; message: string; fields?: Record<string, unknown> };
+const SECRET = 'prs_live_0123456789abcdef0123456789abcdef';
+async function until(check: () => boolean, ms = 5_000) {
+  for (const end = Date.now() + ms; !check(); await new Promise((r) => setTimeout(r, 20))) {
+    if (Date.now() > end) throw new Error('timed out');
+  }
+}
 const linesIn = (dir: string) => readFileSync(path.join(dir, LINKS_FILE), 'utf8').split('\n').length - 1;
 
 describe('a compaction that fails', () => {
@@ -51,6 +58,23 @@ describe('a compaction that fails', () => {
       { level: 'info', message: 'compacted links.jsonl again', fields: { failed_tries: 2, failing_since: '2026-03-01T00:00:00.000Z' } },
     ]);
     expect(JSON.parse(readFileSync(path.join(dir, LINKS_FILE), 'utf8')).v.last_event_id).toBe(id);
+    await store.close();
+  });
+
+  it('a scrub that failed is tried again once the back-off allows: the dropped secret still leaves the disk', async () => {
+    const dir = tmp();
+    const logged: Logged[] = [];
+    const store = await openLinkStore(dir, { log: (level, message, fields) => logged.push({ level, message, fields }) });
+    await store.link('telegram:1', userRecord(1), SECRET);
+    const sealed = store.get('telegram:1')?.sealed_key as string;
+    const temp = path.join(dir, `${LINKS_FILE}.tmp`);
+    mkdirSync(temp);
+    await store.dropSecret('telegram:1');
+    await until(() => logged.some((l) => l.message.startsWith('could not compact')));
+    expect(readFileSync(path.join(dir, LINKS_FILE), 'utf8')).toContain(sealed);
+    rmSync(temp, { recursive: true }); // no change comes after: the scrub itself must try again
+    await until(() => !readFileSync(path.join(dir, LINKS_FILE), 'utf8').includes(sealed));
+    expect(logged.filter((l) => l.message === 'compacted links.jsonl again')).toHaveLength(1);
     await store.close();
   });
 });
