@@ -26,7 +26,7 @@ export async function surfacesTakeoverBenchmarks(rows: Row[]) {
   const dirs = [dataDir];
   const firstDir = tempDir('bench-takeover-bots-');
   dirs.push(firstDir);
-  // The first process copies the seeded links.json into the table (import-file-table.ts).
+  // The first process copies the seeded links.jsonl into the table (import-file-table.ts).
   const token = await seedSurface(dataDir, firstDir, { accounts: 1, users: USERS });
   const pg = await startPostgres();
   const server = await startSurfacesServer(dataDir);

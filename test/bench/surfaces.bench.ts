@@ -67,6 +67,9 @@ export async function loopbackBotApi() {
 /**
  * `accounts` × `users` keys (10,000 by default) linked through one surface, and the bot's link
  * table in `botsDir` naming them (no secrets). Users are numbered from 100,000 (their chat ids).
+ * The table is links.jsonl as the bots keep it (one `{k: 'link', id, v}` line per user, as
+ * bots/src/surface/link-log.ts writes them), so the bot's start is a steady-state one: not
+ * the one-off carry-over of an earlier version's links.json, which rewrites the table.
  */
 export async function seedSurface(dataDir: string, botsDir: string, { accounts = ACCOUNTS, users = USERS_PER_ACCOUNT } = {}) {
   const keystore = createKeystore(loadOrCreateMasterKey({ dataDir }));
@@ -82,7 +85,7 @@ export async function seedSurface(dataDir: string, botsDir: string, { accounts =
   });
   await core.accounts.bootstrap({ saved: null, save: async () => undefined });
   const { surface, token } = await (core.surfaces as NonNullable<typeof core.surfaces>).create('bench-bot');
-  const links: Record<string, unknown> = {};
+  const lines: string[] = [];
   let user = 100_000;
   for (let a = 0; a < accounts; a++) {
     const account = `acct${a}`;
@@ -100,7 +103,7 @@ export async function seedSurface(dataDir: string, botsDir: string, { accounts =
         from_seq: 0,
         revoked_at: null,
       });
-      links[`telegram:${id}`] = {
+      const link = {
         surface: 'telegram',
         user_id: id,
         name: id,
@@ -112,11 +115,12 @@ export async function seedSurface(dataDir: string, botsDir: string, { accounts =
         linked_at: new Date().toISOString(),
         last_event_id: 0,
       };
+      lines.push(`${JSON.stringify({ k: 'link', id: `telegram:${id}`, v: link })}\n`);
     }
   }
   await surfaces.close();
   await store.close();
-  writeFileSync(path.join(botsDir, 'links.json'), JSON.stringify({ version: 1, links, cards: {} }), { mode: 0o600 });
+  writeFileSync(path.join(botsDir, 'links.jsonl'), lines.join(''), { mode: 0o600 });
   return token;
 }
 

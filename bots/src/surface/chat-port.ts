@@ -2,8 +2,10 @@
 // (optionally with buttons), edit one, and find a user's private chat. Everything the
 // bots do is written against this, so the Telegram and Discord adapters stay thin.
 
-/** Which platform a user or chat belongs to; also the `surface` sent when redeeming a code. */
-export type SurfaceName = 'telegram' | 'discord';
+import type { MessageRef, SurfaceName } from './records';
+
+// Kept in records (they are stored too); named here as well, where the port speaks of them.
+export type { MessageRef, SurfaceName } from './records';
 
 /** A platform user as the surface layer sees them. */
 export type ChatUser = {
@@ -14,8 +16,6 @@ export type ChatUser = {
   name: string;
 };
 
-/** One message the bot sent. */
-export type MessageRef = { chatId: string; messageId: string };
 export const sameMessage = (a: MessageRef, b: MessageRef) => a.chatId === b.chatId && a.messageId === b.messageId;
 
 /** A callback button (its press comes back as `data`), or a link button that opens `url` (a passkey approval page). */

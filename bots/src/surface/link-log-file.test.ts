@@ -5,6 +5,7 @@
 import { appendFileSync, copyFileSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { cardRecord, userRecord } from '../../test/helpers/records';
 import { useTempDirs } from '../../test/helpers/temp-dirs';
 import { replayLinkLog } from './link-log';
 import { COMPACT_FLOOR } from './link-log-file';
@@ -13,29 +14,7 @@ import { KEY_FILE, LEGACY_LINKS_FILE, LINKS_FILE, type LinkStore, openLinkStore 
 const tmp = useTempDirs('presence-bots-log-');
 
 const SECRET = 'prs_live_0123456789abcdef0123456789abcdef';
-const user = (i: number) => ({
-  surface: 'telegram' as const,
-  user_id: String(i),
-  name: `user${i}`,
-  account: 'default',
-  key_id: `key_${i}`,
-  key_name: `telegram:user${i}`,
-  scopes: ['talk'],
-  home_chat: String(i),
-  linked_at: '2026-01-01T00:00:00.000Z',
-  last_event_id: null,
-});
-const card = (owner: string, confirmId: string, messageId: string) => ({
-  owner,
-  confirm_id: confirmId,
-  summary: 's',
-  amount: '1 USDC',
-  value_usd: null,
-  expires_at: new Date(Date.now() + 60_000).toISOString(),
-  timeout_s: 60,
-  messages: [{ chatId: '1', messageId }],
-  state: 'open' as const,
-});
+const card = (owner: string, confirmId: string, messageId: string) => cardRecord(confirmId, messageId, { owner, chatId: '1' });
 const logOf = (dir: string) => path.join(dir, LINKS_FILE);
 const linesOf = (dir: string) =>
   readFileSync(logOf(dir), 'utf8')
@@ -50,7 +29,7 @@ function crashCopy(dir: string) {
 async function withUsers(n: number, secret: string | null = null): Promise<{ dir: string; store: LinkStore }> {
   const dir = tmp();
   const store = await openLinkStore(dir);
-  await Promise.all(Array.from({ length: n }, (_, i) => store.link(`telegram:${i}`, user(i), secret)));
+  await Promise.all(Array.from({ length: n }, (_, i) => store.link(`telegram:${i}`, userRecord(i), secret)));
   return { dir, store };
 }
 

@@ -5,19 +5,18 @@
 // changes nothing: a compaction that snapshots a change whose line is still on its way is
 // harmless. Reading replays the lines in order; compaction rewrites the file to the live
 // records, one line each. The table of an earlier version (links.json, one document) is read
-// here too, to be carried over.
+// here too, to be carried over. Every record read is parsed with its schema (records.ts).
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { CardRecord, LinkRecord } from './link-store';
+import { CardRecord, LinkRecord } from './records';
+import type { Misfit } from './set-aside';
 
-const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
-const Link = z.custom<LinkRecord>((v) => isObject(v) && typeof (v as LinkRecord).key_id === 'string');
-const Card = z.custom<CardRecord>((v) => isObject(v) && typeof (v as CardRecord).owner === 'string');
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** One line of links.jsonl; `v` null drops the record named `id`. */
 export const LinkLogEntry = z.discriminatedUnion('k', [
-  z.object({ k: z.literal('link'), id: z.string(), v: Link.nullable() }),
-  z.object({ k: z.literal('card'), id: z.string(), v: Card.nullable() }),
+  z.object({ k: z.literal('link'), id: z.string(), v: LinkRecord.nullable() }),
+  z.object({ k: z.literal('card'), id: z.string(), v: CardRecord.nullable() }),
   z.object({ k: z.literal('cursor'), v: z.number() }),
 ]);
 export type LinkLogEntry = z.infer<typeof LinkLogEntry>;
@@ -49,11 +48,23 @@ export function liveEntries(table: LinkTable): LinkLogEntry[] {
 
 export const liveCount = (table: LinkTable) => table.links.size + table.cards.size + (table.surfaceCursor === undefined ? 0 : 1);
 
+/** The records of one map of links.json that fit `schema`; the others go to `onMisfit`, as the log line that would restore them. */
+function recordsOf<T>(k: 'link' | 'card', doc: unknown, schema: z.ZodType<T>, onMisfit: (m: Misfit) => void): Map<string, T> {
+  const out = new Map<string, T>();
+  for (const [id, v] of Object.entries(isObject(doc) ? doc : {})) {
+    const parsed = schema.safeParse(v);
+    if (parsed.success) out.set(id, parsed.data);
+    else onMisfit({ file: 'links.json', record: `${k} ${id}`, text: JSON.stringify({ k, id, v }), error: parsed.error });
+  }
+  return out;
+}
+
 /**
  * The table of links.json (version 1: one document rewritten whole), or null when there is
- * none. Read once, at the open that carries it over to links.jsonl.
+ * none. Read once, at the open that carries it over to links.jsonl; a record of the wrong
+ * shape goes to `onMisfit` (the rest is carried over).
  */
-export function readDocumentV1(file: string): LinkTable | null {
+export function readDocumentV1(file: string, onMisfit: (m: Misfit) => void): LinkTable | null {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -61,11 +72,11 @@ export function readDocumentV1(file: string): LinkTable | null {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw e;
   }
-  const doc = JSON.parse(text) as { version?: unknown; links?: unknown; cards?: unknown; surface_cursor?: unknown };
-  if (doc.version !== 1 || !isObject(doc.links)) throw new Error(`${file} is not a presence-bots link table`);
+  const doc: unknown = JSON.parse(text);
+  if (!isObject(doc) || doc.version !== 1 || !isObject(doc.links)) throw new Error(`${file} is not a presence-bots link table`);
   return {
-    links: new Map(Object.entries(doc.links as Record<string, LinkRecord>)),
-    cards: new Map(Object.entries(isObject(doc.cards) ? (doc.cards as Record<string, CardRecord>) : {})),
+    links: recordsOf('link', doc.links, LinkRecord, onMisfit),
+    cards: recordsOf('card', doc.cards, CardRecord, onMisfit),
     surfaceCursor: typeof doc.surface_cursor === 'number' ? doc.surface_cursor : undefined,
   };
 }

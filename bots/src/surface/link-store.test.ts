@@ -1,6 +1,7 @@
 import { appendFileSync, chmodSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { cardRecord, linkRecord } from '../../test/helpers/records';
 import { useTempDirs } from '../../test/helpers/temp-dirs';
 import { replayLinkLog } from './link-log';
 import { KEY_FILE, LEGACY_LINKS_FILE, LINKS_FILE, openLinkStore } from './link-store';
@@ -8,18 +9,7 @@ import { createSecretBox } from './secret-box';
 
 const tmp = useTempDirs('presence-bots-store-');
 
-const record = {
-  surface: 'telegram' as const,
-  user_id: '42',
-  name: 'alice',
-  account: 'default',
-  key_id: 'key_x',
-  key_name: 'telegram:alice',
-  scopes: ['talk'],
-  home_chat: '42',
-  linked_at: '2026-01-01T00:00:00.000Z',
-  last_event_id: null,
-};
+const record = linkRecord();
 const SECRET = 'prs_live_0123456789abcdef0123456789abcdef';
 const modeOf = (file: string) => statSync(file).mode & 0o777;
 /** The modes of the directory and of every file the store keeps in it. */
@@ -115,17 +105,7 @@ describe('link store', () => {
   });
 });
 
-const card = (confirmId: string, messageId: string) => ({
-  owner: 'telegram:42',
-  confirm_id: confirmId,
-  summary: 's',
-  amount: '1 USDC',
-  value_usd: null,
-  expires_at: new Date(Date.now() + 60_000).toISOString(),
-  timeout_s: 60,
-  messages: [{ chatId: '42', messageId }],
-  state: 'open' as const,
-});
+const card = (confirmId: string, messageId: string) => cardRecord(confirmId, messageId);
 const at = (messageId: string) => ({ chatId: '42', messageId });
 
 describe('cards by message', () => {

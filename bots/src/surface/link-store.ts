@@ -13,52 +13,10 @@ import type { MessageRef, SurfaceName } from './chat-port';
 import type { LinkLogEntry, LinkTable } from './link-log';
 import { openLinkLogFile } from './link-log-file';
 import type { Log } from './logging';
-import type { Outcome } from './render';
+import type { CardRecord, LinkRecord } from './records';
 import { createSecretBox, type SecretBox } from './secret-box';
 
-export type LinkRecord = {
-  surface: SurfaceName;
-  user_id: string;
-  name: string;
-  account: string;
-  key_id: string;
-  key_name: string;
-  scopes: string[];
-  /**
-   * The key, sealed; read it with `keyOf`. Absent when the link was made (or moved over)
-   * through the bot's surface token: the bot then acts for `key_id` and keeps no secret.
-   */
-  sealed_key?: string;
-  /** Where unprompted messages go: the user's private chat, once known. */
-  home_chat: string | null;
-  linked_at: string;
-  /** The last events id handled for this user: the stream resumes after it. */
-  last_event_id: number | null;
-};
-
-export type CardState = 'open' | 'answering' | 'closed';
-
-export type CardRecord = {
-  /** The user whose key the card answers with (`<surface>:<user id>`); only they may press. */
-  owner: string;
-  confirm_id: string;
-  summary: string;
-  amount: string;
-  value_usd: string | null;
-  expires_at: string;
-  timeout_s: number | null;
-  /** Set on a hold over passkey_over: Approve is a link to this page, not a callback. */
-  approve_url?: string | null;
-  messages: MessageRef[];
-  state: CardState;
-  /**
-   * What the card shows once it is no longer open (the answer under way while `answering`, the
-   * result once `closed`), so whichever process sends a copy late can paint it. Null when
-   * open; absent on records kept before it was (painted then as plainly settled).
-   */
-  outcome?: Outcome | null;
-  updated_at: number;
-};
+export type { CardRecord, CardState, LinkRecord } from './records';
 
 /** A change to a card; `messages` are added to its copies (never removed), so two writers cannot drop each other's. */
 export type CardPatch = Partial<Pick<CardRecord, 'state' | 'messages' | 'outcome'>>;
@@ -90,7 +48,7 @@ function makePrivateDir(dir: string) {
  * locks it against another process, then reads the key of the secret box and the table.
  * When reading fails the lock is let go.
  */
-async function takeDataDir(dir: string, log: Log | undefined) {
+async function takeDataDir(dir: string, log: Log | undefined, now: () => number) {
   for (const t of makePrivateDir(dir)) {
     log?.('warn', t.path === dir ? 'made the data directory private' : 'made a data file private', {
       path: t.path,
@@ -101,7 +59,7 @@ async function takeDataDir(dir: string, log: Log | undefined) {
   const unlock = takeLock(dir);
   try {
     const box = createSecretBox(loadOrCreateKeyFile(path.join(dir, KEY_FILE)));
-    return { unlock, box, file: await openLinkLogFile(dir, log) };
+    return { unlock, box, file: await openLinkLogFile(dir, { log, now }) };
   } catch (e) {
     unlock();
     throw e;
@@ -151,7 +109,7 @@ function createCards(table: LinkTable, shownIn: CardIndex) {
 export type LinkStore = Awaited<ReturnType<typeof openLinkStore>>;
 
 export async function openLinkStore(dir: string, { now = Date.now, log }: { now?: () => number; log?: Log } = {}) {
-  const { unlock, box, file } = await takeDataDir(dir, log);
+  const { unlock, box, file } = await takeDataDir(dir, log, now);
   const { table } = file;
   const shownIn = createCardIndex();
   const cards = createCards(table, shownIn);

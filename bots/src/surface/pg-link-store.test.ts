@@ -2,10 +2,11 @@
 // it came from (an index, not a scan of every user's cards) on either process, after changes
 // made on either; two processes changing one card at once both keep their part; a card that
 // is unlinked or outlives its retention is forgotten by its messages everywhere.
+import postgres from 'postgres';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type ThrowawayPostgres } from '../../../scripts/postgres';
+import { cardRecord, linkRecord } from '../../test/helpers/records';
 import type { MessageRef } from './chat-port';
-import type { LinkRecord } from './link-store';
 import { openPgLinkStore, type PgLinkStore } from './pg-link-store';
 
 let pg: ThrowawayPostgres;
@@ -21,31 +22,9 @@ afterAll(async () => {
 });
 
 const owner = 'telegram:42';
-const link: LinkRecord = {
-  surface: 'telegram',
-  user_id: '42',
-  name: 'alice',
-  account: 'default',
-  key_id: 'key_x',
-  key_name: 'telegram:alice',
-  scopes: ['talk'],
-  home_chat: '42',
-  linked_at: '2026-01-01T00:00:00.000Z',
-  last_event_id: null,
-};
+const link = linkRecord();
 const at = (messageId: string): MessageRef => ({ chatId: '42', messageId });
-const card = (confirmId: string, messageId: string, now = Date.now()) => ({
-  owner,
-  confirm_id: confirmId,
-  summary: 's',
-  amount: '1 USDC',
-  value_usd: null,
-  expires_at: new Date(now + 60_000).toISOString(),
-  timeout_s: 60,
-  messages: [at(messageId)],
-  state: 'open' as const,
-  outcome: null,
-});
+const card = (confirmId: string, messageId: string, now = Date.now()) => cardRecord(confirmId, messageId, { now });
 const A = 'cf_000000000000000a';
 
 /** Two processes of one bot on a fresh database; `now` is the first one's clock. */
@@ -95,5 +74,29 @@ describe('cards on the PostgreSQL table, by message', () => {
     await one.unlink(owner);
     expect(one.cardAt(at('2'))).toBeUndefined();
     await until(() => two.cardAt(at('2')) === undefined);
+  });
+});
+
+describe('rows of the PostgreSQL table that do not fit their schema', () => {
+  it('are logged by record and left out, the other rows loaded, whether read at start or on another process’s notice', async () => {
+    const url = await pg.createDatabase();
+    const logged: { message: string; fields?: Record<string, unknown> }[] = [];
+    const one = await openPgLinkStore(url, { log: (_l, message, fields) => logged.push({ message, fields }) });
+    open.push(one);
+    await one.link(owner, link, null);
+    const sql = postgres(url, { max: 1, onnotice: () => undefined });
+    try {
+      const bad = { ...linkRecord({ user_id: '7', key_id: 'key_7' }), last_event_id: 'seven' };
+      await sql`INSERT INTO bots_links (owner, key_id, doc) VALUES ('telegram:7', 'key_7', ${sql.json(bad)})`;
+      await sql`SELECT pg_notify('presence_bots', 'link:telegram:7')`;
+      await until(() => logged.length > 0);
+      const two = await openPgLinkStore(url, { log: (_l, message, fields) => logged.push({ message, fields }) });
+      open.push(two);
+      for (const store of [one, two]) expect(store.list().map((l) => l.user_id)).toEqual(['42']);
+      expect(logged).toHaveLength(2);
+      for (const l of logged) expect(l.fields).toEqual({ record: 'link telegram:7', problem: expect.stringMatching(/^last_event_id: /) });
+    } finally {
+      await sql.end();
+    }
   });
 });

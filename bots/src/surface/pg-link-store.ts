@@ -9,11 +9,16 @@
 // stream: `leadStream` takes a session advisory lock, released when its connection ends (a
 // process killed with -9 included), so a standby takes over within its retry period, reading
 // the table afresh as it does (what the last reader recorded, not what its notices said).
-// Linking needs the surface token (no key secret is kept here, so none is sealed).
+// Linking needs the surface token (no key secret is kept here, so none is sealed). Every
+// row read is parsed with its schema (records.ts): one that does not fit is logged and left
+// out of memory (the row itself stays, for an operator to mend).
 import postgres from 'postgres';
+import type { z } from 'zod';
 import { createCardIndex, withMessages } from './card-index';
-import type { CardPatch, CardRecord, LinkRecord, LinkStore } from './link-store';
+import type { CardPatch, LinkStore } from './link-store';
 import type { Log } from './logging';
+import { CardRecord, LinkRecord } from './records';
+import { problemOf } from './set-aside';
 
 const CHANNEL = 'presence_bots';
 /** `pg_try_advisory_lock` key of the surface stream's consumer: "botsfeed" in ASCII. */
@@ -57,18 +62,39 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
   const shownIn = createCardIndex();
   let cursor: number | undefined;
 
-  const putLinkLocal = (owner: string, doc: LinkRecord | null) => {
+  /** Rows that did not fit, logged once each (a start reads the table twice; a notice reads a row again) until one fits. */
+  const misfits = new Set<string>();
+  /** The row's doc as its schema parses it; null (logged) when it does not fit, or when there is no row. */
+  function fits<T>(schema: z.ZodType<T>, doc: unknown, record: string): T | null {
+    if (doc === undefined || doc === null) return null;
+    const parsed = schema.safeParse(doc);
+    if (parsed.success) {
+      misfits.delete(record);
+      return parsed.data;
+    }
+    if (!misfits.has(record))
+      log?.('warn', 'a bots row does not fit its schema: left out (the row is kept)', { record, problem: problemOf(parsed.error) });
+    misfits.add(record);
+    return null;
+  }
+  /** Answers the link as kept in memory (null: none, or a row that does not fit). */
+  const putLinkLocal = (owner: string, row: unknown): LinkRecord | null => {
+    const doc = fits(LinkRecord, row, `link ${owner}`);
     const prior = links.get(owner);
     if (prior && byKeyId.get(prior.key_id) === owner) byKeyId.delete(prior.key_id);
     if (doc) {
       links.set(owner, doc);
       byKeyId.set(doc.key_id, owner);
     } else links.delete(owner);
+    return doc;
   };
-  const putCardLocal = (id: string, doc: CardRecord | null) => {
+  /** Answers the card as kept in memory (null: none, or a row that does not fit). */
+  const putCardLocal = (id: string, row: unknown): CardRecord | null => {
+    const doc = fits(CardRecord, row, `card ${id}`);
     shownIn.set(id, cards.get(id), doc ?? undefined);
     if (doc) cards.set(id, doc);
     else cards.delete(id);
+    return doc;
   };
   async function reload(what: string) {
     if (what === 'cursor') {
@@ -76,18 +102,18 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
       if (row) cursor = Math.max(cursor ?? 0, Number(row.value));
     } else if (what.startsWith('link:')) {
       const owner = what.slice(5);
-      const [row] = await sql<{ doc: LinkRecord }[]>`SELECT doc FROM bots_links WHERE owner = ${owner}`;
+      const [row] = await sql<{ doc: unknown }[]>`SELECT doc FROM bots_links WHERE owner = ${owner}`;
       putLinkLocal(owner, row?.doc ?? null);
     } else if (what.startsWith('card:')) {
       const id = what.slice(5);
-      const [row] = await sql<{ doc: CardRecord }[]>`SELECT doc FROM bots_cards WHERE id = ${id}`;
+      const [row] = await sql<{ doc: unknown }[]>`SELECT doc FROM bots_cards WHERE id = ${id}`;
       putCardLocal(id, row?.doc ?? null);
     }
   }
   /** The whole table as it stands, replacing what the notices told (rows deleted meanwhile go too). */
   async function loadAll() {
-    const linkRows = await sql<{ owner: string; doc: LinkRecord }[]>`SELECT owner, doc FROM bots_links`;
-    const cardRows = await sql<{ id: string; doc: CardRecord }[]>`SELECT id, doc FROM bots_cards`;
+    const linkRows = await sql<{ owner: string; doc: unknown }[]>`SELECT owner, doc FROM bots_links`;
+    const cardRows = await sql<{ id: string; doc: unknown }[]>`SELECT id, doc FROM bots_cards`;
     links.clear();
     byKeyId.clear();
     cards.clear();
@@ -105,7 +131,7 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
   await loadAll();
 
   const notify = (what: string) => sql`SELECT pg_notify(${CHANNEL}, ${what})`;
-  async function writeLink(owner: string, statement: Promise<{ doc: LinkRecord }[]>) {
+  async function writeLink(owner: string, statement: Promise<{ doc: unknown }[]>) {
     const [row] = await statement;
     if (row) putLinkLocal(owner, row.doc);
     await notify(`link:${owner}`);
@@ -120,16 +146,16 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
     // Seen here at once, so a check-and-set in this process (a double press) acts once.
     const known = cards.get(id);
     if (known) putCardLocal(id, { ...known, ...rest, messages: withMessages(known.messages, messages), updated_at: t });
-    const [row] = await sql<{ doc: CardRecord }[]>`UPDATE bots_cards SET updated_at = ${t},
+    const [row] = await sql<{ doc: unknown }[]>`UPDATE bots_cards SET updated_at = ${t},
       doc = doc || ${sql.json(rest as never)} || jsonb_build_object('updated_at', ${t}::float8, 'messages', (
         SELECT COALESCE(jsonb_agg(m ORDER BY o), '[]'::jsonb) FROM (
           SELECT DISTINCT ON (m) m, o FROM jsonb_array_elements(COALESCE(doc->'messages', '[]'::jsonb) || ${sql.json(messages as never)})
             WITH ORDINALITY AS e(m, o) ORDER BY m, o) AS first_copies))
       WHERE id = ${id} RETURNING doc`;
     if (!row) return undefined;
-    putCardLocal(id, row.doc);
+    const card = putCardLocal(id, row.doc);
     await notify(`card:${id}`);
-    return row.doc;
+    return card ?? undefined;
   }
   let lockConnection: postgres.ReservedSql | null = null;
 
@@ -145,9 +171,7 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
       if (secret !== null) throw new Error("the bots' table in PostgreSQL keeps no keys: set PRESENCE_SURFACE_TOKEN");
       await writeLink(
         key,
-        sql<
-          { doc: LinkRecord }[]
-        >`INSERT INTO bots_links (owner, key_id, doc) VALUES (${key}, ${record.key_id}, ${sql.json(record as never)})
+        sql<{ doc: unknown }[]>`INSERT INTO bots_links (owner, key_id, doc) VALUES (${key}, ${record.key_id}, ${sql.json(record as never)})
           ON CONFLICT (owner) DO UPDATE SET key_id = EXCLUDED.key_id, doc = EXCLUDED.doc RETURNING doc`,
       );
     },
@@ -162,7 +186,7 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
     },
     async unlink(key) {
       const link = links.get(key);
-      const [row] = await sql<{ doc: LinkRecord }[]>`DELETE FROM bots_links WHERE owner = ${key} RETURNING doc`;
+      const [row] = await sql<{ doc: unknown }[]>`DELETE FROM bots_links WHERE owner = ${key} RETURNING doc`;
       // The user's cards by the rows deleted (not a scan of every card here), each announced so
       // that other processes forget them too.
       const gone = await sql<{ id: string }[]>`DELETE FROM bots_cards WHERE owner = ${key} RETURNING id`;
@@ -170,14 +194,14 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
       for (const r of gone) putCardLocal(r.id, null);
       await notify(`link:${key}`);
       for (const r of gone) await notify(`card:${r.id}`);
-      return row?.doc ?? link;
+      return fits(LinkRecord, row?.doc, `link ${key}`) ?? link;
     },
     async setHomeChat(key, chatId) {
       const link = links.get(key);
       if (!link || link.home_chat === chatId) return;
       await writeLink(
         key,
-        sql<{ doc: LinkRecord }[]>`UPDATE bots_links SET doc = jsonb_set(doc, '{home_chat}', to_jsonb(${chatId}::text))
+        sql<{ doc: unknown }[]>`UPDATE bots_links SET doc = jsonb_set(doc, '{home_chat}', to_jsonb(${chatId}::text))
           WHERE owner = ${key} RETURNING doc`,
       );
     },
@@ -186,7 +210,7 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
       if (!link || (link.last_event_id !== null && link.last_event_id >= id)) return;
       await writeLink(
         key,
-        sql<{ doc: LinkRecord }[]>`UPDATE bots_links SET doc = jsonb_set(doc, '{last_event_id}', to_jsonb(${id}::bigint))
+        sql<{ doc: unknown }[]>`UPDATE bots_links SET doc = jsonb_set(doc, '{last_event_id}', to_jsonb(${id}::bigint))
           WHERE owner = ${key} AND COALESCE((doc->>'last_event_id')::bigint, -1) < ${id} RETURNING doc`,
       );
     },
@@ -194,9 +218,8 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
     card: (owner, confirmId) => cards.get(cardId(owner, confirmId)),
     async loadCard(owner, confirmId) {
       const id = cardId(owner, confirmId);
-      const [row] = await sql<{ doc: CardRecord }[]>`SELECT doc FROM bots_cards WHERE id = ${id}`;
-      putCardLocal(id, row?.doc ?? null);
-      return row?.doc;
+      const [row] = await sql<{ doc: unknown }[]>`SELECT doc FROM bots_cards WHERE id = ${id}`;
+      return putCardLocal(id, row?.doc) ?? undefined;
     },
     cardAt(ref) {
       const id = shownIn.at(ref);

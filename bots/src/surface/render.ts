@@ -3,7 +3,7 @@
 // platform. Amounts (a summary's quote, a balance) are rounded for people with the one
 // rounding every surface shares (`readableAmounts`); the wire keeps every digit.
 import { type ConfirmationList, type RedeemLinkReturnType, readableAmounts, readableSummary, type WalletView } from '@presence/client';
-import type { CardRecord, LinkRecord } from './link-store';
+import type { CardRecord, LinkRecord, Outcome } from './records';
 
 export const COMMANDS = [
   { name: 'link', usage: '/link CODE', description: 'link this chat to your presence with a one-time code' },
@@ -126,13 +126,8 @@ export function cardText(card: CardFacts, now: number, note?: string): string {
   return lines.join('\n');
 }
 
-export type Outcome =
-  | { status: 'executed'; tx?: string; block?: number }
-  | { status: 'denied' | 'expired' }
-  | { status: 'failed'; reason?: string }
-  | { status: 'answering'; approve: boolean }
-  /** A closed card kept before outcomes were: only that it is no longer waiting is known. */
-  | { status: 'settled' };
+// Stored with a card (records.ts holds its schema).
+export type { Outcome } from './records';
 
 export function outcomeText(card: Pick<CardRecord, 'summary' | 'amount'>, o: Outcome): string {
   const summary = readableSummary(card.summary);

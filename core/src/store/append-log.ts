@@ -8,13 +8,22 @@
 // in the next batch, behind one write and one fdatasync: under concurrency the cost of the
 // sync is shared instead of paid once per line.
 import { mkdirSync, writeSync } from 'node:fs';
-import { type FileHandle, open, readFile, truncate } from 'node:fs/promises';
+import { appendFile, type FileHandle, open, readFile, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
 import { PRIVATE_DIR, PRIVATE_FILE, writeFileAtomic } from './durable-file';
 
+/** A whole line that is JSON but not of the log's schema: its number (from 1), its text and zod's error. */
+export type Misfit = { line: number; text: string; error: unknown };
+
 export interface AppendLog<T> {
-  readAll(): Promise<T[]>;
+  /**
+   * The entries, in order. A last line that is not whole is torn (a crash mid-append): it is
+   * cut. Any other line that is not JSON is corruption: the read fails. A line that is JSON
+   * of the wrong shape fails the read too, unless `onMisfit` is given: then it is handed
+   * there and left out (it stays in the file until the next rewrite).
+   */
+  readAll(onMisfit?: (m: Misfit) => void): Promise<T[]>;
   /**
    * Queues the lines at once (so lines land in call order) and resolves when they are
    * durable. `onCommit` runs right before that, in append order, and never for lines that
@@ -92,7 +101,7 @@ export function createAppendLog<T>(file: string, schema: z.ZodType<T>, { fsync =
   }
 
   return {
-    async readAll() {
+    async readAll(onMisfit) {
       let text: string;
       try {
         text = await readFile(file, 'utf8');
@@ -104,11 +113,20 @@ export function createAppendLog<T>(file: string, schema: z.ZodType<T>, { fsync =
       const lines = text.split('\n');
       let validBytes = 0;
       for (const [i, line] of lines.entries()) {
-        if (line === '') continue;
+        if (line === '') {
+          if (i < lines.length - 1) validBytes += 1; // a blank line (a hand edit's) is whole too
+          continue;
+        }
+        let parsed: { success: true; data: T } | { success: false; error: unknown } | undefined;
+        let notJson: unknown;
         try {
-          out.push(schema.parse(JSON.parse(line)));
-          validBytes += Buffer.byteLength(line) + 1;
+          parsed = schema.safeParse(JSON.parse(line));
         } catch (e) {
+          notJson = e; // handled below, as torn or as corrupt
+        }
+        if (parsed?.success) out.push(parsed.data);
+        else if (parsed && onMisfit) onMisfit({ line: i + 1, text: line, error: parsed.error });
+        else {
           // Only the last line can be torn (a crash mid-append): cut it so later appends
           // start on a clean line. Anything earlier is corruption and must not be hidden.
           if (i === lines.length - 1 || (i === lines.length - 2 && lines[i + 1] === '')) {
@@ -118,8 +136,18 @@ export function createAppendLog<T>(file: string, schema: z.ZodType<T>, { fsync =
             });
             break;
           }
-          throw new Error(`corrupt line ${i + 1} in ${file}`, { cause: e });
+          throw new Error(`corrupt line ${i + 1} in ${file}`, { cause: parsed?.error ?? notJson });
         }
+        // A misfit is a whole line: a torn line after it is cut after it.
+        validBytes += Buffer.byteLength(line) + 1;
+      }
+      // A whole last line without its newline (a crash between the two, or a hand edit) gets
+      // one, or the next append would run on from it into a line no read could parse.
+      if (validBytes === Buffer.byteLength(text) + 1) {
+        await serial(async () => {
+          await appendFile(file, '\n');
+          if (handle) size = validBytes;
+        });
       }
       return out;
     },

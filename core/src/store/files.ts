@@ -5,7 +5,7 @@
 // (src/layout.test.ts holds it).
 export { openParts, type SealedParts, sealParts } from '../keystore/aead';
 export { loadOrCreateKeyFile } from '../keystore/key-file';
-export { type AppendLog, createAppendLog } from './append-log';
+export { type AppendLog, createAppendLog, type Misfit } from './append-log';
 export { PRIVATE_DIR, PRIVATE_FILE, writeFileAtomic } from './durable-file';
 export { pidFileHolder, takePidFile } from './pid-lock';
 export { type Tightened, tightenModes } from './private-tree';
