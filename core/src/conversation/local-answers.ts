@@ -73,6 +73,8 @@ export async function answerReading(r: Reading, t: LocalTurn): Promise<string> {
     }
     case 'watch':
       return watch(asTyped(t.ctx.text) ?? r.text, t);
+    case 'prices':
+      return answerPrices(t);
     case 'watching':
       return answerWatching(t);
     case 'recap':
@@ -141,6 +143,15 @@ async function answerPrice(r: Extract<Reading, { kind: 'price' }>, { call }: Loc
     : '';
   if (!r.amount) return `${sym} is ${readableUsd(row.price_usd)}${inOther} (block ${v.as_of_block}).`;
   return `${r.amount} ${sym} is ${readableUsd(formatUsd(worth))}${inOther} (${readableUsd(row.price_usd)} each, block ${v.as_of_block}).`;
+}
+
+/** Every listed token's price at the block; one without a pool says so. */
+async function answerPrices({ call }: LocalTurn): Promise<string> {
+  const v = await call('chain.tokens');
+  const p = problemOf(v);
+  if (p) return `I can't look up prices: ${p.detail}`;
+  const each = (v.tokens as TokenRow[]).map((x) => `${x.symbol} ${x.price_usd ? readableUsd(x.price_usd) : '(no pool to price it)'}`);
+  return `Prices at block ${v.as_of_block}: ${each.join(', ')}.`;
 }
 
 const RECAP_TURNS = 3;

@@ -225,6 +225,21 @@ const answers: [string, Row][] = [
     },
   ],
   [
+    'the market as a whole: every listed price, one without a pool said so',
+    {
+      text: "how's the market?",
+      reply: `Prices at block ${BLOCK}: WETH 2,500.00 USD, USDC 1.00 USD, LONELY (no pool to price it).`,
+      calls: ['chain.tokens {}'],
+    },
+  ],
+  [
+    'what holdings are worth: a balance, not a price',
+    { text: "what's my usdc worth", reply: `You hold 100 USDC (100.00 USD) (block ${BLOCK}).` },
+  ],
+  ['its name', { text: "what's your name?", reply: /^I'm Ada, your presence\. / }],
+  ['renaming it: said where its name is set', { text: 'call yourself Bob', reply: /^My name, Ada, is your account's setting/, calls: [] }],
+  ['profit and loss: not tracked, said so', { text: "what's my pnl", reply: /^I don't track profit and loss/, calls: [] }],
+  [
     'a withdrawal: never a tool, said so',
     { text: `withdraw 5 usdc to 0x${'11'.repeat(20)}`, reply: /^I don't make withdrawals from a chat/, calls: [] },
   ],

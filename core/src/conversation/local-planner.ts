@@ -154,7 +154,19 @@ const talkRules: Rule[] = [
     },
   },
   {
-    test: /\b(?:who are you|what can you do|help)\b/i,
+    // the presence's name is the account's setting, not something a message changes
+    test: /^(?:please |can i |could i )?(?:call (?:yourself|you)|rename (?:yourself|you)(?: to)?|(?:change|set) your name(?: to)?|your name is now|be called|from now on you(?:'re| are)) \S/i,
+    answer: (_m, { ctx }) =>
+      `My name, ${ctx.presenceName}, is your account's setting, and a message does not change it: a key with the admin scope sets it with PATCH /v1/presence/me ({"name": "…"}).`,
+  },
+  {
+    // what was paid is not kept, so a gain cannot be worked out: said, with what is known
+    test: /\b(?:pnl|p&l|p ?and ?l|profit(?:s| and loss)?|losses|gains|(?:am i|are we) (?:up|down|in profit|in the green|in the red)|roi|return on)\b/i,
+    answer: () =>
+      'I don\'t track profit and loss: I know what you hold now and what it is worth ("what do I hold"), not what you paid for it.',
+  },
+  {
+    test: /\b(?:who are you|what(?:'s| is) your name|whats your name|who am i (?:talking|speaking|chatting) (?:to|with)|what (?:do|should) i call you|what are you called|what can you do|help)\b/i,
     answer: (_m, { ctx }) =>
       `I'm ${ctx.presenceName}, your presence. I can tell you prices and pool depth ("${EXAMPLES.depth}"), what you hold, whether a token is safe ("${EXAMPLES.safety}"), act within your spend policy ("${EXAMPLES.swap}"), remember things, and watch prices for you ("${EXAMPLES.watch}").`,
   },

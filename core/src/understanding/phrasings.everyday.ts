@@ -102,6 +102,16 @@ export const EVERYDAY: Phrasing[] = [
   ['how much have i spent today', 'policy'],
   ["what's the daily cap", 'policy'],
   ['how much do i have left to spend', 'policy'],
+  // what holdings are worth ("my" makes it a balance), gas, the market as a whole
+  ["what's my usdc worth", 'balance USDC'],
+  ['how much is my weth worth right now', 'balance WETH'],
+  ['value of my dai', 'balance DAI'],
+  ['how much gas do i have', 'balance ETH'],
+  ['do i have enough gas', 'balance ETH'],
+  ["how's the market", 'prices'],
+  ['how are prices looking today', 'prices'],
+  ['prices', 'prices'],
+  ['market overview', 'prices'],
   // what was said earlier in the conversation
   ['what did I ask you earlier?', 'recap'],
   ['what were we talking about', 'recap'],

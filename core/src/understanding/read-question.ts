@@ -23,6 +23,11 @@ const anyToken = (w: string | undefined, known: Vocabulary) => {
 };
 
 const rules: Rule[] = [
+  // gas is paid in ETH
+  [
+    /^(?:how much gas (?:do i have|have i got|is left|money do i have)|do i have (?:enough |any )?gas(?: money)?(?: left)?|(?:what(?:'s| is)|whats) my gas(?: balance)?)(?: left| now| right now)?$/,
+    () => ({ kind: 'balance', token: 'eth' }),
+  ],
   // balances
   [
     new RegExp(
@@ -48,6 +53,21 @@ const rules: Rule[] = [
   [
     /^(?:what do i (?:hold|have|own)|what does my (?:wallet|portfolio|account) look like|what am i holding|what have i got|what(?:'s| is) in my (?:wallet|account)|how much (?:money )?(?:do i have|have i got)|how much is my (?:wallet|portfolio|account) worth|what(?:'s| is) my (?:wallet|portfolio|account) worth|how rich am i|am i rich|what(?:'s| is) my net worth)(?: (?:right now|now|today|in total|in my wallet))?$/,
     () => ({ kind: 'balance', token: null }),
+  ],
+  // what holdings are worth: "my" makes it a balance, not a price
+  [
+    new RegExp(
+      `^(?:(?:what(?:'s| is)|whats|how much (?:is|are))(?: all)? my ${TOK}(?: holdings?| balance| stack| bag| position)? (?:worth|valued at)|(?:the )?value of (?:all )?my ${TOK})(?: right now| now| today| in usd| in dollars)?$`,
+    ),
+    (m, k) => {
+      const t = token(m[1] ?? m[2], k);
+      return t ? { kind: 'balance', token: t } : null;
+    },
+  ],
+  // the market as a whole: every listed token's price
+  [
+    /^(?:how(?:'s| is)|hows|how are) (?:the )?(?:market|markets|prices|crypto)(?: doing| looking| today| now| right now)*$|^(?:what are|whats|what(?:'s| is)) (?:the )?(?:prices|market)(?: like| doing| looking| today| now| right now)*$|^(?:(?:show|give|tell)(?: me)? )?(?:all |the |token )*(?:prices|price list|market (?:overview|update|summary|check))(?: today| now)?$/,
+    () => ({ kind: 'prices' }),
   ],
   // token safety
   [

@@ -20,6 +20,8 @@ export type Reading =
   | { kind: 'safety'; token: string }
   | { kind: 'pool'; pair: string }
   | { kind: 'pools' }
+  /** Every listed token's price: the market as a whole. */
+  | { kind: 'prices' }
   /** `change`: asked to change it, which a chat never does (it is said where it is changed). */
   | { kind: 'policy'; change?: true }
   | { kind: 'address' }
@@ -72,6 +74,7 @@ export function describe(r: Reading | null): string {
     case 'not_now':
     case 'unsupported':
     case 'pools':
+    case 'prices':
     case 'address':
     case 'pending':
     case 'watching':
