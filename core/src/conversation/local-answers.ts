@@ -55,7 +55,8 @@ export async function answerReading(r: Reading, t: LocalTurn): Promise<string> {
       const p = problemOf(s);
       if (p) return `I can't check ${upper(r.token)}: ${p.detail}`;
       const verdict = s.verdict === 'safe' ? 'looks safe' : s.verdict === 'unsafe' ? 'is NOT safe' : 'needs caution';
-      return `${s.token} ${verdict} (block ${s.as_of_block}). ${s.reasons.join('; ')}.`;
+      const why = s.reasons.join('; ');
+      return `${s.token} ${verdict} (block ${s.as_of_block}). ${why.charAt(0).toUpperCase()}${why.slice(1)}.`;
     }
     case 'pool': {
       const v = await call('chain.pools', { pair: r.pair });

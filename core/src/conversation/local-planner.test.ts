@@ -33,7 +33,7 @@ const answers: [string, Row][] = [
     'safety',
     {
       text: 'is SCAM safe?',
-      reply: `SCAM is NOT safe (block ${BLOCK}). sell tax 50.00%; owner can mint.`,
+      reply: `SCAM is NOT safe (block ${BLOCK}). Sell tax 50.00%; owner can mint.`,
       calls: ['chain.safety {"token":"SCAM"}'],
     },
   ],
