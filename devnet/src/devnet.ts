@@ -74,6 +74,8 @@ const anvilArgs = (statePath: string, intervalSec: number) => [
 ];
 
 const portTaken = (err: unknown) => err instanceof AnvilStartError && /address.*in use/i.test(err.stderr);
+/** Killed while loading (by a signal, 128 + n) says nothing about the state either. */
+const killed = (err: AnvilStartError) => err.code !== null && err.code > 128;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** On a free port, or on `port` (a restart: the port clients know) when given. */
@@ -104,7 +106,8 @@ type StartedOn = 'saved' | 'last-good' | 'fresh';
  * Starts anvil on its saved state. anvil writes its dump in place, so a crash mid-write can
  * leave a truncated file that it then refuses to load: fall back to the copy of the last state
  * that did load, then (unless `fresh` is false) to a fresh chain, keeping the broken file for
- * inspection. A port in use says nothing about the state: it is thrown as it is.
+ * inspection. A port in use, or an anvil killed while starting, says nothing about the state:
+ * that is thrown as it is.
  */
 async function launchOrFallBack(
   binary: string,
@@ -124,7 +127,7 @@ async function launchOrFallBack(
     try {
       return { proc: await launch(binary, args, log, port), on };
     } catch (err) {
-      if (!(err instanceof AnvilStartError) || portTaken(err) || !existsSync(statePath) || fallback === 'fresh') throw err;
+      if (!(err instanceof AnvilStartError) || portTaken(err) || killed(err) || !existsSync(statePath) || fallback === 'fresh') throw err;
       const aside = `${statePath}.broken-${Date.now()}`;
       log?.(`devnet: anvil could not load its state (${err.message}); moved it to ${aside}`);
       await rename(statePath, aside);
