@@ -83,6 +83,7 @@ export async function attachDevnet({ rpcUrl, book, locks, log, timeoutMs = 10_00
     exited: new Promise<number | null>(() => undefined),
     // Its chain is someone else's process: nothing here restarts it, or gives up on it.
     gaveUp: new Promise<string>(() => undefined),
+    onRestart() {},
     started,
     fund(address) {
       if (stopped) return Promise.reject(new Error('devnet is detached'));

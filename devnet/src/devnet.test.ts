@@ -195,12 +195,15 @@ describe('devnet supervision', () => {
 
   it('restarts an anvil killed under it on the same port, from its saved state', async () => {
     const { d, lines } = await startLogged();
+    let restarts = 0;
+    d.onRestart(() => restarts++);
     const firstPid = d.pid;
     await killAnvil(d, lines, /restarted from its saved state/);
     expect(lines.find((l) => l.includes('restarted'))).toMatch(
       /^devnet: anvil exited on its own \(signal SIGKILL\); restarted from its saved state in \d+ ms — up to 1 s of chain history may be lost$/,
     );
     expect(d.pid).not.toBe(firstPid);
+    expect(restarts).toBe(1);
     // The same URL answers, on a chain that has the deployment's code.
     const client = clientOf(d);
     expect(await client.getChainId()).toBe(31337);

@@ -44,6 +44,11 @@ export interface Devnet {
    * many times, port taken, state lost); stays pending otherwise. The chain is then gone.
    */
   gaveUp: Promise<string>;
+  /**
+   * Calls `listener` after each restart of anvil: the chain may have lost up to
+   * `stateIntervalSec` of blocks, so nonces counted before are ahead of it.
+   */
+  onRestart(listener: () => void): void;
   /** Whether this start reused the cached chain, and how long it took. */
   started: { reused: boolean; ms: number };
   /** 10 ETH, 5 WETH, 10,000 USDC, 10,000 DAI from the deployer. */
@@ -171,7 +176,7 @@ async function deploymentOn(
 function supervise(
   first: AnvilProcess,
   deployment: Deployment,
-  { binary, args, paths, opts }: { binary: string; args: string[]; paths: Paths; opts: DevnetOptions },
+  { binary, args, paths, opts, restarted }: { binary: string; args: string[]; paths: Paths; opts: DevnetOptions; restarted: () => void },
 ) {
   const port = Number(new URL(first.rpcUrl).port);
   const timeout = opts.timeoutMs ?? 10_000;
@@ -190,6 +195,7 @@ function supervise(
     maxRestarts: opts.maxRestarts ?? 3,
     windowMs: opts.restartWindowMs ?? 5 * 60_000,
     log: opts.log,
+    restarted,
   });
 }
 
@@ -218,7 +224,11 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     let stopped = false;
     const started = { reused, ms: Date.now() - t0 };
     log?.(`devnet: chain ${DEVNET_CHAIN_ID} on ${proc.rpcUrl} (${reused ? 'reused state' : 'fresh'}, ${started.ms} ms)`);
-    const anvil = supervise(proc, ready, { binary, args, paths, opts });
+    const listeners = new Set<() => void>();
+    const restarted = () => {
+      for (const l of listeners) l();
+    };
+    const anvil = supervise(proc, ready, { binary, args, paths, opts, restarted });
 
     return {
       rpcUrl: proc.rpcUrl,
@@ -229,6 +239,9 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
       },
       exited: anvil.exited,
       gaveUp: anvil.gaveUp,
+      onRestart(listener) {
+        listeners.add(listener);
+      },
       started,
       fund(address) {
         if (stopped) return Promise.reject(new Error('devnet is stopped'));

@@ -17,6 +17,8 @@ export interface SuperviseOptions {
   maxRestarts: number;
   windowMs: number;
   log?: (line: string) => void;
+  /** After each restart that brought the chain back (maybe without its last blocks). */
+  restarted?: () => void;
 }
 
 export interface Supervised {
@@ -88,6 +90,7 @@ export function superviseAnvil(first: AnvilProcess, opts: SuperviseOptions): Sup
         return code;
       }
       current = next;
+      opts.restarted?.();
     }
   })();
 

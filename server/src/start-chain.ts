@@ -55,7 +55,9 @@ export async function startChain(
       // Its deployment is a token list like any network's, held to the same rules.
       const tokenList = chainLayer.parseTokenList(devnet.deployment);
       const chain = createViemChain({ rpcUrl: devnet.rpcUrl, tokenList, timeoutMs: RPC_TIMEOUT_MS });
-      return { runtime: { chain, tokenList, fund: (a) => devnet.fund(a) }, stop: () => devnet.stop(), lost: devnet.gaveUp };
+      // A restarted anvil may have lost its last blocks: core then counts nonces from the chain again.
+      const runtime: ChainRuntime = { chain, tokenList, fund: (a) => devnet.fund(a), onRewind: (l) => devnet.onRestart(l) };
+      return { runtime, stop: () => devnet.stop(), lost: devnet.gaveUp };
     } catch (e) {
       await devnet.stop();
       throw e;
