@@ -79,6 +79,8 @@ export class AnvilStartError extends Error {
   constructor(
     message: string,
     readonly stderr: string,
+    /** The wrapper's exit code when anvil exited before answering (128 + n: killed by signal n). */
+    readonly code: number | null = null,
   ) {
     super(message);
   }
@@ -194,7 +196,7 @@ export async function spawnAnvil(opts: SpawnAnvilOptions): Promise<AnvilProcess>
   while (!(await answers(rpcUrl))) {
     if (gone) {
       const code = await exited;
-      throw new AnvilStartError(`anvil exited with code ${code} before answering`, stderr);
+      throw new AnvilStartError(`anvil exited with code ${code} before answering`, stderr, code);
     }
     if (Date.now() > readyBy) {
       await stop(2000);

@@ -81,6 +81,9 @@ export async function attachDevnet({ rpcUrl, book, locks, log, timeoutMs = 10_00
     deployment: ready,
     pid: 0,
     exited: new Promise<number | null>(() => undefined),
+    // Its chain is someone else's process: nothing here restarts it, or gives up on it.
+    gaveUp: new Promise<string>(() => undefined),
+    onRestart() {},
     started,
     fund(address) {
       if (stopped) return Promise.reject(new Error('devnet is detached'));

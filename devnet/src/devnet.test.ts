@@ -18,8 +18,8 @@ const tempDir = async () => {
   dirs.push(d);
   return d;
 };
-const start = async (dataDir: string, stateIntervalSec?: number) => {
-  const d = await startDevnet({ dataDir, stateIntervalSec });
+const start = async (dataDir: string, stateIntervalSec?: number, maxRestarts?: number) => {
+  const d = await startDevnet({ dataDir, stateIntervalSec, maxRestarts });
   running.push(d);
   return d;
 };
@@ -122,7 +122,8 @@ describe('devnet', () => {
 describe('devnet crash', () => {
   it('keeps what the periodic dump saved when anvil is SIGKILLed', async () => {
     const dataDir = await tempDir();
-    const first = await start(dataDir, 1);
+    // Not restarted under it (that is `devnet supervision`): a crash of the devnet as a whole.
+    const first = await start(dataDir, 1, 0);
     const wallet = privateKeyToAccount(generatePrivateKey()).address;
     await first.fund(wallet);
     const statePath = join(dataDir, 'devnet', 'state.json');
@@ -162,4 +163,100 @@ describe('devnet crash', () => {
     // A fresh chain replays the same nonces, so the addresses come out identical.
     expect(second.deployment.dex).toEqual(first.deployment.dex);
   });
+});
+
+describe('devnet supervision', () => {
+  const pending = Symbol('pending');
+  const stillPending = async (p: Promise<unknown>) => (await Promise.race([p, Promise.resolve(pending)])) === pending;
+  /** A devnet dumping its state every second, once a whole dump is on disk (before it, a restart has nothing to load). */
+  const startLogged = async (opts: { maxRestarts?: number } = {}) => {
+    const lines: string[] = [];
+    const dataDir = await tempDir();
+    const d = await startDevnet({ dataDir, stateIntervalSec: 1, log: (l) => lines.push(l), ...opts });
+    running.push(d);
+    const statePath = join(dataDir, 'devnet', 'state.json');
+    const dumped = () =>
+      readFile(statePath, 'utf8').then(
+        (t) => Boolean(JSON.parse(t)),
+        () => false,
+      );
+    await vi.waitFor(async () => expect(await dumped()).toBe(true), { timeout: 10_000, interval: 50 });
+    return { d, lines };
+  };
+  /** SIGKILLs the current anvil and waits for the supervisor to have answered it (restart or give up). */
+  const killAnvil = async (d: Devnet, lines: string[], answer: RegExp) => {
+    const before = lines.filter((l) => answer.test(l)).length;
+    process.kill(d.pid, 'SIGKILL');
+    await vi.waitFor(() => expect(lines.filter((l) => answer.test(l)).length, lines.join('\n')).toBe(before + 1), {
+      timeout: 15_000,
+      interval: 50,
+    });
+  };
+
+  it('restarts an anvil killed under it on the same port, from its saved state', async () => {
+    const { d, lines } = await startLogged();
+    let restarts = 0;
+    d.onRestart(() => restarts++);
+    const firstPid = d.pid;
+    await killAnvil(d, lines, /restarted from its saved state/);
+    expect(lines.find((l) => l.includes('restarted'))).toMatch(
+      /^devnet: anvil exited on its own \(signal SIGKILL\); restarted from its saved state in \d+ ms — up to 1 s of chain history may be lost$/,
+    );
+    expect(d.pid).not.toBe(firstPid);
+    expect(restarts).toBe(1);
+    // The same URL answers, on a chain that has the deployment's code.
+    const client = clientOf(d);
+    expect(await client.getChainId()).toBe(31337);
+    for (const address of [d.deployment.dex.router, tokenAddress(d, 'USDC')]) {
+      expect((await client.getCode({ address }))?.length).toBeGreaterThan(2);
+    }
+    expect(await stillPending(d.exited)).toBe(true);
+    expect(await stillPending(d.gaveUp)).toBe(true);
+    // And it goes on working: funding sends transactions through the restarted anvil.
+    const another = privateKeyToAccount(generatePrivateKey()).address;
+    await d.fund(another);
+    expect(await balanceOf(client, tokenAddress(d, 'DAI'), another)).toBe(FUNDING.dai);
+    // stop() stops the anvil running now.
+    const restartedPid = d.pid;
+    await d.stop();
+    expect(await d.exited).toBe(0);
+    expect(() => process.kill(restartedPid, 0)).toThrow();
+  }, 60_000);
+
+  it('gives up after its restarts: gaveUp says why and exited resolves', async () => {
+    const { d, lines } = await startLogged({ maxRestarts: 1 });
+    await killAnvil(d, lines, /restarted from its saved state/);
+    await killAnvil(d, lines, /gave up/);
+    const why = await d.gaveUp;
+    expect(why).toMatch(/^anvil exited on its own \(signal SIGKILL\), after 1 restarts within 300 s: not restarting it again$/);
+    expect(await d.exited).toBe(137);
+    expect(await fetch(d.rpcUrl).catch(() => 'refused')).toBe('refused');
+    await d.stop(); // idempotent after giving up
+  }, 60_000);
+
+  it('gives up when the restart cannot have the port it had', async () => {
+    const { d, lines } = await startLogged();
+    const port = Number(new URL(d.rpcUrl).port);
+    process.kill(d.pid, 'SIGKILL');
+    // Whoever takes the port first keeps it: hold it from the moment it is free.
+    const { createServer } = await import('node:net');
+    const holder = createServer();
+    await vi.waitFor(
+      () =>
+        new Promise<void>((resolve, reject) => {
+          holder.once('error', reject);
+          holder.listen(port, '127.0.0.1', () => resolve());
+        }),
+      { timeout: 10_000, interval: 5 },
+    );
+    try {
+      expect(await d.gaveUp).toMatch(
+        /^anvil exited on its own \(signal SIGKILL\) and could not be restarted: its port \d+ is in use by another process$/,
+      );
+      expect(lines.some((l) => l.startsWith('devnet: gave up: '))).toBe(true);
+      expect(await d.exited).toBe(137);
+    } finally {
+      holder.close();
+    }
+  }, 60_000);
 });

@@ -1,12 +1,15 @@
 // Running a server as a process, for `npm start` (src/main.ts, through tsx) and `presence-server
 // serve` (the built dist/, plain Node): read the environment, start the server, print the ready
 // line (and, once, the bootstrap keys), stop cleanly on SIGINT/SIGTERM, and exit with
-// CRASH_EXIT_CODE after one fatal log line on an error nobody handled (crash-exit.ts).
+// CRASH_EXIT_CODE after one fatal log line on an error nobody handled (crash-exit.ts), or stop
+// with CHAIN_LOST_EXIT_CODE after one error line when the embedded devnet is gone for good
+// (chain-lost-exit.ts).
 // The bootstrap keys are printed only to a terminal: a service manager's journal (stdout not a
 // terminal) would keep the admin key for anyone who reads the logs. Elsewhere a line names the
 // file they were saved to (0600), and in the JSON format every stdout line is JSON.
 import path from 'node:path';
 import { BOOTSTRAP_KEYS_FILE } from './bootstrap-keys';
+import { stopOnChainLost } from './chain-lost-exit';
 import { ConfigError, loadConfig } from './config';
 import { exitOnCrash } from './crash-exit';
 import { redactMessage } from './http/redact';
@@ -21,7 +24,8 @@ let stopping = false;
 const defaultFormat = (): LogFormat => (process.stdout.isTTY ? 'pretty' : 'json');
 let line: ProcessLine = processLine(defaultFormat());
 const say = (msg: string) => process.stdout.write(line(msg));
-function stop(signal: string) {
+/** A clean shutdown, for a signal (exit code 0) or because the chain is gone (`code`). */
+function stop(signal: string, code = 0) {
   if (stopping) return;
   stopping = true;
   say(`${signal}, shutting down`);
@@ -31,13 +35,15 @@ function stop(signal: string) {
     say(`${how} (exit code ${code})`);
     process.exit(code);
   };
-  const force = setTimeout(() => exit(1, 'stopped before the shutdown finished, after 10 s'), 10_000);
+  // A shutdown that does not finish is a failure, unless the stop already had one to report.
+  const failed = code || 1;
+  const force = setTimeout(() => exit(failed, 'stopped before the shutdown finished, after 10 s'), 10_000);
   force.unref();
   server.close().then(
-    () => exit(0),
+    () => exit(code),
     (e) => {
       process.stderr.write(`presence: shutdown failed: ${redactMessage(e instanceof Error ? e.message : String(e))}\n`);
-      exit(1);
+      exit(failed);
     },
   );
 }
@@ -120,4 +126,5 @@ export async function serve(): Promise<void> {
     return stop('stop requested during start');
   }
   announceReady(started, config.PRESENCE_DATA_DIR, logFormat);
+  stopOnChainLost(started.chainLost, { log: (fields, msg) => started.log.error(fields, msg), stop: (code) => stop('chain lost', code) });
 }

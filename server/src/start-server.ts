@@ -34,6 +34,8 @@ export type RunningServer = {
   log: FastifyBaseLogger;
   /** Writes out what the log still buffers (a crash exits without running `close()`). */
   flushLog(): Promise<void>;
+  /** Resolves with why if the server's chain is gone for good (its embedded devnet gave up); pending otherwise. */
+  chainLost: Promise<string>;
   close(): Promise<void>;
 };
 
@@ -62,8 +64,8 @@ const STREAM_RECHECK_MS = 15_000;
 
 type Progress = (line: string) => void;
 type Chain = Awaited<ReturnType<typeof startChain>>;
-/** What core is told before the listener exists, filled in once it does. */
-type LateBound = { publicUrl: string; logRefusal: (r: Record<string, unknown>) => void };
+/** What core and the chain are told before the listener exists, filled in once it does. */
+type LateBound = { publicUrl: string; logRefusal: (r: Record<string, unknown>) => void; logChain: (line: string) => void };
 
 /** Everything kept is private (0700 directories, 0600 files), and the master key is loaded. */
 function openDataDir(config: Config, progress: Progress) {
@@ -91,9 +93,9 @@ async function startMeteredChain(
   config: Config,
   devnetPackage: Awaited<ReturnType<typeof loadDevnet>> | null,
   coordination: Coordination,
-  { metrics, cleanups, progress }: { metrics: Metrics; cleanups: Cleanups; progress: Progress },
+  { metrics, cleanups, progress, late }: { metrics: Metrics; cleanups: Cleanups; progress: Progress; late: LateBound },
 ): Promise<Chain> {
-  const started = await startChain(config, devnetPackage, coordination, progress);
+  const started = await startChain(config, devnetPackage, coordination, { progress, log: (line) => late.logChain(line) });
   const chain = { ...started, runtime: { ...started.runtime, chain: meteredChain(started.runtime.chain, metrics) } };
   cleanups.add(() => chain.stop());
   return chain;
@@ -197,6 +199,7 @@ async function listen(
   // Known once listening when PRESENCE_PUBLIC_URL is unset (the port may be 0 until then).
   late.publicUrl = config.PRESENCE_PUBLIC_URL ?? `http://localhost:${port}`;
   late.logRefusal = (r) => app.log.warn({ passkey_refused: r }, 'passkey refused');
+  late.logChain = (line) => app.log.warn(line);
   const host = config.PRESENCE_HOST.includes(':') ? `[${config.PRESENCE_HOST}]` : config.PRESENCE_HOST;
   return { app, url: `http://${host}:${port}` };
 }
@@ -244,11 +247,12 @@ export async function startServer({
     const storage = await openStorage(config, keystore, { clock, metrics, cleanups });
     if (storage.info.kind === 'postgres') progress(`store: PostgreSQL, schema version ${storage.info.schema}`);
     const coordination = await joinDeployment(config, storage, metrics, cleanups, progress);
-    const chain = withChain ? await startMeteredChain(config, devnetPackage, coordination, { metrics, cleanups, progress }) : null;
     const late: LateBound = {
       publicUrl: config.PRESENCE_PUBLIC_URL ?? `http://localhost:${config.PRESENCE_PORT}`,
       logRefusal: () => undefined,
+      logChain: progress,
     };
+    const chain = withChain ? await startMeteredChain(config, devnetPackage, coordination, { metrics, cleanups, progress, late }) : null;
     const core = startCore(config, { storage, coordination, chain: chain?.runtime ?? null, keystore, metrics, clock }, late, cleanups);
     const { recover, recoveredAtStart } = await recoverInterrupted(core, coordination, cleanups, progress);
     const keysFile = bootstrapKeysFile(config.PRESENCE_DATA_DIR);
@@ -273,6 +277,7 @@ export async function startServer({
       bootstrap,
       log: app.log,
       flushLog: async () => logging?.close(),
+      chainLost: chain?.lost ?? new Promise<string>(() => undefined),
       close: () => cleanups.run(),
     };
   } catch (e) {

@@ -29,6 +29,12 @@ export type ChainRuntime = {
   tokenList: TokenList;
   /** Devnet only: starting balances for a new wallet. */
   fund?: (address: Address) => Promise<void>;
+  /**
+   * Embedded devnet only: `listener` is called when the chain may have lost its last blocks
+   * (its anvil was restarted from a state saved seconds before), so what this process counted
+   * of a wallet's nonces is ahead of the chain.
+   */
+  onRewind?: (listener: () => void) => void;
 };
 
 export type WalletDomain = ReturnType<typeof createWalletDomain>;
@@ -54,7 +60,10 @@ export function createWalletDomain(deps: {
   const wallets = createWallets({ store, keystore, clock, ...(runtime.fund ? { fund: (a: Address) => runtime.fund!(a) } : {}) });
   const views = createChainViews({ chain, tokenList });
   const locks = deps.locks ?? createLocalLocks();
-  const executor = createIntentExecutor({ chain, wallets, nonces: createNonceAllocator(chain, locks), clock });
+  const nonces = createNonceAllocator(chain, locks);
+  // The nonces after lost transactions would never be mined: count from the chain again.
+  runtime.onRewind?.(() => nonces.forget());
+  const executor = createIntentExecutor({ chain, wallets, nonces, clock });
   const pipeline = createIntentPipeline({
     locks,
     storeFor: deps.storeFor,

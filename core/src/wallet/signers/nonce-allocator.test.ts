@@ -15,12 +15,13 @@ import { createLocalLocks } from '../../concurrency/cluster-locks';
 import { createIntentExecutor, type Executed, type IntentExecutor } from '../../intents/intent-executor';
 import type { IntentRecord } from '../../store/documents';
 import type { StoreOps, StorePort } from '../../store/store-port';
-import { createNonceAllocator } from './nonce-allocator';
+import { createNonceAllocator, type NonceAllocator } from './nonce-allocator';
 
 const clock = createManualClock(Date.parse('2026-08-20T06:00:00Z'));
 const locks = createLocalLocks();
 let t: DevnetCore;
 let executor: IntentExecutor;
+let nonces: NonceAllocator;
 
 let units = 0;
 let open = 0;
@@ -62,7 +63,8 @@ function watched<S extends StorePort>(store: S): S {
 
 beforeAll(async () => {
   t = await startDevnetCore(clock, 'nonces', watched);
-  executor = createIntentExecutor({ chain: t.chain, wallets: t.wallet.wallets, nonces: createNonceAllocator(t.chain, locks), clock });
+  nonces = createNonceAllocator(t.chain, locks);
+  executor = createIntentExecutor({ chain: t.chain, wallets: t.wallet.wallets, nonces, clock });
 });
 afterEach(() => {
   t.restore();
@@ -198,4 +200,40 @@ describe('nonces a batch at a time', () => {
     expect(sent).toBe(0);
     expect(await t.mined(a.address)).toBe(mined);
   });
+});
+
+describe('a chain that lost its last blocks (the devnet restarted its anvil from a dump seconds old)', () => {
+  const rpc = async (method: string, params: unknown[] = []) => {
+    const res = await fetch(t.devnet.rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+    return ((await res.json()) as { result: unknown }).result;
+  };
+  const driveOne = async (accountId: string) => {
+    const r = intentRecord(`in_nonce${++n}`, clock.now(), { account_id: accountId, steps: [wrap('0.001')] });
+    await t.store.createIntent(r);
+    return executor.drive(t.store, r);
+  };
+
+  it('after forget(), the next step is signed at the nonce the chain has now, not after the transactions it lost', async () => {
+    const a = await t.account('rewound');
+    const mined = await t.mined(a.address);
+    const before = await rpc('evm_snapshot');
+    // Two intents mined: this process now counts the wallet's next nonce as mined + 2.
+    await driveOne(a.id);
+    await driveOne(a.id);
+    expect(await t.mined(a.address)).toBe(mined + 2);
+    // The chain goes back to before them, as a restart from an older dump does.
+    expect(await rpc('evm_revert', [before])).toBe(true);
+    expect(await t.mined(a.address)).toBe(mined);
+    // What the devnet's restart makes the wallet domain do (ChainRuntime.onRewind). Without it
+    // the step is signed at mined + 2, which anvil queues behind the gap: no receipt, ever.
+    nonces.forget();
+
+    const done = await driveOne(a.id);
+    expect(done.record.txs[0]?.nonce).toBe(mined);
+    expect(await t.mined(a.address)).toBe(mined + 1);
+  }, 120_000);
 });

@@ -4,7 +4,10 @@
 // out, so concurrent intents get consecutive nonces and none is used twice. With many servers
 // on one database the chain's pending count already includes every other server's
 // transactions when the next hold reads it; the local map only covers a node slow to count
-// its own.
+// its own. A chain that lost its last blocks (the embedded devnet's anvil restarted from a
+// state saved seconds before) counts lower than the map for good, and anvil queues a nonce
+// past a gap without a word: every later transaction would wait behind the gap forever, so
+// `forget()` drops the map and the next batch counts from the chain.
 //
 // Whatever asks for a nonce while a batch holds the lock waits and goes in the next batch,
 // under one hold (lock-batches.ts): the nonce is read once, each claim is signed in arrival
@@ -161,6 +164,10 @@ export function createNonceAllocator(chain: ChainReads, locks: ClusterLocks = cr
   }
 
   return {
+    /** Counts every wallet's next nonce from the chain again (it lost transactions this process sent). */
+    forget() {
+      next.clear();
+    },
     /**
      * Signs, stores and sends one transaction under the wallet's lock, in the next batch.
      * Answers what `record` stored once it is sent, or null when the intent moved on before
