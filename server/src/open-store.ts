@@ -12,6 +12,7 @@ import { createLowdbStore } from '@presence/core/lowdb';
 import { createPostgresStore, type Database, loadMigrations, migrationStatus, openDatabase } from '@presence/core/postgres';
 import type { StoreInfo } from '@presence/protocol';
 import type { Config } from './config';
+import { redactMessage } from './http/redact';
 import { refuseImported } from './imported-marker';
 import { refuseNewerSchema } from './schema-check';
 
@@ -33,7 +34,8 @@ export function databaseLabel(url: string): string {
 /** One line for a failure to reach or migrate the database. */
 export function databaseFailure(url: string, e: unknown): Error {
   const cause = isPresenceError(e) ? e.cause : e;
-  const why = cause instanceof Error ? cause.message : String(cause);
+  // The driver's words, as a log line would carry them: a driver may quote its connection string.
+  const why = redactMessage(cause instanceof Error ? cause.message : String(cause));
   return new Error(`could not open the database at ${databaseLabel(url)} (PRESENCE_DATABASE_URL): ${why}`, { cause: e });
 }
 
