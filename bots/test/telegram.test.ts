@@ -4,7 +4,7 @@
 // an outage and finally a revoked key.
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { readableSummary } from '@presence/client';
+import { readableSummary, readableUsdIn } from '@presence/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/log';
 import { type RunningBots, runBots } from '../src/run-bots';
@@ -241,7 +241,7 @@ describe('Telegram bot', () => {
     tg.say(alice, '/wallet');
     const w = await botMessage(alice.id, (m) => m.text.startsWith('Wallet '), 'the wallet');
     expect(w.text).toContain(wallet.address);
-    expect(w.text).toContain('Total: ');
+    expect(w.text).toContain(`Total: ${readableUsdIn(wallet.total_usd)}`); // grouped, as chat writes it
 
     const intent = await presence.admin.wallet.intent({ do: 'swap 20 USDC for WETH' });
     if (intent.status !== 'needs_confirm') throw new Error('expected a hold');

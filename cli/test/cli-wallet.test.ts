@@ -6,7 +6,7 @@
 // node_modules/.bin on PATH, or `node bin/presence.js`.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createPresenceClient } from '@presence/client';
+import { createPresenceClient, readableUsdIn } from '@presence/client';
 import { createSoftAuthenticator } from '@presence/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, tempDir } from '../../client/test/helpers/server';
@@ -30,10 +30,10 @@ describe('presence wallet commands', () => {
     const human = await runPresence(['wallet', '--headers'], env()); // piped, a table keeps its header only when asked
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/^address\s+0x[0-9a-fA-F]{40}$/m);
-    expect(human.stdout).toMatch(/^total\s+\d+\.\d\d USD$/m);
+    expect(human.stdout).toMatch(/^total\s+\d{1,3}(?:,\d{3})+\.\d\d USD$/m); // USD figures grouped, as chat writes them
     expect(human.stdout).toMatch(/^spend\s+guarded: per tx 50 USD, confirm over 10 USD, daily 200 USD$/m);
     expect(human.stdout).toMatch(/^ASSET\s+AMOUNT\s+VALUE$/m);
-    expect(human.stdout).toMatch(/^USDC\s+\d+ USDC\s+\d+\.\d\d USD$/m);
+    expect(human.stdout).toMatch(/^USDC\s+\d+ USDC\s+\d{1,3}(?:,\d{3})*\.\d\d USD$/m);
     const json = JSON.parse((await runPresence(['wallet', '--json'], env())).stdout);
     expect(json).toMatchObject({ address: expect.any(String), policy: { spend: 'guarded' } });
   });
@@ -123,13 +123,13 @@ describe('presence wallet commands', () => {
     expect(human.code).toBe(0);
     const lines = human.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^ASSET\s+AMOUNT\s+VALUE$/);
-    expect(human.stdout).toMatch(/^USDC\s+[\d.]+ USDC\s+[\d.]+ USD$/m);
-    expect(lines.at(-1)).toMatch(/^total [\d.]+ USD at block \d+$/);
+    expect(human.stdout).toMatch(/^USDC\s+[\d.]+ USDC\s+[\d,.]+ USD$/m);
+    expect(lines.at(-1)).toMatch(/^total \d{1,3}(?:,\d{3})+\.\d\d USD at block \d+$/);
     const json = JSON.parse((await runPresence(['chain', 'positions', '--json'], env())).stdout);
     const view = await createPresenceClient({ baseUrl: s.url, token: s.live }).chain.view('positions');
     expect(json).toEqual(view);
     expect(json.holdings.map((h: { symbol: string }) => h.symbol)).toContain('USDC');
-    expect(lines.at(-1)).toBe(`total ${view.total_usd} at block ${view.as_of_block}`);
+    expect(lines.at(-1)).toBe(`total ${readableUsdIn(view.total_usd)} at block ${view.as_of_block}`);
   });
 });
 

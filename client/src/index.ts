@@ -3,7 +3,7 @@
 // the server core — only @presence/protocol, zod and its own files.
 
 // Amounts rounded for people, the same way in every surface (chat replies, cards, CLI, extension).
-export { readableAmounts, readableDecimal, readableSummary } from '@presence/protocol';
+export { readableAmounts, readableDecimal, readableSummary, readableUsdIn } from '@presence/protocol';
 export { createPresenceClient, DEFAULT_BASE_URL, type PresenceClient, type PresenceClientOptions } from './client';
 export {
   isApiError,

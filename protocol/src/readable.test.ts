@@ -62,6 +62,8 @@ describe('readableSummary', () => {
       'swap 22 USDC (22.00 USD) for about 0.00731128 WETH (at least 0.007238 WETH)',
     );
     expect(readableSummary('wrap 0.123456789 ETH', '0.123456789 ETH', '370.37 USD')).toBe('wrap 0.123457 ETH (370.37 USD)');
+    // The value as every USD figure a person is shown; the amount as it would be typed back.
+    expect(readableSummary('send 2500 USDC to 0xabc', '2500 USDC', '2500.00 USD')).toBe('send 2500 USDC (2,500.00 USD) to 0xabc');
   });
 
   it('without a value (or one not in the summary) only rewords and rounds', () => {

@@ -58,7 +58,7 @@ export function readableSummary(summary: string, amount?: string, valueUsd?: str
   const s = swap ? `swap ${swap[1]} for about ${swap[4]} ${swap[3]} (at least ${swap[2]} ${swap[3]})` : summary;
   if (!(amount && valueUsd && s.includes(amount))) return readableAmounts(s);
   const at = s.indexOf(amount) + amount.length;
-  return `${readableAmounts(s.slice(0, at))} (${valueUsd})${readableAmounts(s.slice(at))}`;
+  return `${readableAmounts(s.slice(0, at))} (${readableUsdIn(valueUsd)})${readableAmounts(s.slice(at))}`;
 }
 
 /** "30000" → "30,000": a whole number's thousands marked (en-US, as the replies are written). */

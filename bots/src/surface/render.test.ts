@@ -25,6 +25,8 @@ describe('render', () => {
     expect(cardText(card, now)).toBe(
       'Approval needed: swap 20 USDC for WETH\nAmount: 20 USDC (≈ 20.00 USD)\nTime left: 10 min (until 00:10 UTC)',
     );
+    // USD figures as chat writes them; the token amount as it would be typed back.
+    expect(cardText({ ...card, amount: '2500 USDC', value_usd: '2500.00 USD' }, now)).toContain('Amount: 2500 USDC (≈ 2,500.00 USD)');
     // A bot clock far behind the server's is not trusted beyond the timeout.
     expect(cardText(card, now - 3_600_000)).toContain('Time left: 10 min');
   });

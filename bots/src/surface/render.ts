@@ -2,7 +2,7 @@
 // cards and their outcomes. Plain text (no markup), so nothing needs escaping on either
 // platform. Amounts (a summary's quote, a balance) are rounded for people with the one
 // rounding every surface shares (`readableAmounts`); the wire keeps every digit.
-import { type ConfirmationList, type RedeemLinkReturnType, readableAmounts, readableSummary, type WalletView } from '@presence/client';
+import { type ConfirmationList, type RedeemLinkReturnType, readableAmounts, readableSummary, readableUsdIn, type WalletView } from '@presence/client';
 import type { CardRecord, LinkRecord, Outcome } from './records';
 
 export const COMMANDS = [
@@ -80,7 +80,8 @@ export function walletText(w: WalletView): string {
     `Spending: ${p.spend} · per action up to ${p.per_tx_cap} · asks above ${p.confirm_over} · ${p.left_today} left of ${p.daily_cap} today`,
   );
   if (w.pending_confirmations > 0) lines.push(`Waiting for your approval: ${w.pending_confirmations} (/pending)`);
-  return lines.join('\n');
+  // USD figures as chat writes them ("65,000.00 USD"); token amounts stay as they would be typed.
+  return readableUsdIn(lines.join('\n'));
 }
 
 export function pendingText(list: ConfirmationList, now: number): string {
@@ -118,7 +119,7 @@ export const PASSKEY_NOTE = '🔑 This is over your passkey threshold: Approve o
 export function cardText(card: CardFacts, now: number, note?: string): string {
   const lines = [
     `Approval needed: ${readableSummary(card.summary)}`,
-    `Amount: ${readableAmounts(card.amount)}${card.value_usd ? ` (≈ ${card.value_usd})` : ''}`,
+    `Amount: ${readableAmounts(card.amount)}${card.value_usd ? ` (≈ ${readableUsdIn(card.value_usd)})` : ''}`,
     `Time left: ${timeLeft(leftMs(card, now))} (until ${hhmm(card.expires_at)})`,
   ];
   if (card.approve_url && note !== PASSKEY_NOTE) lines.push('', PASSKEY_NOTE);

@@ -1,5 +1,5 @@
 // `presence chain tokens|pools [PAIR]|positions|safety TOKEN`: read-only views, each stamped with a block.
-import { readableAmounts } from '@presence/client';
+import { readableAmounts, readableUsdIn } from '@presence/client';
 import type { Command } from 'commander';
 import { apiCommand } from '../api-command';
 import { CliError } from '../cli-error';
@@ -34,7 +34,7 @@ export function registerChain(chain: Command, cli: CliContext) {
     show: (v) =>
       `${cli.table(
         [{ header: 'SYMBOL' }, { header: 'PRICE', align: 'right' }, { header: 'DECIMALS', align: 'right' }, { header: 'ADDRESS' }],
-        v.tokens.map((t) => [t.symbol + (t.stable ? ' (stable)' : ''), t.price_usd ?? '-', String(t.decimals), t.address]),
+        v.tokens.map((t) => [t.symbol + (t.stable ? ' (stable)' : ''), t.price_usd ? readableUsdIn(t.price_usd) : '-', String(t.decimals), t.address]),
       )}\nas of block ${v.as_of_block}`,
   });
 
@@ -60,10 +60,10 @@ export function registerChain(chain: Command, cli: CliContext) {
     call: (c) => c.chain.view('positions'),
     show: (v) => {
       const rows = [
-        ...v.holdings.map((h) => [h.symbol, readableAmounts(h.amount), h.value_usd ?? '-']),
-        ...v.lp.map((l) => [`LP ${l.pair}`, Object.values(l.underlying).join(' + '), l.value_usd ?? '-']),
+        ...v.holdings.map((h) => [h.symbol, readableAmounts(h.amount), h.value_usd ? readableUsdIn(h.value_usd) : '-']),
+        ...v.lp.map((l) => [`LP ${l.pair}`, Object.values(l.underlying).join(' + '), l.value_usd ? readableUsdIn(l.value_usd) : '-']),
       ];
-      return `${cli.table([{ header: 'ASSET' }, { header: 'AMOUNT', align: 'right' }, { header: 'VALUE', align: 'right' }], rows)}\ntotal ${v.total_usd} at block ${v.as_of_block}`;
+      return `${cli.table([{ header: 'ASSET' }, { header: 'AMOUNT', align: 'right' }, { header: 'VALUE', align: 'right' }], rows)}\ntotal ${readableUsdIn(v.total_usd)} at block ${v.as_of_block}`;
     },
   });
 

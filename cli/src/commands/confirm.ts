@@ -2,7 +2,7 @@
 // action is resolved. Two subcommands, each with its own help; the answering one is the
 // default, so `confirm <id>` needs no subcommand name. `approveHint` is shared by every
 // command that can produce a held action.
-import { type ConfirmationView, PresenceApiError, readableAmounts, readableSummary } from '@presence/client';
+import { type ConfirmationView, PresenceApiError, readableAmounts, readableSummary, readableUsdIn } from '@presence/client';
 import { type Command, Help } from 'commander';
 import { CliError } from '../cli-error';
 import type { CliContext } from '../context';
@@ -103,7 +103,7 @@ export const confirmationRows = (confirmations: ConfirmationView[]): string[][] 
     c.confirm_id,
     c.status,
     readableAmounts(c.amount),
-    c.value_usd ?? '-',
+    c.value_usd ? readableUsdIn(c.value_usd) : '-',
     shortTime(c.expires_at),
     readableSummary(c.summary),
   ]);

@@ -1,6 +1,6 @@
 // `presence wallet`, `presence policy get|set FILE` and `presence intent "<sentence>"`.
 import { readFileSync } from 'node:fs';
-import { type IntentResult, type PolicyDocument, type PolicyView, readableAmounts, readableSummary } from '@presence/client';
+import { type IntentResult, type PolicyDocument, type PolicyView, readableAmounts, readableSummary, readableUsdIn } from '@presence/client';
 import type { Command } from 'commander';
 import { apiCommand } from '../api-command';
 import { CliError } from '../cli-error';
@@ -13,13 +13,13 @@ import { approveHint } from './confirm';
 export const assetTable = (cli: Pick<CliContext, 'table'>, rows: { symbol: string; amount: string; value_usd: string | null }[]) =>
   cli.table(
     [{ header: 'ASSET' }, { header: 'AMOUNT', align: 'right' }, { header: 'VALUE', align: 'right' }],
-    rows.map((b) => [b.symbol, readableAmounts(b.amount), b.value_usd ?? '-']),
+    rows.map((b) => [b.symbol, readableAmounts(b.amount), b.value_usd ? readableUsdIn(b.value_usd) : '-']),
   );
 
 /** An intent's answer for people: amounts rounded (every digit is in --json), the amount's USD value beside it. */
 export function renderIntent(cli: Pick<CliContext, 'command' | 'pairs'>, r: IntentResult): string {
   const sim = r.simulated ? ' (simulated: nothing was broadcast)' : '';
-  const amount = `${readableAmounts(r.amount)}${r.value_usd ? ` (${r.value_usd})` : ''}`;
+  const amount = `${readableAmounts(r.amount)}${r.value_usd ? ` (${readableUsdIn(r.value_usd)})` : ''}`;
   if (r.status === 'done')
     return `${cli.pairs([
       ['done', readableSummary(r.summary)],
@@ -77,9 +77,9 @@ export function registerWallet(program: Command, cli: CliContext) {
       const head = cli.pairs([
         ['address', w.address],
         ['chain', `${w.chain.name} (${w.chain.id}), block ${w.as_of_block}`],
-        ['total', w.total_usd],
-        ['spend', `${p.spend}: per tx ${p.per_tx_cap}, confirm over ${p.confirm_over}, daily ${p.daily_cap}`],
-        ['today', `spent ${p.spent_today}, left ${p.left_today}`],
+        ['total', readableUsdIn(w.total_usd)],
+        ['spend', readableUsdIn(`${p.spend}: per tx ${p.per_tx_cap}, confirm over ${p.confirm_over}, daily ${p.daily_cap}`)],
+        ['today', readableUsdIn(`spent ${p.spent_today}, left ${p.left_today}`)],
         ['pending', w.pending_confirmations === 0 ? 'none' : `${w.pending_confirmations} (${cli.command('confirm list')})`],
       ]);
       const lp =
@@ -87,7 +87,7 @@ export function registerWallet(program: Command, cli: CliContext) {
           ? ''
           : `\n\n${cli.table(
               [{ header: 'LP' }, { header: 'UNDERLYING' }, { header: 'VALUE', align: 'right' }],
-              w.lp.map((l) => [l.pair, Object.values(l.underlying).join(' + '), l.value_usd ?? '-']),
+              w.lp.map((l) => [l.pair, Object.values(l.underlying).join(' + '), l.value_usd ? readableUsdIn(l.value_usd) : '-']),
             )}`;
       return `${head}\n\n${assetTable(cli, w.balances)}${lp}`;
     },
