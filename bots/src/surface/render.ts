@@ -2,7 +2,14 @@
 // cards and their outcomes. Plain text (no markup), so nothing needs escaping on either
 // platform. Amounts (a summary's quote, a balance) are rounded for people with the one
 // rounding every surface shares (`readableAmounts`); the wire keeps every digit.
-import { type ConfirmationList, type RedeemLinkReturnType, readableAmounts, readableSummary, readableUsdIn, type WalletView } from '@presence/client';
+import {
+  type ConfirmationList,
+  type RedeemLinkReturnType,
+  readableAmounts,
+  readableSummary,
+  readableUsdIn,
+  type WalletView,
+} from '@presence/client';
 import type { CardRecord, LinkRecord, Outcome } from './records';
 
 export const COMMANDS = [

@@ -34,7 +34,12 @@ export function registerChain(chain: Command, cli: CliContext) {
     show: (v) =>
       `${cli.table(
         [{ header: 'SYMBOL' }, { header: 'PRICE', align: 'right' }, { header: 'DECIMALS', align: 'right' }, { header: 'ADDRESS' }],
-        v.tokens.map((t) => [t.symbol + (t.stable ? ' (stable)' : ''), t.price_usd ? readableUsdIn(t.price_usd) : '-', String(t.decimals), t.address]),
+        v.tokens.map((t) => [
+          t.symbol + (t.stable ? ' (stable)' : ''),
+          t.price_usd ? readableUsdIn(t.price_usd) : '-',
+          String(t.decimals),
+          t.address,
+        ]),
       )}\nas of block ${v.as_of_block}`,
   });
 
