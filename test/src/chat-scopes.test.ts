@@ -7,6 +7,7 @@
 // events, standing intents and the wallet are unchanged, no data reaches the reply, and the
 // local planner says which scope is missing. A turn touches the keys it mentions only when
 // its key holds memory:write and nothing in it was refused.
+import { readableUsd } from '@presence/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Answer, call, removeDir, startTestServer, type TestServer } from './harness';
 import { type ChatRequest, startScriptedModel, toolResult } from './scripted-model';
@@ -29,6 +30,9 @@ const memoryKeys = async () => {
   const m = (await admin('GET', '/v1/memory')).json;
   return [...m.pinned, ...m.fading] as { key: string; note: string; tier: string }[];
 };
+
+/** A USD figure as the local planner writes it (grouped), or as the model echoes the tool's result. */
+const saysUsd = (reply: string, usd: string) => reply.includes(usd) || reply.includes(readableUsd(usd));
 
 const SECRET_NOTE = 'only-memory-read-may-see-this';
 
@@ -59,7 +63,7 @@ const cases: Case[] = [
     mentions: ['token:WETH'],
     async ran(reply) {
       const weth = (await admin('GET', '/v1/chain/tokens')).json.tokens.find((t: { symbol: string }) => t.symbol === 'WETH');
-      return reply.includes(weth.price_usd);
+      return saysUsd(reply, weth.price_usd);
     },
   },
   {
@@ -87,7 +91,7 @@ const cases: Case[] = [
     args: {},
     need: ['wallet:read'],
     async ran(reply) {
-      return reply.includes((await admin('GET', '/v1/wallet')).json.total_usd);
+      return saysUsd(reply, (await admin('GET', '/v1/wallet')).json.total_usd);
     },
   },
   { tool: 'memory.list', text: 'what do you remember', args: {}, need: ['memory:read'], ran: async (reply) => reply.includes(SECRET_NOTE) },
