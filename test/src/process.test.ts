@@ -312,5 +312,7 @@ describe('server process', () => {
     } finally {
       removeDir(dataDir);
     }
-  });
+    // Seven runs of the operator CLI (each compiles the server through tsx: 2–7 s on a busy
+    // 2-core machine) and two server starts: past the suite's 60 s default under CI's load.
+  }, 180_000);
 });
