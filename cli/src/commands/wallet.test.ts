@@ -29,13 +29,13 @@ it('a done swap too', () => {
   expect(out).toMatch(/^tx\s+0xabc \(block 12\)$/m);
 });
 
-it('the balances table rounds amounts to six significant digits, as chat does (18 digits were hard to read)', () => {
+it('the balances table rounds amounts to six significant digits and groups USD figures, as chat does (18 digits were hard to read)', () => {
   const table = { table: (c: Parameters<typeof renderTable>[0], r: string[][]) => renderTable(c, r, 'aligned', { headers: true }) };
   const out = assetTable(table, [
     { symbol: 'ETH', amount: '9.999532128039127077 ETH', value_usd: '29999.12 USD' },
     { symbol: 'USDC', amount: '9959 USDC', value_usd: '9959.00 USD' },
   ]);
-  expect(out).toMatch(/^ETH\s+9\.99953 ETH\s+29999\.12 USD$/m);
-  expect(out).toMatch(/^USDC\s+9959 USDC\s+9959\.00 USD$/m);
+  expect(out).toMatch(/^ETH\s+9\.99953 ETH\s+29,999\.12 USD$/m);
+  expect(out).toMatch(/^USDC\s+9959 USDC\s+9,959\.00 USD$/m);
   expect(out).not.toContain('9.999532128039127077');
 });
