@@ -109,11 +109,11 @@ async function answerWallet(kind: 'address' | 'pending', { call }: LocalTurn): P
 
 type PolicyState = { spend: string; per_tx_cap: string; confirm_over: string; daily_cap: string; spent_today: string; left_today: string };
 
-/** The spend policy in words: what one action and one day may spend, what waits for approval, what is left today. */
 /** Policy changes are never a tool (docs/behaviour.md): a chat cannot widen what a chat may spend. */
 const POLICY_CHANGE =
   "I don't change your spend policy from a chat: it is set with an admin key (`presence policy set FILE` in the CLI, or PUT /v1/wallet/policy), so nothing said here can widen what is spent.";
 
+/** The spend policy in words: what one action and one day may spend, what waits for approval, what is left today. */
 async function answerPolicy({ call }: LocalTurn): Promise<string> {
   const w = await call('wallet.read');
   const p = problemOf(w);

@@ -1,7 +1,9 @@
 // Reads a question about the wallet or the market: a balance ("how much eth do i have",
 // "what's my usdc balance"), a price ("how much is 1 weth in dollars"), a token's safety
-// ("is the scam token safe"), a pool's depth ("how liquid is weth/usdc") or the list of
-// pools. Null: not one of these. Works on normalized text.
+// ("is the scam token safe"), a pool's depth ("how liquid is weth/usdc"), the list of pools,
+// every price ("how's the market") or what was said before ("recap"); and, on its own
+// (`readPolicyChange`), a request to change the spend policy. Null: not one of these. Works
+// on normalized text.
 import { tokenOf, type Vocabulary } from './amount-phrase';
 import type { Reading } from './reading';
 
