@@ -21,7 +21,7 @@ describe('the bots logger', () => {
     expect(o).toEqual({
       level: 40,
       time: 1_700_000_000_000,
-      msg: 'call to https://api.telegram.org/bot***/getMe failed',
+      msg: 'call to https://api.telegram.org/… failed',
       attempt: 2,
       error: 'bad ***',
     });
@@ -38,6 +38,22 @@ describe('the bots logger', () => {
     log.addSecret(TOKEN);
     log('info', 'linked', { user: 'ann', key: TOKEN });
     expect(lines).toEqual(['2026-01-02T03:04:05.000Z info linked user="ann" key="***"']);
+  });
+
+  it("masks what nobody registered: a URL's credentials and path, key shapes, a password in a connection string", () => {
+    const lines: string[] = [];
+    const log = createLogger((l) => lines.push(l), 'json');
+    const key = `prs_live_${'Zx9'.repeat(12)}`;
+    log('error', `presence-bots could not start: connect to postgres://bots:hunter22@db:5432/bots failed`, {
+      error: new Error(`401 for ${key}`),
+      detail: 'password=hunter22 host=db',
+    });
+    const o = JSON.parse(lines[0] as string);
+    expect(o.msg).toBe('presence-bots could not start: connect to postgres://db:5432/… failed');
+    expect(o.error).toBe('401 for [live key]');
+    expect(o.detail).toBe('password=… host=db');
+    expect(lines[0]).not.toContain('hunter22');
+    expect(lines[0]).not.toContain(key);
   });
 
   it('is JSON unless stderr is a terminal; PRESENCE_LOG_FORMAT decides when set', () => {

@@ -1,10 +1,15 @@
 // The bots' logger: one entry a line on stderr, and no secret ever in it. Bot tokens and
 // every Presence key the bots open are registered as secrets and replaced by "***" wherever
-// they would appear (an error message quoting a URL with the bot token, say).
+// they would appear (an error message quoting a URL with the bot token, say); and the message
+// and every text field then go through core's redactMessage, as the server's lines do, for
+// the secrets nobody registered (a URL's credentials or path, a key-shaped string, a
+// connection string's password in a driver's error).
 // Two formats, like the server's: JSON lines for whatever collects them (one object a line:
 // `level` as pino numbers it, `time` in ms since the epoch, `msg`, then the fields), and a
 // readable line for someone watching a terminal. PRESENCE_LOG_FORMAT chooses; unset, a
 // terminal gets the readable form.
+import { redactMessage } from '@presence/core';
+
 export type LogLevel = 'info' | 'warn' | 'error';
 export type LogFormat = 'pretty' | 'json';
 export type Logger = {
@@ -15,9 +20,6 @@ export type Logger = {
 
 /** pino's level numbers, so one pipeline reads the server's lines and the bots' alike. */
 const LEVEL_NUMBER: Record<LogLevel, number> = { info: 30, warn: 40, error: 50 };
-
-/** An Error says its message (never its stack); anything else as it is. */
-const plain = (v: unknown) => (v instanceof Error ? v.message : v);
 
 /** The format for this process: PRESENCE_LOG_FORMAT, else readable on a terminal and JSON otherwise. */
 export function logFormatFor(env: NodeJS.ProcessEnv, isTty: boolean): LogFormat {
@@ -31,23 +33,22 @@ export function createLogger(
   now: () => number = Date.now,
 ): Logger {
   const secrets = new Set<string>();
-  const redact = (text: string) => {
+  /** Text fit for a line: the registered secrets first (whole, before anything reshapes them), then the shapes of any. */
+  const clean = (text: string) => {
     let out = text;
     for (const s of secrets) out = out.split(s).join('***');
-    return out;
+    return redactMessage(out);
   };
+  /** An Error says its message (never its stack); text is cleaned; anything else as it is. */
+  const plain = (v: unknown) => (v instanceof Error ? clean(v.message) : typeof v === 'string' ? clean(v) : v);
   const log = ((level, message, fields) => {
+    const entries = Object.entries(fields ?? {}).map(([k, v]) => [k, plain(v)] as const);
     if (format === 'json') {
-      const extra = Object.fromEntries(Object.entries(fields ?? {}).map(([k, v]) => [k, plain(v)]));
-      write(redact(JSON.stringify({ level: LEVEL_NUMBER[level], time: now(), msg: message, ...extra })));
+      write(JSON.stringify({ level: LEVEL_NUMBER[level], time: now(), msg: clean(message), ...Object.fromEntries(entries) }));
       return;
     }
-    const extra = fields
-      ? Object.entries(fields)
-          .map(([k, v]) => `${k}=${typeof v === 'string' ? JSON.stringify(v) : String(plain(v))}`)
-          .join(' ')
-      : '';
-    write(redact(`${new Date(now()).toISOString()} ${level} ${message}${extra ? ` ${extra}` : ''}`));
+    const extra = entries.map(([k, v]) => ` ${k}=${typeof v === 'string' ? JSON.stringify(v) : String(v)}`).join('');
+    write(`${new Date(now()).toISOString()} ${level} ${clean(message)}${extra}`);
   }) as Logger;
   log.addSecret = (secret) => {
     if (secret.length >= 8) secrets.add(secret);

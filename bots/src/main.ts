@@ -4,6 +4,7 @@
 // cuts the start short; afterwards work in flight gets STOP_LIMIT_MS, and a second signal
 // ends it at once. `presence-bots try` runs the Telegram bot against a loopback Bot API
 // chatted with in the terminal instead (src/try/try.ts).
+import { redactMessage } from '@presence/core';
 import { BotsConfigError, loadBotsConfig } from './config';
 import { createLogger, logFormatFor } from './log';
 import { runBots } from './run-bots';
@@ -21,7 +22,7 @@ if (process.argv[2] === 'try') {
   }).then(
     (code) => process.exit(code),
     (e: unknown) => {
-      process.stderr.write(`presence-bots try: ${e instanceof Error ? e.message : String(e)}\n`);
+      process.stderr.write(`presence-bots try: ${redactMessage(e instanceof Error ? e.message : String(e))}\n`);
       process.exit(1);
     },
   );

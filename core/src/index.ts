@@ -14,6 +14,7 @@ export { HISTORY_BUDGET_CHARS, HISTORY_TURNS } from './conversation/history-budg
 export type { Planner, PlannerContext, PlannerIO, ToolDef } from './conversation/planner-port';
 export { type Core, type CoreOptions, createCore, type StoreWiring } from './create-core';
 export { isPresenceError, PresenceError, type Problem } from './errors/presence-error';
+export { MAX_MESSAGE_CHARS, redactMessage } from './errors/redact-message';
 export type { FeedEvent, FeedItem, Subscription } from './events/events-log';
 export { fingerprintRequest, type RequestFingerprint } from './idempotency/fingerprint';
 export {

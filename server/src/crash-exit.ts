@@ -6,8 +6,9 @@
 // The line carries the error's kind, message, code and causes, redacted (error-summary.ts), but
 // never its stack, and for a rejection with something other than an Error only the kind of
 // value: a plain object can hold anything, a request's body or a key included.
+
+import { redactMessage } from '@presence/core';
 import { errorSummary } from './http/error-summary';
-import { redactMessage } from './http/redact';
 
 /** A serving process that failed with an error nobody handled (sysexits' EX_SOFTWARE). */
 export const CRASH_EXIT_CODE = 70;

@@ -2,7 +2,7 @@
 // log line run this one, not a copy. No stack traces and no secrets in any log line:
 // - errors are logged as their type, message and code, with their causes, never their stack (a
 //   stack names our files and can carry values from the frames that threw), and every message
-//   is redacted (http/redact.ts: a URL keeps only its scheme, host and port; keys and tokens
+//   is redacted (core's errors/redact-message.ts: a URL keeps only its scheme, host and port; keys and tokens
 //   are masked);
 // - request lines carry method, the route's pattern, host and peer address only, never headers,
 //   so Authorization never reaches the log (there is nothing to redact);

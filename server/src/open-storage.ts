@@ -4,11 +4,11 @@
 // servers: LISTEN/NOTIFY and shared tables) and the test keys' shared overlay — all on the
 // server's one pool, which closes after everything that uses it.
 import type { Clock, CoreOptions, Keystore, PasskeyStorePort, StoreWiring, SurfaceStorePort, WebhookStorePort } from '@presence/core';
+import { redactMessage } from '@presence/core';
 import { createPostgresCluster, createPostgresOverlayShare, type Database, type PostgresCluster } from '@presence/core/postgres';
 import type { StoreInfo } from '@presence/protocol';
 import type { Cleanups } from './cleanups';
 import type { Config } from './config';
-import { redactMessage } from './http/redact';
 import { checkMasterKey } from './master-key';
 import { meteredStore } from './metrics/metered-ports';
 import type { Metrics } from './metrics/metrics';
@@ -52,7 +52,7 @@ export async function openStorage(
     const shared = await createPostgresCluster({
       sql: opened.database,
       clock,
-      // Redacted as log lines are (http/redact.ts): a driver's message can name its connection.
+      // Redacted as log lines are (core's errors/redact-message.ts): a driver's message can name its connection.
       onError: (err) => console.error('presence: cluster read failed:', redactMessage(err instanceof Error ? err.message : String(err))),
     }).catch((e: unknown) => {
       throw databaseFailure(config.PRESENCE_DATABASE_URL as string, e);

@@ -7,12 +7,11 @@
 // On PostgreSQL this opens the server's one pool (PRESENCE_DATABASE_POOL connections): the
 // store, the cluster messaging, the locks, leadership and the deployment book all run on it
 // (see docs/operations.md for the arithmetic against max_connections).
-import { type EmbeddedStore, isPresenceError, type Keystore, type SharedStore } from '@presence/core';
+import { type EmbeddedStore, isPresenceError, type Keystore, redactMessage, type SharedStore } from '@presence/core';
 import { createLowdbStore } from '@presence/core/lowdb';
 import { createPostgresStore, type Database, loadMigrations, migrationStatus, openDatabase } from '@presence/core/postgres';
 import type { StoreInfo } from '@presence/protocol';
 import type { Config } from './config';
-import { redactMessage } from './http/redact';
 import { refuseImported } from './imported-marker';
 import { refuseNewerSchema } from './schema-check';
 

@@ -8,11 +8,11 @@
 // terminal) would keep the admin key for anyone who reads the logs. Elsewhere a line names the
 // file they were saved to (0600), and in the JSON format every stdout line is JSON.
 import path from 'node:path';
+import { redactMessage } from '@presence/core';
 import { BOOTSTRAP_KEYS_FILE } from './bootstrap-keys';
 import { stopOnChainLost } from './chain-lost-exit';
 import { ConfigError, loadConfig } from './config';
 import { exitOnCrash } from './crash-exit';
-import { redactMessage } from './http/redact';
 import type { LogFormat } from './logger';
 import { FATAL, type ProcessLine, processLine } from './process-lines';
 import { REFUSED_EXIT_CODE, StartRefused } from './start-refused';
@@ -64,7 +64,7 @@ async function startOrExit(config: ReturnType<typeof loadConfig>, logFormat: Log
     }
     const hint =
       (e as NodeJS.ErrnoException).code === 'EADDRINUSE' ? ' (is another server running? set PRESENCE_PORT to use another port)' : '';
-    process.stderr.write(`presence: could not start: ${(e as Error).message}${hint}\n`);
+    process.stderr.write(`presence: could not start: ${redactMessage(e instanceof Error ? e.message : String(e))}${hint}\n`);
     process.exit(1);
   }
 }

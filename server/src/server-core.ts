@@ -1,12 +1,11 @@
 // Core as a server runs it: the configuration's limits, the store and cluster port it opened,
 // the deployment's locks, the chain, and a model planner when PRESENCE_LLM_BASE_URL names an
 // OpenAI-compatible server (without one, `provider:model` routes answer model_unavailable).
-import { type ChainRuntime, type Clock, type Core, createCore, type Keystore } from '@presence/core';
+import { type ChainRuntime, type Clock, type Core, createCore, type Keystore, redactMessage } from '@presence/core';
 import { createAiPlanner } from '@presence/core/ai';
 import { WEBHOOKS_PER_ACCOUNT } from '@presence/protocol';
 import type { Config } from './config';
 import type { Coordination } from './coordination';
-import { redactMessage } from './http/redact';
 import type { Metrics } from './metrics/metrics';
 import type { Storage } from './open-storage';
 

@@ -62,7 +62,7 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
   const shownIn = createCardIndex();
   let cursor: number | undefined;
 
-  /** Rows that did not fit, logged once each (a start reads the table twice; a notice reads a row again) until one fits. */
+  /** Rows that did not fit, logged once each (leading the stream reads the table again; a notice reads a row again) until one fits. */
   const misfits = new Set<string>();
   /** The row's doc as its schema parses it; null (logged) when it does not fit, or when there is no row. */
   function fits<T>(schema: z.ZodType<T>, doc: unknown, record: string): T | null {
@@ -122,13 +122,23 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
     for (const r of cardRows) putCardLocal(r.id, r.doc);
     await reload('cursor');
   }
+  // The table is read whole each time the notices start to flow (so no change falls between
+  // the read and the first notice): once at the start, which waits for it and fails with it,
+  // and again after each reconnect (notices sent meanwhile were lost).
+  let started: Promise<void> | undefined;
   const listening = await sql.listen(
     CHANNEL,
     (payload) =>
       void reload(payload).catch((e: unknown) => log?.('warn', 'could not read a bots row another process changed', { error: String(e) })),
-    () => void loadAll().catch((e: unknown) => log?.('warn', 'could not reload the bots table', { error: String(e) })),
+    () => {
+      const loading = loadAll();
+      if (started === undefined) {
+        started = loading;
+        loading.catch(() => undefined); // awaited below; this only keeps a fast failure from counting as unhandled
+      } else void loading.catch((e: unknown) => log?.('warn', 'could not reload the bots table', { error: String(e) }));
+    },
   );
-  await loadAll();
+  await started;
 
   const notify = (what: string) => sql`SELECT pg_notify(${CHANNEL}, ${what})`;
   async function writeLink(owner: string, statement: Promise<{ doc: unknown }[]>) {

@@ -1,11 +1,10 @@
 // What a log line may say about an error: its kind, message and code, and what caused it —
 // never its stack (a stack names our files and can carry values from the frames that threw)
-// and never a secret: every message goes through redact.ts, since the errors beneath ours
+// and never a secret: every message goes through core's redactMessage, since the errors beneath ours
 // (viem's, the database driver's, fetch's) name URLs, credentials and request bodies. Used by
 // the production logger's serializer, by the error handler and by the crash line, whatever
 // logger the app has.
-import { isPresenceError } from '@presence/core';
-import { redactMessage } from './redact';
+import { isPresenceError, redactMessage } from '@presence/core';
 
 /** The most causes a line names: the outermost, then the innermost (the root cause) before it. */
 export const MAX_CAUSES = 3;

@@ -4,12 +4,11 @@
 // causes, redacted; the body never gets a stack or a secret). Bodies are built by `problem()` only — handlers,
 // streams, stored idempotent answers and the raw-socket writer (client-error.ts) alike.
 // Each body names the request it answers (`request_id`, also the X-Request-Id header).
-import { PresenceError } from '@presence/core';
+import { PresenceError, redactMessage } from '@presence/core';
 import { type Problem, type ProblemType, problemTypeForStatus } from '@presence/protocol';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { causeChain, errorSummary } from './error-summary';
-import { redactMessage } from './redact';
 import { REQUEST_ID_HEADER } from './request-id';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';

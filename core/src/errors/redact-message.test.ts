@@ -2,7 +2,7 @@
 // key, token, webhook secret, link code, master key or password; one line of bounded length.
 import { HttpRequestError, RpcRequestError } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { MAX_MESSAGE_CHARS, redactMessage } from './redact';
+import { MAX_MESSAGE_CHARS, redactMessage } from './redact-message';
 
 const KEY = `prs_live_${'A1b2C3d4E5'.repeat(4)}`;
 
