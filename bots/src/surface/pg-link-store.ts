@@ -13,12 +13,11 @@
 // row read is parsed with its schema (records.ts): one that does not fit is logged and left
 // out of memory (the row itself stays, for an operator to mend).
 import postgres from 'postgres';
-import type { z } from 'zod';
 import { createCardIndex, withMessages } from './card-index';
 import type { CardPatch, LinkStore } from './link-store';
 import type { Log } from './logging';
 import { CardRecord, LinkRecord } from './records';
-import { problemOf } from './set-aside';
+import { createRowCheck } from './set-aside';
 
 const CHANNEL = 'presence_bots';
 /** `pg_try_advisory_lock` key of the surface stream's consumer: "botsfeed" in ASCII. */
@@ -62,21 +61,7 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
   const shownIn = createCardIndex();
   let cursor: number | undefined;
 
-  /** Rows that did not fit, logged once each (leading the stream reads the table again; a notice reads a row again) until one fits. */
-  const misfits = new Set<string>();
-  /** The row's doc as its schema parses it; null (logged) when it does not fit, or when there is no row. */
-  function fits<T>(schema: z.ZodType<T>, doc: unknown, record: string): T | null {
-    if (doc === undefined || doc === null) return null;
-    const parsed = schema.safeParse(doc);
-    if (parsed.success) {
-      misfits.delete(record);
-      return parsed.data;
-    }
-    if (!misfits.has(record))
-      log?.('warn', 'a bots row does not fit its schema: left out (the row is kept)', { record, problem: problemOf(parsed.error) });
-    misfits.add(record);
-    return null;
-  }
+  const fits = createRowCheck(log);
   /** Answers the link as kept in memory (null: none, or a row that does not fit). */
   const putLinkLocal = (owner: string, row: unknown): LinkRecord | null => {
     const doc = fits(LinkRecord, row, `link ${owner}`);

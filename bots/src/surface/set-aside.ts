@@ -3,7 +3,8 @@
 // and its line appended to links.rejected.jsonl before anything rewrites the file it came
 // from, so an operator can mend it and append it back to links.jsonl. The rest of the table
 // loads. The file is private like the others (a sealed key may be in it) and is left for the
-// operator to remove.
+// operator to remove. Rows of the PostgreSQL table that do not fit are logged and left out
+// the same way (createRowCheck); the row itself stays where it is, for an operator to mend.
 import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { PRIVATE_FILE } from '@presence/core/files';
@@ -22,6 +23,27 @@ export function problemOf(error: unknown): string {
   const issues = (error as Partial<z.ZodError>)?.issues;
   if (!Array.isArray(issues)) return String(error);
   return issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(record)'}: ${i.message}`).join('; ');
+}
+
+/**
+ * A check of rows read from a table (the PostgreSQL bots store): the row's doc as its schema
+ * parses it, or null (none, or one that does not fit). A misfit is logged once, until it fits
+ * again: leading the stream reads the table again, and a notice reads a row again.
+ */
+export function createRowCheck(log: Log | undefined) {
+  const misfits = new Set<string>();
+  return function fits<T>(schema: z.ZodType<T>, doc: unknown, record: string): T | null {
+    if (doc === undefined || doc === null) return null;
+    const parsed = schema.safeParse(doc);
+    if (parsed.success) {
+      misfits.delete(record);
+      return parsed.data;
+    }
+    if (!misfits.has(record))
+      log?.('warn', 'a bots row does not fit its schema: left out (the row is kept)', { record, problem: problemOf(parsed.error) });
+    misfits.add(record);
+    return null;
+  };
 }
 
 /** Keeps the misfits' lines in links.rejected.jsonl (durably) and logs them; nothing when there are none. */
