@@ -231,7 +231,7 @@ export function createCore(o: CoreOptions) {
   const keys = createKeyService({ store, clock, limits, changes: o.cluster?.keyChanges });
   const memory = createMemoryService({ storeFor, clock, events, limits });
   const { policies, wallet, passkeys } = spendingOf(o, { store, storeFor, events });
-  const thread = createThread({ store, storeFor, events, clock });
+  const thread = createThread({ store, storeFor, events, clock, onError: o.onBackgroundError });
   const standing = createStandingService({ store, storeFor, clock, thread, wallet, limits });
   // Test keys' leases in memory: their requests are never coordinated across servers.
   const leases = { live: o.leases ?? createMemoryLeases(), test: createMemoryLeases() };

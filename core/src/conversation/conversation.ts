@@ -137,7 +137,7 @@ export function createConversation(deps: {
       tx: effects.tx || undefined,
       confirm_id: effects.confirm_id || undefined,
     };
-    await storeFor(p.kind).appendThread(p.accountId, {
+    await thread.append(p, {
       kind: 'turn',
       at: clock.now(),
       user: input.text,

@@ -54,6 +54,14 @@ export function overlayLogs(ctx: OverlayContext): EventsPort & ThreadPort {
         return stored;
       });
     },
+    async pruneThread(accountId, keepLast) {
+      // Only the overlay's own entries: the live thread is the live store's to prune.
+      const o = peek(accountId);
+      if (!o || o.thread.length <= keepLast) return 0;
+      const cut = o.thread.length - Math.max(keepLast, 1);
+      o.thread.splice(0, cut);
+      return cut;
+    },
     async readThread(accountId, { before, limit }) {
       const page = await live.readThread(accountId, { before, limit });
       const mine = (peek(accountId)?.thread ?? []).filter((e) => before === undefined || e.id < before);

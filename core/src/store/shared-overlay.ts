@@ -66,7 +66,7 @@ const intents: FamilySharing<IntentsPort> = {
   reads: ['getIntent', 'findIntentByConfirmId', 'findIntentByIdempotencyKey', 'listIntents', 'spentSince'],
   writes: { createIntent: field('account_id'), transitionIntent: first },
 };
-const thread: FamilySharing<ThreadPort> = { reads: ['readThread'], writes: { appendThread: first } };
+const thread: FamilySharing<ThreadPort> = { reads: ['readThread'], writes: { appendThread: first, pruneThread: first } };
 const standing: FamilySharing<StandingPort> = {
   reads: ['listStanding'],
   writes: { putStanding: field('account_id'), updateStanding: first },

@@ -40,6 +40,7 @@ const KIND: Record<keyof StoreOps, 'read' | 'write'> = {
   dueHolds: 'read',
   appendThread: 'write',
   readThread: 'read',
+  pruneThread: 'write',
   putStanding: 'write',
   listStanding: 'read',
   dueStanding: 'read',

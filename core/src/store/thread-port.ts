@@ -6,4 +6,6 @@ export interface ThreadPort {
   appendThread(accountId: string, entry: NewThreadEntry): Promise<ThreadEntry>;
   /** Newest last: up to `limit` entries with id < `before` (or the newest when absent). */
   readThread(accountId: string, opts: { before?: number; limit: number }): Promise<ThreadEntry[]>;
+  /** Drops all but the newest `keepLast` entries (at least one stays, so ids go on); answers how many went. */
+  pruneThread(accountId: string, keepLast: number): Promise<number>;
 }

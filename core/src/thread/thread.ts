@@ -1,11 +1,13 @@
 // The conversation thread: turns (question and answer stored as one entry) and the
-// presence's unprompted speech, which is also announced as a `message` event.
+// presence's unprompted speech, which is also announced as a `message` event. A thread is
+// something a client grows, so it has a cap: an account keeps its newest entries, pruned back
+// to `threadRetention.keep` at every `every`-th append (the thread holds at most their sum).
 import type { Scope } from '@presence/protocol';
 import type { Clock } from '../clock/clock';
 import { iso } from '../clock/clock';
 import type { EventsLog } from '../events/events-log';
 import { accountCaller, type Caller } from '../keys/caller';
-import type { ThreadEntry } from '../store/documents';
+import type { NewThreadEntry, ThreadEntry } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
 import type { StorePort } from '../store/store-port';
 import { redactEntry } from './scope-redaction';
@@ -48,6 +50,9 @@ export type Thread = ReturnType<typeof createThread>;
 /** The last thread entry and event ids before something was said (0 when none). */
 export type SpeechMarks = { thread_after: number; event_after: number };
 const SCAN_PAGE = 200;
+/** What an account's thread keeps: its newest `keep` entries (a page back ends there), pruned back to that every `every` appends (one rewrite on lowdb, one DELETE on PostgreSQL). */
+export type ThreadRetention = { keep: number; every: number };
+export const threadRetention: ThreadRetention = { keep: 10_000, every: 1_000 };
 
 /** `store` is the live store (standing intents speak there); `storeFor` picks the caller's. */
 export function createThread({
@@ -55,16 +60,29 @@ export function createThread({
   storeFor,
   events,
   clock,
+  onError = () => undefined,
+  retention = threadRetention,
 }: {
   store: StorePort;
   storeFor: StoreFor;
   events: EventsLog;
   clock: Clock;
+  /** A prune that failed (not awaited: the next prune tries again). */
+  onError?: (e: unknown) => void;
+  retention?: ThreadRetention;
 }) {
+  /** Appends, and now and then prunes back to what is kept; retention is never the writer's wait. */
+  async function appendTo(to: Pick<StorePort, 'appendThread' | 'pruneThread'>, accountId: string, entry: NewThreadEntry) {
+    const stored = await to.appendThread(accountId, entry);
+    if (stored.id % retention.every === 0) void to.pruneThread(accountId, retention.keep).catch(onError);
+    return stored;
+  }
   return {
+    /** Keeps an entry in the caller's thread (a turn: the conversation's). */
+    append: (caller: Caller, entry: NewThreadEntry) => appendTo(storeFor(caller.kind), caller.accountId, entry),
     /** The presence speaks unprompted: kept in the thread and sent as an event; `scopes`: what the words drew on. */
     async say(caller: Caller, text: string, cause: string, scopes: readonly Scope[]) {
-      await storeFor(caller.kind).appendThread(caller.accountId, { kind: 'presence', at: clock.now(), text, cause, scopes: [...scopes] });
+      await appendTo(storeFor(caller.kind), caller.accountId, { kind: 'presence', at: clock.now(), text, cause, scopes: [...scopes] });
       await events.emit(caller, 'message', { text, cause, scopes: [...scopes] });
     },
     /** Where the thread and the live events log end now; see `sayOnce`. */
@@ -88,7 +106,7 @@ export function createThread({
         if (!first || first.id <= marks.thread_after + 1) break;
         before = first.id;
       }
-      if (!inThread) await store.appendThread(accountId, { kind: 'presence', at: clock.now(), text, cause, scopes: [...scopes] });
+      if (!inThread) await appendTo(store, accountId, { kind: 'presence', at: clock.now(), text, cause, scopes: [...scopes] });
       for (let after = marks.event_after; ; ) {
         const page = await store.eventsAfter(accountId, after, SCAN_PAGE);
         if (page.some((e) => e.type === 'message' && same(e.data))) return;

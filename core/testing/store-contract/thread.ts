@@ -1,4 +1,4 @@
-// The store contract for the thread: ids per account, pages newest last. One family's section of
+// The store contract for the thread: ids per account, pages newest last, pruned to its newest. One family's section of
 // the port; describeStoreContract (../store-contract.ts) runs every family's, and an adapter may
 // run only some (`sections`).
 import { beforeEach, expect, it } from 'vitest';
@@ -27,6 +27,30 @@ export function threadContract(ctx: ContractContext) {
       expect(await ids({ before: 100, limit: 2 })).toEqual([9, 10]);
       expect((await store.readThread('a', { before: 2, limit: 1 }))[0]).toEqual({ ...turn('q1', 1), id: 1 });
       expect(await store.readThread('nobody', { limit: 3 })).toEqual([]);
+    });
+
+    it('pruneThread keeps the newest keepLast (at least one), and never reuses an id', async () => {
+      for (const i of range(10)) await store.appendThread('a', turn(`q${i}`, i));
+      expect(await store.pruneThread('a', 3)).toBe(7);
+      expect((await store.readThread('a', { limit: 100 })).map((e) => e.id)).toEqual([8, 9, 10]);
+      expect(await store.pruneThread('a', 3)).toBe(0);
+      expect(await store.pruneThread('a', 0)).toBe(2);
+      expect(await store.pruneThread('nobody', 5)).toBe(0);
+      if (ctx.durable) store = await h.reopen();
+      expect((await store.readThread('a', { limit: 100 })).map((e) => e.id)).toEqual([10]);
+      expect((await store.appendThread('a', turn('q11', 11))).id).toBe(11);
+    });
+
+    it('pruning while others append never drops an entry appended meanwhile (it is among the newest)', async () => {
+      for (const i of range(20)) await store.appendThread('a', turn(`q${i}`, i));
+      const [p] = await h.peers(1);
+      const [appended] = await Promise.all([
+        Promise.all(range(10).map((i) => (p as StorePort).appendThread('a', turn(`r${i}`, 100 + i)))),
+        store.pruneThread('a', 15),
+      ]);
+      const kept = (await store.readThread('a', { limit: 100 })).map((e) => e.id);
+      for (const e of appended) expect(kept).toContain(e.id);
+      expect(kept).toEqual(range(kept.length, kept[0]));
     });
 
     it('concurrent appends from several servers get strictly increasing ids with no gap', async () => {

@@ -1,5 +1,5 @@
 // The conversation thread: an append-only log per account (data/thread/<account>.jsonl); the
-// whole account thread is served from memory.
+// whole account thread is served from memory, so it is kept to its newest entries (pruneThread).
 import { ThreadEntry } from '../documents';
 import type { ThreadPort } from '../thread-port';
 import { deepFreeze } from './documents-engine';
@@ -24,6 +24,22 @@ export function openThread(ctx: StoreContext): ThreadFamily {
         log.entries.push(stored);
       });
       return stored;
+    },
+    async pruneThread(accountId, keepLast) {
+      const log = await threadLog(accountId);
+      let cut = 0;
+      // Decided inside the log's rewrite, as the events' prune is: every earlier append is
+      // committed by then and later ones go to the new file, so none is dropped on its way in.
+      await log.file.rewrite(
+        () => {
+          cut = Math.max(0, log.entries.length - Math.max(keepLast, 1));
+          return cut > 0 ? log.entries.slice(cut) : null;
+        },
+        (kept) => {
+          log.entries = [...kept];
+        },
+      );
+      return cut;
     },
     async readThread(accountId, { before, limit }) {
       const { entries } = await threadLog(accountId);

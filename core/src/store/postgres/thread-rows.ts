@@ -16,6 +16,12 @@ export function threadRows(run: Runner): ThreadPort {
       RETURNING id`;
       return { ...entry, id: Number(row?.id) } as ThreadEntry;
     },
+    async pruneThread(accountId, keepLast) {
+      // The id counter lives in account_seq, so ids go on whatever is deleted; the newest stays anyway, as elsewhere.
+      const r = await sql`DELETE FROM thread WHERE account_id = ${accountId}
+        AND id <= (SELECT max(id) FROM thread WHERE account_id = ${accountId}) - ${Math.max(keepLast, 1)}`;
+      return r.count;
+    },
     async readThread(accountId, { before, limit }) {
       const rows =
         before === undefined
