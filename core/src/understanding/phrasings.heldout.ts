@@ -1,4 +1,4 @@
-// A held-out set (round N, 2026-12-03): 86 everyday messages written fresh, as different people
+// Held-out sets (2026-12-03). The first: 86 everyday messages written fresh, as different people
 // type them, before any change to the reader they measure — swaps, buys and sells, sends and
 // pays, wrapping, dollar and relative amounts, questions, standing intents, watches, policy,
 // greetings, and what must not act (what-ifs, the past, negations, jokes in words and emoji).
@@ -10,6 +10,7 @@ import type { Phrasing } from './phrasings.corpus';
 const A = '0x3333333333333333333333333333333333333333';
 const C = '0x4444444444444444444444444444444444444444';
 const B = '0x5555555555555555555555555555555555555555';
+const D = '0x6666666666666666666666666666666666666666';
 
 export const HELD_OUT: Phrasing[] = [
   // swaps, typed every which way
@@ -162,4 +163,56 @@ export const HELD_OUT_2: Phrasing[] = [
   ['my sister wants me to send her 5 usdc', 'none'],
   ['swap 10 usdc for weth 😅', 'not_now'],
   [`send 20 usdc to ${B} end of week`, 'not_now'],
+];
+
+/**
+ * A third held-out batch (42 rows, other personas: formal, terse, non-native), written after the
+ * second batch's fixes and scored before any further change: 40 of 42 (95.2%; 6 rows found to
+ * repeat the corpus were replaced first, and the replacements scored as written). Both misses
+ * were questions not understood ("what's left of my daily budget", "where do i send funds to top
+ * up"); fixed in general form (what is left of a limit; where money goes in).
+ */
+export const HELD_OUT_3: Phrasing[] = [
+  ['Please could you exchange 45 USDC to DAI.', 'swap 45 USDC DAI'],
+  ['yo ada flip .3 weth to dai', 'swap 0.3 WETH DAI'],
+  ['i want to change 60 dai for weth please', 'swap 60 DAI WETH'],
+  ['Swap 12.5 DAI → USDC', 'swap 12.5 DAI USDC'],
+  ['ok buy 35$ of weth', 'buy $35 WETH'],
+  ['purchase 0.004 weth using usdc', 'buy 0.004 WETH with USDC'],
+  ['buy $75 worth of weth w/ dai', 'buy $75 WETH with DAI'],
+  ['sell 40% of my weth for usdc', 'swap 40/100 WETH USDC'],
+  [`send 3.5 usdc to ${D} pls, for the coffee`, `send 3.5 USDC ${D}`],
+  [`give ${D} 9 dai`, `send 9 DAI ${D}`],
+  ['unwrap .1 weth', 'unwrap 0.1'],
+  ['pls wrap 0.35 ETH for me ta', 'wrap 0.35'],
+  ['unwrap half of my weth please', 'unwrap 1/2'],
+  ['send 5 usdc to alice', 'ask'],
+  ['grab a couple of weth', 'ask'],
+  ['trade all of my eth into dai', 'ask'],
+  ['swap 10 usdc for weth or maybe dai', 'none'],
+  ['transfer 8 dai please', 'ask'],
+  ['swap 10 pepe for usdc', 'ask'],
+  ['swap 20 usdc for 0.01 weth', 'ask'],
+  ['how much usdc do i own', 'balance USDC'],
+  ['balances pls 🙏', 'balance all'],
+  ['whats 1 weth worth in dai', 'price WETH 1 in DAI'],
+  ['current eth price pls', 'price ETH'],
+  ['is the dai token safe to hold', 'safety DAI'],
+  ['weth dai pool depth', 'pool WETH-DAI'],
+  ['what markets do you support', 'pools'],
+  ["what's left of my daily budget", 'policy'],
+  ['where do i send funds to top up', 'address'],
+  ['notify me when eth hits 5000', 'ask'],
+  ['alert me if weth falls below 1700', 'watch tell me when WETH is below 1700 USD'],
+  ['if eth goes over 4000 sell 0.1 weth for usdc', 'watch if WETH rises above 4000 USD swap 0.1 WETH for USDC'],
+  ['every day at 6pm tell me my balance', 'watch every day at 18:00 tell me my balance'],
+  ['stop all my alerts please', 'stop all'],
+  ['what price alerts are running', 'watching'],
+  ['lower my daily cap to 100', 'policy change'],
+  ['good evening presence', 'none'],
+  ['i might buy some weth later', 'none'],
+  ['did i already swap 10 usdc for weth?', 'none'],
+  [`sending 5 usdc to ${D} was a mistake`, 'not_now'],
+  ['swap 10 usdc for weth hehe', 'not_now'],
+  ['rofl sell 1 weth for dai', 'not_now'],
 ];

@@ -8,7 +8,7 @@ import * as blind from './phrasings.blind';
 import { ACTIONS, MUST_ASK, NOT_ACTIONS, type Phrasing, QUESTIONS, STANDING } from './phrasings.corpus';
 import { EVERYDAY } from './phrasings.everyday';
 import { HEDGED } from './phrasings.hedged';
-import { HELD_OUT, HELD_OUT_2 } from './phrasings.heldout';
+import { HELD_OUT, HELD_OUT_2, HELD_OUT_3 } from './phrasings.heldout';
 import { readMessage } from './read-message';
 import { describe, intentWords, isAction } from './reading';
 
@@ -65,6 +65,7 @@ suite('the phrasing corpus', () => {
 suite.each([
   ['held-out set', HELD_OUT],
   ['held-out set 2', HELD_OUT_2],
+  ['held-out set 3', HELD_OUT_3],
 ])('the %s', (name, rows) => {
   it('reads at least 90% of it right (score printed)', () => {
     const s = score(rows);

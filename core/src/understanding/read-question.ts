@@ -106,6 +106,11 @@ const rules: Rule[] = [
     /^(?:(?:what(?:'s| is)|whats|show|give|tell|get|send)(?: me)? )?(?:my|the|your|our) (?:wallet(?:'s)? |deposit |receiving |public |own )?address$|^(?:how|where) (?:do|can|should) (?:i|we) (?:fund|top up|deposit (?:into|to)|add (?:funds|money) to) (?:my |the |your |our )?(?:wallet|account|presence)$/,
     () => ({ kind: 'address' }),
   ],
+  // "where do i send funds to top up", "how do i top it up": where money goes in is the wallet's address
+  [
+    /^(?:how|where) (?:do|can|should|would) (?:i|we) (?:(?:send|deposit|put|transfer) (?:the |some |my )?(?:funds|money|crypto|tokens|eth|usdc)(?: (?:to|in|into))?(?: (?:top (?:it |this |my wallet |the wallet )?up|fund (?:it|this|my wallet|the wallet)|add funds))?|top (?:it |this |my wallet |the wallet )?up|fund (?:it|this))$/,
+    () => ({ kind: 'address' }),
+  ],
   [
     /^(?:(?:what(?:'s| is| are)|whats|show|list|any|anything|are there|is there|do (?:i|we) have)(?: me)?(?: any)?(?: of)? )?(?:(?:my|the) )?(?:pending|held|waiting)(?: (?:approvals?|confirmations?|actions?|swaps?|trades?|transactions?|holds?))?$|^(?:what(?:'s| is)|is anything|is there anything|(?:do|have) (?:i|we) (?:have|got) anything|anything) (?:waiting|pending|held|on hold)(?: for (?:my )?(?:approval|confirmation|ok|sign ?off)| for (?:me|us) to (?:approve|confirm|ok|sign(?: off)?))?$|^(?:show|list|see|check)(?: me)?(?: my| the)? pending(?: stuff| things| items| ones| requests| txs| transactions)?$/,
     () => ({ kind: 'pending' }),
@@ -118,6 +123,11 @@ const rules: Rule[] = [
   // the spend policy: what may be spent, and what is left today
   [
     /^(?:what(?:'s| is| are)|whats|show|check|tell|give|see)? ?(?:me )?(?:my |the |our )?(?:current )?(?:daily |spend(?:ing)? |trading )?(?:policy|limits?|caps?|allowance|budget)(?: (?:today|now|left|like))?$/,
+    () => ({ kind: 'policy' }),
+  ],
+  // "what's left of my daily budget", "how much is left on my limit"
+  [
+    /^(?:what(?:'s| is)|whats|how much(?: is)?) (?:left|remaining) (?:of|in|on|from) (?:my |the |our )?(?:daily |spend(?:ing)? |trading )?(?:policy|limits?|caps?|allowance|budget)(?: today| for today)?$/,
     () => ({ kind: 'policy' }),
   ],
   [
