@@ -23,6 +23,19 @@ export type Phrase =
 
 const NUM = String.raw`(\d+(?:\.\d+)?)`;
 const OWNER = String.raw`(?:(?:of |in )?(?:my|the|your|our|me) |of )?`;
+/** The parts a whole is said to be cut into: "a third", "a tenth". */
+const PARTS: Record<string, bigint> = {
+  third: 3n,
+  quarter: 4n,
+  fourth: 4n,
+  fifth: 5n,
+  sixth: 6n,
+  seventh: 7n,
+  eighth: 8n,
+  ninth: 9n,
+  tenth: 10n,
+};
+const ORDINAL = Object.keys(PARTS).join('|');
 const SHARES: [RegExp, (m: RegExpExecArray) => { num: bigint; den: bigint; said: string } | null][] = [
   [
     new RegExp(`^(\\d{1,3})/(\\d{1,3})(?: of)? ${OWNER}(.+)$`),
@@ -37,14 +50,17 @@ const SHARES: [RegExp, (m: RegExpExecArray) => { num: bigint; den: bigint; said:
     () => ({ num: 1n, den: 1n, said: 'all' }),
   ],
   [new RegExp(`^(?:half|1/2)(?: of)? ${OWNER}(.+)$`), () => ({ num: 1n, den: 2n, said: 'half' })],
-  [new RegExp(`^(?:a |one )?quarter(?: of)? ${OWNER}(.+)$`), () => ({ num: 1n, den: 4n, said: 'a quarter' })],
-  [new RegExp(`^(?:a |one )?third(?: of)? ${OWNER}(.+)$`), () => ({ num: 1n, den: 3n, said: 'a third' })],
+  // "a quarter of my usdc", "a tenth of my eth", "two fifths of my dai" ("one"/"two" are digits by now)
   [
-    new RegExp(`^(\\d) (thirds|quarters)(?: of)? ${OWNER}(.+)$`),
+    new RegExp(`^(?:an? |one |1 )?(${ORDINAL})(?: of)? ${OWNER}(.+)$`),
+    (m) => ({ num: 1n, den: PARTS[m[1] as string] as bigint, said: `a ${m[1]}` }),
+  ],
+  [
+    new RegExp(`^(\\d) (${ORDINAL})s(?: of)? ${OWNER}(.+)$`),
     (m) => {
-      const den = m[2] === 'thirds' ? 3n : 4n;
+      const den = PARTS[m[2] as string] as bigint;
       const num = BigInt(m[1] as string);
-      return num > 0n && num <= den ? { num, den, said: `${m[1]} ${m[2]}` } : null;
+      return num > 0n && num <= den ? { num, den, said: `${m[1]} ${m[2]}s` } : null;
     },
   ],
   [
@@ -58,11 +74,11 @@ const SHARES: [RegExp, (m: RegExpExecArray) => { num: bigint; den: bigint; said:
   ],
 ];
 
-const BARE_SHARE_WORDS = /^(?:half|a half|\d{1,3}\/\d{1,3}|(?:a |one )?(?:quarter|third)|\d (?:thirds|quarters)) /;
+const BARE_SHARE_WORDS = new RegExp(`^(?:half|a half|\\d{1,3}\\/\\d{1,3}|(?:an? |one |1 )?(?:${ORDINAL})|\\d (?:${ORDINAL})s) `);
 const BARE_SHARE = new RegExp(`${BARE_SHARE_WORDS.source}(?!(?:of|in|my|the|your|our|me|those|these)\\b)[a-z]`);
 
 const VAGUE = new RegExp(
-  `^(?:everything|all of it|it all|the lot|a ton of|tons of|heaps of|a load of|a handful of|a bunch|some|a bit|a bit of|a little|a little bit of|a little of|a few|a couple|a couple of|a lot of|a lot|lots of|loads of|a bunch of|bunch of|most|most of|part of|a portion of|a chunk of|a small amount of|a tiny bit of|a little more|more|enough|any|whatever)(?: ${OWNER}(.+))?$`,
+  `^(?:everything|all of it|it all|the lot|a ton of|tons of|heaps of|a load of|a handful of|a bunch|some|a bit|a bit of|a little|a little bit of|a little of|a few|a couple|a couple of|a lot of|a lot|lots of|loads of|a bunch of|bunch of|most|most of|part of|a portion of|a chunk of|a small amount of|a tiny bit of|a little more|more|enough|any|whatever|a (?:tiny |wee |teeny |little |small |good |fair |big |decent |reasonable |modest )?(?:smidge|smidgen|tad|touch|dash|pinch|sliver|fraction|sprinkle|bit|chunk|amount|portion|share|part|bunch|handful|load|lot|few|couple)(?: more| less)?(?: of)?)(?: ${OWNER}(.+))?$`,
 );
 
 export type Vocabulary = ReadonlySet<string>;
@@ -84,7 +100,7 @@ export function phraseOf(phrase: string, known: Vocabulary): Phrase {
   // "the half of my usdc", "exactly 0.05 weth": the article and the exactness add nothing
   const p = phrase
     .trim()
-    .replace(/^(?:my|the|those|these) (?=\d|half|all|quarter|third)/, '')
+    .replace(new RegExp(`^(?:my|the|those|these) (?=\\d|half|all|${ORDINAL})`), '')
     .replace(/^(?:exactly|precisely) (?=\d)/, '');
   let m = new RegExp(`^${NUM} usd(?: (?:worth|value))?(?:(?: of| in)? (.+))?$`).exec(p);
   if (m) {

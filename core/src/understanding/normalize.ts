@@ -75,12 +75,18 @@ const SHORTHAND: [RegExp, string][] = [
 ];
 
 /** Laughter, as typed in chats. */
-const LAUGH = String.raw`(?:lo+l+z?|lmf?ao+|rofl|lulz?|ha(?:ha)+h?|hah|he(?:he)+)`;
+const LAUGH = String.raw`(?:lo+l+z?|lmf?ao+|rofl|lulz?|ha(?:ha)+h?|hah|he(?:he)+|xd+)`;
 const LAUGHED = new RegExp(String.raw`\b${LAUGH}\b`);
+/**
+ * Laughter typed as emoji (tears of joy, rolling on the floor, grinning squint, sweat smile, cat
+ * with tears, skull for "I'm dead"): stripped with the other emoji, but beside a request to
+ * spend it says what "lol" says, so it is kept aside as the laughter of the message.
+ */
+const LAUGHED_EMOJI = /😂|🤣|😆|😅|😹|💀/u;
 const GREETING = String.raw`(?:${LAUGH}|he+y+|hi+|hiya|hel+o+|ugh|meh|argh|sigh|ahh*|oof|g'?day|howdy|greetings|yo|ok|okay|so|um+|uh+|hmm+|alright|right|oh|well|fine|cool|great|sure|but|(?:good )?(?:morning|afternoon|evening|day)|(?:hi|hello|hey) again|dear)`;
 // "just kidding" is not "just" in front of "kidding": it says the request is a joke
 const POLITE = String.raw`(?:just(?! (?:kidding|joking)\b)|quick|also|then|and|but|so)`;
-const ASKING = String.raw`(?:(?:i |do you )?reckon you (?:could|can|would)|i don'?t suppose you (?:could|would|can)|(?:could|would|can) you possibly|would you mind(?: awfully| terribly| very much)?|be a (?:love|dear|star|sweetheart|doll|gem) and|do(?= (?:let|tell|sell|buy|swap|send|wrap|unwrap|convert|exchange|give|ping|notify|keep|inform))|(?:could|can|would|will|wud|cud) (?:you|u|ya)(?: just)?|(?:would|could) you (?:be so kind as to|mind|be able to)|be so kind as to|(?:i was wondering|i wonder) if you could|i'?d be (?:grateful|glad|happy) if you (?:could|would)|would it be possible to|you (?:can|could|may|should)|(?:i|id|i'd) (?:would |quite |really )?(?:like|love|want|need|wanna) (?:you )?to|i wanna|i need (?:you )?to|i want (?:you )?to|let'?s|go ahead and|help me|do me a favou?r and|be a dear and|time to|execute|proceed to)`;
+const ASKING = String.raw`(?:(?:i |do you )?reckon you (?:could|can|would)|i don'?t suppose you (?:could|would|can)|(?:could|would|can) you possibly|would you mind(?: awfully| terribly| very much)?|be a (?:love|dear|star|sweetheart|doll|gem) and|do(?= (?:let|tell|sell|buy|swap|send|wrap|unwrap|convert|exchange|give|ping|notify|keep|inform))|(?:could|can|would|will|wud|cud) (?:you|u|ya)(?: just)?|(?:can|could) we|(?:do you |would you )?mind(?= [a-z]+ing\b)|(?:would|could) you (?:be so kind as to|mind|be able to)|be so kind as to|(?:i was wondering|i wonder) if you could|i'?d be (?:grateful|glad|happy) if you (?:could|would)|would it be possible to|you (?:can|could|may|should)|(?:i|id|i'd) (?:would |quite |really )?(?:like|love|want|need|wanna) (?:you )?to|i wanna|i need (?:you )?to|i want (?:you )?to|let'?s|go ahead and|help me|do me a favou?r and|be a dear and|time to|execute|proceed to)`;
 const TRAILING = String.raw`(?:(?:and |& )?(?:thanks|thank you|many thanks)(?: so much| a lot| in advance| ever so much| dear| very much)?|tks|cheers|for me|for us|asap|if you can|if possible|if you could|if you don'?t mind|mate|buddy|bro|bruh|fam|dude|man|friend|dear|darling|love|hun|honey|ok|okay|when you can|sir|madam|kthx|kthxbye|${LAUGH}|ngl|fr|tbh|pronto|na|yaar|ji|ta|innit|would you|could you|will you|if that'?s (?:alright|ok|okay|fine)|if that is (?:alright|ok|okay|fine)|if you would|if you please|there'?s a good (?:chap|lad|girl|fellow)|at (?:the )?market(?: price| rate)?|at (?:the )?current (?:price|rate)|much appreciated|appreciate it)`;
 
 /** Takes the filler off both ends, repeatedly ("hey, could you please … for me please thx"). */
@@ -117,6 +123,7 @@ export function normalize(typed: string, presenceName = ''): Normalized {
     // "0.2 weth>usdc": between two words an arrow, as "->"
     .replace(/(?<=[A-Za-z])\s*>\s*(?=[A-Za-z])/g, ' to ')
     .toLowerCase();
+  const emojiLaugh = LAUGHED_EMOJI.exec(t)?.[0] ?? null;
   const asked =
     /\?\s*[\p{Emoji_Presentation}\s!.)]*$/u.test(t) || /^(?:what|how|is|are|do|does|can i|should|which|who|where|when is|why)\b/.test(t);
   t = t
@@ -150,7 +157,7 @@ export function normalize(typed: string, presenceName = ''): Normalized {
   t = t
     .replace(/\b(get|buy|grab|give|fetch|find|show|pick) (?:me|us)\b/g, '$1')
     // "chuck 30 usdc into weth", "flick 1k usdc to 0x…": an amount thrown is a swap into a token, a send to an address
-    .replace(/\b(?:ping|shoot|zap|bung|chuck|toss|flick|pop|throw|sling) (?=(?:\d[\d.]*|half|all|my)\b.* addr\d)/g, 'send ')
+    .replace(/\b(?:ping|shoot|zap|bung|chuck|toss|flick|pop|throw|sling) (?=(?:\d[\d.]*|half|all|my|some|a|the)\b.* addr\d)/g, 'send ')
     .replace(/\b(?:ping|shoot|zap|bung|chuck|toss|flick|pop|throw|sling) (?=(?:\d[\d.]*|half|all|my)\b.* (?:into|in|to) )/g, 'swap ')
     // "ape into weth" buys it; "ape 100 usdc into weth" swaps; "ape $100 of weth" buys by value
     .replace(/\baped? into\b/g, 'buy')
@@ -159,8 +166,10 @@ export function normalize(typed: string, presenceName = ''): Normalized {
     .replace(/\baped\b/g, 'swapped')
     // "turn 0.2 weth back into eth", "use 20 usdc for buy weth"
     .replace(/ back (?=into|to)/g, ' ')
+    // "sell off my weth", "swap out 10 dai for usdc", "send over 5 usdc to 0x…": the particle adds nothing
+    .replace(/\b(sell|swap|trade|send|transfer|buy) (?:off|out|over|up) (?=(?:\d[\d.]*|half|all|my|some|a|the|every|everything)\b)/g, '$1 ')
     .replace(/\bfor (buy|get|purchase)\b/g, 'to $1')
     .replace(/\s+/g, ' ');
-  const laughed = LAUGHED.exec(t)?.[0] ?? null;
+  const laughed = LAUGHED.exec(t)?.[0] ?? emojiLaugh;
   return { text: trimFiller(t.trim(), presenceName), addresses, ids, asked, unsure, laughed };
 }

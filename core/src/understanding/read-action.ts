@@ -76,7 +76,7 @@ function swapOf(spend: Phrase, into: string | null, c: Ctx, verb: 'swap' | 'sell
     if (bare) return bare;
     const what = token ? S(token) : 'of which token';
     return ask(
-      `How much ${what} should I ${verb}${target ? ` for ${S(target)}` : ''}? Say it with a number, like "${verb} 20 ${token ? S(token) : 'USDC'} for ${target ? S(target) : 'WETH'}".`,
+      `How much ${what} should I ${verb}${target ? ` for ${S(target)}` : ''}? Say it with a number, like "${verb} 20 ${token ? S(token) : 'USDC'} for ${target ? S(target) : token === 'weth' ? 'USDC' : 'WETH'}".`,
     );
   }
   if (into === null && verb === 'sell') {
@@ -249,6 +249,20 @@ const FORMS: [RegExp, (m: RegExpExecArray, c: Ctx) => Reading | null][] = [
       return swapOf(phraseOf(m[2] as string, c.known), m[3] ?? null, c, sell ? 'sell' : 'swap');
     },
   ],
+  // "swap 20 for weth", "spend 50 on weth": a number with no token (nor $) to spend is asked, never taken as dollars
+  [
+    new RegExp(`^(?:${SWAP}|sell|spend|use|put) (\\d+(?:\\.\\d+)?) (?:for|to|into|on|in) (${SOME_TOKEN})$`),
+    (m, c) => {
+      const into = phraseOf(m[2] as string, c.known);
+      if (into && 'unknown' in into) return unknownToken(into.unknown, c.known);
+      const t = into && 'token' in into && into.token ? S(into.token) : null;
+      return t
+        ? ask(
+            `${m[1]} of which token? Say it like "swap ${m[1]} ${t === 'USDC' ? 'DAI' : 'USDC'} for ${t}", or "buy $${m[1]} of ${t}" for dollars.`,
+          )
+        : null;
+    },
+  ],
   // "swap 3/4 weth usdc": no word between the two tokens, when what comes first is an amount
   [
     new RegExp(`^(${SWAP}|sell) (.+) (${SOME_TOKEN})$`),
@@ -262,6 +276,11 @@ const FORMS: [RegExp, (m: RegExpExecArray, c: Ctx) => Reading | null][] = [
   // "buy 25 usdc worth of weth": the amount named is what is spent
   [
     new RegExp(`^(?:${BUY}) (\\d+(?:\\.\\d+)? ${SOME_TOKEN}) (?:worth|in value) of (${SOME_TOKEN})$`),
+    (m, c) => swapOf(phraseOf(m[1] as string, c.known), m[2] as string, c, 'swap'),
+  ],
+  // "buy 20 usdc of weth" as "buy $20 of weth": only a dollar coin reads so ("buy 2 weth of usdc" may receive the 2 WETH)
+  [
+    new RegExp(`^(?:${BUY}) (\\d+(?:\\.\\d+)? (?:usdc|usdt|dai)) of (${SOME_TOKEN})$`),
     (m, c) => swapOf(phraseOf(m[1] as string, c.known), m[2] as string, c, 'swap'),
   ],
   // buy A with B, buy A for B (B an amount), buy A
@@ -292,6 +311,10 @@ const FORMS: [RegExp, (m: RegExpExecArray, c: Ctx) => Reading | null][] = [
 const ACT = '(?:swap|exchange|trade|convert|buy|sell|send|transfer|pay|wrap|unwrap|get|spend)';
 /** Two requests in one message ("swap 10 usdc for weth and 5 dai for weth"): one at a time, so neither is half-read. */
 const TWO_AT_ONCE = new RegExp(`^${ACT} .+ (?:and|then|also|,|&) (?:then |also )?(?:${ACT} |\\d+(?:\\.\\d+)? [a-z])`);
+
+/** Two amounts offered as a choice or a range ("swap 10 or 20 usdc", "send 5-10 dai"): which one is asked, never picked. */
+const AMOUNT_CHOICE = /(?<![\d.])(\d+(?:\.\d+)?)(?:(?: [a-z]+)? or(?: maybe| perhaps)? | to | ?[-–] ?)(\d+(?:\.\d+)?)(?![\d./])/;
+const STARTS_ACTING = new RegExp(`^(?:${ACT}|${SWAP}|use|put|dump|purchase|grab)\\b`);
 
 /** "i want change 10 usdc to weth", "you buy weth with 40 dai": the words in front of the verb ask nothing more. */
 const LEAD_IN = new RegExp(
@@ -354,6 +377,9 @@ export function readAction(typed: string, c: Ctx): Reading | null {
     .replace(LEAD_IN, '')
     .replace(/^([a-z]+ing)\b/, (w: string) => DOING[w] ?? w)
     .replace(/ (?:and|&) (?:get|receive|take|have) (?:some |back )?([a-z][a-z0-9.]{1,15})$/, ' for $1');
+  const choice = AMOUNT_CHOICE.exec(text);
+  if (choice && STARTS_ACTING.test(text))
+    return ask(`Which amount did you mean, ${choice[1]} or ${choice[2]}? Say the request again with just one.`);
   if (TWO_AT_ONCE.test(text) && !/ (?:and|&) (?:pay|paying) with /.test(text))
     return ask('That asks for more than one thing. Tell me one action at a time, like "swap 10 USDC for WETH", then the next.');
   const r = readForms(text, c);
@@ -361,7 +387,10 @@ export function readAction(typed: string, c: Ctx): Reading | null {
   // read without the reason, it must be a whole request: a question back would be about words it never saw
   const tail = tailOf(text, c.known);
   const read = tail ? readForms(tail.plain, c) : null;
-  if (!(tail && read && read.kind !== 'ask')) return null;
+  if (!(tail && read)) return null;
+  // a request that would be asked about, put off or made conditional ("sell all my dai at the end of
+  // the month"): what the tail does to it is said first, since answering the question would not make it one for now
+  if (read.kind === 'ask') return tail.says === 'reason' ? null : tailed(read, tail);
   if (tail.says === 'reason') return read;
   return isAction(read) ? tailed(read, tail) : null;
 }

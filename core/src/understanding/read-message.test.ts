@@ -8,6 +8,7 @@ import * as blind from './phrasings.blind';
 import { ACTIONS, MUST_ASK, NOT_ACTIONS, type Phrasing, QUESTIONS, STANDING } from './phrasings.corpus';
 import { EVERYDAY } from './phrasings.everyday';
 import { HEDGED } from './phrasings.hedged';
+import { HELD_OUT, HELD_OUT_2, HELD_OUT_3 } from './phrasings.heldout';
 import { readMessage } from './read-message';
 import { describe, intentWords, isAction } from './reading';
 
@@ -56,6 +57,26 @@ suite('the phrasing corpus', () => {
   it('acts on none of the messages that ask for no action', () => {
     const rows = [...NOT_ACTIONS, ...HEDGED, ...BLIND.filter(([, want]) => MUST_NOT_ACT.includes(want))];
     expect(rows.map(([t]) => t).filter((t) => isAction(read(t)))).toEqual([]);
+  });
+});
+
+// The held-out set is scored apart, as it was measured before the reader was changed for it
+// (phrasings.heldout.ts): its own score is printed, and its must-ask and must-not-act rows are all required.
+suite.each([
+  ['held-out set', HELD_OUT],
+  ['held-out set 2', HELD_OUT_2],
+  ['held-out set 3', HELD_OUT_3],
+])('the %s', (name, rows) => {
+  it('reads at least 90% of it right (score printed)', () => {
+    const s = score(rows);
+    console.log(`${name}: ${s.right}/${s.of} (${((100 * s.right) / s.of).toFixed(1)}%)${s.misses.map((m) => `\n    miss: ${m}`).join('')}`);
+    expect(s.right / s.of).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('asks back on every ambiguous row, and acts on no row that asks for no action', () => {
+    expect(score(rows.filter(([, want]) => want === 'ask')).misses).toEqual([]);
+    const quiet = rows.filter(([, want]) => MUST_NOT_ACT.includes(want)).map(([t]) => t);
+    expect(quiet.filter((t) => isAction(read(t)))).toEqual([]);
   });
 });
 
@@ -117,6 +138,26 @@ suite('a joke beside a request is never acted on', () => {
     expect(read(text)).toMatchObject({ kind: 'not_now', reply: expect.stringMatching(/\bjk\b|kidding|won't do anything/) });
   });
 
+  it.each([
+    ['swap 10 usdc for weth 😂', '😂'],
+    ['🤣 buy 20 usdc of weth', '🤣'],
+    ['swap 5 dai for weth 💀', '💀'],
+    ['swap 1 eth for usdc. 😆', '😆'],
+    ['sell 0.1 weth for usdc 😹😹', '😹'],
+  ])('"%s": laughter in emoji is laughter in words', (text, emoji) => {
+    expect(read(text)).toMatchObject({
+      kind: 'not_now',
+      reply: expect.stringContaining(`"${emoji}" makes it sound like a joke. To do it now, say "`),
+    });
+  });
+
+  it.each([
+    ['what do i hold 😂', 'balance all'],
+    ['is scam safe 💀', 'safety SCAM'],
+  ])('laughter in emoji around a question is filler: "%s"', (text, want) => {
+    expect(describe(read(text))).toBe(want);
+  });
+
   it('"just kidding" in front is named whole', () => {
     expect(read('just kidding, swap 1 eth for usdc')).toMatchObject({
       kind: 'not_now',
@@ -162,8 +203,51 @@ suite('a tail that may say when or on what condition is asked about', () => {
     ['swap 10 usdc for weth on uniswap', 'swap 10 USDC WETH'],
     [`send 5 usdc to ${A} for rent`, `send 5 USDC ${A}`],
     [`send 5 usdc to ${A} as a gift`, `send 5 USDC ${A}`],
+    ['sell all my DAI for USDC, closing out the month', 'swap all DAI USDC'],
+    ['swap 10 usdc for weth, month-end rebalance', 'swap 10 USDC WETH'],
+    ['sell 0.2 weth for usdc wrapping up the year', 'swap 0.2 WETH USDC'],
   ])('a reason is still read past: "%s"', (text, want) => {
     expect(describe(read(text))).toBe(want);
+  });
+});
+
+suite('a chore is a reason, but a time beside it still changes the request', () => {
+  it.each([
+    'sell all my dai for usdc at the end of the month',
+    'sell all my dai for usdc closing out the month tomorrow',
+    'swap 10 usdc for weth end of month',
+  ])('"%s" is not done', (text) => {
+    expect(read(text)).toMatchObject({ kind: 'not_now' });
+  });
+
+  it('a request asked about is still put off by its time: "sell all my dai at the end of the month"', () => {
+    expect(read('sell all my dai at the end of the month')).toMatchObject({
+      kind: 'not_now',
+      reply: expect.stringContaining('"at the end of the month" changes it'),
+    });
+  });
+});
+
+suite('a share said as any ordinal is a share', () => {
+  it.each([
+    ['wrap a tenth of my eth', 'wrap 1/10'],
+    ['swap three fifths of my dai for usdc', 'swap 3/5 DAI USDC'],
+    ['sell an eighth of my weth for dai', 'swap 1/8 WETH DAI'],
+    ['sell a fifth weth for usdc', 'ask'],
+  ])('"%s"', (text, want) => {
+    expect(describe(read(text))).toBe(want);
+  });
+});
+
+suite('two amounts offered, or a number with no token, are asked', () => {
+  it.each([
+    ['swap 10 or 20 usdc for weth', /10 or 20/],
+    [`send 5-10 dai to 0x1111111111111111111111111111111111111111`, /5 or 10/],
+    ['buy 10 to 15 dollars of weth', /10 or 15/],
+    ['swap 20 for weth', /^20 of which token\?/],
+    ['spend 50 on weth', /^50 of which token\?/],
+  ])('"%s"', (text, q) => {
+    expect(read(text)).toMatchObject({ kind: 'ask', question: expect.stringMatching(q) });
   });
 });
 

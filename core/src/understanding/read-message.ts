@@ -202,8 +202,8 @@ function readParts(texts: string[], opts: ReadOptions, split?: RegExp): Reading 
   if (action && texts.some((t) => !parts.some((p) => p.text === t) && CAUTION.test(normalize(t, opts.presenceName).text))) return null;
   if (acting.length === 1 && action) parts = parts.filter((p) => p === action || !isContext(p, action, opts));
   if (parts.length > 1) return parts.find((p) => p.reading.kind === 'not_now')?.reading ?? ONE_AT_A_TIME;
-  // "swap 1 eth for usdc. lol": a part that is only laughter laughs at the request beside it
-  const laughter = texts.map((t) => normalize(t, opts.presenceName)).find((n) => n.laughed && n.text === n.laughed);
+  // "swap 1 eth for usdc. lol", "… 😂": a part that is only laughter laughs at the request beside it
+  const laughter = texts.map((t) => normalize(t, opts.presenceName)).find((n) => n.laughed && (n.text === n.laughed || n.text === ''));
   return laughedOff(parts[0]?.reading ?? null, laughter?.laughed ?? null);
 }
 

@@ -106,8 +106,13 @@ const rules: Rule[] = [
     /^(?:(?:what(?:'s| is)|whats|show|give|tell|get|send)(?: me)? )?(?:my|the|your|our) (?:wallet(?:'s)? |deposit |receiving |public |own )?address$|^(?:how|where) (?:do|can|should) (?:i|we) (?:fund|top up|deposit (?:into|to)|add (?:funds|money) to) (?:my |the |your |our )?(?:wallet|account|presence)$/,
     () => ({ kind: 'address' }),
   ],
+  // "where do i send funds to top up", "how do i top it up": where money goes in is the wallet's address
   [
-    /^(?:(?:what(?:'s| is| are)|whats|show|list|any|anything|are there|is there|do (?:i|we) have)(?: me)?(?: any)?(?: of)? )?(?:(?:my|the) )?(?:pending|held|waiting)(?: (?:approvals?|confirmations?|actions?|swaps?|trades?|transactions?|holds?))?$|^(?:what(?:'s| is)|is anything|is there anything|(?:do|have) (?:i|we) (?:have|got) anything|anything) (?:waiting|pending|held|on hold)(?: for (?:my )?(?:approval|confirmation|ok|sign ?off))?$|^(?:show|list|see|check)(?: me)?(?: my| the)? pending(?: stuff| things| items| ones| requests| txs| transactions)?$/,
+    /^(?:how|where) (?:do|can|should|would) (?:i|we) (?:(?:send|deposit|put|transfer) (?:the |some |my )?(?:funds|money|crypto|tokens|eth|usdc)(?: (?:to|in|into))?(?: (?:top (?:it |this |my wallet |the wallet )?up|fund (?:it|this|my wallet|the wallet)|add funds))?|top (?:it |this |my wallet |the wallet )?up|fund (?:it|this))$/,
+    () => ({ kind: 'address' }),
+  ],
+  [
+    /^(?:(?:what(?:'s| is| are)|whats|show|list|any|anything|are there|is there|do (?:i|we) have)(?: me)?(?: any)?(?: of)? )?(?:(?:my|the) )?(?:pending|held|waiting)(?: (?:approvals?|confirmations?|actions?|swaps?|trades?|transactions?|holds?))?$|^(?:what(?:'s| is)|is anything|is there anything|(?:do|have) (?:i|we) (?:have|got) anything|anything) (?:waiting|pending|held|on hold)(?: for (?:my )?(?:approval|confirmation|ok|sign ?off)| for (?:me|us) to (?:approve|confirm|ok|sign(?: off)?))?$|^(?:show|list|see|check)(?: me)?(?: my| the)? pending(?: stuff| things| items| ones| requests| txs| transactions)?$/,
     () => ({ kind: 'pending' }),
   ],
   // what was said before in this conversation (the thread's last turns, as the planner is shown them)
@@ -120,13 +125,25 @@ const rules: Rule[] = [
     /^(?:what(?:'s| is| are)|whats|show|check|tell|give|see)? ?(?:me )?(?:my |the |our )?(?:current )?(?:daily |spend(?:ing)? |trading )?(?:policy|limits?|caps?|allowance|budget)(?: (?:today|now|left|like))?$/,
     () => ({ kind: 'policy' }),
   ],
+  // "what's left of my daily budget", "how much is left on my limit"
   [
-    /^(?:how much (?:more |else )?(?:can|may|could) (?:i|we) (?:still )?(?:spend|trade|swap|use)|how much (?:do (?:i|we) have |have (?:i|we) got |(?:i|we) have |is )?left(?: to spend)?|how much have (?:i|we) spent|what(?:'s| is) (?:my |the )?(?:daily |per[- ](?:tx|transaction|trade|swap) )(?:cap|limit|max(?:imum)?))(?: today| per (?:day|trade|swap|transaction))?$/,
+    /^(?:what(?:'s| is)|whats|how much(?: is)?) (?:left|remaining) (?:of|in|on|from) (?:my |the |our )?(?:daily |spend(?:ing)? |trading )?(?:policy|limits?|caps?|allowance|budget)(?: today| for today)?$/,
+    () => ({ kind: 'policy' }),
+  ],
+  [
+    /^(?:how much (?:more |else )?(?:can|may|could|am|are) (?:i|we) (?:still )?(?:(?:allowed|permitted|able) to )?(?:spend|trade|swap|use)|how much (?:do (?:i|we) have |have (?:i|we) got |(?:i|we) have |is )?left(?: to spend)?|how much have (?:i|we) spent|what(?:'s| is) (?:my |the )?(?:daily |per[- ](?:tx|transaction|trade|swap) )(?:cap|limit|max(?:imum)?))(?: today| per (?:day|trade|swap|transaction))?$/,
     () => ({ kind: 'policy' }),
   ],
   // prices ("how much is 1 eth in usdc": in another token, at its own price; "in usd" falls to the rules below)
   [
     new RegExp(`^(?:how much (?:is|are)|what(?:'s| is| are)|whats) (\\d+(?:\\.\\d+)?) ${TOK}(?: worth)? in ${TOK}$`),
+    (m, k) => priceIn(m[2], m[1] ?? null, m[3], k),
+  ],
+  // "what would 3 weth get me in usdc", "how much would 2 weth fetch in dai"
+  [
+    new RegExp(
+      `^(?:how much (?:is|are|does|do|would|will|could)|what(?:'s| is| are)|whats|what (?:would|does|do|will|could|can)) (\\d+(?:\\.\\d+)?) ${TOK} (?:be worth|get|fetch|buy|go for|sell for|trade for|swap for|convert to|be) (?:me |us )?in ${TOK}(?: right now| now| today)?$`,
+    ),
     (m, k) => priceIn(m[2], m[1] ?? null, m[3], k),
   ],
   [
@@ -159,6 +176,13 @@ const rules: Rule[] = [
     (m, k) => priceOf(m[1], null, k),
   ],
   [new RegExp(`^${TOK} (?:price|value|in usd|usd|price now|price today|price check)$`), (m, k) => priceOf(m[1], null, k)],
+  // "where is weth trading today", "where's eth at": where its price stands, asked of a token we know
+  [
+    new RegExp(
+      `^(?:where(?:'s| is)|wheres|where are) ${TOK} (?:trading|at|sitting|priced|trading at|sitting at|priced at)(?: right now| now| today)?$`,
+    ),
+    (m, k) => (token(m[1], k) ? priceOf(m[1], null, k) : null),
+  ],
   [new RegExp(`^(?:value|worth) of (\\d+(?:\\.\\d+)?) ${TOK}$`), (m, k) => priceOf(m[2], m[1] ?? null, k)],
   // a price asked in another token ("how much dai is 1 weth", "the weth price in dai")
   [

@@ -52,6 +52,22 @@ const UNCLEAR_WHEN = new RegExp(
   ].join('|'),
 );
 
+/**
+ * A tail that names a chore the request belongs to ("closing out the month", "end of month
+ * cleanup", "wrapping up the year") or a meal it pays for ("… for lunch"): its time word is
+ * what is being closed, tidied or paid for, not when to act, so it is a reason. Only the whole tail reads so: "… at the end of the month" or
+ * "… closing out the month tomorrow" still change the request.
+ */
+const CHORE = new RegExp(
+  [
+    String.raw`^(?:(?:as|for|just|i'?m|we'?re|am|part of|since i'?m|because i'?m|cause i'?m) )*`,
+    String.raw`(?:(?:closing|wrapping|rounding|tidying|cleaning|squaring|settling|balancing|rebalancing|finishing|clearing|reconciling) (?:out |up |off )?(?:the |my |our |this )?(?:monthly |weekly |quarterly |yearly |annual |month'?s |year'?s )?(?:month|week|quarter|year|books|accounts|budget|portfolio|positions?|taxes)`,
+    // a meal paid for is a purpose ("… it's for lunch"), where "at lunch" is a time
+    String.raw`|(?:it'?s |it is |that'?s |this is )?(?:for|to pay for|to cover|towards?) (?:the |my |our |a |his |her |their |your )?(?:team |office |work |group |family |birthday |business )?(?:lunch|breakfast|dinner|brunch)(?: bill| tab)?`,
+    String.raw`|(?:my |the |our |a |some |for )?(?:end[- ]of[- ](?:the[- ])?(?:month|week|quarter|year)|month[- ]?end|year[- ]?end|quarter[- ]?end|eom|eoy|monthly|weekly|quarterly|yearly|annual|tax[- ]season) (?:clean[- ]?up|tidy(?:[- ]up)?|rebalanc(?:e|ing)|housekeeping|reshuffle|review|admin|chores?|budgeting|bookkeeping|accounting|stuff|thing))$`,
+  ].join(''),
+);
+
 export type Tail = {
   /** The request without its tail. */
   plain: string;
@@ -73,6 +89,7 @@ export function tailOf(text: string, known: Vocabulary): Tail | null {
   });
   const tail = words.slice(last + 1).join(' ');
   if (last < 1 || !tail || words.slice(last + 1).some((w) => known.has(w))) return null;
+  if (CHORE.test(tail)) return { plain: words.slice(0, last + 1).join(' '), tail, says: 'reason' };
   const changes = CAUTION.test(tail) || TAIL_CHANGES.test(tail) || nearChangingWord(tail);
   return { plain: words.slice(0, last + 1).join(' '), tail, says: changes ? 'changes' : UNCLEAR_WHEN.test(tail) ? 'unclear' : 'reason' };
 }
