@@ -79,10 +79,11 @@ const LAUGH = String.raw`(?:lo+l+z?|lmf?ao+|rofl|lulz?|ha(?:ha)+h?|hah|he(?:he)+
 const LAUGHED = new RegExp(String.raw`\b${LAUGH}\b`);
 /**
  * Laughter typed as emoji (tears of joy, rolling on the floor, grinning squint, sweat smile, cat
- * with tears, skull for "I'm dead"): stripped with the other emoji, but beside a request to
- * spend it says what "lol" says, so it is kept aside as the laughter of the message.
+ * with tears, skull for "I'm dead"; and the playful ones, zany, winking or squinting with the
+ * tongue out, upside-down: they say what "jk" says), stripped with the other emoji, but beside
+ * a request to spend it says what "lol" says, so it is kept aside as the laughter of the message.
  */
-const LAUGHED_EMOJI = /😂|🤣|😆|😅|😹|💀/u;
+const LAUGHED_EMOJI = /😂|🤣|😆|😅|😹|💀|🤪|😜|😝|🙃/u;
 const GREETING = String.raw`(?:${LAUGH}|he+y+|hi+|hiya|hel+o+|ugh|meh|argh|sigh|ahh*|oof|g'?day|howdy|greetings|yo|ok|okay|so|um+|uh+|hmm+|alright|right|oh|well|fine|cool|great|sure|but|(?:good )?(?:morning|afternoon|evening|day)|(?:hi|hello|hey) again|dear)`;
 // "just kidding" is not "just" in front of "kidding": it says the request is a joke
 const POLITE = String.raw`(?:just(?! (?:kidding|joking)\b)|quick|also|then|and|but|so)`;

@@ -100,6 +100,8 @@ export const HELD_OUT: Phrasing[] = [
   ['swap 10 usdc for weth 😂', 'not_now'],
   ['🤣 buy 20 usdc of weth', 'not_now'],
   ['swap 5 dai for weth 💀', 'not_now'],
+  ['buy 20 usdc of weth 🤪', 'not_now'],
+  ['send 5 dai to 0x1111111111111111111111111111111111111111 😜', 'not_now'],
   ['sell all my dai at the end of the month', 'not_now'],
   ['what if I swapped 10 usdc for weth?', 'not_now'],
   ['I swapped 10 usdc for weth last night lol', 'not_now'],
