@@ -383,11 +383,15 @@ export function readAction(typed: string, c: Ctx): Reading | null {
   if (TWO_AT_ONCE.test(text) && !/ (?:and|&) (?:pay|paying) with /.test(text))
     return ask('That asks for more than one thing. Tell me one action at a time, like "swap 10 USDC for WETH", then the next.');
   const r = readForms(text, c);
-  if (r) return r;
-  // read without the reason, it must be a whole request: a question back would be about words it never saw
+  if (r && r.kind !== 'ask') return r;
   const tail = tailOf(text, c.known);
+  // a question back on the whole text may have read a time as a token ("some usdc for weth
+  // tomorrow": for which token?): a tail that puts the request off is said instead; one
+  // holding an address (whole or broken) is no time, and the question about it stands
+  if (r && !(tail?.says === 'changes' && !/\b0x/.test(tail.tail))) return r;
+  // read without the reason, it must be a whole request: a question back would be about words it never saw
   const read = tail ? readForms(tail.plain, c) : null;
-  if (!(tail && read)) return null;
+  if (!(tail && read)) return r;
   // a request that would be asked about, put off or made conditional ("sell all my dai at the end of
   // the month"): what the tail does to it is said first, since answering the question would not make it one for now
   if (read.kind === 'ask') return tail.says === 'reason' ? null : tailed(read, tail);

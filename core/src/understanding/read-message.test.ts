@@ -251,6 +251,18 @@ suite('two amounts offered, or a number with no token, are asked', () => {
   });
 });
 
+suite('a request with no amount put off to later says the later, not "which token"', () => {
+  it.each([
+    ['swap some usdc for weth tomorrow', 'tomorrow'],
+    ['sell some weth later', 'later'],
+    ['buy a bit of weth tonight', 'tonight'],
+  ])('"%s"', (text, later) => {
+    const r = read(text);
+    expect(r).toMatchObject({ kind: 'not_now', reply: expect.stringContaining(`"${later}" changes it`) });
+    expect(JSON.stringify(r)).not.toMatch(/which token/);
+  });
+});
+
 suite('a 0x… that is not a whole address is said to be one', () => {
   it.each([
     ['pay 0xdead 3 USDC', '0xdead'],
