@@ -85,6 +85,7 @@ export type Row = {
   scopes?: readonly Scope[];
   allowAct?: boolean;
   touched?: string[];
+  /** A tool's result, or a function of its arguments giving it. */
   results?: Record<string, unknown>;
   reply: string | RegExp;
   calls?: string[];
@@ -100,7 +101,9 @@ export async function turn(row: Row) {
     run: async (args: Record<string, unknown>) => {
       calls.push(`${t.name} ${JSON.stringify(args)}`);
       const results = { ...RESULTS, ...row.results };
-      return results[t.name];
+      const result = results[t.name];
+      // a row may answer by the call's arguments (a pool asked for by pair, then the list of all)
+      return typeof result === 'function' ? result(args) : result;
     },
   }));
   const ctx: PlannerContext = {

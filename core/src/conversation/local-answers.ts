@@ -53,7 +53,7 @@ export async function answerReading(r: Reading, t: LocalTurn): Promise<string> {
     case 'safety': {
       const s = await call('chain.safety', { token: upper(r.token) });
       const p = problemOf(s);
-      if (p) return `I can't check ${upper(r.token)}: ${p.detail}`;
+      if (p) return p.type === 'not_found' ? notListed(upper(r.token).slice(0, 40), t) : `I can't check ${upper(r.token)}: ${p.detail}`;
       const verdict = s.verdict === 'safe' ? 'looks safe' : s.verdict === 'unsafe' ? 'is NOT safe' : 'needs caution';
       const why = s.reasons.join('; ');
       return `${s.token} ${verdict} (block ${s.as_of_block}). ${why.charAt(0).toUpperCase()}${why.slice(1)}.`;
@@ -61,7 +61,7 @@ export async function answerReading(r: Reading, t: LocalTurn): Promise<string> {
     case 'pool': {
       const v = await call('chain.pools', { pair: r.pair });
       const p = problemOf(v);
-      if (p) return `I can't find that pool: ${p.detail}`;
+      if (p) return p.type === 'not_found' ? noSuchPool(r.pair.slice(0, 81), t) : `I can't find that pool: ${p.detail}`;
       const pool = v.pools[0];
       const reserves = Object.values(pool.reserves).map(String).map(readable).join(' and ');
       return `${pool.pair} holds ${reserves}, about ${depthUsd(pool.depth_usd)} deep, at ${pool.price} (block ${pool.as_of_block}).`;
@@ -125,6 +125,20 @@ async function answerPolicy({ call }: LocalTurn): Promise<string> {
   return readableUsdIn(
     `Your spend policy: up to ${s.per_tx_cap} an action and ${s.daily_cap} a day; ${each}. Spent today: ${s.spent_today}, so ${s.left_today} is left.`,
   );
+}
+
+/** A token the chain does not list: what it does list, as the action path says it. */
+async function notListed(token: string, { call }: LocalTurn): Promise<string> {
+  const v = await call('chain.tokens');
+  const known = problemOf(v) ? '' : ` I know ${v.tokens.map((x: TokenRow) => x.symbol).join(', ')}.`;
+  return `I don't know ${token} on this chain.${known}`;
+}
+
+/** A pair with no pool (or a token the chain does not list): the pools there are. */
+async function noSuchPool(pair: string, { call }: LocalTurn): Promise<string> {
+  const v = await call('chain.pools');
+  const pools = problemOf(v) ? '' : ` The pools are ${v.pools.map((x: { pair: string }) => x.pair).join(', ')}.`;
+  return `There is no ${pair} pool on this chain.${pools}`;
 }
 
 /** A token's price at the block, or what an amount of it is worth. */

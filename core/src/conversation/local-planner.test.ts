@@ -37,6 +37,27 @@ const answers: [string, Row][] = [
       calls: ['chain.safety {"token":"SCAM"}'],
     },
   ],
+  [
+    'safety of a token the chain does not list: what it lists',
+    {
+      text: 'is uniswap safe',
+      results: { 'chain.safety': problem('not_found', 'unknown token UNISWAP') },
+      reply: "I don't know UNISWAP on this chain. I know WETH, USDC, LONELY.",
+      calls: ['chain.safety {"token":"UNISWAP"}', 'chain.tokens {}'],
+    },
+  ],
+  [
+    'a pool there is not: the pools there are',
+    {
+      text: 'how deep is pepe/usdc',
+      results: {
+        'chain.pools': (args: { pair?: string }) =>
+          args.pair ? problem('not_found', 'unknown token PEPE') : { as_of_block: BLOCK, pools: [{ pair: 'WETH-USDC' }] },
+      },
+      reply: 'There is no PEPE-USDC pool on this chain. The pools are WETH-USDC.',
+      calls: ['chain.pools {"pair":"PEPE-USDC"}', 'chain.pools {}'],
+    },
+  ],
   ['pools', { text: 'what can I trade', reply: `Pools at block ${BLOCK}: WETH-USDC (50,000 USD deep).`, calls: ['chain.pools {}'] }],
   [
     'remember, named by a mentioned token',

@@ -201,8 +201,15 @@ export function readStanding(t: string, c: Ctx): Reading | null {
   const m = ON_PRICE.exec(t);
   if (m) return onPrice(m, c);
   const after = PRICE_AFTER.exec(t);
-  if (!after) return null;
+  // a reminder of something else, or at a time, is none of the above: said what can be watched instead
+  if (!after) return REMINDER.test(t) ? { kind: 'unsupported', reply: REMINDER_REPLY } : null;
   // put in the order ON_PRICE reads: the token, the move, the side, the price, then the action
   const [, action, ...line] = after;
   return onPrice(Object.assign([after[0], ...line, action as string], { index: 0, input: t }) as RegExpExecArray, c);
 }
+
+/** "remind me to check weth tomorrow", "set a reminder for 5pm": a reminder with no price to wait for. */
+const REMINDER =
+  /\b(?:remind (?:me|us) (?:to|about|at|in|on|tomorrow|tonight|later|next|every|this)\b|set (?:me )?(?:a|an) (?:reminder|alarm)|(?:a|an) (?:reminder|alarm) (?:to|for|at|in|on))\b/;
+const REMINDER_REPLY =
+  'I can\'t remind you at a time yet. I can tell you when a price is reached ("tell me when WETH is below 2500 USD") or report your balance every day at a set time ("every day at 09:00 tell me my balance").';
