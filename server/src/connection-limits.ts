@@ -1,6 +1,7 @@
 // How many connections and open streams the process may hold, against its open-file limit.
-// Every connection is a file descriptor, and so is every file the store keeps open (about
-// four logs per account with recent activity), the devnet's pipes and the RPC sockets. Past
+// Every connection is a file descriptor, and so is every file the store keeps open (lowdb:
+// at most MAX_OPEN_ACCOUNT_LOGS of its per-account logs, and a few files of its own), the
+// devnet's pipes and the RPC sockets. Past
 // the limit accept() fails and so does opening a file: health stops answering and writes
 // fail. So connections are capped below the limit with FD_RESERVE left for the rest, and
 // streams below the connection cap with STREAM_HEADROOM left for health checks and writes.

@@ -19,7 +19,7 @@ import type { Clock } from '../clock/clock';
 import { createKeyedLock } from '../concurrency/keyed-lock';
 import { PresenceError, type Problem } from '../errors/presence-error';
 import { fingerprintRequest } from '../idempotency/fingerprint';
-import { type Idempotency, type IdempotencyClaim, type StoredAnswer } from '../idempotency/idempotency';
+import type { Idempotency, IdempotencyClaim, StoredAnswer } from '../idempotency/idempotency';
 import type { WalletDomain } from '../intents/wallet-domain';
 import type { Principal } from '../keys/key-service';
 import { requireScope } from '../keys/scopes';

@@ -12,6 +12,7 @@ import { appendFile, type FileHandle, open, readFile, truncate } from 'node:fs/p
 import path from 'node:path';
 import type { z } from 'zod';
 import { PRIVATE_DIR, PRIVATE_FILE, writeFileAtomic } from './durable-file';
+import type { FileHolder, OpenFilesBudget } from './open-files-budget';
 
 /** A whole line that is JSON but not of the log's schema: its number (from 1), its text and zod's error. */
 export type Misfit = { line: number; text: string; error: unknown };
@@ -49,7 +50,15 @@ function writeAll(fd: number, buf: Buffer) {
 
 type Pending = { text: string; sync: boolean; onCommit: (() => void) | undefined; resolve: () => void; reject: (e: unknown) => void };
 
-export function createAppendLog<T>(file: string, schema: z.ZodType<T>, { fsync = true }: { fsync?: boolean } = {}): AppendLog<T> {
+/**
+ * `openFiles`: a budget shared with other logs (open-files-budget.ts); without one the file
+ * stays open from the first append to `close`.
+ */
+export function createAppendLog<T>(
+  file: string,
+  schema: z.ZodType<T>,
+  { fsync = true, openFiles }: { fsync?: boolean; openFiles?: OpenFilesBudget } = {},
+): AppendLog<T> {
   mkdirSync(path.dirname(file), { recursive: true, mode: PRIVATE_DIR });
   let handle: FileHandle | null = null;
   /** Bytes known to be whole lines: a failed batch is cut back to this. */
@@ -61,11 +70,17 @@ export function createAppendLog<T>(file: string, schema: z.ZodType<T>, { fsync =
     chain = run.catch(() => undefined);
     return run;
   };
+  const closeHandle = async () => {
+    await handle?.close();
+    handle = null;
+  };
+  const holder: FileHolder = { closeFile: () => serial(closeHandle) };
   const fd = async () => {
     if (!handle) {
       handle = await open(file, 'a', PRIVATE_FILE);
       size = (await handle.stat()).size;
     }
+    openFiles?.used(holder);
     return handle;
   };
 
@@ -163,16 +178,16 @@ export function createAppendLog<T>(file: string, schema: z.ZodType<T>, { fsync =
       return serial(async () => {
         const kept = select();
         if (kept === null) return;
-        await handle?.close();
-        handle = null;
+        await closeHandle();
+        openFiles?.closed(holder);
         await writeFileAtomic(file, kept.map((e) => `${JSON.stringify(e)}\n`).join(''), { fsync });
         onCommit?.(kept);
       });
     },
     close() {
       return serial(async () => {
-        await handle?.close();
-        handle = null;
+        await closeHandle();
+        openFiles?.closed(holder);
       });
     },
   };

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { intentRecord } from '../../testing/fixtures';
 import { createKeystore } from '../keystore/keystore';
 import type { AccountRecord, IdempotencyRecord, MemoryEntry } from './documents';
-import { createLowdbStore } from './lowdb/lowdb-store';
+import { createLowdbStore, MAX_OPEN_ACCOUNT_LOGS } from './lowdb/lowdb-store';
 import type { StorePort } from './store-port';
 
 // Lets a test hold or fail a document write; every other write goes through unchanged.
@@ -204,6 +204,28 @@ describe('lowdb store', () => {
     await store.close();
     expect(openFiles()).toBe(before);
     store = await createLowdbStore({ dataDir: dir, keystore });
+  });
+
+  it('holds at most MAX_OPEN_ACCOUNT_LOGS files open however many accounts it has written to, and loses no line', async () => {
+    const inData = () =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`).startsWith(path.join(dir, 'data'));
+        } catch {
+          return false; // the directory's own descriptor, closed as it was listed
+        }
+      }).length;
+    const accounts = Array.from({ length: 100 }, (_, i) => `busy${i}`);
+    for (const id of accounts) {
+      await store.appendEvent(id, { type: 'memory', data: {}, at: 1 });
+      await store.appendThread(id, { kind: 'presence', at: 1, text: 'hi', cause: 'test' });
+    }
+    // two logs each for 100 accounts: 200 without the budget
+    expect(inData()).toBeLessThanOrEqual(MAX_OPEN_ACCOUNT_LOGS + 4);
+    for (const id of accounts) await store.appendEvent(id, { type: 'memory', data: {}, at: 2 });
+    await store.close();
+    store = await createLowdbStore({ dataDir: dir, keystore });
+    for (const id of accounts) expect((await store.eventsAfter(id, 0, 10)).map((e) => e.at)).toEqual([1, 2]);
   });
 
   it('a data directory from before the lookup index finds its keys and link codes, indexed once', async () => {

@@ -19,6 +19,7 @@ import { createKeyedLock } from '../../concurrency/keyed-lock';
 import type { Keystore } from '../../keystore/keystore';
 import { PRIVATE_DIR } from '../durable-file';
 import { immediateUnits } from '../immediate-units';
+import { createOpenFilesBudget } from '../open-files-budget';
 import type { EmbeddedStore, StoreOps } from '../store-port';
 import { openAccounts } from './accounts';
 import { openAgenda } from './agenda';
@@ -39,6 +40,14 @@ import { openWallets } from './wallets';
 
 const FAMILIES = ['accounts', 'keys', 'wallets', 'links', 'memory', 'events', 'idempotency', 'intents', 'thread', 'standing'];
 
+/**
+ * The per-account logs (events, thread, intents, idempotency answers, memory) that may hold
+ * their file open at once: about 25 accounts writing at the same moment keep theirs; the rest
+ * open and close around a write. Within the descriptors the server keeps aside for files
+ * (FD_RESERVE in server/src/connection-limits.ts).
+ */
+export const MAX_OPEN_ACCOUNT_LOGS = 128;
+
 export type LowdbStoreOptions = {
   dataDir: string;
   /** fsync every write before answering (the default). Only throwaway data (seeding a benchmark) may turn it off. */
@@ -54,7 +63,8 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
   const root = path.join(dataDir, 'data');
   for (const dir of ['', ...FAMILIES]) mkdirSync(path.join(root, dir), { recursive: true, mode: PRIVATE_DIR });
   await migrateSharedDocuments(root, { fsync });
-  const ctx: StoreContext = { root, fsync, documents: createDocuments({ fsync }), lock: createKeyedLock() };
+  const openFiles = createOpenFilesBudget(MAX_OPEN_ACCOUNT_LOGS);
+  const ctx: StoreContext = { root, fsync, documents: createDocuments({ fsync }), lock: createKeyedLock(), openFiles };
 
   const { ids: accountIds, close: closeAccounts, ...accounts } = await openAccounts(ctx);
   const agenda = await openAgenda(root, { fsync });
@@ -91,6 +101,7 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
       await ctx.lock.drain();
       await ctx.documents.settled();
       await Promise.all([events, idempotency, intents, thread, memory, agenda, lookups].map((family) => family.close()));
+      await openFiles.settled();
       await closeAccounts();
     },
   };

@@ -1,15 +1,18 @@
 // The one way every record family keeps its files: one document or one append-only log per
 // account (data/<family>/<account>.json or .jsonl), opened on first use and kept open, so a
-// write costs what that account keeps and never what other accounts keep.
+// write costs what that account keeps and never what other accounts keep. The logs' open
+// files share the store's budget (open-files-budget.ts): an account no longer active gives
+// its descriptors back.
 import path from 'node:path';
 import type { z } from 'zod';
 import type { KeyedLock } from '../../concurrency/keyed-lock';
 import { type AppendLog, createAppendLog } from '../append-log';
+import type { OpenFilesBudget } from '../open-files-budget';
 import type { Doc, Documents } from './documents-engine';
 import { documentIds, fileSafe } from './files';
 
-/** Where the store keeps its files, how durably, and the lock its compound writes share. */
-export type StoreContext = { root: string; fsync: boolean; documents: Documents; lock: KeyedLock };
+/** Where the store keeps its files, how durably, the lock its compound writes share, and how many logs may hold their file open. */
+export type StoreContext = { root: string; fsync: boolean; documents: Documents; lock: KeyedLock; openFiles?: OpenFilesBudget };
 
 type PerAccount<T> = ((accountId: string) => Promise<T>) & {
   /** Everything opened so far. */
@@ -63,7 +66,7 @@ export function accountLogs<E, T extends { file: AppendLog<E> }>(
 ): PerAccount<T> & { close(): Promise<void> } {
   const dir = path.join(ctx.root, family);
   const logs = perAccount((accountId) =>
-    load(createAppendLog(path.join(dir, `${accountId}.jsonl`), schema, { fsync: ctx.fsync }), accountId),
+    load(createAppendLog(path.join(dir, `${accountId}.jsonl`), schema, { fsync: ctx.fsync, openFiles: ctx.openFiles }), accountId),
   );
   return Object.assign(logs, {
     close: async () => {
