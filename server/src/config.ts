@@ -73,7 +73,9 @@ const origins = z
   });
 
 export const ConfigSchema = z.object({
-  PRESENCE_HOST: z.union([z.ipv4(), z.ipv6(), z.literal('localhost')]).default('127.0.0.1'),
+  PRESENCE_HOST: z
+    .union([z.ipv4(), z.ipv6(), z.literal('localhost')], { error: 'an IP address (127.0.0.1, 0.0.0.0, ::) or localhost' })
+    .default('127.0.0.1'),
   // Digits only: a coercing number would read '' as 0 (a random port) and '0x50' as 80.
   PRESENCE_PORT: z
     .string()
