@@ -57,10 +57,11 @@ describe('loadConfig', () => {
     }
   });
 
-  it('says what PRESENCE_HOST takes, not a bare "Invalid input"', () => {
+  it("says what PRESENCE_HOST and an empty PRESENCE_DATA_DIR take, not zod's bare words", () => {
     expect(() => loadConfig({ PRESENCE_HOST: 'example.com' })).toThrow(
       'invalid PRESENCE_HOST="example.com": an IP address (127.0.0.1, 0.0.0.0, ::) or localhost',
     );
+    expect(() => loadConfig({ PRESENCE_DATA_DIR: '' })).toThrow('invalid PRESENCE_DATA_DIR="": a directory path (unset: ./.presence)');
   });
 
   it('bounds connections by the open-file limit, and streams below connections', () => {
