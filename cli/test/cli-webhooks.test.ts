@@ -103,4 +103,19 @@ describe('presence listen', () => {
     const r = await child.exited;
     expect(r.code).toBe(0);
   });
+
+  it('refuses an event type no event has (it would forward nothing, silently), and reads a list with spaces', async () => {
+    const typo = await runPresence(['listen', '--forward-to', receiver.url, '--events', 'tx,needs-confirm'], env());
+    expect([typo.code, typo.stderr]).toEqual([
+      2,
+      expect.stringMatching(/^error: usage — .*unknown event type needs-confirm: use message, tx,/),
+    ]);
+    const child = spawnPresence(['listen', '--forward-to', `${receiver.url}?spaced`, '--events', 'tx, memory', '--json'], env());
+    await waitFor(() => child.stderr.includes('connected to'), CHILD_START_MS);
+    const before = receiver.received.length;
+    await s.core.events.emit({ accountId: 'default', kind: 'live' }, 'memory', { key: 'topic:spaced', tier: 'fading' });
+    await waitFor(() => receiver.received.length > before, CHILD_START_MS);
+    child.proc.kill('SIGINT');
+    expect((await child.exited).code).toBe(0);
+  });
 });

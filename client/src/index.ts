@@ -3,7 +3,8 @@
 // the server core — only @presence/protocol, zod and its own files.
 
 // Amounts rounded for people, the same way in every surface (chat replies, cards, CLI, extension).
-export { readableAmounts, readableDecimal, readableSummary, readableUsdIn } from '@presence/protocol';
+// The event types of the stream and of webhooks, for a caller that checks a list of them (`presence listen --events`).
+export { eventTypes, readableAmounts, readableDecimal, readableSummary, readableUsdIn } from '@presence/protocol';
 export { createPresenceClient, DEFAULT_BASE_URL, type PresenceClient, type PresenceClientOptions } from './client';
 export {
   isApiError,

@@ -5,6 +5,8 @@
 // read, checked and written, so only one server ever deploys on a chain. Later servers reuse
 // the record when its code is on the chain, and redeploy when it is not (anvil was restarted
 // without its state).
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { createPublicClient, http } from 'viem';
 import { loadArtifacts } from './artifacts';
 import { DEVNET_CHAIN_ID, deployerRpc, deployMarket, fundWallet } from './deploy';
@@ -24,7 +26,10 @@ export function fileDeploymentBook(path: string): DeploymentBook {
     exclusive(_rpcUrl, work) {
       const run = queue.then(async () => {
         const next = await work(await readDeployment(path));
-        if (next) await writeDeployment(path, next);
+        if (!next) return;
+        // A fresh data directory has no devnet/ yet (only the embedded devnet makes it); private as the rest.
+        await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+        await writeDeployment(path, next);
       });
       queue = run.catch(() => undefined);
       return run;

@@ -57,6 +57,13 @@ describe('loadConfig', () => {
     }
   });
 
+  it("says what PRESENCE_HOST and an empty PRESENCE_DATA_DIR take, not zod's bare words", () => {
+    expect(() => loadConfig({ PRESENCE_HOST: 'example.com' })).toThrow(
+      'invalid PRESENCE_HOST="example.com": an IP address (127.0.0.1, 0.0.0.0, ::) or localhost',
+    );
+    expect(() => loadConfig({ PRESENCE_DATA_DIR: '' })).toThrow('invalid PRESENCE_DATA_DIR="": a directory path (unset: ./.presence)');
+  });
+
   it('bounds connections by the open-file limit, and streams below connections', () => {
     expect(loadConfig({}, 20_000)).toMatchObject({ PRESENCE_MAX_CONNECTIONS: 2000, PRESENCE_MAX_STREAMS: 1000 });
     expect(loadConfig({ PRESENCE_MAX_STREAMS: '50', PRESENCE_MAX_CONNECTIONS: '300' }, 1024)).toMatchObject({

@@ -73,7 +73,9 @@ const origins = z
   });
 
 export const ConfigSchema = z.object({
-  PRESENCE_HOST: z.union([z.ipv4(), z.ipv6(), z.literal('localhost')]).default('127.0.0.1'),
+  PRESENCE_HOST: z
+    .union([z.ipv4(), z.ipv6(), z.literal('localhost')], { error: 'an IP address (127.0.0.1, 0.0.0.0, ::) or localhost' })
+    .default('127.0.0.1'),
   // Digits only: a coercing number would read '' as 0 (a random port) and '0x50' as 80.
   PRESENCE_PORT: z
     .string()
@@ -81,13 +83,13 @@ export const ConfigSchema = z.object({
     .transform(Number)
     .pipe(z.number().max(65_535, 'a port number: digits only, 0-65535'))
     .default(8787),
-  PRESENCE_DATA_DIR: z.string().min(1).default('./.presence'),
+  PRESENCE_DATA_DIR: z.string().min(1, 'a directory path (unset: ./.presence)').default('./.presence'),
   PRESENCE_CHAIN: z
     .string()
     .regex(/^[a-z0-9-]+$/, 'a chain name such as devnet, base or mainnet')
     .default('devnet'),
   PRESENCE_RPC_URL: url.optional(),
-  PRESENCE_TOKEN_LIST: z.string().min(1).optional(),
+  PRESENCE_TOKEN_LIST: z.string().min(1, 'a token list file path').optional(),
   PRESENCE_MASTER_KEY: z
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, '64 hex characters (32 bytes)')

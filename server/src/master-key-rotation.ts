@@ -81,6 +81,6 @@ async function refuseConnectedServers(url: string) {
 function lockDataDir(dataDir: string) {
   const holder = lockHolder(dataDir);
   if (holder !== null)
-    throw new ConfigError(`a Presence server (pid ${holder}) is running on ${dataDir}; stop it first, then run this again`);
+    throw new StartRefused(`a Presence server (pid ${holder}) is running on ${dataDir}; stop it first, then run this again`);
   return takeDataDirLock(dataDir);
 }

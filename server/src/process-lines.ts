@@ -1,6 +1,6 @@
 // What `serve` itself says on stdout (progress, the ready line, shutdown), in the log's format:
 // in JSON every stdout line is a JSON object shaped like pino's (level, time, pid, hostname,
-// msg), so a service manager's journal or a log shipper never meets a line it cannot parse;
+// server, msg), so a service manager's journal or a log shipper never meets a line it cannot parse;
 // in the readable format, `presence: …` lines.
 import { hostname } from 'node:os';
 import type { LogFormat } from './logger';
@@ -19,8 +19,9 @@ function errorSuffix(fields: Record<string, unknown> | undefined): string {
   return ` (${[err.type, err.message].filter(Boolean).join(': ')})`;
 }
 
-export function processLine(format: LogFormat): ProcessLine {
+/** `server` (PRESENCE_SERVER_ID) is on every JSON line, as on the request log's, once the configuration names it. */
+export function processLine(format: LogFormat, server?: string): ProcessLine {
   if (format === 'pretty') return (msg, fields) => `presence: ${msg}${errorSuffix(fields)}\n`;
-  return (msg, fields = {}, level = INFO) =>
-    `${JSON.stringify({ level, time: Date.now(), pid: process.pid, hostname: hostname(), ...fields, msg })}\n`;
+  const bindings = { pid: process.pid, hostname: hostname(), ...(server === undefined ? {} : { server }) };
+  return (msg, fields = {}, level = INFO) => `${JSON.stringify({ level, time: Date.now(), ...bindings, ...fields, msg })}\n`;
 }

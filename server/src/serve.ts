@@ -12,6 +12,7 @@ import { redactMessage } from '@presence/core';
 import { BOOTSTRAP_KEYS_FILE } from './bootstrap-keys';
 import { stopOnChainLost } from './chain-lost-exit';
 import { ConfigError, loadConfig } from './config';
+import { defaultServerId } from './coordination';
 import { exitOnCrash } from './crash-exit';
 import type { LogFormat } from './logger';
 import { FATAL, type ProcessLine, processLine } from './process-lines';
@@ -118,7 +119,7 @@ export async function serve(): Promise<void> {
   }
   // Readable lines for someone watching a terminal, JSON lines for whatever collects them.
   const logFormat = config.PRESENCE_LOG_FORMAT ?? defaultFormat();
-  line = processLine(logFormat);
+  line = processLine(logFormat, config.PRESENCE_SERVER_ID ?? defaultServerId());
   const started = await startOrExit(config, logFormat);
   server = started;
   if (stopping) {

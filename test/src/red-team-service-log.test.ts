@@ -19,7 +19,8 @@ describe('8. no keys in the service log', () => {
     expect(child.stdout()).not.toContain(saved.live);
     expect(child.stdout()).not.toMatch(/prs_(live|test)_/);
     expect((await call(child.url, 'GET', '/v1/presence/me', { key: saved.live })).status).toBe(200);
-    expect((await call(child.url, 'GET', '/v1/health')).json.store.kind).toBe(onPostgres() ? 'postgres' : 'lowdb');
+    const health = (await call(child.url, 'GET', '/v1/health')).json;
+    expect(health.store.kind).toBe(onPostgres() ? 'postgres' : 'lowdb');
     child.proc.kill('SIGTERM');
     const code = await child.exited;
     expect(code, child.stderr()).toBe(0);
@@ -36,6 +37,8 @@ describe('8. no keys in the service log', () => {
         expect.objectContaining({ msg: 'request completed' }),
       ]),
     );
+    // Every line names the server (PRESENCE_SERVER_ID), the process's own as the request log's.
+    expect(lines.filter((l) => l.server !== health.server.id)).toEqual([]);
     // One ready line (not Fastify's own as well), and the last line says how it stopped.
     expect(lines.filter((l) => /listening (on|at) /i.test(l.msg ?? ''))).toHaveLength(1);
     expect(lines.at(-1)).toMatchObject({ msg: 'stopped (exit code 0)' });

@@ -4,9 +4,10 @@
 // a secret made for this session and printed first; each delivery's outcome is one line.
 // Events go one at a time, in order; a receiver that fails is reported, not retried (the stream
 // goes on). Ctrl-C stops it cleanly.
-import { type EventsItem, signWebhook } from '@presence/client';
+import { type EventsItem, eventTypes, signWebhook } from '@presence/client';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { CliContext } from '../context';
+import { commaList } from '../option-values';
 
 const FORWARD_TIMEOUT_MS = 10_000;
 
@@ -16,6 +17,14 @@ const parseUrl = (value: string) => {
     if (u.protocol === 'http:' || u.protocol === 'https:') return u.toString();
   } catch {}
   throw new InvalidArgumentError('expected an http(s) URL, e.g. http://localhost:3000/hook');
+};
+
+/** The filter is applied here, not by the server: a type no event has would forward nothing, silently. */
+const parseTypes = (value: string) => {
+  const types = commaList(value);
+  const unknown = types.filter((t) => !(eventTypes as readonly string[]).includes(t));
+  if (unknown.length > 0) throw new InvalidArgumentError(`unknown event type ${unknown.join(', ')}: use ${eventTypes.join(', ')}`);
+  return types;
 };
 
 function sessionSecret(): string {
@@ -28,7 +37,7 @@ export function registerListen(program: Command, cli: CliContext) {
     .command('listen')
     .description('forward live events to a local URL as signed webhook requests (for developing a receiver)')
     .requiredOption('--forward-to <url>', 'where to POST each event, e.g. http://localhost:3000/hook', parseUrl)
-    .option('--events <types>', 'comma-separated event types to forward (default: all)', (v: string) => v.split(',').filter(Boolean))
+    .option('--events <types>', 'comma-separated event types to forward (default: all)', parseTypes)
     .action(async (opts: { forwardTo: string; events?: string[] }, cmd: Command) => {
       const json = cli.json(cmd);
       const secret = sessionSecret();

@@ -180,6 +180,13 @@ export function createWebhookService(o: {
     },
     /** Sends the events after `since` again, in order (the cursor moves back; a failing endpoint starts its schedule again). */
     async replay(p: Principal, id: string, since: number): Promise<WebhookView> {
+      // A cursor past the newest event would silently skip the events still to come up to it.
+      const { latest } = await o.eventsFor((await own(p, id)).mode).eventBounds(p.accountId);
+      if (since > latest)
+        throw new PresenceError(
+          'invalid_request',
+          `since_event_id ${since} is past the newest event (#${latest}): give an id at most ${latest}`,
+        );
       let busy = false;
       const now = clock.now();
       const r = await change(p, id, (r) => {

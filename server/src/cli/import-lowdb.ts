@@ -63,7 +63,7 @@ function refuseOtherMasterKey(dataDir: string, masterKey: string) {
 
 const importedReport = (dataDir: string, where: string, counts: Record<string, number>) =>
   `copied ${dataDir} into ${where}:\n${Object.entries(counts)
-    .map(([family, n]) => `  ${family.padEnd(12)} ${n}\n`)
+    .map(([family, n], _, all) => `  ${family.padEnd(Math.max(...all.map(([f]) => f.length)))} ${n}\n`)
     .join(
       '',
     )}start servers with this PRESENCE_DATABASE_URL and PRESENCE_MASTER_KEY; ${dataDir}'s records are left as they were, and it is marked imported (a start on it without PRESENCE_DATABASE_URL is refused)\n`;

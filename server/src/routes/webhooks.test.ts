@@ -56,6 +56,11 @@ describe('/v1/webhooks', () => {
     const replay = await call('POST', `/v1/webhooks/${created.id}/replay`, { since_event_id: 0 });
     expect(replay.json()).toMatchObject({ cursor: 0 });
     expect((await receiver.next()).headers['webhook-id']).toBe(sent.headers['webhook-id']);
+    // Past the newest event (#1) the cursor would skip the events still to come: refused, unmoved.
+    await t.core.webhooks?.dispatcher.settled();
+    const ahead = await call('POST', `/v1/webhooks/${created.id}/replay`, { since_event_id: 40 });
+    expect([ahead.statusCode, ahead.json().type]).toEqual([400, 'invalid_request']);
+    expect((await call('GET', `/v1/webhooks/${created.id}`)).json()).toMatchObject({ cursor: 1 });
 
     const rotated = (await call('POST', `/v1/webhooks/${created.id}/rotate-secret`)).json();
     expect(rotated.secret).toMatch(/^whsec_/);

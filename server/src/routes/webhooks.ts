@@ -79,7 +79,7 @@ const op = operations({ tag: 'webhooks', scope: 'admin' })({
   replayWebhook: {
     summary: 'Send the events after an event id again, in order',
     description:
-      "Moves the endpoint's cursor back so the events after `since_event_id` are delivered again, in order, with their original webhook-id. 409 while a delivery to the endpoint is in flight.",
+      "Moves the endpoint's cursor back so the events after `since_event_id` are delivered again, in order, with their original webhook-id. 400 for an id past the account's newest event (the cursor would skip the events still to come); 409 while a delivery to the endpoint is in flight.",
     ...onEndpoint,
     body: schemas.WebhookReplayRequest,
     answer: 'The endpoint, its cursor moved back: the events after it are sent again',
