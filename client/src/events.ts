@@ -2,7 +2,8 @@
 // turns it into "each id once, in order" for the caller: it remembers the last id handed
 // out, reconnects after any drop with Last-Event-ID (backing off, honouring Retry-After),
 // and drops anything at or below that id. A `gap` (the server no longer holds what we asked
-// for) is passed through so the caller can resynchronise. 401/403 and other non-retryable
+// for) is passed through so the caller can resynchronise; a cursor frame (an id alone) moves
+// that id, down too when the server's log is behind it. 401/403 and other non-retryable
 // answers end the iteration with the typed error; aborting ends it quietly.
 //
 // Payloads are validated with the protocol's per-type schemas, so callers get a discriminated union
@@ -50,8 +51,10 @@ export type SubscribeOptions = {
   onOpen?: (info: { lastEventId: number | undefined }) => void;
   /**
    * The server moved the resume point without an event: the id-only frame a live stream
-   * (no `lastEventId`) starts with. Persist it as you would an event's id, so a restart
-   * resumes from here instead of starting live and missing what happened meanwhile.
+   * (no `lastEventId`) starts with, or, resumed after an id the server's log never reached
+   * (it was restored from a backup), its newest id, lower than yours. Persist it as you would
+   * an event's id, so a restart resumes from here instead of starting live and missing what
+   * happened meanwhile.
    */
   onCursor?: (lastEventId: number) => void;
   onReconnect?: (info: ReconnectInfo) => void;
@@ -129,8 +132,11 @@ export function subscribeStream<T>(
             if (signal.aborted) return; // closed while the caller held an item: hand out nothing more
             if (item.kind === 'retry') serverRetryMs = item.ms;
             else if (item.kind === 'id') {
+              // Where the server's stream stands: a live-only stream's start, a surface's events
+              // passed over, or the newest id of a log that never reached ours (a server restored
+              // from a backup). Taken even when lower: kept, ours would drop every event up to it.
               const id = eventId(item.id);
-              if (lastEventId === undefined || id > lastEventId) {
+              if (id !== lastEventId) {
                 lastEventId = id;
                 options.onCursor?.(id);
               }

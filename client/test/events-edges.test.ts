@@ -89,6 +89,19 @@ describe('events iterator edges', () => {
     await got.done;
   });
 
+  it('a cursor frame lower than the resume point (a server restored from a backup) moves it down, so what follows is not dropped as seen', async () => {
+    fake = await startFakeServer([stream(`id: 3\n\n${frame(4)}`), stream(frame(5), 'hold')]);
+    const cursors: number[] = [];
+    const { sub, got } = subscribe(fake.url, { lastEventId: 1_000, onCursor: (id) => cursors.push(id) });
+    await got.until(() => got.items.length === 2);
+    expect(cursors).toEqual([3]);
+    expect(got.items.map((i) => (i as { id?: number }).id)).toEqual([4, 5]);
+    expect(fake.seen[0]?.headers['last-event-id']).toBe('1000');
+    expect(fake.seen[1]?.headers['last-event-id']).toBe('4');
+    sub.close();
+    await got.done;
+  });
+
   it('typed payloads from core: a malformed one is handed out as unrecognized and the stream goes on', async () => {
     const needs = {
       confirm_id: 'cf_0123456789abcdef',

@@ -3,7 +3,7 @@
 // gates as for the key itself), and reads one multiplexed stream of every linked account's
 // events with one resumable cursor. Runs on lowdb, and on PostgreSQL in postgres-suites.test.ts
 // (PRESENCE_TEST_STORE=postgres).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, openStream, removeDir, startTestServer, type TestServer } from './harness';
 
 let s: TestServer;
@@ -244,5 +244,28 @@ describe('@presence/client with a surface token', () => {
       break;
     }
     sub.close();
+  });
+
+  it('a cursor past what the server holds (a restored backup) resumes from its head, on the surface stream and the events stream', async () => {
+    const { createPresenceClient } = await import('@presence/client');
+    const made = await surfaces().create('bot-restored');
+    const bot = createPresenceClient({ baseUrl: s.url, token: made.token, retries: 0 });
+    const link = await bot.surface.redeem(await linkCode(s.live), { surface: 'telegram', user_id: 'hal', name: 'hal' });
+    const hal = bot.as(link.key_id);
+    const user = createPresenceClient({ baseUrl: s.url, token: s.live, retries: 0 });
+    const surfaceSub = bot.surface.events.subscribe({ lastEventId: 1_000_000_000 });
+    const eventsSub = user.events.subscribe({ lastEventId: 1_000_000_000 });
+    const first = async <T extends { type: string }>(sub: AsyncIterable<T>) => {
+      for await (const item of sub) if (item.type === 'event' || item.type === 'memory') return item;
+    };
+    const surfaceItem = first(surfaceSub);
+    const eventsItem = first(eventsSub);
+    // Once both streams stand at the head (their cursor frame moved them down), a pin reaches both.
+    await vi.waitFor(() => expect([surfaceSub.lastEventId, eventsSub.lastEventId].every((id) => (id ?? 0) < 1_000_000_000)).toBe(true));
+    await hal.memory.pin({ key: 'token:DAI' });
+    expect(await surfaceItem).toMatchObject({ type: 'event', event: { type: 'memory', data: { key: 'token:DAI' } } });
+    expect(await eventsItem).toMatchObject({ type: 'memory', data: { key: 'token:DAI' } });
+    surfaceSub.close();
+    eventsSub.close();
   });
 });

@@ -13,7 +13,8 @@ import type { EventStore, FeedEvent, FeedItem, Subscription } from './feed';
 const REPLAY_PAGE = 500;
 
 /**
- * afterId undefined: live only. A number: replay everything after it, then live.
+ * afterId undefined: live only. A number: replay everything after it, then live (one past the
+ * newest event: a cursor frame with the newest id first, then live).
  * `accept` filters by type (per-scope visibility) without affecting ids.
  */
 export function subscribeChannel(
@@ -73,8 +74,15 @@ export function subscribeChannel(
       yield { kind: 'cursor', id: last };
     } else {
       last = afterId;
-      const { oldest } = await es.eventBounds(caller.accountId);
+      const { oldest, latest } = await es.eventBounds(caller.accountId);
       if (oldest !== null && afterId + 1 < oldest) yield { kind: 'gap', oldest_id: oldest };
+      // An id this log never reached (a data directory restored from a backup, a test key's
+      // log after a restart): waiting for the log to pass it would skip every event up to it,
+      // silently. The stream says where the log stands instead, and goes on from there.
+      if (afterId > latest) {
+        last = latest;
+        yield { kind: 'cursor', id: latest };
+      }
       for (;;) {
         // Every event appended after this read starts is notified after it, so if nothing
         // was dropped since, the queue holds every id above what the read returns.

@@ -71,6 +71,21 @@ describe('events log', () => {
     expect(await log.emit({ ...test, kind: 'live' }, 'memory', { key: 'topic:x', tier: 'pinned' })).toMatchObject({ id: 2 });
   });
 
+  it('resumed after an id the log never reached (a restored backup): says the newest id, then goes on live from it', async () => {
+    const log = createEventsLog({ storeFor: () => store, clock: createManualClock() });
+    await emitN(log, 3);
+    const sub = log.subscribe({ accountId: 'a', kind: 'live' }, 1_000, () => true);
+    const seen: FeedItem[] = [];
+    for await (const item of sub) {
+      seen.push(item);
+      if (item.kind === 'cursor') await emitN(log, 2);
+      if (seen.length === 3) break;
+    }
+    sub.close();
+    expect(seen[0]).toEqual({ kind: 'cursor', id: 3 });
+    expect(ids(seen)).toEqual([4, 5]);
+  });
+
   it('replays after an id, then continues live across concurrent emits, each id once', async () => {
     const log = createEventsLog({ storeFor: () => store, clock: createManualClock() });
     await emitN(log, 50);

@@ -15,7 +15,11 @@ export type FeedEvent = { id: number; type: EventType; data: Record<string, unkn
 export type FeedItem =
   | { kind: 'event'; event: FeedEvent }
   | { kind: 'gap'; oldest_id: number }
-  /** Where a live-only stream starts, so a client that drops before any event can resume. */
+  /**
+   * Where the stream stands: a live-only stream's start, so a client that drops before any
+   * event can resume; or, asked to resume after an id the log never reached, its newest id,
+   * which the client takes as its cursor even though it is lower.
+   */
   | { kind: 'cursor'; id: number };
 
 export type Subscription = AsyncIterable<FeedItem> & {

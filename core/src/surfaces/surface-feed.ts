@@ -85,8 +85,11 @@ export function subscribeSurfaceFeed({
   }
 
   async function* run(): AsyncGenerator<SurfaceFrame> {
-    let cursor = after ?? (await surfaces.feedHead());
-    if (after === undefined) yield { kind: 'cursor', seq: cursor };
+    const head = await surfaces.feedHead();
+    // A cursor past the head (a server restored from a backup) would wait, skipping every
+    // entry up to it: the stream starts at the head instead, and says so.
+    let cursor = after === undefined || after > head ? head : after;
+    if (cursor !== after) yield { kind: 'cursor', seq: cursor };
     let sent = cursor;
     while (!closed) {
       if (!pending) {
