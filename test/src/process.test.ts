@@ -248,8 +248,11 @@ describe('server process', () => {
     const key = /admin key (prs_live_\w+)/.exec(r.stdout)?.[1];
     expect(key).toBeDefined();
     const bad = spawnSync(process.execPath, [serverCli, 'accounts', 'create', 'Bad Name'], { env, encoding: 'utf8' });
-    expect(bad.status).toBe(1);
+    expect(bad.status).toBe(2); // a usage error, as a bad setting is
     expect(bad.stderr).toMatch(/^error: invalid_request/);
+    const taken = spawnSync(process.execPath, [serverCli, 'accounts', 'create', 'acme'], { env, encoding: 'utf8' });
+    expect(taken.status).toBe(1);
+    expect(taken.stderr).toMatch(/^error: conflict/);
     const child = await spawnServer({ PRESENCE_DATA_DIR: dataDir, PRESENCE_PORT: '0' });
     try {
       const me = await call(child.url, 'GET', '/v1/keys', { key: key as string });

@@ -19,6 +19,23 @@ describe('token lists', () => {
     expect(() => resolveToken(list, '0x1234')).toThrow(expect.objectContaining({ type: 'invalid_request' }));
   });
 
+  it('a refusal repeats a typed token short, and never a key or a private key pasted in its place', async () => {
+    const list = await loadTokenList(example);
+    const detail = (typed: string) => {
+      try {
+        resolveToken(list, typed);
+      } catch (e) {
+        return (e as { detail: string }).detail;
+      }
+    };
+    expect(detail('NOPE')).toBe('unknown token NOPE');
+    const key = `prs_live_${'Ab3'.repeat(14)}`;
+    expect(detail(key)).toBe('unknown token prs_live…');
+    const privateKey = `0x${'4f'.repeat(32)}`;
+    expect(detail(privateKey)).toBe('not an address: 0x4f4f4f…');
+    for (const d of [detail(key), detail(privateKey)]) expect(d?.length).toBeLessThan(40);
+  });
+
   it('rejects duplicates, reserved symbols and a missing WETH entry', async () => {
     const good = JSON.parse(JSON.stringify(await loadTokenList(example)));
     const dup = { ...good, tokens: [...good.tokens, { ...good.tokens[1], address: '0x0000000000000000000000000000000000000009' }] };

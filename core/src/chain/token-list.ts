@@ -6,6 +6,7 @@ import type { Address } from 'viem';
 import { getAddress, isAddress } from 'viem/utils';
 import { z } from 'zod';
 import { invalidRequest, notFound } from '../errors/presence-error';
+import { redactMessage } from '../errors/redact-message';
 
 export const AddressSchema = z
   .string()
@@ -93,12 +94,19 @@ export function wethOf(list: TokenList): Token {
   return weth;
 }
 
+/**
+ * What a refusal repeats of a typed token: short, and masked where it is shaped like a
+ * secret. Whatever is typed comes back in a problem body a bot may post to a chat, and
+ * someone will paste a key, or a private key, where a token belongs.
+ */
+const typed = (key: string) => redactMessage(key.length <= 24 ? key : `${key.slice(0, 8)}…`);
+
 /** Finds a token by symbol (case-insensitive) or address. "ETH" resolves to WETH, because a
  * pool or a safety check on ETH can only mean its wrapped form. */
 export function resolveToken(list: TokenList, symbolOrAddress: string): Token {
   const key = symbolOrAddress.trim();
   if (key.startsWith('0x') || key.startsWith('0X')) {
-    if (!isAddress(key, { strict: false })) throw invalidRequest(`not an address: ${key}`);
+    if (!isAddress(key, { strict: false })) throw invalidRequest(`not an address: ${typed(key)}`);
     const address = getAddress(key);
     const token = list.tokens.find((t) => t.address === address);
     if (!token) throw notFound(`token ${address} is not in the ${list.chain.name} token list`);
@@ -107,7 +115,7 @@ export function resolveToken(list: TokenList, symbolOrAddress: string): Token {
   const upper = key.toUpperCase();
   if (upper === 'ETH') return wethOf(list);
   const token = list.tokens.find((t) => t.symbol.toUpperCase() === upper);
-  if (!token) throw notFound(`unknown token ${key}`);
+  if (!token) throw notFound(`unknown token ${typed(key)}`);
   return token;
 }
 

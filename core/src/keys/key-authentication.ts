@@ -50,7 +50,8 @@ export function keyAuthMethods({ store, clock, cache }: { store: StorePort; cloc
     /** Resolves a bearer secret to its principal, or throws 401 `auth` saying why. */
     async authenticate(secret: string | undefined): Promise<Principal> {
       if (!secret) throw new PresenceError('auth', 'missing Authorization: Bearer <key> header');
-      if (!looksLikeSecret(secret)) throw new PresenceError('auth', 'malformed key: expected prs_live_… or prs_test_…');
+      if (!looksLikeSecret(secret))
+        throw new PresenceError('auth', 'malformed key: expected prs_live_… or prs_test_… (or a surface token, prs_surface_…)');
       const hash = hashSecret(secret);
       const k = await findBySecretHash(hash);
       if (!k) throw new PresenceError('auth', 'unknown key');

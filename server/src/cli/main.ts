@@ -43,6 +43,7 @@ registerRestore(program);
 program.parseAsync().catch((e: unknown) => {
   if (e instanceof ConfigError) fail(e.message, 2);
   if (e instanceof StartRefused) fail(e.message, REFUSED_EXIT_CODE);
-  if (isPresenceError(e)) fail(`${e.type} — ${e.detail}`, 1);
+  // a bad argument ("accounts create 'bad name!'") is a usage error, as a bad setting is
+  if (isPresenceError(e)) fail(`${e.type} — ${e.detail}`, e.type === 'invalid_request' ? 2 : 1);
   fail((e as Error).message, 1);
 });
