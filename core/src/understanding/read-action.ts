@@ -385,9 +385,8 @@ export function readAction(typed: string, c: Ctx): Reading | null {
   const r = readForms(text, c);
   if (r && r.kind !== 'ask') return r;
   const tail = tailOf(text, c.known);
-  // a question back on the whole text may have read a time as a token ("some usdc for weth
-  // tomorrow": for which token?): a tail that puts the request off is said instead; one
-  // holding an address (whole or broken) is no time, and the question about it stands
+  // a question back may have read a time as a token ("some usdc for weth tomorrow": which token?):
+  // a tail putting the request off is said instead, unless it holds an address (no time, whole or not)
   if (r && !(tail?.says === 'changes' && !/\b0x/.test(tail.tail))) return r;
   // read without the reason, it must be a whole request: a question back would be about words it never saw
   const read = tail ? readForms(tail.plain, c) : null;
