@@ -21,7 +21,7 @@ describe('the bots logger', () => {
     expect(o).toEqual({
       level: 40,
       time: 1_700_000_000_000,
-      msg: 'call to https://api.telegram.org/… failed',
+      msg: 'call to https://api.telegram.org/bot***/getMe failed',
       attempt: 2,
       error: 'bad ***',
     });
@@ -44,14 +44,15 @@ describe('the bots logger', () => {
     const lines: string[] = [];
     const log = createLogger((l) => lines.push(l), 'json');
     const key = `prs_live_${'Zx9'.repeat(12)}`;
-    log('error', `presence-bots could not start: connect to postgres://bots:hunter22@db:5432/bots failed`, {
-      error: new Error(`401 for ${key}`),
-      detail: 'password=hunter22 host=db',
+    log('error', 'presence-bots could not start', {
+      error: new Error(`connect to postgres://bots:hunter22@db:5432/bots failed: 401 for ${key}`),
+      problem: 'password=hunter22 host=db',
+      listening: 'http://127.0.0.1:8443/telegram-hook',
     });
     const o = JSON.parse(lines[0] as string);
-    expect(o.msg).toBe('presence-bots could not start: connect to postgres://db:5432/… failed');
-    expect(o.error).toBe('401 for [live key]');
-    expect(o.detail).toBe('password=… host=db');
+    expect(o.error).toBe('connect to postgres://db:5432/… failed: 401 for [live key]');
+    expect(o.problem).toBe('password=… host=db');
+    expect(o.listening).toBe('http://127.0.0.1:8443/telegram-hook'); // ours, and an operator needs its path
     expect(lines[0]).not.toContain('hunter22');
     expect(lines[0]).not.toContain(key);
   });

@@ -90,7 +90,7 @@ function runService() {
   }
 
   main().catch((e: unknown) => {
-    log('error', `presence-bots could not start: ${e instanceof Error ? e.message : String(e)}`);
+    log('error', `presence-bots could not start: ${redactMessage(e instanceof Error ? e.message : String(e))}`);
     process.exit(1);
   });
 }
