@@ -6,7 +6,9 @@
 // between redeeming and subscribing is replayed. A record without an id (linked by an older
 // bot) subscribes live; the server then opens with an id-only cursor frame, which is recorded
 // at once, so a restart (or a stream that fails before the first event) resumes from there
-// instead of starting live again. A 401 means the key is gone: the user is unlinked.
+// instead of starting live again. A cursor frame below the recorded id means the server went
+// back (restored from a backup): the id is taken down to it, so new events are not skipped.
+// A 401 means the key is gone: the user is unlinked.
 import type { EventsItem, PresenceClient, PresenceEvent } from '@presence/client';
 import { followStream, handleWithRetry } from './delivery';
 import type { LinkStore } from './link-store';
@@ -61,9 +63,18 @@ export function createEventFeeds(o: EventFeedOptions) {
       reconnect: o.reconnect,
       // Only reached between events (the iterator is pulled), so it never records past an event still being handled.
       onCursor: (id) => {
-        o.store
-          .setLastEventId(owner, id)
-          .catch((e: unknown) => o.log('warn', 'could not save the events cursor', { user: owner, error: String(e) }));
+        const last = o.store.get(owner)?.last_event_id ?? null;
+        // Below the last one handled: the server went back (restored from a backup) and resumes at its newest.
+        const back = last !== null && id < last;
+        if (back)
+          o.log('warn', "the server's events went back (restored from a backup?): resuming at its newest", {
+            user: owner,
+            from: last,
+            to: id,
+          });
+        (back ? o.store.rewindLastEventId(owner, id) : o.store.setLastEventId(owner, id)).catch((e: unknown) =>
+          o.log('warn', 'could not save the events cursor', { user: owner, error: String(e) }),
+        );
       },
       onReconnect: ({ attempt, delayMs, error }) =>
         o.log('warn', 'events stream dropped; reconnecting', { user: owner, attempt, delayMs, error: error.message }),

@@ -82,6 +82,25 @@ describe('link store', () => {
     await reopened.close();
   });
 
+  it('goes back only when told the server did: the cursor and the last ids of users the surface stream feeds', async () => {
+    const dir = tmp();
+    const store = await openLinkStore(dir);
+    await store.link('telegram:1', record, null);
+    await store.link('telegram:2', { ...record, key_id: 'key_2' }, SECRET);
+    await store.setSurfaceCursor(90);
+    await store.setSurfaceCursor(40); // never backwards by itself
+    for (const owner of ['telegram:1', 'telegram:2']) await store.setLastEventId(owner, 70);
+    await store.rewindSurface(12);
+    await store.rewindLastEventId('telegram:2', 30);
+    await store.rewindLastEventId('telegram:2', 50); // a rewind only goes back
+    await store.close();
+    const again = await openLinkStore(dir);
+    expect(again.surfaceCursor()).toBe(12);
+    expect(again.get('telegram:1')?.last_event_id).toBeNull();
+    expect(again.get('telegram:2')?.last_event_id).toBe(30);
+    await again.close();
+  });
+
   it('unlinking forgets the key and its cards', async () => {
     const store = await openLinkStore(tmp());
     await store.link('telegram:42', record, SECRET);

@@ -164,6 +164,23 @@ export async function openLinkStore(dir: string, { now = Date.now, log }: { now?
       table.surfaceCursor = id;
       await file.write([{ k: 'cursor', v: id }]);
     },
+    /**
+     * The server's history went back (it was restored from a backup): the surface stream
+     * resumes at `id`, below the cursor, and the last event id of every user it feeds is
+     * forgotten, as the server numbers their events from lower again. A line per such user,
+     * once per restore. Users fed by their own key (a sealed key) keep theirs: their own
+     * stream says when it went back (rewindLastEventId).
+     */
+    async rewindSurface(id: number) {
+      table.surfaceCursor = id;
+      const entries: LinkLogEntry[] = [{ k: 'cursor', v: id }];
+      for (const [key, link] of table.links) {
+        if (link.last_event_id === null || link.sealed_key !== undefined) continue;
+        link.last_event_id = null;
+        entries.push(linkEntry(key));
+      }
+      await file.write(entries);
+    },
     /** Forgets the user, their key and their cards (off the disk within a second). */
     async unlink(key: string): Promise<LinkRecord | undefined> {
       const link = table.links.get(key);
@@ -183,6 +200,13 @@ export async function openLinkStore(dir: string, { now = Date.now, log }: { now?
     async setLastEventId(key: string, id: number) {
       const link = table.links.get(key);
       if (!link || (link.last_event_id !== null && link.last_event_id >= id)) return;
+      link.last_event_id = id;
+      await file.write([linkEntry(key)]);
+    },
+    /** The user's events went back (a server restored from a backup): they resume after `id`, below the one recorded. */
+    async rewindLastEventId(key: string, id: number) {
+      const link = table.links.get(key);
+      if (!link || link.last_event_id === null || link.last_event_id <= id) return;
       link.last_event_id = id;
       await file.write([linkEntry(key)]);
     },

@@ -77,6 +77,25 @@ describe('cards on the PostgreSQL table, by message', () => {
   });
 });
 
+describe('the surface cursor on the PostgreSQL table', () => {
+  it('goes back, with every last event id forgotten, only when told the server did; the other process reads it so', async () => {
+    const { one, two } = await twoProcesses();
+    await one.setSurfaceCursor(90);
+    await one.setLastEventId(owner, 70);
+    await two.setSurfaceCursor(40); // never backwards by itself
+    await until(() => two.surfaceCursor() === 90 && two.get(owner)?.last_event_id === 70);
+    await two.rewindSurface(12);
+    expect([two.surfaceCursor(), two.get(owner)?.last_event_id]).toEqual([12, null]);
+    await until(() => one.surfaceCursor() === 12 && one.get(owner)?.last_event_id === null);
+    const three = await openPgLinkStore(two.dir);
+    open.push(three);
+    expect([three.surfaceCursor(), three.get(owner)?.last_event_id]).toEqual([12, null]);
+    await three.setLastEventId(owner, 5);
+    await three.rewindLastEventId(owner, 3);
+    await until(() => one.get(owner)?.last_event_id === 3);
+  });
+});
+
 describe('rows of the PostgreSQL table that do not fit their schema', () => {
   it('are logged by record and left out, the other rows loaded, whether read at start or on another process’s notice', async () => {
     const url = await pg.createDatabase();

@@ -3,7 +3,7 @@
 // stream's cursor, the cards on screen), in tables of its own (bots_*; the database may be the
 // server's). Every process keeps the rows in memory, so reads stay synchronous, and hears every
 // other process's writes through LISTEN/NOTIFY (`presence_bots`, "link:<owner>",
-// "card:<id>", "cursor"): a card sent by one process is found by the one that receives the
+// "card:<id>", "cursor", "rewind"): a card sent by one process is found by the one that receives the
 // press. Writes are single statements that touch only what they change (a user's last event
 // id never undoes another process's home chat). One process at a time reads the surface
 // stream: `leadStream` takes a session advisory lock, released when its connection ends (a
@@ -48,19 +48,39 @@ export type PgLinkStore = LinkStore & {
   paceSlot(key: string, gapMs: number, now: number): Promise<number>;
 };
 
-export async function openPgLinkStore(url: string, { now = Date.now, log }: { now?: () => number; log?: Log } = {}): Promise<PgLinkStore> {
-  const sql = postgres(url, { max: 4, onnotice: () => undefined, connect_timeout: 10 });
-  await sql.begin(async (tx) => {
-    await tx`SELECT pg_advisory_xact_lock(${STREAM_LOCK.toString()}::bigint + 1)`;
-    for (const statement of SCHEMA) await tx.unsafe(statement);
-  });
+/**
+ * Hears the other processes' changes. The table is read whole each time the notices start to
+ * flow (so no change falls between the read and the first notice): once at the start, which
+ * this waits for and fails with, and again after each reconnect (notices sent meanwhile were lost).
+ */
+async function listenForChanges(
+  sql: postgres.Sql,
+  { reload, loadAll, log }: { reload(what: string): Promise<void>; loadAll(): Promise<void>; log?: Log },
+) {
+  let started: Promise<void> | undefined;
+  const listening = await sql.listen(
+    CHANNEL,
+    (payload) =>
+      void reload(payload).catch((e: unknown) => log?.('warn', 'could not read a bots row another process changed', { error: String(e) })),
+    () => {
+      const loading = loadAll();
+      if (started === undefined) {
+        started = loading;
+        loading.catch(() => undefined); // awaited below; this only keeps a fast failure from counting as unhandled
+      } else void loading.catch((e: unknown) => log?.('warn', 'could not reload the bots table', { error: String(e) }));
+    },
+  );
+  await started;
+  return listening;
+}
+
+/** This process's copy of the rows, with what finds them (links by key id, cards by message); each row parsed as it is put. */
+function createMirror(log: Log | undefined) {
   const links = new Map<string, LinkRecord>();
   const byKeyId = new Map<string, string>();
   const cards = new Map<string, CardRecord>();
   /** Which card each message shows: a press finds its card in one lookup. */
   const shownIn = createCardIndex();
-  let cursor: number | undefined;
-
   const fits = createRowCheck(log);
   /** Answers the link as kept in memory (null: none, or a row that does not fit). */
   const putLinkLocal = (owner: string, row: unknown): LinkRecord | null => {
@@ -81,49 +101,63 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
     else cards.delete(id);
     return doc;
   };
+  function clear() {
+    links.clear();
+    byKeyId.clear();
+    cards.clear();
+    shownIn.clear();
+  }
+  return { links, byKeyId, cards, shownIn, fits, putLinkLocal, putCardLocal, clear };
+}
+
+export async function openPgLinkStore(url: string, { now = Date.now, log }: { now?: () => number; log?: Log } = {}): Promise<PgLinkStore> {
+  const sql = postgres(url, { max: 4, onnotice: () => undefined, connect_timeout: 10 });
+  await sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${STREAM_LOCK.toString()}::bigint + 1)`;
+    for (const statement of SCHEMA) await tx.unsafe(statement);
+  });
+  const { links, byKeyId, cards, shownIn, fits, putLinkLocal, putCardLocal, clear } = createMirror(log);
+  let cursor: number | undefined;
+
+  /**
+   * Rewinds made by this process: a read begun before one may hold what it undid (a user's old
+   * last event id), so it is dropped; the rewind's own notice reads the whole table again.
+   */
+  let rewinds = 0;
+  async function fresh<T>(query: Promise<T>): Promise<T | null> {
+    const at = rewinds;
+    const rows = await query;
+    return at === rewinds ? rows : null;
+  }
+  const readCursor = () => sql<{ value: string }[]>`SELECT value::text FROM bots_state WHERE name = 'surface_cursor'`;
   async function reload(what: string) {
     if (what === 'cursor') {
-      const [row] = await sql<{ value: string }[]>`SELECT value::text FROM bots_state WHERE name = 'surface_cursor'`;
+      const [row] = (await fresh(readCursor())) ?? [];
       if (row) cursor = Math.max(cursor ?? 0, Number(row.value));
-    } else if (what.startsWith('link:')) {
+    } else if (what === 'rewind') await loadAll();
+    else if (what.startsWith('link:')) {
       const owner = what.slice(5);
-      const [row] = await sql<{ doc: unknown }[]>`SELECT doc FROM bots_links WHERE owner = ${owner}`;
-      putLinkLocal(owner, row?.doc ?? null);
+      const rows = await fresh(sql<{ doc: unknown }[]>`SELECT doc FROM bots_links WHERE owner = ${owner}`);
+      if (rows) putLinkLocal(owner, rows[0]?.doc ?? null);
     } else if (what.startsWith('card:')) {
       const id = what.slice(5);
       const [row] = await sql<{ doc: unknown }[]>`SELECT doc FROM bots_cards WHERE id = ${id}`;
       putCardLocal(id, row?.doc ?? null);
     }
   }
-  /** The whole table as it stands, replacing what the notices told (rows deleted meanwhile go too). */
+  /** The whole table as it stands, replacing what the notices told (rows deleted meanwhile go too), the cursor as the table has it. */
   async function loadAll() {
+    const at = rewinds;
     const linkRows = await sql<{ owner: string; doc: unknown }[]>`SELECT owner, doc FROM bots_links`;
     const cardRows = await sql<{ id: string; doc: unknown }[]>`SELECT id, doc FROM bots_cards`;
-    links.clear();
-    byKeyId.clear();
-    cards.clear();
-    shownIn.clear();
+    const [state] = await readCursor();
+    if (at !== rewinds) return;
+    clear();
     for (const r of linkRows) putLinkLocal(r.owner, r.doc);
     for (const r of cardRows) putCardLocal(r.id, r.doc);
-    await reload('cursor');
+    if (state) cursor = Number(state.value);
   }
-  // The table is read whole each time the notices start to flow (so no change falls between
-  // the read and the first notice): once at the start, which waits for it and fails with it,
-  // and again after each reconnect (notices sent meanwhile were lost).
-  let started: Promise<void> | undefined;
-  const listening = await sql.listen(
-    CHANNEL,
-    (payload) =>
-      void reload(payload).catch((e: unknown) => log?.('warn', 'could not read a bots row another process changed', { error: String(e) })),
-    () => {
-      const loading = loadAll();
-      if (started === undefined) {
-        started = loading;
-        loading.catch(() => undefined); // awaited below; this only keeps a fast failure from counting as unhandled
-      } else void loading.catch((e: unknown) => log?.('warn', 'could not reload the bots table', { error: String(e) }));
-    },
-  );
-  await started;
+  const listening = await listenForChanges(sql, { reload, loadAll, log });
 
   const notify = (what: string) => sql`SELECT pg_notify(${CHANNEL}, ${what})`;
   async function writeLink(owner: string, statement: Promise<{ doc: unknown }[]>) {
@@ -179,6 +213,19 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
         ON CONFLICT (name) DO UPDATE SET value = GREATEST(bots_state.value, EXCLUDED.value)`;
       await notify('cursor');
     },
+    async rewindSurface(id) {
+      // Seen here at once (the stream's next frames check each user's last event id), then kept
+      // in one transaction, then told to the other processes, which read the table afresh.
+      rewinds += 1;
+      cursor = id;
+      for (const link of links.values()) link.last_event_id = null;
+      await sql.begin(async (tx) => {
+        await tx`INSERT INTO bots_state (name, value) VALUES ('surface_cursor', ${id})
+          ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value`;
+        await tx`UPDATE bots_links SET doc = jsonb_set(doc, '{last_event_id}', 'null'::jsonb) WHERE doc->'last_event_id' <> 'null'::jsonb`;
+      });
+      await notify('rewind');
+    },
     async unlink(key) {
       const link = links.get(key);
       const [row] = await sql<{ doc: unknown }[]>`DELETE FROM bots_links WHERE owner = ${key} RETURNING doc`;
@@ -207,6 +254,16 @@ export async function openPgLinkStore(url: string, { now = Date.now, log }: { no
         key,
         sql<{ doc: unknown }[]>`UPDATE bots_links SET doc = jsonb_set(doc, '{last_event_id}', to_jsonb(${id}::bigint))
           WHERE owner = ${key} AND COALESCE((doc->>'last_event_id')::bigint, -1) < ${id} RETURNING doc`,
+      );
+    },
+
+    async rewindLastEventId(key, id) {
+      const link = links.get(key);
+      if (!link || link.last_event_id === null || link.last_event_id <= id) return;
+      await writeLink(
+        key,
+        sql<{ doc: unknown }[]>`UPDATE bots_links SET doc = jsonb_set(doc, '{last_event_id}', to_jsonb(${id}::bigint))
+          WHERE owner = ${key} RETURNING doc`,
       );
     },
 

@@ -6,13 +6,15 @@
 // holds up the others. Per user the account's event id is recorded after handling, and
 // anything at or below it is skipped: a restart, a replay or a second consumer repeats
 // nothing. The stream's cursor is saved up to the oldest frame still being handled, so a
-// crash loses nothing either.
+// crash loses nothing either, and goes back when the server did (surface-cursor.ts): a cursor
+// frame below where the subscription stood is a server restored from a backup.
 import { type PresenceClient, type PresenceEvent, type SurfaceEventsItem, surfaceEventFor } from '@presence/client';
 import type { SurfaceName } from './chat-port';
 import { followStream, handleWithRetry, sleep } from './delivery';
 import type { LinkStore } from './link-store';
 import type { Log } from './logging';
 import { createSerial } from './serial';
+import { createSurfaceCursor } from './surface-cursor';
 
 export type SurfaceHandlers = {
   event(owner: string, event: PresenceEvent): Promise<void>;
@@ -44,10 +46,7 @@ export function createSurfaceStream(o: {
   const handlers = new Map<SurfaceName, SurfaceHandlers>();
   /** Per owner, their queue. */
   const queues = createSerial<string>();
-  /** Positions handed to queues and not yet done, oldest first by insertion. */
-  const inFlight = new Set<number>();
-  let highest = store.surfaceCursor() ?? 0;
-  let freed: (() => void) | null = null;
+  const cursor = createSurfaceCursor({ store, log, maxInFlight: MAX_IN_FLIGHT });
   let running: { stop: AbortController; done: Promise<void> } | null = null;
 
   const handlerOf = (owner: string) => handlers.get(owner.slice(0, owner.indexOf(':')) as SurfaceName);
@@ -67,30 +66,9 @@ export function createSurfaceStream(o: {
       return !!link && (link.last_event_id === null || link.last_event_id < event.id);
     };
     const handle = () => h.event(owner, event);
+    const from = cursor.epoch();
     const outcome = await handleWithRetry({ owner, event, handle, attempts: ATTEMPTS, signal, log, wanted });
-    if (outcome === 'done') await store.setLastEventId(owner, event.id);
-  }
-
-  /** Saves the cursor up to just below the oldest position still being handled. */
-  function advance() {
-    const oldest = inFlight.values().next().value;
-    const safe = oldest === undefined ? highest : oldest - 1;
-    store.setSurfaceCursor(safe).catch((e: unknown) => log('warn', 'could not save the surface cursor', { error: String(e) }));
-  }
-
-  function track(seq: number, tasks: Promise<void>[], signal: AbortSignal) {
-    highest = Math.max(highest, seq);
-    if (tasks.length === 0) return advance();
-    inFlight.add(seq);
-    void Promise.all(tasks).then(() => {
-      // Cut short by a stop: not done, so the cursor stays below it and a restart hands it out again.
-      if (signal.aborted) return;
-      inFlight.delete(seq);
-      advance();
-      const f = freed;
-      freed = null;
-      f?.();
-    });
+    if (outcome === 'done') await cursor.delivered(owner, event.id, from);
   }
 
   /** Reads the stream while this process leads (always, with one process). */
@@ -122,7 +100,7 @@ export function createSurfaceStream(o: {
     if (item.type === 'gap') return false;
     if (item.type === 'unrecognized') {
       log('warn', 'skipped a surface event this bot cannot read', { event: item.event, reason: item.reason });
-      if (item.id !== undefined) track(item.id, [], signal);
+      if (item.id !== undefined) cursor.track(item.id, [], signal);
       return false;
     }
     const tasks: Promise<void>[] = [];
@@ -137,31 +115,42 @@ export function createSurfaceStream(o: {
         if (owner && handlerOf(owner)) tasks.push(enqueue(owner, () => handleOnce(owner, surfaceEventFor(item, keyId), signal)));
       }
     }
-    track(item.id, tasks, signal);
-    while (inFlight.size >= MAX_IN_FLIGHT && !signal.aborted)
-      await new Promise<void>((r) => {
-        freed = r;
-      });
+    cursor.track(item.id, tasks, signal);
+    await cursor.room(signal);
     return false;
   }
 
-  const consume = (signal: AbortSignal) =>
-    followStream({
+  function consume(signal: AbortSignal) {
+    /** Where the current subscription stands: a cursor frame below it is the server going back. */
+    let position: number | undefined;
+    const opened = (from: number | undefined) => {
+      position = from;
+      return from;
+    };
+    return followStream({
       signal,
       open: () =>
         o.client.surface.events.subscribe({
-          lastEventId: store.surfaceCursor(),
+          lastEventId: opened(store.surfaceCursor()),
           signal,
           reconnect: o.reconnect,
-          onCursor: (id) => track(id, [], signal),
+          onCursor: (id) => {
+            if (position !== undefined && id < position) cursor.rewind(id, position);
+            position = id;
+            cursor.track(id, [], signal);
+          },
           onReconnect: ({ attempt, delayMs, error }) =>
             log('warn', 'surface events stream dropped; reconnecting', { attempt, delayMs, error: error.message }),
         }),
-      each: (item) => each(item, signal),
+      each: (item) => {
+        if ('id' in item && item.id !== undefined) position = item.id;
+        return each(item, signal);
+      },
       log,
       ended: { message: 'surface events stream ended' },
       restartMs: o.restartMs,
     });
+  }
 
   return {
     /** A platform's handlers; its users' events go to them. */
@@ -181,9 +170,7 @@ export function createSurfaceStream(o: {
       running = null;
       if (!r) return;
       r.stop.abort();
-      const f = freed;
-      freed = null;
-      f?.();
+      cursor.release();
       await r.done;
       await queues.idle();
     },
