@@ -113,6 +113,25 @@ suite('a later time typed short is never dropped', () => {
   );
 });
 
+suite('asking whether to act, or whether one can, is answered, not acted on', () => {
+  it.each(['can i swap 10 usdc for weth', 'could i swap 10 usdc for weth?', 'is it possible to swap 10 usdc for weth'])(
+    '"%s" says it can be done, and the words that do it',
+    (text) => {
+      expect(read(text)).toMatchObject({
+        kind: 'not_now',
+        reply: 'You can: say "swap 10 USDC for WETH" and I\'ll do it, within your spending policy.',
+      });
+    },
+  );
+
+  it.each(['should i swap 10 usdc for weth', 'is it a good time to swap 10 usdc for weth'])('"%s" gives no advice', (text) => {
+    expect(read(text)).toMatchObject({
+      kind: 'not_now',
+      reply: expect.stringMatching(/^I don't give trading advice.*"swap 10 USDC for WETH"/),
+    });
+  });
+});
+
 suite('a joke beside a request is never acted on', () => {
   it.each([
     'swap 1 eth for usdc lol',

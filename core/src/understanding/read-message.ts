@@ -39,6 +39,9 @@ const ACTING =
 /** Asking whether, how or what if — about acting, not a request to act. */
 const ABOUT_ACTING =
   /^(?:do you (?:reckon|think|suppose|believe|feel)(?: that)? (?:i|we) (?:should|ought to|could|must|need to)|(?:ought|should) (?:i|we)(?: to)?|i wonder (?:if|whether) (?:i|we) should|how (?:does|would) (?:one|1)(?: go about)?|(?:is|would) (?:it|now|this|today) (?:a )?(?:good|bad|right|smart|wise|the right|the best|better) (?:time|moment|day|idea|move|call) to|is it time to|is now the time to|should i|shall i|how i (?:can|could|should|do)|how to|how do you|would it be (?:wise|smart|good|a good idea) to|is it (?:a good idea|wise|smart|worth it) to|what if i|what happens if i|what would happen if i|how (?:do|can|would|should) i|can i|could i|may i|am i able to|is it possible to|do you think i should|do you recommend|would you recommend)(?: we)? (.+)$/;
+/** Of those, asking whether or how it can be done ("can i …", "how do i …"), not whether it should. */
+const ABOUT_ABILITY =
+  /^(?:can i|could i|may i|am i able to|is it possible to|how (?:do|can|would|should) i|how to|how do you|how i (?:can|could|should|do)|how (?:does|would) (?:one|1))\b/;
 const NEGATED = /^(?:don'?t|do not|dont|never|no need to|no don'?t|no,? don'?t|nope|not) /;
 const DONE_ALREADY =
   /^(?:(?:yesterday|earlier|earlier today|today|this morning|last (?:week|night|month|year)|the other day|just now)[, ]+)?(?:(?:i|we) )?(?:just |already |have |had |'ve )*(?:swapped|bought|sold|sent|traded|converted|paid|wrapped|unwrapped|transferred|exchanged|spent)\b/;
@@ -93,11 +96,19 @@ function notNow(t: string, known: Vocabulary, addresses: string[]): Reading | nu
       r && isAction(r) && !(('amount' in r && typeof r.amount === 'object' && 'share' in r.amount) || r.kind === 'buy_exact')
         ? intentWords(r)
         : null;
+    const example = form ?? 'swap 20 USDC for WETH';
+    if (ABOUT_ABILITY.test(t))
+      return {
+        kind: 'not_now',
+        reply: form
+          ? `You can: say "${form}" and I'll do it, within your spending policy.`
+          : `You can: say what to do with an amount, like "${example}", and I'll do it, within your spending policy.`,
+      };
     return {
       kind: 'not_now',
       reply: form
         ? `I don't give trading advice, and I only act when asked outright. If you want it done, say "${form}".`
-        : `I don't give trading advice, and I only act when asked outright: say what to do with an amount, like "swap 20 USDC for WETH".`,
+        : `I don't give trading advice, and I only act when asked outright: say what to do with an amount, like "${example}".`,
     };
   }
   m = NEGATED.exec(t);
