@@ -223,6 +223,30 @@ function startWork(
   });
 }
 
+/** What a started server hands its caller. */
+function running(o: {
+  url: string;
+  core: Core;
+  coordination: Coordination;
+  bootstrap: RunningServer['bootstrap'];
+  log: FastifyBaseLogger;
+  logging: ProductionLogging | null;
+  chain: Chain | null;
+  cleanups: Cleanups;
+}): RunningServer {
+  const { coordination } = o;
+  return {
+    url: o.url,
+    core: o.core,
+    coordination: { serverId: coordination.serverId, shared: coordination.shared, isLeader: () => coordination.isLeader() },
+    bootstrap: o.bootstrap,
+    log: o.log,
+    flushLog: async () => o.logging?.close(),
+    chainLost: o.chain?.lost ?? new Promise<string>(() => undefined),
+    close: () => o.cleanups.run(),
+  };
+}
+
 export async function startServer({
   config,
   clock = systemClock,
@@ -270,16 +294,7 @@ export async function startServer({
     keysFile.markShown();
     const work = { core, clock, standingMs, maintenanceMs, onLeadership: recover, ledAtStart: recoveredAtStart };
     startWork({ ...work, coordination, log: app.log }, cleanups);
-    return {
-      url,
-      core,
-      coordination: { serverId: coordination.serverId, shared: coordination.shared, isLeader: () => coordination.isLeader() },
-      bootstrap,
-      log: app.log,
-      flushLog: async () => logging?.close(),
-      chainLost: chain?.lost ?? new Promise<string>(() => undefined),
-      close: () => cleanups.run(),
-    };
+    return running({ url, core, coordination, bootstrap, log: app.log, logging, chain, cleanups });
   } catch (e) {
     await cleanups.run();
     throw e;

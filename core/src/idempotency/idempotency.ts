@@ -124,20 +124,11 @@ export function createIdempotency({
       inFlight.set(slot, entry);
       let stored: IdempotencyRecord | null;
       try {
-        stored = await read(caller, key);
+        stored = (await read(caller, key)) ?? (await claimInStore(caller, key, fp));
       } catch (e) {
         inFlight.delete(slot);
         settle(null);
         throw e;
-      }
-      if (!stored) {
-        try {
-          stored = await claimInStore(caller, key, fp);
-        } catch (e) {
-          inFlight.delete(slot);
-          settle(null);
-          throw e;
-        }
       }
       if (stored) {
         inFlight.delete(slot);

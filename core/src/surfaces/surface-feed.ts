@@ -29,6 +29,9 @@ export type SurfaceFrame =
   /** No frame to send up to here: sets the client's Last-Event-ID so it resumes after it. */
   | { kind: 'cursor'; seq: number };
 
+/** A linked key of the surface, with the scopes it may read events by. */
+type KeyView = { link: SurfaceLinkRecord; scopes: readonly Scope[] };
+
 export type SurfaceSubscription = AsyncIterable<SurfaceFrame> & { close(): void };
 
 const PAGE = 200;
@@ -69,7 +72,7 @@ export function subscribeSurfaceFeed({
   /** Which of the surface's live keys of each account may see what: read once per page. */
   async function keysOf(entries: FeedEntry[]) {
     const accounts = [...new Set(entries.filter((e) => e.kind === 'event').map((e) => e.account_id))];
-    const linksOf = new Map<string, { link: SurfaceLinkRecord; scopes: readonly Scope[] }[]>();
+    const linksOf = new Map<string, KeyView[]>();
     for (const link of await surfaces.surfaceLinksOf(surfaceId, accounts)) {
       if (link.revoked_at !== null) continue;
       const k = await store.getKey(link.key_id);
@@ -82,6 +85,39 @@ export function subscribeSurfaceFeed({
       linksOf.set(link.account_id, list);
     }
     return linksOf;
+  }
+
+  /** The frame an entry makes for this surface's keys; null when none of them may read it. */
+  async function frameOf(f: FeedEntry, keys: Map<string, KeyView[]>): Promise<SurfaceFrame | null> {
+    if (f.kind === 'link_revoked') {
+      const link = await surfaces.getSurfaceLink(f.key_id as string);
+      return {
+        kind: 'link_revoked',
+        seq: f.seq,
+        account: f.account_id,
+        key_id: f.key_id as string,
+        surface_user: link?.surface_user ?? '',
+        at: f.at,
+      };
+    }
+    if (!f.event) return null;
+    const type = f.event.type as EventType;
+    const full = f.event.data;
+    const views = (keys.get(f.account_id) ?? [])
+      .filter(({ link, scopes }) => link.from_seq < f.seq && scopes.includes(eventScope[type]))
+      .map(({ link, scopes }) => ({ keyId: link.key_id, data: redactEventData(type, full, scopes) }));
+    const first = views[0];
+    if (!first) return null;
+    const lacking = views.filter((v) => v.data !== full);
+    const data = lacking.length < views.length ? full : first.data;
+    return {
+      kind: 'event',
+      seq: f.seq,
+      account: f.account_id,
+      key_ids: views.map((v) => v.keyId),
+      event: { id: f.event.id, type, data },
+      redacted: lacking.length > 0 ? Object.fromEntries(lacking.map((v) => [v.keyId, String(v.data.text)])) : undefined,
+    };
   }
 
   async function* run(): AsyncGenerator<SurfaceFrame> {
@@ -107,38 +143,10 @@ export function subscribeSurfaceFeed({
         for (const f of entries) {
           if (closed) return;
           if (!mine(f.account_id)) continue;
-          if (f.kind === 'link_revoked') {
-            const link = await surfaces.getSurfaceLink(f.key_id as string);
-            sent = f.seq;
-            yield {
-              kind: 'link_revoked',
-              seq: f.seq,
-              account: f.account_id,
-              key_id: f.key_id as string,
-              surface_user: link?.surface_user ?? '',
-              at: f.at,
-            };
-            continue;
-          }
-          if (!f.event) continue;
-          const type = f.event.type as EventType;
-          const full = f.event.data;
-          const views = (keys.get(f.account_id) ?? [])
-            .filter(({ link, scopes }) => link.from_seq < f.seq && scopes.includes(eventScope[type]))
-            .map(({ link, scopes }) => ({ keyId: link.key_id, data: redactEventData(type, full, scopes) }));
-          const first = views[0];
-          if (!first) continue;
-          const lacking = views.filter((v) => v.data !== full);
-          const data = lacking.length < views.length ? full : first.data;
+          const frame = await frameOf(f, keys);
+          if (!frame) continue;
           sent = f.seq;
-          yield {
-            kind: 'event',
-            seq: f.seq,
-            account: f.account_id,
-            key_ids: views.map((v) => v.keyId),
-            event: { id: f.event.id, type, data },
-            redacted: lacking.length > 0 ? Object.fromEntries(lacking.map((v) => [v.keyId, String(v.data.text)])) : undefined,
-          };
+          yield frame;
         }
         cursor = Math.max(cursor, through);
         if (entries.length < PAGE) break;

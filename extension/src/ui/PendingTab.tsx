@@ -92,69 +92,107 @@ export function PendingTab({ client, onCount }: { client: PresenceClient; onCoun
 
   return (
     <ul className="pending" aria-label="Held actions">
-      {shown.map((c) => {
-        const outcome = outcomes[c.confirm_id];
-        const left = Date.parse(c.expires_at) - now;
-        const expired = !outcome && left <= 0;
-        const doing = busy[c.confirm_id];
-        const titleId = `pending-${c.confirm_id}`;
-        return (
-          <li key={c.confirm_id} className="card pending-item" data-testid="pending-item" aria-labelledby={titleId}>
-            <p id={titleId} className="summary">
-              {readableSummary(c.summary)}
-            </p>
-            <p className="pending-meta">
-              <span>
-                <span className="amount">{readableAmounts(c.amount)}</span>
-                {c.value_usd ? <span className="muted"> ≈ {formatAmount(c.value_usd)}</span> : null}
-              </span>
-              {outcome ? null : expired ? (
-                <span className="muted">expired</span>
-              ) : (
-                <span role="timer" className="countdown" aria-label={`${formatCountdown(left)} left to answer`}>
-                  {formatCountdown(left)} left
-                </span>
-              )}
-            </p>
-            {outcome ? (
-              <OutcomeLine outcome={outcome} />
-            ) : (
-              <div className="actions">
-                <button
-                  type="button"
-                  data-testid="approve"
-                  disabled={expired || doing !== undefined}
-                  onClick={() => void answer(c, true)}
-                  aria-describedby={titleId}
-                >
-                  {doing === 'approve' ? 'Approving…' : c.approve_url ? 'Approve with passkey' : 'Approve'}
-                </button>
-                <button
-                  type="button"
-                  className="secondary"
-                  data-testid="deny"
-                  disabled={expired || doing !== undefined}
-                  onClick={() => void answer(c, false)}
-                  aria-describedby={titleId}
-                >
-                  {doing === 'deny' ? 'Denying…' : 'Deny'}
-                </button>
-              </div>
-            )}
-            {c.approve_url && !outcome ? (
-              <p className="muted" data-testid="passkey-note">
-                Over your passkey threshold: Approve opens a page where your device confirms it with a passkey.
-              </p>
-            ) : null}
-            {errors[c.confirm_id] ? (
-              <p className="bubble-error" role="alert">
-                {errors[c.confirm_id]}
-              </p>
-            ) : null}
-          </li>
-        );
-      })}
+      {shown.map((c) => (
+        <PendingItem
+          key={c.confirm_id}
+          c={c}
+          outcome={outcomes[c.confirm_id]}
+          now={now}
+          doing={busy[c.confirm_id]}
+          error={errors[c.confirm_id]}
+          answer={(approve) => void answer(c, approve)}
+        />
+      ))}
     </ul>
+  );
+}
+
+/** One held action: its summary, amount and countdown, then Approve / Deny or how it ended. */
+function PendingItem({
+  c,
+  outcome,
+  now,
+  doing,
+  error,
+  answer,
+}: {
+  c: ConfirmationView;
+  outcome: Outcome | undefined;
+  now: number;
+  doing: 'approve' | 'deny' | undefined;
+  error: string | undefined;
+  answer: (approve: boolean) => void;
+}) {
+  const left = Date.parse(c.expires_at) - now;
+  const expired = !outcome && left <= 0;
+  const titleId = `pending-${c.confirm_id}`;
+  return (
+    <li className="card pending-item" data-testid="pending-item" aria-labelledby={titleId}>
+      <p id={titleId} className="summary">
+        {readableSummary(c.summary)}
+      </p>
+      <p className="pending-meta">
+        <span>
+          <span className="amount">{readableAmounts(c.amount)}</span>
+          {c.value_usd ? <span className="muted"> ≈ {formatAmount(c.value_usd)}</span> : null}
+        </span>
+        {outcome ? null : expired ? (
+          <span className="muted">expired</span>
+        ) : (
+          <span role="timer" className="countdown" aria-label={`${formatCountdown(left)} left to answer`}>
+            {formatCountdown(left)} left
+          </span>
+        )}
+      </p>
+      {outcome ? (
+        <OutcomeLine outcome={outcome} />
+      ) : (
+        <Answers c={c} disabled={expired || doing !== undefined} doing={doing} answer={answer} titleId={titleId} />
+      )}
+      {c.approve_url && !outcome ? (
+        <p className="muted" data-testid="passkey-note">
+          Over your passkey threshold: Approve opens a page where your device confirms it with a passkey.
+        </p>
+      ) : null}
+      {error ? (
+        <p className="bubble-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </li>
+  );
+}
+
+/** Approve (on its passkey page when the hold needs one) and Deny. */
+function Answers({
+  c,
+  disabled,
+  doing,
+  answer,
+  titleId,
+}: {
+  c: ConfirmationView;
+  disabled: boolean;
+  doing: 'approve' | 'deny' | undefined;
+  answer: (approve: boolean) => void;
+  titleId: string;
+}) {
+  return (
+    <div className="actions">
+      <button type="button" data-testid="approve" disabled={disabled} onClick={() => answer(true)} aria-describedby={titleId}>
+        {doing === 'approve' ? 'Approving…' : c.approve_url ? 'Approve with passkey' : 'Approve'}
+      </button>
+      <button
+        type="button"
+        className="secondary"
+        data-testid="deny"
+        disabled={disabled}
+        onClick={() => answer(false)}
+        aria-describedby={titleId}
+      >
+        {doing === 'deny' ? 'Denying…' : 'Deny'}
+      </button>
+    </div>
   );
 }
 
