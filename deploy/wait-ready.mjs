@@ -13,6 +13,7 @@ if (!url) {
   process.stderr.write('usage: wait-ready.mjs [--json-rpc] URL\n');
   process.exit(2);
 }
+// biome-ignore lint/suspicious/noUndeclaredEnvVars: systemd's unit may set it; no turbo task runs this
 const by = Date.now() + Number(process.env.WAIT_READY_SECONDS ?? 110) * 1000;
 
 async function answers() {
@@ -29,7 +30,9 @@ async function answers() {
         : { signal: AbortSignal.timeout(2000) },
     );
     if (!res.ok) return false;
-    return jsonRpc ? typeof (await res.json()).result === 'string' : (await res.arrayBuffer(), true);
+    if (jsonRpc) return typeof (await res.json()).result === 'string';
+    await res.arrayBuffer(); // read to the end, so the connection is let go
+    return true;
   } catch {
     return false;
   }

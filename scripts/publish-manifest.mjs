@@ -21,6 +21,7 @@ const license = 'LICENSE';
 
 const step = process.argv[2];
 if (step === 'check') {
+  // biome-ignore lint/suspicious/noUndeclaredEnvVars: npm sets it for its lifecycle scripts; no turbo task runs this
   const dest = process.env.npm_config_pack_destination;
   if (dest && !(existsSync(dest) && statSync(dest).isDirectory())) {
     console.error(`presence: --pack-destination ${dest} is not a directory: make it first (mkdir -p ${dest})`);

@@ -17,6 +17,7 @@ import { registerWallet } from './commands/wallet';
 import { registerWebhooks } from './commands/webhooks';
 import type { CliContext } from './context';
 import { exitCodeClasses } from './exit-codes';
+import { commandIndex, exitCodesText, helpWidth, wrapChunks } from './help-layout';
 import { CLI_VERSION } from './version';
 
 export function createProgram(cli: CliContext): Command {
@@ -33,6 +34,9 @@ export function createProgram(cli: CliContext): Command {
     .configureOutput({
       writeOut: (s) => cli.io.stdout(s),
       writeErr: (s) => cli.io.stderr(s),
+      // Commander's sections and ours (help-layout.ts) wrap alike, within 80 columns.
+      getOutHelpWidth: () => helpWidth(process.stdout),
+      getErrHelpWidth: () => helpWidth(process.stderr),
       // One line like every other failure: Commander's "(Did you mean …?)" joins it, and the
       // pointer to --help ends it instead of a second line. A refused value reads as one
       // sentence ("argument 'abc' is invalid: expected a whole number"), not Commander's
@@ -57,11 +61,16 @@ export function createProgram(cli: CliContext): Command {
   registerWebhooks(group('webhooks', 'endpoints that get the account’s events as signed requests (admin)'), cli);
   registerListen(program, cli);
   registerCompletion(program, cli);
-  program.addHelpText('after', () => {
+  program.addHelpText('after', ({ error }) => {
+    const width = helpWidth(error ? process.stderr : process.stdout);
     // Where `presence` is not on PATH (npx, or a path to the bin), say how to run it here.
     const runAs = cli.command('').trim();
-    const here = runAs === 'presence' ? '' : `\n\nFrom this shell, run it as: ${runAs} <command>`;
-    return `\nEvery command:\n${leafUsages(program).join('\n')}\n\n${ENVIRONMENT}\n\n${EXIT_CODES}${here}`;
+    const here =
+      runAs === 'presence'
+        ? ''
+        : `\n\n${wrapChunks(`From this shell, run it as: ${runAs} <command>`.split(' '), width, '', '  ').join('\n')}`;
+    const index = commandIndex(program, width).join('\n');
+    return `\nEvery command:\n${index}\n\n${ENVIRONMENT}\n\n${exitCodesText(exitCodeClasses, width)}${here}`;
   });
   return program;
 }
@@ -77,30 +86,3 @@ const ENVIRONMENT = `Environment:
   PRESENCE_TOKEN   API key; wins over the saved login
   PRESENCE_URL     server address (default http://127.0.0.1:8787)
   PRESENCE_DEBUG   1 prints each request and error stacks on stderr`;
-
-const EXIT_CODES = `Exit codes: ${Object.entries(exitCodeClasses)
-  .map(([code, what]) => `${code} ${what}`)
-  .join(', ')}`;
-
-/** Commands whose forms the generic line cannot say. */
-const indexLines: Record<string, string[]> = {
-  'presence confirm answer': ['presence confirm <id> --approve|--deny'],
-};
-
-/** `presence memory pin <key> [--note <note>]` for every runnable command, so one --help shows them all. */
-function leafUsages(cmd: Command, prefix = 'presence'): string[] {
-  return cmd.commands
-    .filter((c) => c.name() !== 'help')
-    .flatMap((c) => {
-      const name = `${prefix} ${c.name()}`;
-      if (c.commands.length > 0) return leafUsages(c, name);
-      const custom = indexLines[name];
-      if (custom) return custom.map((line) => `  ${line.padEnd(60)} ${c.description()}`);
-      const args = c.registeredArguments.map((a) => {
-        const n = a.name() + (a.variadic ? '...' : '');
-        return a.required ? `<${n}>` : `[${n}]`;
-      });
-      const opts = c.options.filter((o) => o.long !== '--help').map((o) => (o.mandatory ? o.flags : `[${o.flags}]`));
-      return [`  ${[name, ...args, ...opts].join(' ').padEnd(60)} ${c.description()}`];
-    });
-}

@@ -66,7 +66,7 @@ describe('presence CLI', () => {
     }
     expect(r.stdout).toContain('--json');
     expect(r.stdout).toContain(
-      'Exit codes: 0 success, 1 other, 2 usage or invalid input, 3 auth, 4 scope, 5 refused (policy or state), 6 ',
+      'Exit codes: 0 success, 1 other, 2 usage or invalid input, 3 auth, 4 scope,\n  5 refused (policy or state), 6 ',
     );
     // Run as `node bin/presence.js` with no presence on PATH: help says how to run it here.
     expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('From this shell, run it as: node bin/presence.js <command>');

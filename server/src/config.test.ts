@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config';
+import { ConfigError, ConfigSchema, isSecretVariable, loadConfig } from './config';
 
 /** The Base mainnet token list core ships: a real, valid list. */
 const CHAIN_DIR = path.join(path.dirname(createRequire(import.meta.url).resolve('@presence/core/package.json')), 'src/chain');
@@ -62,6 +62,22 @@ describe('loadConfig', () => {
       'invalid PRESENCE_HOST="example.com": an IP address (127.0.0.1, 0.0.0.0, ::) or localhost',
     );
     expect(() => loadConfig({ PRESENCE_DATA_DIR: '' })).toThrow('invalid PRESENCE_DATA_DIR="": a directory path (unset: ./.presence)');
+  });
+
+  // `NAME=` with nothing after it (an EnvironmentFile line left to fill in, a substitution that
+  // came out empty) is refused for every variable, lists included: never read as unset.
+  it.each(Object.keys(ConfigSchema.shape))('refuses %s set but empty, naming it and saying what it takes', (name) => {
+    try {
+      loadConfig({ [name]: '' });
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      const message = (e as Error).message;
+      expect(message).toMatch(new RegExp(`^invalid ${name}(="": | \\(value not shown: it is a secret\\): )\\S`));
+      if (isSecretVariable(name)) expect(message).not.toContain('=""');
+      expect(message).not.toMatch(/Too small|Invalid input/);
+      expect(message).toMatch(/\(it is set but empty: unset it for the default\)$/);
+    }
   });
 
   it('bounds connections by the open-file limit, and streams below connections', () => {

@@ -1,6 +1,8 @@
 // Server configuration from the environment, parsed by one zod schema. Every value has a
 // working default; a bad value stops the start with one line naming the variable (and, unless
-// the variable holds a secret, its value). Relative paths are resolved against the directory
+// the variable holds a secret, its value). An empty value is a bad value, whatever the variable:
+// read as unset it could quietly change what the server is (PRESENCE_DATABASE_URL= the embedded
+// store instead of PostgreSQL, PRESENCE_METRICS_TOKEN= an open /metrics). Relative paths are resolved against the directory
 // the command was typed in: `npm start` and `npx presence-server` may run in another one.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -39,8 +41,11 @@ const duration = z
   })
   .pipe(z.number().min(1, 'at least 1ms').max(3_600_000, 'at most 60m'));
 
+// An empty value is refused as every variable's is (`PRESENCE_X=` is a placeholder left unfilled or
+// a substitution that came out empty); unset, the list is empty.
 const trustedProxies = z
   .string()
+  .min(1, 'addresses or CIDRs, comma-separated (unset: none)')
   .default('')
   .transform((s, ctx) => {
     try {
@@ -55,6 +60,7 @@ const trustedProxies = z
 const ORIGIN = /^(https?:\/\/[a-z0-9.-]+(:\d{1,5})?|https?:\/\/\[[0-9a-f:.]+\](:\d{1,5})?|(chrome|moz)-extension:\/\/[a-z0-9-]+)$/;
 const origins = z
   .string()
+  .min(1, 'origins, comma-separated (unset: none)')
   .default('')
   .transform((s, ctx) => {
     const list = s
@@ -131,7 +137,7 @@ export const ConfigSchema = z.object({
   // Balancers whose X-Forwarded-For names the client (addresses and CIDRs); none: the header is ignored.
   PRESENCE_TRUSTED_PROXIES: trustedProxies,
   PRESENCE_LLM_BASE_URL: url.optional(),
-  PRESENCE_LLM_API_KEY: z.string().min(1).optional(),
+  PRESENCE_LLM_API_KEY: z.string().min(1, 'the key of PRESENCE_LLM_BASE_URL (unset: none)').optional(),
   PRESENCE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Unset: human-readable lines on a terminal, JSON lines otherwise (decided where stdout is known).
   PRESENCE_LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
@@ -209,7 +215,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, openFiles = rea
     const issue = r.error.issues[0];
     const name = String(issue?.path[0] ?? 'environment');
     const shown = isSecretVariable(name) ? ' (value not shown: it is a secret)' : `=${JSON.stringify(env[name] ?? '')}`;
-    throw new ConfigError(`invalid ${name}${shown}: ${issue?.message ?? 'invalid value'}`);
+    const empty = env[name] === '' ? ' (it is set but empty: unset it for the default)' : '';
+    throw new ConfigError(`invalid ${name}${shown}: ${issue?.message ?? 'invalid value'}${empty}`);
   }
   if (r.data.PRESENCE_CHAIN !== 'devnet' && !r.data.PRESENCE_RPC_URL) {
     throw new ConfigError(

@@ -8,7 +8,7 @@ const clock = createManualClock(Date.now());
 const s = useTestServer({ clock, env: { PRESENCE_RATE_LIMIT: '1000/60s' } });
 
 describe('errors are problem+json, never a stack', () => {
-  const isProblem = (r: { headers: Headers; json: any }, status: number, type: string) => {
+  const isProblem = (r: { headers: Headers; json: unknown }, status: number, type: string) => {
     expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(r.json).toMatchObject({ status, type, title: expect.any(String), detail: expect.any(String) });
     expect(JSON.stringify(r.json)).not.toMatch(/\bat .*\.ts:\d+|node_modules/);

@@ -60,6 +60,7 @@ export function removeDir(dir: string) {
 
 export { createManualClock };
 
+// biome-ignore lint/suspicious/noExplicitAny: tests read an answer's fields directly; their assertions check its shape
 export type Answer = { status: number; headers: Headers; text: string; json: any };
 
 export async function call(
@@ -86,6 +87,7 @@ export async function call(
   return { status: res.status, headers: res.headers, text, json };
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: tests read a frame's fields directly; their assertions check its shape
 export type SseFrame = { id?: string; event: string; data: any };
 
 /** Opens an SSE stream and collects frames; `until` resolves once a predicate holds. */
@@ -115,7 +117,7 @@ export function openStream(base: string, url: string, key: string, headers: Reco
       if (!res.body) return;
       const decoder = new TextDecoder();
       let buf = '';
-      for await (const chunk of res.body as any as AsyncIterable<Uint8Array>) {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
         buf += decoder.decode(chunk, { stream: true });
         let i = buf.indexOf('\n\n');
         while (i >= 0) {

@@ -11,7 +11,7 @@ import { request as httpsRequest } from 'node:https';
 import { createServer, type Server, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, removeDir, startTestServer, type TestServer } from './harness';
+import { type Answer, call, removeDir, startTestServer, type TestServer } from './harness';
 import {
   debianFiles,
   freePort,
@@ -79,7 +79,7 @@ function handshake(
 const HEX32 = /^[0-9a-f]{32}$/;
 
 /** nginx's own answer: problem+json of `type` and `status`, its request id in the header and the body alike. */
-function expectProblem(a: { status: number; headers: Headers; json: any; text: string }, status: number, type: string) {
+function expectProblem(a: Answer, status: number, type: string) {
   expect(a.status, a.text).toBe(status);
   expect(a.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   expect(a.json).toMatchObject({ type, status });

@@ -8,7 +8,7 @@ import { createSoftAuthenticator } from '@presence/core/testing';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createManualClock, removeDir, startTestServer, type TestServer, tempDir } from './harness';
-import { captureAssertion, type Device, launchChromium, newDevice, pressOn, replaceAuthenticator } from './passkey-browser';
+import { captureAssertion, type Device, launchChromium, newDevice, pressOn } from './passkey-browser';
 import { freshDatabaseEnv } from './test-database';
 import { eventMatching, newAccount, OPEN_POLICY, putPolicy } from './wallet-helpers';
 

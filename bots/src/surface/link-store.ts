@@ -14,7 +14,7 @@ import type { LinkLogEntry, LinkTable } from './link-log';
 import { openLinkLogFile } from './link-log-file';
 import type { Log } from './logging';
 import type { CardRecord, LinkRecord } from './records';
-import { createSecretBox, type SecretBox } from './secret-box';
+import { createSecretBox } from './secret-box';
 
 export type { CardRecord, CardState, LinkRecord } from './records';
 

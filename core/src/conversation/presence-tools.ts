@@ -270,7 +270,7 @@ export function createPresenceTools(deps: PresenceToolsDeps): ToolDef[] {
     async (a) => {
       // Answered as it will be, applied when the turn is stored (a failed turn cancels nothing).
       const existing = await standing.get(p, a.id);
-      if (!existing || existing.state !== 'active') throw new PresenceError('not_found', `no standing intent ${a.id}`);
+      if (existing?.state !== 'active') throw new PresenceError('not_found', `no standing intent ${a.id}`);
       effects.deferred.push(() =>
         standing.cancel(p, a.id).catch((e: unknown) => {
           // Cancelled meanwhile: cancelled all the same.

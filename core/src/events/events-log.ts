@@ -19,7 +19,7 @@ import type { ByKind } from '../store/overlay-store';
 import type { StoreTx } from '../store/store-port';
 import { createEventChannels, type EventChannels } from './event-channels';
 import { subscribeChannel } from './event-subscription';
-import type { EventStore, FeedEvent, FeedItem, Subscription } from './feed';
+import type { EventStore, FeedEvent, Subscription } from './feed';
 
 export type { EventStore, FeedEvent, FeedItem, Subscription } from './feed';
 

@@ -23,8 +23,8 @@ export const INTENT_FORMS = [
 ];
 
 const NUM = String.raw`(\d[\d,]*(?:\.\d+)?)`;
-const SYM = String.raw`([A-Za-z][A-Za-z0-9.]{0,15})`;
-const ADDR = String.raw`(0x[0-9a-fA-F]{40})`;
+const SYM = '([A-Za-z][A-Za-z0-9.]{0,15})';
+const ADDR = '(0x[0-9a-fA-F]{40})';
 
 const forms: [RegExp, (m: string[]) => ParsedIntent][] = [
   [

@@ -86,6 +86,7 @@ export function createIntentPipeline(deps: IntentPipelineDeps) {
       owner,
       slippageBps: policy.max_slippage_bps,
       // A policy stored before amounts were bounded may name more than MAX_AMOUNT: approvals stay within it.
+      // biome-ignore lint/complexity/useMathMinMax: these are bigints, which Math.min does not take
       approvalCapUsd: [capInUsd(policy.daily_cap, tokenList, snapshot), MAX_AMOUNT * USD_ONE].reduce((a, b) => (a < b ? a : b)),
     });
     if (marks) marks.quoted = performance.now();

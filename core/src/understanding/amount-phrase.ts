@@ -22,7 +22,7 @@ export type Phrase =
   | null;
 
 const NUM = String.raw`(\d+(?:\.\d+)?)`;
-const OWNER = String.raw`(?:(?:of |in )?(?:my|the|your|our|me) |of )?`;
+const OWNER = '(?:(?:of |in )?(?:my|the|your|our|me) |of )?';
 /** The parts a whole is said to be cut into: "a third", "a tenth". */
 const PARTS: Record<string, bigint> = {
   third: 3n,

@@ -75,7 +75,7 @@ const SHORTHAND: [RegExp, string][] = [
 ];
 
 /** Laughter, as typed in chats. */
-const LAUGH = String.raw`(?:lo+l+z?|lmf?ao+|rofl|lulz?|ha(?:ha)+h?|hah|he(?:he)+|xd+)`;
+const LAUGH = '(?:lo+l+z?|lmf?ao+|rofl|lulz?|ha(?:ha)+h?|hah|he(?:he)+|xd+)';
 const LAUGHED = new RegExp(String.raw`\b${LAUGH}\b`);
 /**
  * Laughter typed as emoji (tears of joy, rolling on the floor, grinning squint, sweat smile, cat
@@ -84,11 +84,11 @@ const LAUGHED = new RegExp(String.raw`\b${LAUGH}\b`);
  * a request to spend it says what "lol" says, so it is kept aside as the laughter of the message.
  */
 const LAUGHED_EMOJI = /😂|🤣|😆|😅|😹|💀|🤪|😜|😝|🙃/u;
-const GREETING = String.raw`(?:${LAUGH}|he+y+|hi+|hiya|hel+o+|ugh|meh|argh|sigh|ahh*|oof|g'?day|howdy|greetings|yo|ok|okay|so|um+|uh+|hmm+|alright|right|oh|well|fine|cool|great|sure|but|(?:good )?(?:morning|afternoon|evening|day)|(?:hi|hello|hey) again|dear)`;
+const GREETING = `(?:${LAUGH}|he+y+|hi+|hiya|hel+o+|ugh|meh|argh|sigh|ahh*|oof|g'?day|howdy|greetings|yo|ok|okay|so|um+|uh+|hmm+|alright|right|oh|well|fine|cool|great|sure|but|(?:good )?(?:morning|afternoon|evening|day)|(?:hi|hello|hey) again|dear)`;
 // "just kidding" is not "just" in front of "kidding": it says the request is a joke
 const POLITE = String.raw`(?:just(?! (?:kidding|joking)\b)|quick|also|then|and|but|so)`;
 const ASKING = String.raw`(?:(?:i |do you )?reckon you (?:could|can|would)|i don'?t suppose you (?:could|would|can)|(?:could|would|can) you possibly|would you mind(?: awfully| terribly| very much)?|be a (?:love|dear|star|sweetheart|doll|gem) and|do(?= (?:let|tell|sell|buy|swap|send|wrap|unwrap|convert|exchange|give|ping|notify|keep|inform))|(?:could|can|would|will|wud|cud) (?:you|u|ya)(?: just)?|(?:can|could) we|(?:do you |would you )?mind(?= [a-z]+ing\b)|(?:would|could) you (?:be so kind as to|mind|be able to)|be so kind as to|(?:i was wondering|i wonder) if you could|i'?d be (?:grateful|glad|happy) if you (?:could|would)|would it be possible to|you (?:can|could|may|should)|(?:i|id|i'd) (?:would |quite |really )?(?:like|love|want|need|wanna) (?:you )?to|i wanna|i need (?:you )?to|i want (?:you )?to|let'?s|go ahead and|help me|do me a favou?r and|be a dear and|time to|execute|proceed to)`;
-const TRAILING = String.raw`(?:(?:and |& )?(?:thanks|thank you|many thanks)(?: so much| a lot| in advance| ever so much| dear| very much)?|tks|cheers|for me|for us|asap|if you can|if possible|if you could|if you don'?t mind|mate|buddy|bro|bruh|fam|dude|man|friend|dear|darling|love|hun|honey|ok|okay|when you can|sir|madam|kthx|kthxbye|${LAUGH}|ngl|fr|tbh|pronto|na|yaar|ji|ta|innit|would you|could you|will you|if that'?s (?:alright|ok|okay|fine)|if that is (?:alright|ok|okay|fine)|if you would|if you please|there'?s a good (?:chap|lad|girl|fellow)|at (?:the )?market(?: price| rate)?|at (?:the )?current (?:price|rate)|much appreciated|appreciate it)`;
+const TRAILING = `(?:(?:and |& )?(?:thanks|thank you|many thanks)(?: so much| a lot| in advance| ever so much| dear| very much)?|tks|cheers|for me|for us|asap|if you can|if possible|if you could|if you don'?t mind|mate|buddy|bro|bruh|fam|dude|man|friend|dear|darling|love|hun|honey|ok|okay|when you can|sir|madam|kthx|kthxbye|${LAUGH}|ngl|fr|tbh|pronto|na|yaar|ji|ta|innit|would you|could you|will you|if that'?s (?:alright|ok|okay|fine)|if that is (?:alright|ok|okay|fine)|if you would|if you please|there'?s a good (?:chap|lad|girl|fellow)|at (?:the )?market(?: price| rate)?|at (?:the )?current (?:price|rate)|much appreciated|appreciate it)`;
 
 /** Takes the filler off both ends, repeatedly ("hey, could you please … for me please thx"). */
 function trimFiller(t: string, name: string): string {

@@ -50,11 +50,11 @@ const DONE_ALREADY =
 const NOT_DONE = /^(?:i|we) (?:did not|didn'?t|have not|haven'?t|never) /;
 
 /** Saying it was a joke: "jk", "just kidding", "only joking". */
-const JOKE = String.raw`(?:jk|j/k|jking|(?:just |only )?(?:kidding|joking))`;
+const JOKE = '(?:jk|j/k|jking|(?:just |only )?(?:kidding|joking))';
 
 /** Taking a request back: "actually no, don't", "never mind", "wait", "jk". Beside a request, it wins. */
 const RETRACTED = new RegExp(
-  String.raw`^(?:(?:actually|wait|oh|hmm+|um+|ok|okay|sorry)[ ,]+)*(?:no|nope|nah|don'?t|do not|never ?mind|nvm|cancel that|scratch that|forget (?:it|that)|hold on|hold off|not yet|on second thought|wait|${JOKE})(?:[ ,]+(?:no|nope|don'?t|do not|do it|do that|then|wait|actually|thanks|it|that|yet|(?:on|with) (?:the|that|this|my) (?:swap|trade|sale|purchase|send|transfer|order)))*$`,
+  `^(?:(?:actually|wait|oh|hmm+|um+|ok|okay|sorry)[ ,]+)*(?:no|nope|nah|don'?t|do not|never ?mind|nvm|cancel that|scratch that|forget (?:it|that)|hold on|hold off|not yet|on second thought|wait|${JOKE})(?:[ ,]+(?:no|nope|don'?t|do not|do it|do that|then|wait|actually|thanks|it|that|yet|(?:on|with) (?:the|that|this|my) (?:swap|trade|sale|purchase|send|transfer|order)))*$`,
 );
 
 /** A request put off or made a what-if in front: "maybe later send …", "lol imagine if i swapped …", "hypothetically, swap …". */
@@ -62,7 +62,7 @@ const PUT_OFF =
   /^((?:(?:lol|haha|lmao) )?(?:(?:maybe|perhaps|probably|possibly)(?: (?:later|tomorrow|tonight|next week|some ?time|someday|eventually|soon|another time|one day))?|later|tomorrow|tonight|next week|some ?time|someday|eventually|one day|(?:just )?(?:imagine|suppose|pretend|picture)(?: if| that)?|hypothetically(?: speaking)?|theoretically|in theory)),? (.+)$/;
 
 /** A request said to be a joke in front: "jk swap …", "just kidding, send …". */
-const JOKED = new RegExp(String.raw`^(${JOKE}),? (.+)$`);
+const JOKED = new RegExp(`^(${JOKE}),? (.+)$`);
 
 function putOff(t: string, known: Vocabulary, addresses: string[]): Reading | null {
   const off = PUT_OFF.exec(t);

@@ -8,8 +8,8 @@ import { tokenOf, type Vocabulary } from './amount-phrase';
 import type { Reading } from './reading';
 
 // Any length: a name too long to be a token still reaches the tool, which says so.
-const TOK = String.raw`(?:the |an? |1 )?([a-z][a-z0-9.]*)(?: tokens?| coins?)?`;
-const PAIR = String.raw`(?:the )?([a-z][a-z0-9.]*)(?:[-/ ]| and | vs | to )([a-z][a-z0-9.]*)(?: pair| pool| market)?`;
+const TOK = '(?:the |an? |1 )?([a-z][a-z0-9.]*)(?: tokens?| coins?)?';
+const PAIR = '(?:the )?([a-z][a-z0-9.]*)(?:[-/ ]| and | vs | to )([a-z][a-z0-9.]*)(?: pair| pool| market)?';
 
 type Rule = [RegExp, (m: RegExpExecArray, known: Vocabulary) => Reading | null];
 

@@ -8,7 +8,7 @@ import { tokenOf, type Vocabulary } from './amount-phrase';
 import { readAction } from './read-action';
 import { intentWords, isAction, type Reading } from './reading';
 
-const TOK = String.raw`(?:the )?(?:price of )?([a-z][a-z0-9.]{1,15})(?:'s price| price)?`;
+const TOK = "(?:the )?(?:price of )?([a-z][a-z0-9.]{1,15})(?:'s price| price)?";
 // Verbs in any person or tense people type them in ("drops", "drop", "dropping", "dipped").
 const forms = (stems: string) =>
   stems
@@ -27,7 +27,8 @@ const FLAT = `${forms('is|go|get|trade|move|hit|reach|touch|cross|get to|fall ba
 const BELOW = 'below|under|beneath|less than|lower than|sub|<';
 const ABOVE = 'above|over|more than|higher than|past|beyond|>|north of';
 const MOVE = String.raw`(?:(${DOWN}|${UP}|${FLAT})(?: to| back)? )?(?:(${BELOW}|${ABOVE}) )?(?:to )?(\d+(?:\.\d+)?)(?: usd)?`;
-const ASK_ME = String.raw`(?:(?:tell|notify|alert|ping|warn|message|text|msg|dm|remind|email|let|shout at|buzz|inform|update|advise|hit) me(?: know| up)?|give(?: me| us)? a (?:shout|ring|call|heads up|buzz|yell|bell|hoy)|drop me a (?:line|message|note)|keep me (?:posted|updated))`;
+const ASK_ME =
+  '(?:(?:tell|notify|alert|ping|warn|message|text|msg|dm|remind|email|let|shout at|buzz|inform|update|advise|hit) me(?: know| up)?|give(?: me| us)? a (?:shout|ring|call|heads up|buzz|yell|bell|hoy)|drop me a (?:line|message|note)|keep me (?:posted|updated))';
 const WHEN = '(?:when|if|once|as soon as|whenever|the moment|in case|should)';
 const DAY =
   'monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|weekend|week|month|hour|minute|morning|evening|night|\\d+ (?:hours|minutes|days|weeks)';

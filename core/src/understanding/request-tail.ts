@@ -60,11 +60,11 @@ const UNCLEAR_WHEN = new RegExp(
  */
 const CHORE = new RegExp(
   [
-    String.raw`^(?:(?:as|for|just|i'?m|we'?re|am|part of|since i'?m|because i'?m|cause i'?m) )*`,
-    String.raw`(?:(?:closing|wrapping|rounding|tidying|cleaning|squaring|settling|balancing|rebalancing|finishing|clearing|reconciling) (?:out |up |off )?(?:the |my |our |this )?(?:monthly |weekly |quarterly |yearly |annual |month'?s |year'?s )?(?:month|week|quarter|year|books|accounts|budget|portfolio|positions?|taxes)`,
+    "^(?:(?:as|for|just|i'?m|we'?re|am|part of|since i'?m|because i'?m|cause i'?m) )*",
+    "(?:(?:closing|wrapping|rounding|tidying|cleaning|squaring|settling|balancing|rebalancing|finishing|clearing|reconciling) (?:out |up |off )?(?:the |my |our |this )?(?:monthly |weekly |quarterly |yearly |annual |month'?s |year'?s )?(?:month|week|quarter|year|books|accounts|budget|portfolio|positions?|taxes)",
     // a meal paid for is a purpose ("… it's for lunch"), where "at lunch" is a time
-    String.raw`|(?:it'?s |it is |that'?s |this is )?(?:for|to pay for|to cover|towards?) (?:the |my |our |a |his |her |their |your )?(?:team |office |work |group |family |birthday |business )?(?:lunch|breakfast|dinner|brunch)(?: bill| tab)?`,
-    String.raw`|(?:my |the |our |a |some |for )?(?:end[- ]of[- ](?:the[- ])?(?:month|week|quarter|year)|month[- ]?end|year[- ]?end|quarter[- ]?end|eom|eoy|monthly|weekly|quarterly|yearly|annual|tax[- ]season) (?:clean[- ]?up|tidy(?:[- ]up)?|rebalanc(?:e|ing)|housekeeping|reshuffle|review|admin|chores?|budgeting|bookkeeping|accounting|stuff|thing))$`,
+    "|(?:it'?s |it is |that'?s |this is )?(?:for|to pay for|to cover|towards?) (?:the |my |our |a |his |her |their |your )?(?:team |office |work |group |family |birthday |business )?(?:lunch|breakfast|dinner|brunch)(?: bill| tab)?",
+    '|(?:my |the |our |a |some |for )?(?:end[- ]of[- ](?:the[- ])?(?:month|week|quarter|year)|month[- ]?end|year[- ]?end|quarter[- ]?end|eom|eoy|monthly|weekly|quarterly|yearly|annual|tax[- ]season) (?:clean[- ]?up|tidy(?:[- ]up)?|rebalanc(?:e|ing)|housekeeping|reshuffle|review|admin|chores?|budgeting|bookkeeping|accounting|stuff|thing))$',
   ].join(''),
 );
 

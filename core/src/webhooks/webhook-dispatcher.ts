@@ -15,7 +15,7 @@
 // A wake that finds the lease held is not lost: the holder reads the log again after letting go.
 import { randomUUID } from 'node:crypto';
 import { type EventType, eventScope, type Scope, WEBHOOK_RETRY_SCHEDULE_S, type WebhookPayload } from '@presence/protocol';
-import { type Clock, iso } from '../clock/clock';
+import { iso } from '../clock/clock';
 import type { EventStore, EventsLog } from '../events/events-log';
 import type { Caller } from '../keys/caller';
 import type { StoredEvent } from '../store/documents';
@@ -171,7 +171,7 @@ export function createWebhookDispatcher(o: WebhookDispatcherOptions) {
   async function worthLeasing(id: string): Promise<boolean> {
     const r = await webhooks.getWebhook(id);
     const now = clock.now();
-    if (!r || r.state !== 'enabled' || (r.lease && r.lease.until > now) || (r.retry_at !== null && r.retry_at > now)) return false;
+    if (r?.state !== 'enabled' || (r.lease && r.lease.until > now) || (r.retry_at !== null && r.retry_at > now)) return false;
     const latest = (await o.eventsFor(r.mode).eventBounds(r.account_id)).latest;
     backlogs.note(id, latest - r.cursor);
     // A lease that ran out (its holder died) is taken over whatever the log holds.

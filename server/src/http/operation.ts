@@ -76,9 +76,9 @@ type Shared = { tag: string; scope?: ScopeRequirement };
 /**
  * The query of an operation that declares none: no parameter at all. A parameter a route does
  * not name is a 400 naming it (a misspelt `limt` is not silently the default), as an unknown
- * body field is. Public operations (health, readiness, the document) stay lenient: a probe or
- * a cache-busting `?_=…` a monitor adds has no other effect there, and refusing it would read
- * as the server being down.
+ * body field is. Public operations (health, readiness, the document, /metrics) stay lenient: a
+ * probe or a cache-busting `?_=…` a monitor adds has no other effect there, and refusing it
+ * would read as the server being down.
  */
 const NoQuery = z.strictObject({});
 

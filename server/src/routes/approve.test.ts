@@ -21,6 +21,14 @@ describe('/approve/:token', () => {
     expect(page.headers['content-type']).toMatch(/^text\/html/);
   });
 
+  it('answers its page with a malformed token the same HTML page as an unknown one, a query ignored', async () => {
+    for (const url of ['/approve/short', '/approve/bad%20token%20with%20spaces!', `/approve/${unknownToken}?utm_source=chat`]) {
+      const page = await f.call('GET', url, { key: null });
+      expect([url, page.statusCode, page.headers['content-type']]).toEqual([url, 404, expect.stringMatching(/^text\/html/)]);
+      expect(page.body).toContain('<title>Link not valid');
+    }
+  });
+
   it('refuses a malformed assertion with 400 before looking the link up', async () => {
     expectProblem(await f.call('POST', `/approve/${unknownToken}`, { key: null, body: { id: 1 } }), 400, 'invalid_request');
     expectProblem(await f.call('POST', `/approve/${unknownToken}/deny`, { key: null, body: { why: 'no' } }), 400, 'invalid_request');

@@ -23,4 +23,18 @@ describe('/enroll/:token', () => {
     expectProblem(await f.call('POST', `/enroll/${token}`, { key: null, body: { id: 'x' } }), 400, 'invalid_request');
     expectProblem(await f.call('POST', `/enroll/${token}/options`, { key: null, body: { more: 1 } }), 400, 'invalid_request');
   });
+
+  it('opens its page with whatever query a messenger adds, and answers a malformed token the HTML "not valid" page', async () => {
+    const token = (await f.call('POST', '/v1/passkeys/enroll', { body: {} })).json().url.split('/').pop() as string;
+    const plain = await f.call('GET', `/enroll/${token}`, { key: null });
+    const tracked = await f.call('GET', `/enroll/${token}?utm_source=telegram&fbclid=IwAR0x`, { key: null });
+    expect([plain.statusCode, tracked.statusCode]).toEqual([200, 200]);
+    expect(tracked.headers['content-type']).toMatch(/^text\/html/);
+    expect(tracked.body).toContain('<title>Add passkey');
+    for (const url of ['/enroll/short', `/enroll/${token.slice(0, 10)}`, '/enroll/not%20a%20token!?x=1']) {
+      const page = await f.call('GET', url, { key: null });
+      expect([url, page.statusCode, page.headers['content-type']]).toEqual([url, 404, expect.stringMatching(/^text\/html/)]);
+      expect(page.body).toContain('<title>Link not valid');
+    }
+  });
 });

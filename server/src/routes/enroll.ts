@@ -39,7 +39,11 @@ export const linkPasskeys = (core: RouteDeps['core']) => served(core.passkeys, '
 
 /**
  * GET /<kind>/:token: a link's page itself (HTML, outside the OpenAPI document), rendered from
- * what the token names, or the "link not valid" page when it names nothing.
+ * what the token names, or the "link not valid" page when it names nothing. A person opens it
+ * in a browser, so it answers HTML whatever the URL: a token of the wrong shape (a link cut
+ * short in a message, mistyped) gets the "link not valid" page too, not a problem+json. The
+ * page reads nothing from the query, so a query is ignored: a messenger or mail client adds its
+ * own (`?utm_source=…`, `?fbclid=…`), and refusing those would leave the link unopenable.
  */
 export function linkPage<T>(
   app: Parameters<FastifyPluginAsyncZod>[0],
@@ -47,8 +51,9 @@ export function linkPage<T>(
   load: (token: string) => Promise<T | null>,
   render: (reply: FastifyReply, view: T) => string,
 ) {
-  app.get(`/${kind}/:token`, { schema: { hide: true, params: schemas.PasskeyTokenParams } }, async (req, reply) => {
-    const view = await load(req.params.token);
+  app.get(`/${kind}/:token`, { schema: { hide: true } }, async (req, reply) => {
+    const link = schemas.PasskeyTokenParams.safeParse(req.params);
+    const view = link.success ? await load(link.data.token) : null;
     return view ? render(reply, view) : unknownLinkPage(reply, kind);
   });
 }

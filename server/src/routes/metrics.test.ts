@@ -16,4 +16,14 @@ describe('GET /metrics', () => {
     expect(r.headers['content-type']).toMatch(/^text\/plain/);
     expect(r.body).toContain('presence_');
   });
+
+  // Lenient like /v1/health: a scraper's own parameters or a cache-buster must not read as the
+  // target being down; and a query is never a credential (the token goes in the header only).
+  it('ignores a query, which never stands for the token', async () => {
+    const r = await f.call('GET', '/metrics?_=1733200000&format=text', { key: token });
+    expect(r.statusCode).toBe(200);
+    expect(r.body).toContain('presence_');
+    expectProblem(await f.call('GET', `/metrics?token=${token}`, { key: null }), 401, 'auth');
+    expectProblem(await f.call('GET', `/metrics?authorization=Bearer%20${token}`, { key: null }), 401, 'auth');
+  });
 });
