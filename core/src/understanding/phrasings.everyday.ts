@@ -43,6 +43,12 @@ export const EVERYDAY: Phrasing[] = [
   ['send everything to my friend', 'ask'],
   ['swap 5 usdc for weth and 5 dai for weth', 'ask'],
   ['wrap 10 usdc', 'ask'],
+  ['buy up to $20 of weth', 'ask'],
+  ['swap no more than 50 usdc for weth', 'ask'],
+  ['sell at least 0.1 weth for usdc', 'ask'],
+  ['swap about 20 usdc for weth', 'ask'],
+  ['can you convert roughly 30 dai to usdc', 'ask'],
+  ['swap like 20 usdc for weth lol', 'ask'],
   ['unwrap 5 dai', 'ask'],
   [`withdraw 5 usdc to ${A}`, 'unsupported'],
   // must not act

@@ -132,6 +132,19 @@ suite('asking whether to act, or whether one can, is answered, not acted on', ()
   });
 });
 
+suite('an amount given as a bound or an estimate is asked back, never taken as exact', () => {
+  it.each([
+    ['buy up to $20 of weth', 'a limit', 'buy $20 of WETH'],
+    ['swap at least 0.1 weth for usdc', 'a floor', 'swap 0.1 WETH for USDC'],
+    ['swap roughly 20 usdc for weth', 'an estimate', 'swap 20 USDC for WETH'],
+  ])('"%s" is %s, with the exact words offered', (text, kind, words) => {
+    expect(read(text)).toMatchObject({
+      kind: 'ask',
+      question: expect.stringContaining(`makes it ${kind}. How much exactly? If the number is right, say "${words}"`),
+    });
+  });
+});
+
 suite('a joke beside a request is never acted on', () => {
   it.each([
     'swap 1 eth for usdc lol',

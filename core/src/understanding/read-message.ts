@@ -140,6 +140,28 @@ function unsureAmount(r: Reading | null, unsure: string[]): Reading | null {
   };
 }
 
+/** A bound or an estimate in front of an amount: "up to $20", "about 20 usdc", "at least 0.1 weth". */
+const INEXACT =
+  /\b(up to|no more than|not more than|at most|max(?:imum)?(?: of)?|at least|no less than|not less than|min(?:imum)?(?: of)?|about|around|roughly|approximately|approx|circa|something like|like) (?=\$?\d)/;
+
+const kindOf = (bound: string) => (/up|more|most|max/.test(bound) ? 'a limit' : /least|less|min/.test(bound) ? 'a floor' : 'an estimate');
+
+/**
+ * An action whose amount is a bound or an estimate is asked back with the exact words, never
+ * done with the number as if it were exact: "up to $20" may mean $12.
+ */
+function inexactAmount(text: string, c: Parameters<typeof readAction>[1]): Reading | null {
+  const m = INEXACT.exec(text);
+  if (!m) return null;
+  const bound = m[1] as string;
+  const r = readAction(text.replace(m[0], ''), c);
+  if (!(r && isAction(r))) return null;
+  return {
+    kind: 'ask',
+    question: `I only act on an exact amount, and "${bound}" makes it ${kindOf(bound)}. How much exactly? If the number is right, say "${intentWords(r)}".`,
+  };
+}
+
 function readClause(typed: string, opts: ReadOptions): Reading | null {
   const n = normalize(typed, opts.presenceName);
   const known = vocabulary(opts.known);
@@ -151,6 +173,7 @@ function readClause(typed: string, opts: ReadOptions): Reading | null {
     notNow(n.text, known, n.addresses) ??
     readQuestion(n.text, known) ??
     readAction(n.text, c) ??
+    inexactAmount(n.text, c) ??
     readTopic(n.text, known, n.asked);
   return laughedOff(unsureAmount(r, n.unsure), n.laughed);
 }
