@@ -44,6 +44,8 @@ export const EVERYDAY: Phrasing[] = [
   ['swap 5 usdc for weth and 5 dai for weth', 'ask'],
   ['wrap 10 usdc', 'ask'],
   ['buy up to $20 of weth', 'ask'],
+  ["what's the gas price", 'unsupported'],
+  ['is gas high right now?', 'unsupported'],
   ['swap no more than 50 usdc for weth', 'ask'],
   ['sell at least 0.1 weth for usdc', 'ask'],
   ['swap about 20 usdc for weth', 'ask'],

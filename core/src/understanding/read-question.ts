@@ -24,11 +24,19 @@ const anyToken = (w: string | undefined, known: Vocabulary) => {
   return t ? ('token' in t ? t.token : t.unknown) : null;
 };
 
+const GAS_PRICE_REPLY =
+  "I can't read the network's gas price. Your wallet pays each action's fee in ETH: ask \"how much gas do I have\" to see how much it holds.";
+
 const rules: Rule[] = [
   // gas is paid in ETH
   [
     /^(?:how much gas (?:do i have|have i got|is left|money do i have)|do i have (?:enough |any )?gas(?: money)?(?: left)?|(?:what(?:'s| is)|whats) my gas(?: balance)?)(?: left| now| right now)?$/,
     () => ({ kind: 'balance', token: 'eth' }),
+  ],
+  // the network's fee is not read (no chain call gives it to a chat): said so, not taken for a token named GAS
+  [
+    /^(?:(?:what(?:'s| is| are)|whats|hows|how(?:'s| is| are)) (?:the )?(?:current )?(?:gas|gas price|gas prices|gas fees?|network fees?|fees?|gwei)(?: (?:like|at|now|right now|today|on chain|on the chain))*|(?:how much|how high|how expensive) (?:is|are) (?:the )?(?:gas|gas fees?|network fees?|fees?)(?: (?:now|right now|today))?|(?:is )?gas (?:high|low|cheap|expensive)(?: (?:now|right now|today))?|gas price|gwei)$/,
+    () => ({ kind: 'unsupported', reply: GAS_PRICE_REPLY }),
   ],
   // balances
   [
