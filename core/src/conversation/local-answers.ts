@@ -76,6 +76,8 @@ export async function answerReading(r: Reading, t: LocalTurn): Promise<string> {
       return watch(asTyped(t.ctx.text) ?? r.text, t);
     case 'prices':
       return answerPrices(t);
+    case 'tokens':
+      return answerTokens(t);
     case 'watching':
       return answerWatching(t);
     case 'recap':
@@ -167,6 +169,15 @@ async function answerPrices({ call }: LocalTurn): Promise<string> {
   if (p) return `I can't look up prices: ${p.detail}`;
   const each = (v.tokens as TokenRow[]).map((x) => `${x.symbol} ${x.price_usd ? readableUsd(x.price_usd) : '(no pool to price it)'}`);
   return `Prices at block ${v.as_of_block}: ${each.join(', ')}.`;
+}
+
+/** The tokens the chain lists, with what to ask next. */
+async function answerTokens({ call }: LocalTurn): Promise<string> {
+  const v = await call('chain.tokens');
+  const p = problemOf(v);
+  if (p) return `I can't list the tokens: ${p.detail}`;
+  const symbols = (v.tokens as TokenRow[]).map((x) => x.symbol);
+  return `The tokens I know here: ETH, ${symbols.join(', ')}. Ask "how's the market" for their prices, or "is ${symbols.at(-1) ?? 'WETH'} safe" before trading one you don't know.`;
 }
 
 const RECAP_TURNS = 3;

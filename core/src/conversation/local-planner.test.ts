@@ -254,6 +254,19 @@ const answers: [string, Row][] = [
     },
   ],
   [
+    'the tokens listed, with what to ask next',
+    {
+      text: 'which tokens do you support?',
+      reply:
+        'The tokens I know here: ETH, WETH, USDC, LONELY. Ask "how\'s the market" for their prices, or "is LONELY safe" before trading one you don\'t know.',
+      calls: ['chain.tokens {}'],
+    },
+  ],
+  [
+    'the gas price: not read, said so, nothing called',
+    { text: "what's the gas price?", reply: /^I can't read the network's gas price\. /, calls: [] },
+  ],
+  [
     'what holdings are worth: a balance, not a price',
     { text: "what's my usdc worth", reply: `You hold 100 USDC (100.00 USD) (block ${BLOCK}).` },
   ],

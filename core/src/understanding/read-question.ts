@@ -104,9 +104,14 @@ const rules: Rule[] = [
     (m, k) => pairOf(m[1], m[2], k),
   ],
   [new RegExp(`^${PAIR} (?:liquidity|depth|reserves)$`), (m, k) => pairOf(m[1], m[2], k)],
+  // the tokens listed
+  [
+    /^(?:(?:what|which) (?:tokens|coins|assets|currencies)(?: (?:are there|are (?:listed|supported|available)|do you (?:know|have|support|list|see)|can you (?:see|use|handle|trade)|exist|(?:are|is) on (?:this|the) chain))?|(?:list|show)(?: me)?(?: the| all| your)? (?:tokens|coins|assets)|(?:tokens|coins)(?: list)?|what (?:do you|can you) (?:support|trade))$/,
+    () => ({ kind: 'tokens' }),
+  ],
   // pools
   [
-    /^(?:what|which) (?:pools|markets|pairs)(?: (?:are there|do you (?:know|have|see)|can i (?:use|trade)|exist))?$|^(?:what|which tokens) can i (?:trade|swap|buy)$|^(?:list|show)(?: me)?(?: the| all)? (?:pools|markets|pairs)$|^(?:pools|markets)$/,
+    /^(?:what|which) (?:pools|markets|pairs)(?: (?:are there|do you (?:know|have|see)|can i (?:use|trade)|exist))?$|^(?:what|which)(?: tokens| coins)? can i (?:trade|swap|buy)$|^(?:list|show)(?: me)?(?: the| all)? (?:pools|markets|pairs)$|^(?:pools|markets)$/,
     () => ({ kind: 'pools' }),
   ],
   // the wallet's address (where to fund it), and the actions held for approval
@@ -139,7 +144,7 @@ const rules: Rule[] = [
     () => ({ kind: 'policy' }),
   ],
   [
-    /^(?:how much (?:more |else )?(?:can|may|could|am|are) (?:i|we) (?:still )?(?:(?:allowed|permitted|able) to )?(?:spend|trade|swap|use)|how much (?:do (?:i|we) have |have (?:i|we) got |(?:i|we) have |is )?left(?: to spend)?|how much have (?:i|we) spent|what(?:'s| is) (?:my |the )?(?:daily |per[- ](?:tx|transaction|trade|swap) )(?:cap|limit|max(?:imum)?))(?: today| per (?:day|trade|swap|transaction))?$/,
+    /^(?:how much (?:more |else )?(?:can|may|could|am|are) (?:i|we) (?:still )?(?:(?:allowed|permitted|able) to )?(?:spend|trade|swap|use)|how much (?:do (?:i|we) have |have (?:i|we) got |(?:i|we) have |is )?left(?: to spend)?|how much (?:have (?:i|we)|did (?:i|we)|(?:i|we)(?: have|'ve)?) spen[dt]|what (?:have|did) (?:i|we) spen[dt]|what(?:'s| is) (?:my |the )?(?:daily |per[- ](?:tx|transaction|trade|swap) )(?:cap|limit|max(?:imum)?))(?: today| per (?:day|trade|swap|transaction))?$/,
     () => ({ kind: 'policy' }),
   ],
   // prices ("how much is 1 eth in usdc": in another token, at its own price; "in usd" falls to the rules below)

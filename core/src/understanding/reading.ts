@@ -22,6 +22,8 @@ export type Reading =
   | { kind: 'pools' }
   /** Every listed token's price: the market as a whole. */
   | { kind: 'prices' }
+  /** Which tokens the chain lists. */
+  | { kind: 'tokens' }
   /** `change`: asked to change it, which a chat never does (it is said where it is changed). */
   | { kind: 'policy'; change?: true }
   | { kind: 'address' }
@@ -75,6 +77,7 @@ export function describe(r: Reading | null): string {
     case 'unsupported':
     case 'pools':
     case 'prices':
+    case 'tokens':
     case 'address':
     case 'pending':
     case 'watching':
