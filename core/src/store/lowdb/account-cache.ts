@@ -8,7 +8,8 @@
 // lease on it until the caller's function settles: a leased value is never dropped, so no
 // caller can write through a copy that another, reopened from disk, has already moved past.
 // A value with work of its own still under way (a document write, a queued append or rewrite:
-// `idle` says) is not dropped either. A family that cannot promise that keeps every account.
+// `idle` says) is not dropped either. Nothing outside a family holds its values (the lookups,
+// the agenda and the event pumps keep account ids), so every family can be bounded.
 
 type Entry<T> = { value: Promise<T>; loaded: { value: T } | null; leases: number };
 
