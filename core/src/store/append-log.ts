@@ -40,6 +40,8 @@ export interface AppendLog<T> {
    * durable.
    */
   rewrite(select: () => readonly T[] | null, onCommit?: (kept: readonly T[]) => void): Promise<void>;
+  /** Nothing queued or under way (no append, rewrite or close): dropping this log now loses nothing. */
+  idle(): boolean;
   close(): Promise<void>;
 }
 
@@ -65,8 +67,18 @@ export function createAppendLog<T>(
   let size = 0;
   let queue: Pending[] = [];
   let chain: Promise<unknown> = Promise.resolve();
+  /** Work queued on `chain` and not yet done. */
+  let pending = 0;
   const serial = <R>(work: () => Promise<R>): Promise<R> => {
-    const run = chain.then(work, work);
+    pending += 1;
+    const counted = async () => {
+      try {
+        return await work();
+      } finally {
+        pending -= 1;
+      }
+    };
+    const run = chain.then(counted, counted);
     chain = run.catch(() => undefined);
     return run;
   };
@@ -184,6 +196,7 @@ export function createAppendLog<T>(
         onCommit?.(kept);
       });
     },
+    idle: () => pending === 0 && queue.length === 0,
     close() {
       return serial(async () => {
         await closeHandle();

@@ -24,7 +24,7 @@ export type AccountsFamily = AccountsPort & {
 };
 
 export async function openAccounts(ctx: StoreContext): Promise<AccountsFamily> {
-  const { documents, lock } = ctx;
+  const { lock } = ctx;
   const log = createAppendLog(path.join(ctx.root, 'accounts.jsonl'), AccountIndexEntry, { fsync: ctx.fsync });
   const legacy = path.join(ctx.root, 'accounts.json');
   if (existsSync(legacy)) {
@@ -52,7 +52,7 @@ export async function openAccounts(ctx: StoreContext): Promise<AccountsFamily> {
         if (known.has(account.id)) throw new PresenceError('conflict', `account ${account.id} exists`);
         // Its document first: an index entry always has one. A crash in between leaves a
         // document nothing points to, which creating the account again overwrites.
-        await documents.mutate(await accountDoc(account.id), () => ({ data: { account }, result: undefined }));
+        await accountDoc.mutate(account.id, () => ({ data: { account }, result: undefined }));
         const { id, name, created_at } = account;
         await log.append([{ id, name, created_at }], () => {
           index.push(id);
@@ -61,19 +61,19 @@ export async function openAccounts(ctx: StoreContext): Promise<AccountsFamily> {
       });
     },
     async getAccount(id) {
-      return known.has(id) ? (await accountDoc(id)).db.data.account : null;
+      return known.has(id) ? (await accountDoc.read(id)).account : null;
     },
     async listAccounts() {
       const out: AccountRecord[] = [];
       for (const id of index) {
-        const a = (await accountDoc(id)).db.data.account;
+        const { account: a } = await accountDoc.read(id);
         if (a) out.push(a);
       }
       return out;
     },
     async updateAccount(id, update) {
       if (!known.has(id)) return null;
-      return documents.mutate(await accountDoc(id), (d) => {
+      return accountDoc.mutate(id, (d) => {
         if (!d.account) return { data: d, result: null };
         const next = update(d.account);
         // The index keeps these; they never change.

@@ -24,59 +24,58 @@ export function openEvents(ctx: StoreContext, agenda: Agenda): EventsFamily {
     const latest = events.at(-1)?.id ?? 0;
     return { file, events, next: latest + 1, latest };
   });
-  const pruneEvents: EventsFamily['pruneEvents'] = async (accountId, keepLast, olderThan) => {
-    const log = await eventLog(accountId);
-    let cut = 0;
-    // Decided inside the log's rewrite: every earlier append is committed by then and
-    // later ones go to the new file, so pruning never drops an event being appended.
-    await log.file.rewrite(
-      () => {
-        cut = Math.max(0, log.events.length - keepLast);
-        while (cut < log.events.length && (log.events[cut] as StoredEvent).at < olderThan) cut++;
-        // Keep the newest event on disk even when all are stale, so ids never restart at 1.
-        cut = Math.min(cut, log.events.length - 1);
-        return cut > 0 ? log.events.slice(cut) : null;
-      },
-      (kept) => {
-        log.events = [...kept];
-      },
-    );
-    return Math.max(cut, 0);
-  };
+  const pruneEvents: EventsFamily['pruneEvents'] = (accountId, keepLast, olderThan) =>
+    eventLog.use(accountId, async (log) => {
+      let cut = 0;
+      // Decided inside the log's rewrite: every earlier append is committed by then and
+      // later ones go to the new file, so pruning never drops an event being appended.
+      await log.file.rewrite(
+        () => {
+          cut = Math.max(0, log.events.length - keepLast);
+          while (cut < log.events.length && (log.events[cut] as StoredEvent).at < olderThan) cut++;
+          // Keep the newest event on disk even when all are stale, so ids never restart at 1.
+          cut = Math.min(cut, log.events.length - 1);
+          return cut > 0 ? log.events.slice(cut) : null;
+        },
+        (kept) => {
+          log.events = [...kept];
+        },
+      );
+      return Math.max(cut, 0);
+    });
 
   return {
     close: eventLog.close,
-    async appendEvent(accountId, event) {
-      const log = await eventLog(accountId);
-      // Taking the id and queueing the line happen together (synchronously), so lines land
-      // in id order without holding a lock across the sync; concurrent appends share it.
-      const stored: StoredEvent = { id: log.next, ...event };
-      log.next += 1;
-      if (!agenda.has('events', accountId)) void agenda.set('events', accountId, log.events[0]?.at ?? event.at).catch(() => undefined);
-      await log.file.append([stored], () => {
-        log.events.push(stored);
-        log.latest = stored.id;
-      });
-      return stored;
-    },
-    async eventsAfter(accountId, afterId, limit) {
-      const log = await eventLog(accountId);
-      const from = firstIndexAfter(log.events, afterId);
-      return log.events.slice(from, from + limit);
-    },
-    async eventBounds(accountId): Promise<EventBounds> {
-      const log = await eventLog(accountId);
-      return { oldest: log.events[0]?.id ?? null, latest: log.latest };
-    },
+    appendEvent: (accountId, event) =>
+      eventLog.use(accountId, async (log) => {
+        // Taking the id and queueing the line happen together (synchronously), so lines land
+        // in id order without holding a lock across the sync; concurrent appends share it.
+        const stored: StoredEvent = { id: log.next, ...event };
+        log.next += 1;
+        if (!agenda.has('events', accountId)) void agenda.set('events', accountId, log.events[0]?.at ?? event.at).catch(() => undefined);
+        await log.file.append([stored], () => {
+          log.events.push(stored);
+          log.latest = stored.id;
+        });
+        return stored;
+      }),
+    eventsAfter: (accountId, afterId, limit) =>
+      eventLog.use(accountId, (log) => {
+        const from = firstIndexAfter(log.events, afterId);
+        return log.events.slice(from, from + limit);
+      }),
+    eventBounds: (accountId): Promise<EventBounds> =>
+      eventLog.use(accountId, (log) => ({ oldest: log.events[0]?.id ?? null, latest: log.latest })),
     pruneEvents,
     async pruneEventsOlderThan(olderThan) {
       let dropped = 0;
       for (const accountId of agenda.due('events', olderThan)) {
         dropped += await pruneEvents(accountId, Number.MAX_SAFE_INTEGER, olderThan);
-        const { events } = await eventLog(accountId);
-        // Only the newest left, and stale (kept so ids never restart): nothing more to age out.
-        const oldest = events.length > 1 || (events[0] && events[0].at >= olderThan) ? (events[0] as StoredEvent).at : null;
-        await agenda.set('events', accountId, oldest);
+        await eventLog.use(accountId, async ({ events }) => {
+          // Only the newest left, and stale (kept so ids never restart): nothing more to age out.
+          const oldest = events.length > 1 || (events[0] && events[0].at >= olderThan) ? (events[0] as StoredEvent).at : null;
+          await agenda.set('events', accountId, oldest);
+        });
       }
       return dropped;
     },

@@ -64,37 +64,38 @@ export function openIdempotency(ctx: StoreContext, keystore: Keystore | undefine
   return {
     close: idemLog.close,
     async getIdempotencyRecord(accountId, key) {
-      const r = (await idemLog(accountId)).byKey.get(key);
+      const r = await idemLog.use(accountId, (log) => log.byKey.get(key));
       return r ? openAnswer(accountId, r) : null;
     },
-    async putIdempotencyRecord(accountId, record) {
-      const log = await idemLog(accountId);
-      const stored = sealAnswer(accountId, record);
-      if (!agenda.has('idempotency', accountId))
-        void agenda.set('idempotency', accountId, oldestOf(log.byKey) ?? stored.created_at).catch(() => undefined);
-      await log.file.append([stored], () => {
-        log.byKey.set(stored.key, stored);
-      });
-    },
+    putIdempotencyRecord: (accountId, record) =>
+      idemLog.use(accountId, async (log) => {
+        const stored = sealAnswer(accountId, record);
+        if (!agenda.has('idempotency', accountId))
+          void agenda.set('idempotency', accountId, oldestOf(log.byKey) ?? stored.created_at).catch(() => undefined);
+        await log.file.append([stored], () => {
+          log.byKey.set(stored.key, stored);
+        });
+      }),
     async pruneIdempotency(olderThan) {
       let dropped = 0;
       for (const accountId of agenda.due('idempotency', olderThan)) {
-        const log = await idemLog(accountId);
-        // Compute, rewrite and swap all happen inside the log's rewrite, which is ordered
-        // with its appends: a record put meanwhile is either committed (and kept here) or
-        // appended to the new file afterwards, never lost (a lost record would let a
-        // client's retry run its action a second time).
-        await log.file.rewrite(
-          () => {
-            const kept = [...log.byKey.values()].filter((r) => r.created_at >= olderThan);
-            return kept.length === log.byKey.size ? null : kept;
-          },
-          (kept) => {
-            dropped += log.byKey.size - kept.length;
-            log.byKey = new Map(kept.map((r) => [r.key, r]));
-          },
-        );
-        await agenda.set('idempotency', accountId, oldestOf(log.byKey));
+        await idemLog.use(accountId, async (log) => {
+          // Compute, rewrite and swap all happen inside the log's rewrite, which is ordered
+          // with its appends: a record put meanwhile is either committed (and kept here) or
+          // appended to the new file afterwards, never lost (a lost record would let a
+          // client's retry run its action a second time).
+          await log.file.rewrite(
+            () => {
+              const kept = [...log.byKey.values()].filter((r) => r.created_at >= olderThan);
+              return kept.length === log.byKey.size ? null : kept;
+            },
+            (kept) => {
+              dropped += log.byKey.size - kept.length;
+              log.byKey = new Map(kept.map((r) => [r.key, r]));
+            },
+          );
+          await agenda.set('idempotency', accountId, oldestOf(log.byKey));
+        });
       }
       return dropped;
     },

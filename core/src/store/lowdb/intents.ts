@@ -34,7 +34,8 @@ export function openIntents(ctx: StoreContext, agenda: Agenda, accountIds: () =>
     for (const r of await file.readAll()) log.index.put(deepFreeze(r));
     return log;
   });
-  const listIntents: StorePort['listIntents'] = async (accountId, filter = {}) => (await intentLog(accountId)).index.list(filter.states);
+  const listIntents: StorePort['listIntents'] = (accountId, filter = {}) =>
+    intentLog.use(accountId, (log) => log.index.list(filter.states));
   /** Tells the agenda of the work a record in this state makes, before the record is written. */
   const indexed = (r: IntentRecord) => {
     const topic = topicOf(r.state);
@@ -51,40 +52,40 @@ export function openIntents(ctx: StoreContext, agenda: Agenda, accountIds: () =>
 
   return {
     close: intentLog.close,
-    async createIntent(intent) {
-      const log = await intentLog(intent.account_id);
-      await lock(`intents:${intent.account_id}`, async () => {
-        if (log.index.byId.has(intent.id)) throw new PresenceError('conflict', `intent ${intent.id} exists`);
-        await indexed(intent);
-        // See StorePort.createIntent: an `executing` record's line is synced by its next one.
-        await log.file.append([intent], undefined, { sync: intent.state !== 'executing' });
-        log.index.put(deepFreeze(structuredClone(intent)));
-      });
-    },
+    createIntent: (intent) =>
+      intentLog.use(intent.account_id, (log) =>
+        lock(`intents:${intent.account_id}`, async () => {
+          if (log.index.byId.has(intent.id)) throw new PresenceError('conflict', `intent ${intent.id} exists`);
+          await indexed(intent);
+          // See StorePort.createIntent: an `executing` record's line is synced by its next one.
+          await log.file.append([intent], undefined, { sync: intent.state !== 'executing' });
+          log.index.put(deepFreeze(structuredClone(intent)));
+        }),
+      ),
     async getIntent(accountId, id) {
-      return (await intentLog(accountId)).index.byId.get(id) ?? null;
+      return intentLog.use(accountId, (log) => log.index.byId.get(id) ?? null);
     },
     async findIntentByConfirmId(accountId, confirmId) {
-      return (await intentLog(accountId)).index.byConfirmId(confirmId);
+      return intentLog.use(accountId, (log) => log.index.byConfirmId(confirmId));
     },
     async findIntentByIdempotencyKey(accountId, key) {
-      return (await intentLog(accountId)).index.byIdempotencyKey(key);
+      return intentLog.use(accountId, (log) => log.index.byIdempotencyKey(key));
     },
-    async transitionIntent(accountId, id, from, to, patch = {}) {
-      const log = await intentLog(accountId);
-      return lock(`intents:${accountId}`, async () => {
-        const current = log.index.byId.get(id);
-        if (!current || !from.includes(current.state)) return null;
-        const next = deepFreeze({ ...structuredClone(current), ...structuredClone(patch), state: to });
-        await indexed(next);
-        await log.file.append([next]);
-        log.index.put(next);
-        return next;
-      });
-    },
+    transitionIntent: (accountId, id, from, to, patch = {}) =>
+      intentLog.use(accountId, (log) =>
+        lock(`intents:${accountId}`, async () => {
+          const current = log.index.byId.get(id);
+          if (!current || !from.includes(current.state)) return null;
+          const next = deepFreeze({ ...structuredClone(current), ...structuredClone(patch), state: to });
+          await indexed(next);
+          await log.file.append([next]);
+          log.index.put(next);
+          return next;
+        }),
+      ),
     listIntents,
     async spentSince(accountId, since) {
-      return (await intentLog(accountId)).index.spentSince(since);
+      return intentLog.use(accountId, (log) => log.index.spentSince(since));
     },
     async intentsInStates(states) {
       const topics = new Set(states.map(topicOf));

@@ -24,18 +24,19 @@ export async function openKeys(ctx: StoreContext, lookups: Lookups): Promise<Key
   const getKey = async (id: string): Promise<KeyRecord | null> => {
     const accountId = lookups.accountOfKey(id);
     if (accountId === undefined) return null;
-    return (await keyDoc(accountId)).db.data.keys.find((k) => k.id === id) ?? null;
+    return (await keyDoc.read(accountId)).keys.find((k) => k.id === id) ?? null;
   };
 
   return {
     async insertKey(key) {
-      const doc = await keyDoc(key.account_id);
-      await lookups.addKey(
-        key.id,
-        key.account_id,
-        key.secrets.map((s) => s.hash),
-      );
-      await documents.mutate(doc, (d) => ({ data: { keys: [...d.keys, key] }, result: undefined }));
+      await keyDoc.use(key.account_id, async (doc) => {
+        await lookups.addKey(
+          key.id,
+          key.account_id,
+          key.secrets.map((s) => s.hash),
+        );
+        await documents.mutate(doc, (d) => ({ data: { keys: [...d.keys, key] }, result: undefined }));
+      });
     },
     getKey,
     async findKeyBySecretHash(hash) {
@@ -45,21 +46,20 @@ export async function openKeys(ctx: StoreContext, lookups: Lookups): Promise<Key
       return k?.secrets.some((s) => s.hash === hash) ? k : null;
     },
     async listKeys(accountId) {
-      return (await keyDoc(accountId)).db.data.keys;
+      return (await keyDoc.read(accountId)).keys;
     },
     async updateKey(id, update) {
       const accountId = lookups.accountOfKey(id);
       if (accountId === undefined) return null;
-      const doc = await keyDoc(accountId);
       // New secret hashes are indexed before the document that holds them is written.
-      const planned = doc.db.data.keys.find((k) => k.id === id);
+      const planned = (await keyDoc.read(accountId)).keys.find((k) => k.id === id);
       if (!planned) return null;
       await lookups.addKey(
         id,
         accountId,
         update(structuredClone(planned)).secrets.map((s) => s.hash),
       );
-      return documents.mutate(doc, (d) => {
+      return keyDoc.mutate(accountId, (d) => {
         const i = d.keys.findIndex((k) => k.id === id);
         if (i < 0) return { data: d, result: null };
         const next = update(d.keys[i] as KeyRecord);

@@ -19,21 +19,22 @@ export async function openLinks(ctx: StoreContext, lookups: Lookups): Promise<Li
   return {
     async putLink(link, now) {
       let expired: string[] = [];
-      const doc = await linkDoc(link.account_id);
-      await lookups.addLink(link.hash, link.account_id, link.expires_at);
-      await documents.mutate(doc, (d) => {
-        expired = d.links.filter((l) => l.expires_at <= now).map((l) => l.hash);
-        return { data: { links: [...d.links.filter((l) => l.expires_at > now), link] }, result: undefined };
+      await linkDoc.use(link.account_id, async (doc) => {
+        await lookups.addLink(link.hash, link.account_id, link.expires_at);
+        await documents.mutate(doc, (d) => {
+          expired = d.links.filter((l) => l.expires_at <= now).map((l) => l.hash);
+          return { data: { links: [...d.links.filter((l) => l.expires_at > now), link] }, result: undefined };
+        });
       });
       lookups.dropLinks(expired.filter((h) => h !== link.hash));
     },
     async countOutstandingLinks(accountId, now) {
-      return (await linkDoc(accountId)).db.data.links.filter((l) => l.redeemed_at === null && l.expires_at > now).length;
+      return (await linkDoc.read(accountId)).links.filter((l) => l.redeemed_at === null && l.expires_at > now).length;
     },
     async redeemLink(hash, now) {
       const accountId = lookups.accountOfLink(hash);
       if (accountId === undefined) return null;
-      return documents.mutate(await linkDoc(accountId), (d) => {
+      return linkDoc.mutate(accountId, (d) => {
         const i = d.links.findIndex((l) => l.hash === hash);
         const l = d.links[i];
         if (!l || l.redeemed_at !== null || l.expires_at <= now) return { data: d, result: null };

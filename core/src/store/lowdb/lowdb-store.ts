@@ -48,6 +48,14 @@ const FAMILIES = ['accounts', 'keys', 'wallets', 'links', 'memory', 'events', 'i
  */
 export const MAX_OPEN_ACCOUNT_LOGS = 128;
 
+/**
+ * The idle accounts each record family keeps in memory (its document, or its log's view: up
+ * to 10,000 thread entries and as many events): past it the least recently used one is
+ * dropped and read from disk again at its next use. Twice the open logs, so an account whose
+ * file was closed is usually still in memory; an account in use is never dropped.
+ */
+export const MAX_RESIDENT_ACCOUNTS = 256;
+
 export type LowdbStoreOptions = {
   dataDir: string;
   /** fsync every write before answering (the default). Only throwaway data (seeding a benchmark) may turn it off. */
@@ -57,14 +65,26 @@ export type LowdbStoreOptions = {
    * key's secret or a link code). Without it the store refuses to keep answers.
    */
   keystore?: Keystore;
+  /** How many idle accounts each family keeps in memory (MAX_RESIDENT_ACCOUNTS); tests set a few. */
+  maxResidentAccounts?: number;
 };
 
-export async function createLowdbStore({ dataDir, fsync = true, keystore }: LowdbStoreOptions): Promise<EmbeddedStore> {
+/** The embedded store, and how many accounts each of its families holds in memory (for tests and diagnostics). */
+export type LowdbStore = EmbeddedStore & { residentAccounts(): Record<string, number> };
+
+export async function createLowdbStore({
+  dataDir,
+  fsync = true,
+  keystore,
+  maxResidentAccounts = MAX_RESIDENT_ACCOUNTS,
+}: LowdbStoreOptions): Promise<LowdbStore> {
   const root = path.join(dataDir, 'data');
   for (const dir of ['', ...FAMILIES]) mkdirSync(path.join(root, dir), { recursive: true, mode: PRIVATE_DIR });
   await migrateSharedDocuments(root, { fsync });
   const openFiles = createOpenFilesBudget(MAX_OPEN_ACCOUNT_LOGS);
-  const ctx: StoreContext = { root, fsync, documents: createDocuments({ fsync }), lock: createKeyedLock(), openFiles };
+  const documents = createDocuments({ fsync });
+  const resident = new Map<string, () => number>();
+  const ctx: StoreContext = { root, fsync, documents, lock: createKeyedLock(), openFiles, maxResident: maxResidentAccounts, resident };
 
   const { ids: accountIds, close: closeAccounts, ...accounts } = await openAccounts(ctx);
   const agenda = await openAgenda(root, { fsync });
@@ -97,6 +117,7 @@ export async function createLowdbStore({ dataDir, fsync = true, keystore }: Lowd
     ...ops,
     // Each write is durable when it resolves: there is no transaction to join.
     atomically: immediateUnits(ops),
+    residentAccounts: () => Object.fromEntries([...resident].map(([family, count]) => [family, count()])),
     async close() {
       await ctx.lock.drain();
       await ctx.documents.settled();

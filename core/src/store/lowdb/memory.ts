@@ -54,7 +54,7 @@ export function openMemory(ctx: StoreContext, agenda: Agenda): MemoryFamily {
     }
     return { file, committed, draft: new Map(committed), lines: lines.length, queued: Promise.resolve() };
   });
-  type Log = Awaited<ReturnType<typeof memoryLog>>;
+  type Log = Parameters<Parameters<typeof memoryLog.use>[1]>[0];
 
   const compactIfDue = (log: Log) => {
     if (log.lines <= 2 * log.committed.size + 64) return;
@@ -81,74 +81,75 @@ export function openMemory(ctx: StoreContext, agenda: Agenda): MemoryFamily {
   return {
     close: memoryLog.close,
     async readMemory(accountId) {
-      return [...(await memoryLog(accountId)).committed.values()];
+      return memoryLog.use(accountId, (log) => [...log.committed.values()]);
     },
     async peekMemory(accountId, keys) {
-      return peek((await memoryLog(accountId)).committed, keys);
+      return memoryLog.use(accountId, (log) => peek(log.committed, keys));
     },
-    async changeMemory(accountId, keys, decide) {
-      const log = await memoryLog(accountId);
-      const { put = [], remove = [], result } = decide(peek(log.draft, keys));
-      const lines: MemoryLine[] = [
-        ...put.map((e) => ({ key: e.key, entry: deepFreeze(structuredClone(e)) })),
-        ...remove.filter((k) => log.draft.has(k)).map((key) => ({ key, entry: null })),
-      ];
-      if (lines.length === 0) return result;
-      // Published to the draft at once, so the next change decides on top of this one.
-      for (const l of lines) {
-        if (l.entry) log.draft.set(l.key, l.entry);
-        else log.draft.delete(l.key);
-      }
-      // The agenda hears of work due before the line that makes it due is written, and lines
-      // are queued in the order their changes were decided (the newest line for a key wins).
-      const due = earliestDue(put);
-      const told = due !== null ? agenda.lower('memory', accountId, due) : undefined;
-      const previous = log.queued;
-      let queued!: () => void;
-      log.queued = new Promise<void>((resolve) => {
-        queued = resolve;
-      });
-      try {
-        await previous;
-        await told;
-        const written = log.file.append(lines, () => {
-          for (const l of lines) {
-            if (l.entry) log.committed.set(l.key, l.entry);
-            else log.committed.delete(l.key);
-          }
-          log.lines += lines.length;
-        });
-        queued();
-        await written;
-      } catch (e) {
-        queued();
-        // Lines that failed never reach readers; the draft goes back to what is on disk for
-        // them, unless a later change already replaced them.
+    changeMemory: (accountId, keys, decide) =>
+      memoryLog.use(accountId, async (log) => {
+        const { put = [], remove = [], result } = decide(peek(log.draft, keys));
+        const lines: MemoryLine[] = [
+          ...put.map((e) => ({ key: e.key, entry: deepFreeze(structuredClone(e)) })),
+          ...remove.filter((k) => log.draft.has(k)).map((key) => ({ key, entry: null })),
+        ];
+        if (lines.length === 0) return result;
+        // Published to the draft at once, so the next change decides on top of this one.
         for (const l of lines) {
-          if ((log.draft.get(l.key) ?? null) !== l.entry) continue;
-          const kept = log.committed.get(l.key);
-          if (kept) log.draft.set(l.key, kept);
+          if (l.entry) log.draft.set(l.key, l.entry);
           else log.draft.delete(l.key);
         }
-        throw e;
-      }
-      compactIfDue(log);
-      return result;
-    },
+        // The agenda hears of work due before the line that makes it due is written, and lines
+        // are queued in the order their changes were decided (the newest line for a key wins).
+        const due = earliestDue(put);
+        const told = due !== null ? agenda.lower('memory', accountId, due) : undefined;
+        const previous = log.queued;
+        let queued!: () => void;
+        log.queued = new Promise<void>((resolve) => {
+          queued = resolve;
+        });
+        try {
+          await previous;
+          await told;
+          const written = log.file.append(lines, () => {
+            for (const l of lines) {
+              if (l.entry) log.committed.set(l.key, l.entry);
+              else log.committed.delete(l.key);
+            }
+            log.lines += lines.length;
+          });
+          queued();
+          await written;
+        } catch (e) {
+          queued();
+          // Lines that failed never reach readers; the draft goes back to what is on disk for
+          // them, unless a later change already replaced them.
+          for (const l of lines) {
+            if ((log.draft.get(l.key) ?? null) !== l.entry) continue;
+            const kept = log.committed.get(l.key);
+            if (kept) log.draft.set(l.key, kept);
+            else log.draft.delete(l.key);
+          }
+          throw e;
+        }
+        compactIfDue(log);
+        return result;
+      }),
     async memoryDue(now, limit) {
       const out: { account_id: string; key: string }[] = [];
       for (const accountId of agenda.due('memory', now)) {
         if (out.length >= limit) break;
-        const log = await memoryLog(accountId);
-        let any = false;
-        for (const e of log.committed.values()) {
-          const d = memoryDueAt(e);
-          if (d === null || d > now) continue;
-          any = true;
-          if (out.length < limit) out.push({ account_id: accountId, key: e.key });
-        }
-        // Nothing due after all: the entry moves to the account's next due time.
-        if (!any) await agenda.set('memory', accountId, earliestDue(log.committed.values()));
+        await memoryLog.use(accountId, async ({ committed }) => {
+          let any = false;
+          for (const e of committed.values()) {
+            const d = memoryDueAt(e);
+            if (d === null || d > now) continue;
+            any = true;
+            if (out.length < limit) out.push({ account_id: accountId, key: e.key });
+          }
+          // Nothing due after all: the entry moves to the account's next due time.
+          if (!any) await agenda.set('memory', accountId, earliestDue(committed.values()));
+        });
       }
       return out;
     },

@@ -42,18 +42,19 @@ export function openStanding(ctx: StoreContext, agenda: Agenda): StandingFamily 
    * committed), telling the agenda of an earlier time before the write and of a later one after.
    */
   function write<R>(accountId: string, change: (records: StandingRecord[]) => { records: StandingRecord[]; result: R }) {
-    return ctx.lock(`standing:${accountId}`, async () => {
-      const doc = await standingDoc(accountId);
-      const before = agendaOf(doc.db.data.standing);
-      const { records, result } = change(structuredClone([...doc.db.data.standing]));
-      const after = agendaOf(records);
-      if (after.clock !== null) await agenda.lower('standing', accountId, after.clock);
-      if (after.price) await agenda.set('standing-price', accountId, 0);
-      await documents.mutate(doc, () => ({ data: { standing: records }, result: undefined }));
-      if (after.clock !== before.clock) await agenda.set('standing', accountId, after.clock);
-      if (!after.price) await agenda.set('standing-price', accountId, null);
-      return result;
-    });
+    return ctx.lock(`standing:${accountId}`, () =>
+      standingDoc.use(accountId, async (doc) => {
+        const before = agendaOf(doc.db.data.standing);
+        const { records, result } = change(structuredClone([...doc.db.data.standing]));
+        const after = agendaOf(records);
+        if (after.clock !== null) await agenda.lower('standing', accountId, after.clock);
+        if (after.price) await agenda.set('standing-price', accountId, 0);
+        await documents.mutate(doc, () => ({ data: { standing: records }, result: undefined }));
+        if (after.clock !== before.clock) await agenda.set('standing', accountId, after.clock);
+        if (!after.price) await agenda.set('standing-price', accountId, null);
+        return result;
+      }),
+    );
   }
 
   return {
@@ -62,7 +63,7 @@ export function openStanding(ctx: StoreContext, agenda: Agenda): StandingFamily 
       await write(record.account_id, (records) => ({ records: [...records.filter((r) => r.id !== record.id), record], result: undefined }));
     },
     async listStanding(accountId) {
-      return (await standingDoc(accountId)).db.data.standing;
+      return (await standingDoc.read(accountId)).standing;
     },
     async updateStanding(accountId, id, update) {
       return write(accountId, (records) => {
@@ -79,7 +80,7 @@ export function openStanding(ctx: StoreContext, agenda: Agenda): StandingFamily 
       for (const a of agenda.accounts('standing-price'))
         if (due.pricesMoved || (madeAt.get(a) ?? Number.NEGATIVE_INFINITY) >= due.createdSince) accounts.add(a);
       const out: StandingRecord[] = [];
-      for (const a of accounts) out.push(...(await standingDoc(a)).db.data.standing.filter((r) => standingMayFire(r, due)));
+      for (const a of accounts) out.push(...(await standingDoc.read(a)).standing.filter((r) => standingMayFire(r, due)));
       return out;
     },
   };

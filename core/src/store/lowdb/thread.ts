@@ -15,36 +15,36 @@ export function openThread(ctx: StoreContext): ThreadFamily {
   });
   return {
     close: threadLog.close,
-    async appendThread(accountId, entry) {
-      const log = await threadLog(accountId);
-      // As with events: id and queue position are taken together, published once durable.
-      const stored = deepFreeze({ ...entry, id: log.next } as ThreadEntry);
-      log.next += 1;
-      await log.file.append([stored], () => {
-        log.entries.push(stored);
-      });
-      return stored;
-    },
-    async pruneThread(accountId, keepLast) {
-      const log = await threadLog(accountId);
-      let cut = 0;
-      // Decided inside the log's rewrite, as the events' prune is: every earlier append is
-      // committed by then and later ones go to the new file, so none is dropped on its way in.
-      await log.file.rewrite(
-        () => {
-          cut = Math.max(0, log.entries.length - Math.max(keepLast, 1));
-          return cut > 0 ? log.entries.slice(cut) : null;
-        },
-        (kept) => {
-          log.entries = [...kept];
-        },
-      );
-      return cut;
-    },
-    async readThread(accountId, { before, limit }) {
-      const { entries } = await threadLog(accountId);
-      const end = before === undefined ? entries.length : firstIndexAfter(entries, before - 1);
-      return entries.slice(Math.max(0, end - limit), end);
-    },
+    appendThread: (accountId, entry) =>
+      threadLog.use(accountId, async (log) => {
+        // As with events: id and queue position are taken together, published once durable.
+        const stored = deepFreeze({ ...entry, id: log.next } as ThreadEntry);
+        log.next += 1;
+        await log.file.append([stored], () => {
+          log.entries.push(stored);
+        });
+        return stored;
+      }),
+    pruneThread: (accountId, keepLast) =>
+      threadLog.use(accountId, async (log) => {
+        let cut = 0;
+        // Decided inside the log's rewrite, as the events' prune is: every earlier append is
+        // committed by then and later ones go to the new file, so none is dropped on its way in.
+        await log.file.rewrite(
+          () => {
+            cut = Math.max(0, log.entries.length - Math.max(keepLast, 1));
+            return cut > 0 ? log.entries.slice(cut) : null;
+          },
+          (kept) => {
+            log.entries = [...kept];
+          },
+        );
+        return cut;
+      }),
+    readThread: (accountId, { before, limit }) =>
+      threadLog.use(accountId, ({ entries }) => {
+        const end = before === undefined ? entries.length : firstIndexAfter(entries, before - 1);
+        return entries.slice(Math.max(0, end - limit), end);
+      }),
   };
 }

@@ -10,20 +10,19 @@ const WalletDoc = z.object({ wallet: WalletRecord.nullable() });
 export type WalletsFamily = WalletsPort;
 
 export function openWallets(ctx: StoreContext): WalletsFamily {
-  const { documents } = ctx;
   const walletDoc = accountDocuments(ctx, 'wallets', WalletDoc, { wallet: null });
   return {
     async getWallet(accountId) {
-      return (await walletDoc(accountId)).db.data.wallet;
+      return (await walletDoc.read(accountId)).wallet;
     },
     async createWallet(wallet) {
-      return documents.mutate(await walletDoc(wallet.account_id), (d) => {
+      return walletDoc.mutate(wallet.account_id, (d) => {
         if (d.wallet) return { data: d, result: d.wallet };
         return { data: { wallet }, result: wallet };
       });
     },
     async markWalletFunded(accountId) {
-      await documents.mutate(await walletDoc(accountId), (d) => ({
+      await walletDoc.mutate(accountId, (d) => ({
         data: { wallet: d.wallet && { ...d.wallet, funded: true } },
         result: undefined,
       }));
