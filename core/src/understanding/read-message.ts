@@ -96,19 +96,18 @@ function notNow(t: string, known: Vocabulary, addresses: string[]): Reading | nu
       r && isAction(r) && !(('amount' in r && typeof r.amount === 'object' && 'share' in r.amount) || r.kind === 'buy_exact')
         ? intentWords(r)
         : null;
-    const example = form ?? 'swap 20 USDC for WETH';
     if (ABOUT_ABILITY.test(t))
       return {
         kind: 'not_now',
         reply: form
           ? `You can: say "${form}" and I'll do it, within your spending policy.`
-          : `You can: say what to do with an amount, like "${example}", and I'll do it, within your spending policy.`,
+          : `You can: say what to do with an amount, like "swap 20 USDC for WETH", and I'll do it, within your spending policy.`,
       };
     return {
       kind: 'not_now',
       reply: form
         ? `I don't give trading advice, and I only act when asked outright. If you want it done, say "${form}".`
-        : `I don't give trading advice, and I only act when asked outright: say what to do with an amount, like "${example}".`,
+        : `I don't give trading advice, and I only act when asked outright: say what to do with an amount, like "swap 20 USDC for WETH".`,
     };
   }
   m = NEGATED.exec(t);
