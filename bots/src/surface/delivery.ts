@@ -7,6 +7,12 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { PresenceEvent } from '@presence/client';
 import type { Log } from './logging';
 
+/**
+ * What both paths log when a stream answers below where it stood: the server's history went
+ * back (it was restored from a backup) and the stream resumes at its newest.
+ */
+export const WENT_BACK = "the server's events went back (restored from a backup?): resuming at its newest";
+
 /** Waits, or stops waiting when `signal` aborts. */
 export const sleep = (ms: number, signal: AbortSignal) => delay(ms, undefined, { signal }).catch(() => undefined);
 

@@ -10,7 +10,7 @@
 // back (restored from a backup): the id is taken down to it, so new events are not skipped.
 // A 401 means the key is gone: the user is unlinked.
 import type { EventsItem, PresenceClient, PresenceEvent } from '@presence/client';
-import { followStream, handleWithRetry } from './delivery';
+import { followStream, handleWithRetry, WENT_BACK } from './delivery';
 import type { LinkStore } from './link-store';
 import type { Log } from './logging';
 import { isRevoked } from './problems';
@@ -67,7 +67,7 @@ export function createEventFeeds(o: EventFeedOptions) {
         // Below the last one handled: the server went back (restored from a backup) and resumes at its newest.
         const back = last !== null && id < last;
         if (back)
-          o.log('warn', "the server's events went back (restored from a backup?): resuming at its newest", {
+          o.log('warn', WENT_BACK, {
             user: owner,
             from: last,
             to: id,

@@ -2,6 +2,7 @@
 // queues and not yet done, the cursor saved up to just below the oldest of them (so a crash
 // loses nothing), a bound on how many are in flight, and going back when the server did (it
 // was restored from a backup and answered a resume past its newest with its newest).
+import { WENT_BACK } from './delivery';
 import type { LinkStore } from './link-store';
 import type { Log } from './logging';
 
@@ -64,7 +65,7 @@ export function createSurfaceCursor({ store, log, maxInFlight }: { store: LinkSt
      * skip every new event until its id passed the old ones.
      */
     rewind(seq: number, from: number) {
-      log('warn', "the server's events went back (restored from a backup?): resuming at its newest", { from, to: seq });
+      log('warn', WENT_BACK, { from, to: seq });
       epoch += 1;
       inFlight.clear();
       highest = seq;
