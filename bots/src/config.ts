@@ -1,8 +1,13 @@
 // presence-bots configuration from the environment. A bot whose token is unset stays off;
 // with neither token there is nothing to run, which is an error. Messages never quote a token.
 import path from 'node:path';
-import { DISCORD_API_ROOT, type DiscordShards } from './discord/discord-bot';
-import { TELEGRAM_API_ROOT } from './telegram/telegram-bot';
+
+// The platforms' roots and the shard split live here, not beside the adapters: reading the
+// environment loads neither discord.js nor grammY, so a wrong setting is told in a moment.
+export const TELEGRAM_API_ROOT = 'https://api.telegram.org';
+export const DISCORD_API_ROOT = 'https://discord.com/api';
+/** Which of the bot's gateway shards this process runs (DISCORD_SHARDS, DISCORD_SHARD_IDS). */
+export type DiscordShards = { count: number | 'auto'; ids: number[] | null };
 
 export type BotsConfig = {
   presenceUrl: string;

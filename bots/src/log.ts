@@ -8,7 +8,7 @@
 // `level` as pino numbers it, `time` in ms since the epoch, `msg`, then the fields), and a
 // readable line for someone watching a terminal. PRESENCE_LOG_FORMAT chooses; unset, a
 // terminal gets the readable form.
-import { redactMessage } from '@presence/core';
+import { redactMessage } from '@presence/core/files';
 
 export type LogLevel = 'info' | 'warn' | 'error';
 export type LogFormat = 'pretty' | 'json';

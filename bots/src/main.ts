@@ -4,28 +4,34 @@
 // cuts the start short; afterwards work in flight gets STOP_LIMIT_MS, and a second signal
 // ends it at once. `presence-bots try` runs the Telegram bot against a loopback Bot API
 // chatted with in the terminal instead (src/try/try.ts).
-import { redactMessage } from '@presence/core';
+import { redactMessage } from '@presence/core/files';
 import { BotsConfigError, loadBotsConfig } from './config';
 import { createLogger, logFormatFor } from './log';
-import { runBots } from './run-bots';
-import { runTry } from './try/try';
+import type { RunningBots } from './run-bots';
+
+// The bots (discord.js, grammY) and `try` are loaded once they are going to run: a setting
+// refused, or a signal during the start, is told without waiting seconds for their imports.
 
 if (process.argv[2] === 'try') {
   const ended = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => ended.abort());
-  runTry({
-    env: process.env,
-    input: process.stdin,
-    write: (text) => process.stdout.write(text),
-    warn: (line) => process.stderr.write(`${line}\n`),
-    signal: ended.signal,
-  }).then(
-    (code) => process.exit(code),
-    (e: unknown) => {
-      process.stderr.write(`presence-bots try: ${redactMessage(e instanceof Error ? e.message : String(e))}\n`);
-      process.exit(1);
-    },
-  );
+  import('./try/try')
+    .then(({ runTry }) =>
+      runTry({
+        env: process.env,
+        input: process.stdin,
+        write: (text) => process.stdout.write(text),
+        warn: (line) => process.stderr.write(`${line}\n`),
+        signal: ended.signal,
+      }),
+    )
+    .then(
+      (code) => process.exit(code),
+      (e: unknown) => {
+        process.stderr.write(`presence-bots try: ${redactMessage(e instanceof Error ? e.message : String(e))}\n`);
+        process.exit(1);
+      },
+    );
 } else {
   runService();
 }
@@ -38,7 +44,7 @@ function runService() {
 
   // Handlers first: a signal that arrives right after the "running" line must still stop us
   // cleanly (a signal that beats its handler kills the process without stopping the bots).
-  let bots: Awaited<ReturnType<typeof runBots>> | null = null;
+  let bots: RunningBots | null = null;
   const starting = new AbortController();
   let stopping = false;
   function shutdown(signal: string) {
@@ -79,6 +85,7 @@ function runService() {
       throw e;
     }
     try {
+      const { runBots } = await import('./run-bots');
       bots = await runBots(config, log, {}, starting.signal);
     } catch (e) {
       if (!starting.signal.aborted) throw e;

@@ -21,16 +21,13 @@ import {
   SlashCommandBuilder,
   type User,
 } from 'discord.js';
+import { DISCORD_API_ROOT, type DiscordShards } from '../config';
 import { abortable } from '../surface/abortable';
 import type { ChatButton, ChatPort, ChatUser } from '../surface/chat-port';
 import { COMMANDS, GROUP_HINT } from '../surface/render';
 import { splitMessage } from '../surface/split';
 import { createSurface, type SurfaceOptions } from '../surface/surface';
 
-export const DISCORD_API_ROOT = 'https://discord.com/api';
-
-/** Which of the bot's gateway shards this process runs (DISCORD_SHARDS, DISCORD_SHARD_IDS). */
-export type DiscordShards = { count: number | 'auto'; ids: number[] | null };
 export const DISCORD_MAX_LENGTH = 2000;
 
 export type DiscordBotOptions = Omit<SurfaceOptions, 'port'> & {

@@ -4,6 +4,7 @@
 // Start-up never waits silently: one getMe (grammY's init() would retry a network failure for
 // ever, without a word), and the whole start within a deadline; a stop cuts it short.
 import { Bot, GrammyError } from 'grammy';
+import { TELEGRAM_API_ROOT } from '../config';
 import { abortable, anySignal } from '../surface/abortable';
 import type { PgLinkStore } from '../surface/pg-link-store';
 import { COMMANDS } from '../surface/render';
@@ -15,7 +16,6 @@ import { createTelegramPort } from './telegram-port';
 import { routeUpdates } from './updates';
 import { createWebhookServer } from './webhook';
 
-export const TELEGRAM_API_ROOT = 'https://api.telegram.org';
 /** How long a start waits for the Bot API before it fails. */
 const START_LIMIT_S = 10;
 /** How long a stop waits for its last Bot API call (confirming the updates taken). */
