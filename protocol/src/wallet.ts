@@ -1,6 +1,6 @@
 // Wallet, intent and confirmation shapes.
 import { z } from 'zod';
-import { Timestamp } from './common';
+import { queryInteger, Timestamp } from './common';
 import { PasskeyHold } from './passkeys';
 import { BoundedAmount, StoredPolicy } from './policy';
 
@@ -89,7 +89,10 @@ export const ConfirmationView = z
   .meta({ id: 'Confirmation' });
 export type ConfirmationView = z.infer<typeof ConfirmationView>;
 export const ConfirmationList = z.object({ confirmations: z.array(ConfirmationView) }).meta({ id: 'ConfirmationList' });
-export const ConfirmQuery = z.strictObject({ status: ConfirmStatus.optional() });
+export const ConfirmQuery = z.strictObject({
+  status: ConfirmStatus.optional(),
+  limit: queryInteger(z.number().int().min(1).max(200)).default(50).describe('How many of the newest to list (oldest first)'),
+});
 
 export const PolicyView = StoredPolicy.meta({ id: 'Policy' });
 

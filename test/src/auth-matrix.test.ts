@@ -79,6 +79,7 @@ const routes: Route[] = [
   { method: 'POST', url: '/v1/wallet/intent', need: 'wallet:act', body: { do: 'swap 5 USDC for WETH' } },
   { method: 'POST', url: '/v1/wallet/withdraw', need: 'admin', body: { to: `0x${'1'.repeat(40)}`, amount: '1 USDC' } },
   { method: 'GET', url: '/v1/confirm?status=held', need: 'wallet:read' },
+  { method: 'GET', url: '/v1/confirm/cf_0000000000000000', need: 'wallet:read' },
   { method: 'POST', url: '/v1/confirm/cf_0000000000000000', need: 'wallet:act', body: { approve: true } },
   { method: 'POST', url: '/v1/passkeys/enroll', need: 'admin', body: {}, ok: 201 },
   { method: 'GET', url: '/v1/passkeys', need: 'wallet:read', ok: 200 },
@@ -212,7 +213,7 @@ describe('auth matrix', () => {
       routes.map((r) => {
         const p = (typeof r.url === 'string' ? r.url : r.url('{}')).split('?')[0] as string;
         return `${r.method} ${p}`
-          .replace(/^(POST \/v1\/confirm\/)cf_\w+$/, '$1{}')
+          .replace(/^((GET|POST) \/v1\/confirm\/)cf_\w+$/, '$1{}')
           .replace(/^(DELETE \/v1\/standing\/)st_\w+$/, '$1{}')
           .replace(/^(DELETE \/v1\/passkeys\/)pk_\w+$/, '$1{}')
           .replace(/^(DELETE \/v1\/memory\/).+$/, '$1{}')

@@ -267,6 +267,10 @@ describe('wallet intents on the devnet', () => {
       expect(approved.status, approved.text).toBe(200);
       expect(approved.json).toMatchObject({ status: 'executed', simulated: true });
       expect(await port.getTransaction(approved.json.tx)).toBeNull();
+      // Read back by id with the key that made it, and not with a live key.
+      const one = await call(s.url, 'GET', `/v1/confirm/${held.json.confirm_id}`, { key: s.test });
+      expect([one.status, one.json.status, one.json.tx]).toEqual([200, 'executed', approved.json.tx]);
+      expect((await call(s.url, 'GET', `/v1/confirm/${held.json.confirm_id}`, { key: s.live })).status).toBe(404);
 
       expect((await s.core.events.bounds({ accountId: 'default', kind: 'live' })).latest).toBe(liveEvents);
       // A live marker after them: once the live stream has it, anything the test key's actions

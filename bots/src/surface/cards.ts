@@ -95,14 +95,14 @@ export function createCards(o: {
 
   async function settledElsewhere(card: CardRecord, client: PresenceClient, fallback: unknown) {
     try {
-      const found = (await client.confirm.list()).confirmations.find((c) => c.confirm_id === card.confirm_id);
-      if (found?.status === 'executed')
+      const found = await client.confirm.get(card.confirm_id);
+      if (found.status === 'executed')
         return close(card, {
           status: 'executed',
           tx: found.tx || undefined,
           block: found.block ?? undefined,
         });
-      if (found?.status === 'denied' || found?.status === 'expired' || found?.status === 'failed')
+      if (found.status === 'denied' || found.status === 'expired' || found.status === 'failed')
         return close(card, { status: found.status });
     } catch {}
     return reopen(card, describeError(fallback));

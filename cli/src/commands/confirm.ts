@@ -7,6 +7,7 @@ import { type Command, Help } from 'commander';
 import { CliError } from '../cli-error';
 import type { CliContext } from '../context';
 import { exitCodes } from '../exit-codes';
+import { wholeNumber } from '../option-values';
 import { type Column, shortTime } from '../table';
 
 /** How to answer a hold; one over passkey_over (`approveUrl`) is approved on its page, with a passkey. */
@@ -40,7 +41,8 @@ export function registerConfirm(confirm: Command, cli: CliContext) {
     .command('list')
     .description('held actions waiting for your answer')
     .option('--all', 'every confirmation, not only held ones')
-    .action((opts: { all?: boolean }, cmd: Command) => list(cli, cmd, Boolean(opts.all)));
+    .option('--limit <n>', 'the newest n (default 50, max 200)', wholeNumber())
+    .action((opts: { all?: boolean; limit?: number }, cmd: Command) => list(cli, cmd, Boolean(opts.all), opts.limit));
 
   // Named `answer` for Commander (and `confirm answer <id>` works too), shown as `confirm <id>`.
   confirm
@@ -77,8 +79,8 @@ export function registerConfirm(confirm: Command, cli: CliContext) {
     });
 }
 
-async function list(cli: CliContext, cmd: Command, all: boolean) {
-  const r = await cli.client().confirm.list(all ? {} : { status: 'held' });
+async function list(cli: CliContext, cmd: Command, all: boolean, limit?: number) {
+  const r = await cli.client().confirm.list({ ...(all ? {} : { status: 'held' as const }), limit });
   cli.print(cmd, r, () =>
     r.confirmations.length === 0
       ? all

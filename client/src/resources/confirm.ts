@@ -1,16 +1,26 @@
-// Held actions: list them, approve or deny one — the only way a needs_confirm is resolved.
+// Held actions: list them, read one, approve or deny one — the only way a needs_confirm is resolved.
 // The same answer again is idempotent; the opposite one after resolution is 409 confirm_resolved,
 // after the timeout 409 confirm_expired.
-import { ConfirmationList as ConfirmationListSchema, type ConfirmQuery, ConfirmResult } from '@presence/protocol';
+import {
+  ConfirmationList as ConfirmationListSchema,
+  type ConfirmationView,
+  ConfirmationView as ConfirmationViewSchema,
+  ConfirmResult,
+  type ConfirmStatus,
+} from '@presence/protocol';
 import type { z } from 'zod';
 import type { Http, OptionalParamsAction, RequestOptions } from '../http';
 
 export type { ConfirmationView, ConfirmResult } from '@presence/protocol';
 export type ConfirmationList = z.infer<typeof ConfirmationListSchema>;
-export type ListConfirmationsParameters = z.input<typeof ConfirmQuery>;
+/** `limit`: how many of the newest (default 50, at most 200), listed oldest first. */
+export type ListConfirmationsParameters = { status?: z.infer<typeof ConfirmStatus>; limit?: number };
 
 export const listConfirmations: OptionalParamsAction<ListConfirmationsParameters, ConfirmationList> = (http, query = {}, options) =>
   http.json(ConfirmationListSchema, { method: 'GET', path: '/v1/confirm', query }, options);
+
+export const getConfirmation = (http: Http, id: string, options?: RequestOptions): Promise<ConfirmationView> =>
+  http.json(ConfirmationViewSchema, { method: 'GET', path: `/v1/confirm/${encodeURIComponent(id)}` }, options);
 
 export const answerConfirmation = (
   http: Http,
@@ -22,6 +32,7 @@ export const answerConfirmation = (
 
 export const confirmResource = (http: Http) => ({
   list: (query?: ListConfirmationsParameters, options?: RequestOptions) => listConfirmations(http, query, options),
+  get: (id: string, options?: RequestOptions) => getConfirmation(http, id, options),
   answer: (id: string, params: { approve: boolean }, options?: RequestOptions) => answerConfirmation(http, id, params, options),
   approve: (id: string, options?: RequestOptions) => answerConfirmation(http, id, { approve: true }, options),
   deny: (id: string, options?: RequestOptions) => answerConfirmation(http, id, { approve: false }, options),

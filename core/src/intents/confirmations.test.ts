@@ -162,6 +162,15 @@ describe('expiry', () => {
     // Each listed hold says what it is worth, as its intent answer did ("22.00 USD").
     expect(listed.map((c) => c.value_usd)).toEqual([early.value_usd, late.value_usd]);
     expect(listed[0]?.value_usd).toMatch(/^\d+\.\d\d USD$/);
+    // Asked for by status (the due one among the expired before the sweep), one by id, or the newest only.
+    const caller = { accountId: a.id, kind: 'live' } as const;
+    const ids = async (q: Parameters<typeof t.wallet.confirmations.list>[1]) =>
+      (await t.wallet.confirmations.list(caller, q)).map((c) => c.confirm_id);
+    expect(await ids({ status: 'expired' })).toEqual([early.confirm_id]);
+    expect(await ids({ status: 'executed' })).toEqual([]);
+    expect(await ids({ limit: 1 })).toEqual([late.confirm_id]);
+    expect(await t.wallet.confirmations.get(caller, early.confirm_id)).toEqual(listed[0]);
+    await expect(t.wallet.confirmations.get(caller, 'cf_0000000000000000')).rejects.toMatchObject({ type: 'not_found' });
     expect(await stateOf(a.id, early.intent_id)).toBe('held');
     // The sweep is across accounts (holds other tests left may be due too): this account's due
     // hold is expired by it, the later one is not, and a second sweep finds nothing left.
@@ -172,7 +181,7 @@ describe('expiry', () => {
     expect((await t.events(a.id, 'live', 'confirm')).map((e) => [e.data.confirm_id, e.data.status])).toEqual([
       [early.confirm_id, 'expired'],
     ]);
-    expect((await t.wallet.confirmations.list({ accountId: a.id, kind: 'live' }, 'held')).map((c) => c.confirm_id)).toEqual([
+    expect((await t.wallet.confirmations.list({ accountId: a.id, kind: 'live' }, { status: 'held' })).map((c) => c.confirm_id)).toEqual([
       late.confirm_id,
     ]);
     await expect(answer(a.id, early.confirm_id, true)).rejects.toMatchObject({ type: 'confirm_expired' });

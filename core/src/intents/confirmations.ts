@@ -24,6 +24,16 @@ export type Resolution = {
 
 export type Confirmations = ReturnType<typeof createConfirmations>;
 
+/** The intent states a confirmation status is read from: a hold past its time is `expired` before the sweeper moves it. */
+const STATES_OF: Record<ConfirmationView['status'], IntentRecord['state'][]> = {
+  held: ['held'],
+  executing: ['executing', 'signed'],
+  executed: ['done'],
+  denied: ['denied'],
+  expired: ['expired', 'held'],
+  failed: ['failed'],
+};
+
 export function createConfirmations({ pipeline, events, clock }: { pipeline: IntentPipeline; events: EventsLog; clock: Clock }) {
   const listeners = new Set<(r: Resolution) => Promise<void> | void>();
 
@@ -170,35 +180,47 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
   const statusOf = (s: IntentRecord['state']): ConfirmationView['status'] =>
     s === 'done' ? 'executed' : s === 'signed' ? 'executing' : (s as 'held' | 'executing' | 'denied' | 'expired' | 'failed');
 
+  /** One held-for-approval record as clients see it; a hold past its time reads as expired even before the sweeper gets to it. */
+  async function viewOf(r: IntentRecord, now: number): Promise<ConfirmationView> {
+    const open = r.state === 'held' && now < (r.expires_at as number);
+    return {
+      confirm_id: r.confirm_id as string,
+      intent_id: r.id,
+      status: r.state === 'held' && !open ? 'expired' : statusOf(r.state),
+      summary: r.summary,
+      amount: r.amount,
+      created_at: iso(r.created_at),
+      expires_at: iso(r.expires_at as number),
+      tx: r.txs.at(-1)?.hash ?? null,
+      block: r.block,
+      value_usd: formatUsd(BigInt(r.value_usd)),
+      ...(open ? await pipeline.passkeyOf(r) : {}),
+    };
+  }
+
   return {
     answer,
-    async list(caller: Caller, status?: string): Promise<ConfirmationView[]> {
+    /**
+     * The account's newest confirmations (`limit` of them; all when absent), oldest first;
+     * with `status`, only those, the states behind it asked of the store rather than filtered
+     * here, so listing what waits costs what waits, not the account's history.
+     */
+    async list(
+      caller: Caller,
+      { status, limit }: { status?: ConfirmationView['status']; limit?: number } = {},
+    ): Promise<ConfirmationView[]> {
       const now = clock.now();
-      const all = (await pipeline.storeFor(caller.kind).listIntents(caller.accountId)).filter((r) => r.confirm_id !== null);
-      const marks = new Map(
-        await Promise.all(
-          all
-            .filter((r) => r.state === 'held' && now < (r.expires_at as number))
-            .map(async (r) => [r.id, await pipeline.passkeyOf(r)] as const),
-        ),
-      );
-      return all
-        .map((r) => ({
-          confirm_id: r.confirm_id as string,
-          intent_id: r.id,
-          // A hold past its time reads as expired even before the sweeper gets to it.
-          status: r.state === 'held' && now >= (r.expires_at as number) ? 'expired' : statusOf(r.state),
-          summary: r.summary,
-          amount: r.amount,
-          created_at: iso(r.created_at),
-          expires_at: iso(r.expires_at as number),
-          tx: r.txs.at(-1)?.hash ?? null,
-          block: r.block,
-          value_usd: formatUsd(BigInt(r.value_usd)),
-          ...marks.get(r.id),
-        }))
-        .filter((c) => !status || c.status === status)
-        .sort((a, b) => a.created_at.localeCompare(b.created_at));
+      const records = await pipeline
+        .storeFor(caller.kind)
+        .listIntents(caller.accountId, { confirmable: true, states: status && STATES_OF[status], last: limit });
+      const views = await Promise.all(records.map((r) => viewOf(r, now)));
+      return views.filter((c) => !status || c.status === status);
+    },
+    /** One confirmation, held or resolved; 404 when the account has none by that id. */
+    async get(caller: Caller, confirmId: string): Promise<ConfirmationView> {
+      const r = await pipeline.storeFor(caller.kind).findIntentByConfirmId(caller.accountId, confirmId);
+      if (!r) throw notFound(`no confirmation ${confirmId}`);
+      return viewOf(r, clock.now());
     },
     /** Drops every hold past its time (run on the beat and at start): one indexed query per store, whatever the number of accounts. */
     async sweep() {

@@ -30,7 +30,7 @@ export async function walletView(
     parts.policies.get(caller),
     views.market.snapshot(),
     parts.pipeline.spentToday(caller),
-    parts.confirmations.list(caller, 'held'),
+    parts.confirmations.list(caller, { status: 'held' }),
   ]);
   const daily = capInUsd(policy.daily_cap, tokenList, snapshot);
   return {

@@ -32,7 +32,9 @@ describe('intent index', () => {
     for (const id of ['in_1', 'in_2', 'in_3']) ix.put(record(id, 100));
     ix.put(record('in_2', 100, { state: 'held', confirm_id: 'cf_2' }));
     expect(ix.list().map((r) => `${r.id}:${r.state}`)).toEqual(['in_1:executing', 'in_2:held', 'in_3:executing']);
-    expect(ix.list(['executing']).map((r) => r.id)).toEqual(['in_1', 'in_3']);
+    expect(ix.list({ states: ['executing'] }).map((r) => r.id)).toEqual(['in_1', 'in_3']);
+    expect(ix.list({ last: 2 }).map((r) => r.id)).toEqual(['in_2', 'in_3']);
+    expect(ix.list({ confirmable: true }).map((r) => r.id)).toEqual(['in_2']);
     expect(ix.byId.size).toBe(3);
   });
 

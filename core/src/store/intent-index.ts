@@ -4,6 +4,7 @@
 // the account's history (or the day's activity), each lookup costs about the same. The
 // store owns durability; this owns only the views.
 import type { IntentRecord, IntentState } from './documents';
+import type { IntentFilter } from './intents-port';
 
 export type IntentIndex = ReturnType<typeof createIntentIndex>;
 
@@ -91,10 +92,10 @@ export function createIntentIndex() {
     },
     byIdempotencyKey: (key: string) => lookup(idByIdempotencyKey, key),
     byConfirmId: (confirmId: string) => lookup(idByConfirmId, confirmId),
-    /** The records (in `states`, when given), in the order they were created. */
-    list(states?: readonly IntentState[]): IntentRecord[] {
-      const all = [...byId.values()];
-      return states ? all.filter((r) => states.includes(r.state)) : all;
+    /** The records matching `filter`, in the order they were created. */
+    list({ states, confirmable, last }: IntentFilter = {}): IntentRecord[] {
+      const found = [...byId.values()].filter((r) => (!states || states.includes(r.state)) && (!confirmable || r.confirm_id !== null));
+      return last === undefined ? found : found.slice(-last);
     },
     /** USD (1e18) of the records executing, signed or done that spent at or after `since`. */
     spentSince(since: number): bigint {

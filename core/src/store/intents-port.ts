@@ -2,6 +2,15 @@
 // the states it moves through.
 import type { IntentRecord, IntentState } from './documents';
 
+/** Which of an account's intents to list; every list is in the order they were created. */
+export type IntentFilter = {
+  states?: readonly IntentState[];
+  /** Only those held for approval at some point (they carry a confirm id). */
+  confirmable?: boolean;
+  /** Only the newest `last` of those matching: what a page of history costs, whatever the account keeps. */
+  last?: number;
+};
+
 export interface IntentsPort {
   /**
    * A record created in `executing` may be held back from the disk until its first
@@ -24,7 +33,7 @@ export interface IntentsPort {
     to: IntentState,
     patch?: Partial<Omit<IntentRecord, 'id' | 'account_id' | 'state'>>,
   ): Promise<IntentRecord | null>;
-  listIntents(accountId: string, filter?: { states?: readonly IntentState[] }): Promise<IntentRecord[]>;
+  listIntents(accountId: string, filter?: IntentFilter): Promise<IntentRecord[]>;
   /** USD (1e18) of the account's intents executing, signed or done that spent (executed, or
    * last changed while in flight) at or after `since`: what daily_cap is checked against. */
   spentSince(accountId: string, since: number): Promise<bigint>;

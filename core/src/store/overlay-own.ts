@@ -38,7 +38,7 @@ export function overlayOwn(ctx: OverlayContext): IdempotencyPort & IntentsPort &
       if (o.intents.byId.size > maxRecords) {
         // The index has no removal: rebuild it without the oldest record (a few hundred at most).
         const kept = createIntentIndex();
-        for (const r of o.intents.list().slice(o.intents.byId.size - maxRecords)) kept.put(r);
+        for (const r of o.intents.list({ last: maxRecords })) kept.put(r);
         o.intents = kept;
       }
     },
@@ -59,17 +59,17 @@ export function overlayOwn(ctx: OverlayContext): IdempotencyPort & IntentsPort &
       return next;
     },
     async listIntents(accountId, filter = {}) {
-      return peek(accountId)?.intents.list(filter.states) ?? [];
+      return peek(accountId)?.intents.list(filter) ?? [];
     },
     async spentSince(accountId, since) {
       return peek(accountId)?.intents.spentSince(since) ?? 0n;
     },
     async intentsInStates(states) {
-      return [...active()].flatMap((o) => o.intents.list(states));
+      return [...active()].flatMap((o) => o.intents.list({ states }));
     },
     async dueHolds(now) {
       // Only accounts whose overlay is active: bounded by what test keys did in the last day.
-      return [...active()].flatMap((o) => o.intents.list(['held']).filter((r) => (r.expires_at ?? 0) <= now));
+      return [...active()].flatMap((o) => o.intents.list({ states: ['held'] }).filter((r) => (r.expires_at ?? 0) <= now));
     },
     async putLink(link, now) {
       const o = own(link.account_id);

@@ -31,7 +31,7 @@ import type { WalletsPort } from './wallets-port';
 export type { AccountsPort } from './accounts-port';
 export type { EventBounds, EventsPort } from './events-port';
 export type { IdempotencyPort } from './idempotency-port';
-export type { IntentsPort } from './intents-port';
+export type { IntentFilter, IntentsPort } from './intents-port';
 export type { KeysPort } from './keys-port';
 export type { LinksPort } from './links-port';
 export type { MemoryChange, MemoryPeek, MemoryPort } from './memory-port';

@@ -59,6 +59,18 @@ export function intentsContract(ctx: ContractContext) {
       expect((await store.listIntents('a', { states: ['held'] })).map((r) => r.id)).toEqual([]);
     });
 
+    it('lists only those held for approval, and only the newest few, still oldest first', async () => {
+      for (const [i, id] of ['in_1', 'in_2', 'in_3', 'in_4', 'in_5'].entries())
+        await store.createIntent(intentRecord(id, i + 1, { state: i === 2 ? 'done' : 'held', confirm_id: i === 1 ? null : `cf_${i}` }));
+      await store.createIntent(intentRecord('in_b', 9, { account_id: 'b', confirm_id: 'cf_b' }));
+      const ids = async (filter: Parameters<StorePort['listIntents']>[1]) => (await store.listIntents('a', filter)).map((r) => r.id);
+      expect(await ids({ confirmable: true })).toEqual(['in_1', 'in_3', 'in_4', 'in_5']);
+      expect(await ids({ confirmable: true, last: 3 })).toEqual(['in_3', 'in_4', 'in_5']);
+      expect(await ids({ confirmable: true, states: ['held'], last: 2 })).toEqual(['in_4', 'in_5']);
+      expect(await ids({ last: 2 })).toEqual(['in_4', 'in_5']);
+      expect(await ids({ states: ['done'], last: 5 })).toEqual(['in_3']);
+    });
+
     it('spentSince sums what is executing, signed or done since then, by when it spent', async () => {
       const usd = (n: number) => (BigInt(n) * 10n ** 18n).toString();
       await store.createIntent(intentRecord('done', 1, { state: 'done', value_usd: usd(5), updated_at: 1, executed_at: 100 }));

@@ -1,4 +1,4 @@
-// /v1/confirm: the actions held for the user's approval — list them, approve or deny one.
+// /v1/confirm: the actions held for the user's approval — list them, read one, approve or deny one.
 import * as schemas from '@presence/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { operations } from '../http/operation';
@@ -21,11 +21,20 @@ const op = operations({ tag: 'confirm' })({
     scope: 'wallet:read',
     summary: 'Held and resolved confirmations',
     description:
-      "Confirmations of this key's kind (live or test), newest first; `?status=held` for those still waiting. Each carries its summary, amount, when it expires and, once executed, its transaction.",
+      "The newest confirmations of this key's kind (live or test), oldest first: `?limit` of them (default 50, at most 200); `?status=held` for those still waiting. Each carries its summary, amount, when it expires and, once executed, its transaction.",
     querystring: schemas.ConfirmQuery,
-    answer: 'Confirmations of this key kind, newest first',
+    answer: 'Confirmations of this key kind, oldest first',
     response: schemas.ConfirmationList,
     problems: ['chain_unavailable'],
+  },
+  getConfirmation: {
+    scope: 'wallet:read',
+    summary: 'One confirmation',
+    description: 'Where one held action stands: still held, executing, executed (with its transaction), denied, expired or failed.',
+    params: schemas.ConfirmParams,
+    answer: 'The confirmation',
+    response: schemas.ConfirmationView,
+    problems: ['not_found', 'chain_unavailable'],
   },
   answerConfirmation: {
     scope: 'wallet:act',
@@ -42,8 +51,11 @@ const op = operations({ tag: 'confirm' })({
 
 export const confirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { core }) => {
   app.get('/v1/confirm', op.listConfirmations, async (req) => ({
-    confirmations: await walletOf(core).confirmations.list(callerOf(req), req.query.status),
+    confirmations: await walletOf(core).confirmations.list(callerOf(req), req.query),
   }));
+  app.get('/v1/confirm/:confirm_id', op.getConfirmation, async (req) =>
+    walletOf(core).confirmations.get(callerOf(req), req.params.confirm_id),
+  );
   app.post('/v1/confirm/:confirm_id', op.answerConfirmation, async (req) =>
     walletOf(core).confirmations.answer(callerOf(req), req.params.confirm_id, req.body.approve),
   );

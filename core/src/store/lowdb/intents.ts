@@ -34,8 +34,7 @@ export function openIntents(ctx: StoreContext, agenda: Agenda, accountIds: () =>
     for (const r of await file.readAll()) log.index.put(deepFreeze(r));
     return log;
   });
-  const listIntents: StorePort['listIntents'] = (accountId, filter = {}) =>
-    intentLog.use(accountId, (log) => log.index.list(filter.states));
+  const listIntents: StorePort['listIntents'] = (accountId, filter = {}) => intentLog.use(accountId, (log) => log.index.list(filter));
   /** Tells the agenda of the work a record in this state makes, before the record is written. */
   const indexed = (r: IntentRecord) => {
     const topic = topicOf(r.state);

@@ -63,12 +63,14 @@ export function intentsRows(run: Runner): IntentsPort {
         if (written.count === 1) return next;
       }
     },
-    async listIntents(accountId, filter = {}) {
-      const rows = filter.states
-        ? await sql<Doc[]>`SELECT doc FROM intents
-          WHERE account_id = ${accountId} AND state = ANY(${[...filter.states]}::text[]) ORDER BY seq`
-        : await sql<Doc[]>`SELECT doc FROM intents WHERE account_id = ${accountId} ORDER BY seq`;
-      return rows.map((r) => IntentRecord.parse(r.doc));
+    async listIntents(accountId, { states, confirmable, last } = {}) {
+      // Newest first with a limit when `last` is given (the intents_account index walked back
+      // from the end), then put back in the order they were created.
+      const rows = await sql<Doc[]>`SELECT doc FROM intents WHERE account_id = ${accountId}
+        ${states ? sql`AND state = ANY(${[...states]}::text[])` : sql``}
+        ${confirmable ? sql`AND confirm_id IS NOT NULL` : sql``}
+        ORDER BY seq ${last === undefined ? sql`` : sql`DESC LIMIT ${last}`}`;
+      return (last === undefined ? rows : rows.reverse()).map((r) => IntentRecord.parse(r.doc));
     },
     async spentSince(accountId, since) {
       // An index-only range scan of the partial index intents_spend: the cost grows with the
