@@ -80,6 +80,11 @@ describe('loadConfig', () => {
     }
   });
 
+  it('names a bad value of a count, a cap per key included, and never the value of a secret', () => {
+    expect(() => loadConfig({ PRESENCE_MAX_STREAMS_PER_KEY: 'lots' })).toThrow(/^invalid PRESENCE_MAX_STREAMS_PER_KEY="lots": /);
+    expect(() => loadConfig({ PRESENCE_MASTER_KEY: 'lots' })).toThrow(/^invalid PRESENCE_MASTER_KEY \(value not shown: it is a secret\): /);
+  });
+
   it('bounds connections by the open-file limit, and streams below connections', () => {
     expect(loadConfig({}, 20_000)).toMatchObject({ PRESENCE_MAX_CONNECTIONS: 2000, PRESENCE_MAX_STREAMS: 1000 });
     expect(loadConfig({ PRESENCE_MAX_STREAMS: '50', PRESENCE_MAX_CONNECTIONS: '300' }, 1024)).toMatchObject({

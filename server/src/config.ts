@@ -167,8 +167,9 @@ export type Config = Omit<z.infer<typeof ConfigSchema>, 'PRESENCE_MAX_STREAMS' |
 export class ConfigError extends Error {}
 
 /** Variables whose values are credentials: a bad one is named, never echoed. */
-// RPC and model URLs count too: providers put API keys in the path or the query.
-export const isSecretVariable = (name: string) => /(_KEY|_TOKEN|_SECRET|_PASSWORD|_URL)$/.test(name);
+// RPC and model URLs count too: providers put API keys in the path or the query. A cap "per
+// key" (PRESENCE_MAX_STREAMS_PER_KEY) is a count, shown like every other.
+export const isSecretVariable = (name: string) => /(_KEY|_TOKEN|_SECRET|_PASSWORD|_URL)$/.test(name) && !/_PER_KEY$/.test(name);
 
 /**
  * Where the user typed the command. npm runs scripts in the package's directory (a workspace's,
