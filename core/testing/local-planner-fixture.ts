@@ -64,6 +64,36 @@ export const RESULTS: Record<string, unknown> = {
       left_today: '50.00 USD',
     },
   },
+  'wallet.actions': {
+    actions: [
+      {
+        intent_id: 'in_3',
+        action: 'wrap',
+        summary: 'wrap 0.01 ETH',
+        amount: '0.01 ETH',
+        value_usd: '25.00 USD',
+        source: 'message',
+        status: 'held',
+        created_at: '2026-03-01T00:05:00.000Z',
+        tx: null,
+        block: null,
+        reason: null,
+      },
+      {
+        intent_id: 'in_1',
+        action: 'swap',
+        summary: 'swap 5 USDC for at least 0.0019 WETH (quoted 0.002 WETH)',
+        amount: '5 USDC',
+        value_usd: '5.00 USD',
+        source: 'api',
+        status: 'executed',
+        created_at: '2026-03-01T00:00:00.000Z',
+        tx: `0x${'ab'.repeat(32)}`,
+        block: 12,
+        reason: null,
+      },
+    ],
+  },
   'memory.list': {
     pinned: [
       { key: 'pref:DAI', note: 'I prefer DAI' },

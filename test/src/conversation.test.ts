@@ -204,6 +204,18 @@ describe('acting in conversation', () => {
     const thread = await call(s.url, 'GET', '/v1/messages?limit=5', { key: s.live });
     expect(thread.json.messages.some((m: { cause?: string }) => m.cause === cause)).toBe(true);
     await events.close();
+
+    // Asked afterwards, from the store: the last swap (the one denied) and the latest, newest first.
+    const last = await say('did my swap go through?');
+    expect(last.json.reply).toMatch(/^Your last swap: swap 20 USDC .*: you denied it, so nothing was sent\.$/);
+    const history = (await say('show me my history')).json.reply as string;
+    expect(history).toMatch(/^Your latest actions, newest first: swap 20 USDC .*: you denied it, so nothing was sent; swap 20 USDC /);
+    expect(history).toContain(`executed in block ${ok.json.block} (transaction ${ok.json.tx})`);
+    // A key without wallet:read is told what it lacks, not the history.
+    const talker = await call(s.url, 'POST', '/v1/keys', { key: s.live, body: { name: 'talk only', scopes: ['talk'] } });
+    const refused = await say('show me my history', {}, talker.json.secret);
+    expect(refused.json.reply).not.toContain(ok.json.tx);
+    expect(refused.json.reply).toContain('wallet:read');
   });
 });
 

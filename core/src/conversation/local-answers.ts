@@ -7,7 +7,8 @@
 import { readableDecimal, readableUsd, readableUsdIn } from '@presence/protocol';
 import { formatUnits, formatUsd, parseUnits, USD_DECIMALS } from '../chain/amounts';
 import { PresenceError } from '../errors/presence-error';
-import { actionOutcome, holdings, howToStop, readable, STANDING_FORMS } from '../replies/replies';
+import type { ActionView } from '../intents/action-history';
+import { actionOutcome, actionStory, EXAMPLES, holdings, howToStop, readable, STANDING_FORMS } from '../replies/replies';
 import { parseStanding } from '../standing/standing-parser';
 import { readMessage } from '../understanding/read-message';
 import { type ActionReading, intentWords, isAction, type Reading } from '../understanding/reading';
@@ -82,6 +83,8 @@ export async function answerReading(r: Reading, t: LocalTurn): Promise<string> {
       return answerWatching(t);
     case 'recap':
       return recap(t.ctx.history);
+    case 'history':
+      return answerHistory(r, t);
     case 'stop_watching':
       return stop(r.what, t);
   }
@@ -96,6 +99,25 @@ async function answerBalance(r: Extract<Reading, { kind: 'balance' }>, { call }:
   const b = w.balances.find((x: { symbol: string }) => upper(x.symbol) === upper(r.token as string));
   if (!b || /^0 /.test(b.amount)) return `You hold no ${upper(r.token)} (block ${w.as_of_block}).`;
   return `You hold ${readable(b.amount)}${b.value_usd ? ` (${readableUsd(b.value_usd)})` : ''} (block ${w.as_of_block}).`;
+}
+
+/** How many of the latest actions a list of them tells. */
+const HISTORY_TOLD = 5;
+
+/** The latest actions (of one kind, when named), or how the last one ended. */
+async function answerHistory(r: Extract<Reading, { kind: 'history' }>, { call }: LocalTurn): Promise<string> {
+  const v = await call('wallet.actions');
+  const p = problemOf(v);
+  if (p) return `I can't read your actions: ${p.detail}`;
+  const all = v.actions as ActionView[];
+  if (all.length === 0) return `I haven't taken any actions for you yet. Say, for example, "${EXAMPLES.swap}".`;
+  const actions = all.filter((a) => !r.action || a.action === r.action);
+  const what = r.action ? `${r.action === 'withdraw' ? 'withdrawal' : r.action}s` : 'actions';
+  if (actions.length === 0)
+    return `None of your latest ${all.length === 1 ? 'action is a' : `${all.length} actions is a`} ${what.slice(0, -1)}.`;
+  if (r.latest) return `Your last ${what.slice(0, -1)}: ${actionStory(actions[0] as ActionView)}.`;
+  const told = actions.slice(0, HISTORY_TOLD);
+  return `Your latest ${told.length === 1 ? what.slice(0, -1) : what}, newest first: ${told.map((a) => actionStory(a)).join('; ')}.`;
 }
 
 /** Where to fund the wallet, or how many actions wait for approval (and where they are answered). */

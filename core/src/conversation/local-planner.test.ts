@@ -282,6 +282,35 @@ const answers: [string, Row][] = [
     'what waits for approval',
     { text: 'anything pending?', reply: /^2 actions are waiting for your approval\. /, calls: ['wallet.read {}'] },
   ],
+  [
+    'how the last swap ended',
+    {
+      text: 'did my swap go through?',
+      reply: `Your last swap: swap 5 USDC (5.00 USD) for about 0.002 WETH (at least 0.0019 WETH) at 2026-03-01 00:00 UTC: executed in block 12 (transaction 0x${'ab'.repeat(32)}).`,
+      calls: ['wallet.actions {}'],
+    },
+  ],
+  [
+    'how the last action ended, whichever it was',
+    { text: 'did it go through', reply: /^Your last action: wrap 0\.01 ETH \(25\.00 USD\) at .+: waiting for your approval\.$/ },
+  ],
+  ['a kind of action not among the latest', { text: 'did my transfer go through', reply: 'None of your latest 2 actions is a send.' }],
+  [
+    'the latest actions, newest first',
+    {
+      text: 'show me my history',
+      reply: /^Your latest actions, newest first: wrap 0\.01 ETH .+: waiting for your approval; swap 5 USDC .+: executed in block 12 .+\.$/,
+      calls: ['wallet.actions {}'],
+    },
+  ],
+  [
+    'no actions yet',
+    {
+      text: 'what did i do today',
+      results: { 'wallet.actions': { actions: [] } },
+      reply: 'I haven\'t taken any actions for you yet. Say, for example, "swap 20 USDC for WETH".',
+    },
+  ],
   ['approving by typing: said where instead', { text: 'approve it', reply: /^I don't take approvals from a message/, calls: [] }],
   ['wrapping a token other than ETH: asked back', { text: 'wrap 10 usdc', reply: /^Only ETH wraps into WETH/, calls: [] }],
   [

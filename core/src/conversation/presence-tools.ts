@@ -209,6 +209,12 @@ export function createPresenceTools(deps: PresenceToolsDeps): ToolDef[] {
     w().views.safety(a.token),
   );
   def('wallet.read', 'The wallet: address, balances, total in USD, spend policy state.', Args.none, () => w().view(p));
+  def(
+    'wallet.actions',
+    'The latest actions, newest first: what each was, its status (executed, held, executing, denied, expired, failed), transaction and block.',
+    Args.none,
+    async () => ({ actions: await w().actions.recent(p) }),
+  );
   def('memory.list', 'What the presence remembers (pinned and fading keywords).', Args.none, () => memory.list(p));
   def(
     'memory.remember',

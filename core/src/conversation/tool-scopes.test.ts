@@ -23,7 +23,9 @@ describe('the tool → scope table', () => {
       for (const allowAct of [false, true]) {
         const has = (s: Scope) => scopes.includes(s);
         const expected = [
-          ...(has('wallet:read') ? ['chain.tokens', 'chain.pools', 'chain.positions', 'chain.safety', 'wallet.read'] : []),
+          ...(has('wallet:read')
+            ? ['chain.tokens', 'chain.pools', 'chain.positions', 'chain.safety', 'wallet.read', 'wallet.actions']
+            : []),
           ...(has('memory:read') ? ['memory.list'] : []),
           ...(has('memory:write') ? ['memory.remember', 'memory.forget'] : []),
           'standing.list',

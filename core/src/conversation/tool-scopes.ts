@@ -39,6 +39,7 @@ export const TOOL_SCOPES = {
   'chain.positions': one('wallet:read'),
   'chain.safety': one('wallet:read'),
   'wallet.read': one('wallet:read'),
+  'wallet.actions': one('wallet:read'),
   'memory.list': one('memory:read'),
   'memory.remember': one('memory:write'),
   'memory.forget': one('memory:write'),

@@ -18,6 +18,7 @@ import type { StoreFor } from '../store/overlay-store';
 import type { StorePort } from '../store/store-port';
 import { createNonceAllocator } from '../wallet/signers/nonce-allocator';
 import { createWallets } from '../wallet/signers/wallets';
+import { createActionHistory } from './action-history';
 import { createConfirmations } from './confirmations';
 import { createIntentExecutor } from './intent-executor';
 import { createIntentPipeline } from './intent-pipeline';
@@ -88,6 +89,7 @@ export function createWalletDomain(deps: {
     views,
     pipeline,
     confirmations,
+    actions: createActionHistory({ storeFor: deps.storeFor, clock }),
 
     /** The wallet as GET /v1/wallet shows it: holdings, the policy and what is left of today's cap. */
     view: (caller: Caller) => walletView({ wallets, views, policies, pipeline, confirmations, tokenList }, caller),

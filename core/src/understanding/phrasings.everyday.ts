@@ -129,6 +129,17 @@ export const EVERYDAY: Phrasing[] = [
   ['what was my last question', 'recap'],
   ['remind me what i said before', 'recap'],
   ['recap', 'recap'],
+  // what was done, and how the last action ended (2026-12-03: none of these were read before)
+  ['did my swap go through?', 'latest swap'],
+  ['did it go through', 'latest'],
+  ['did my last trade work', 'latest swap'],
+  ['what happened to my transfer', 'latest send'],
+  ["what's the status of my swap", 'latest swap'],
+  ['show me my history', 'history'],
+  ['what did I do today', 'history'],
+  ['my recent trades', 'history swap'],
+  ['transaction history', 'history'],
+  ["what's my recent activity", 'history'],
   // a change to it is answered with where it is changed, never made or read as a trade
   ['change my policy', 'policy change'],
   ['raise my per transaction cap to 500', 'policy change'],

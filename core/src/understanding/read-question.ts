@@ -1,11 +1,12 @@
 // Reads a question about the wallet or the market: a balance ("how much eth do i have",
 // "what's my usdc balance"), a price ("how much is 1 weth in dollars"), a token's safety
 // ("is the scam token safe"), a pool's depth ("how liquid is weth/usdc"), the list of pools,
-// every price ("how's the market") or what was said before ("recap"); and, on its own
+// every price ("how's the market"), what was said before ("recap") or done ("did my swap go
+// through", "show me my history"); and, on its own
 // (`readPolicyChange`), a request to change the spend policy. Null: not one of these. Works
 // on normalized text.
 import { tokenOf, type Vocabulary } from './amount-phrase';
-import type { Reading } from './reading';
+import type { HistoryAction, Reading } from './reading';
 
 // Any length: a name too long to be a token still reaches the tool, which says so.
 const TOK = '(?:the |an? |1 )?([a-z][a-z0-9.]*)(?: tokens?| coins?)?';
@@ -22,6 +23,34 @@ const anyToken = (w: string | undefined, known: Vocabulary) => {
   const t = w ? tokenOf(w, known) : null;
   if (!t && w && /^[a-z][a-z0-9.]*$/.test(w) && (w.length === 1 || w.length > 15)) return w;
   return t ? ('token' in t ? t.token : t.unknown) : null;
+};
+
+/** Words for an action, the kind each names (a transaction, an order or "it" names none in particular). */
+const ACTION_WORDS = 'swap|trade|buy|purchase|sale|sell|order|send|transfer|payment|wrap|unwrap|withdrawal|withdraw|transaction|tx|action';
+/** "my swap", "the last transfer", "it", "that": what "did … go through" asks after. */
+const DONE_WHAT = `(?:(?:my|the|that|this|our)(?: last| latest| recent| previous| most recent)? (${ACTION_WORDS})|my last one|it|that|this|(?:my|the) (?:last|latest) one)`;
+const actionOf = (w: string | undefined): HistoryAction | null => {
+  switch (w) {
+    case 'swap':
+    case 'trade':
+    case 'buy':
+    case 'purchase':
+    case 'sale':
+    case 'sell':
+      return 'swap';
+    case 'send':
+    case 'transfer':
+    case 'payment':
+      return 'send';
+    case 'wrap':
+    case 'unwrap':
+      return w;
+    case 'withdrawal':
+    case 'withdraw':
+      return 'withdraw';
+    default:
+      return null;
+  }
 };
 
 const GAS_PRICE_REPLY =
@@ -132,6 +161,20 @@ const rules: Rule[] = [
   [
     /^(?:(?:do you )?remember |can you (?:tell me |remind me )?|remind me )?(?:what (?:did|have|had) (?:i|we) (?:just |already )?(?:ask(?:ed)?|say|said|talk(?:ed)? about|discuss(?:ed)?)(?: (?:you|to you))?(?: (?:earlier|before|just now|last|so far|today|previously|a (?:minute|moment|while) ago))?|what (?:was|were) (?:my |our )?(?:last |previous |earlier )?(?:question|message|request|ask)s?(?: (?:to you|earlier|before))?|what (?:were|have) we (?:been )?(?:talking|chatting) about|what i (?:asked|said)(?: (?:you|earlier|before))*|(?:give me )?(?:a )?(?:recap|summary)(?: of (?:our|this|the) (?:chat|conversation))?)$/,
     () => ({ kind: 'recap' }),
+  ],
+  // how the last action ended: "did my swap go through", "did it work", "what happened to my transfer"
+  [
+    new RegExp(
+      `^(?:(?:did|has|have|was|is) ${DONE_WHAT} (?:go(?:ne)? through|went through|work(?:ed)?|succeed(?:ed)?|fail(?:ed)?|(?:get |been |gotten )?(?:executed|mined|confirmed|sent|done)|land(?:ed)?|complete(?:d)?|happen(?:ed)?|go ok|go okay|go well)|what(?:'s| is| has)? happen(?:ed|ing)? (?:to|with) ${DONE_WHAT}|(?:what(?:'s| is)|whats) the status of ${DONE_WHAT}|where(?:'s| is) ${DONE_WHAT})(?: yet| then| now)?$`,
+    ),
+    (m) => ({ kind: 'history', action: actionOf(m[1] ?? m[2] ?? m[3] ?? m[4]), latest: true }),
+  ],
+  // what was done: "show me my history", "my recent trades", "what did i do today"
+  [
+    new RegExp(
+      `^(?:(?:show|list|give|get|see|check|view|tell)(?: me)? )?(?:my |our |the )?(?:recent |latest |last |past |previous )?(?:${ACTION_WORDS}|wallet|account|trading)? ?(?:history|activity|log)(?: today| so far)?$|^(?:(?:show|list|give|get|see|check|view)(?: me)? )?(?:my|our) (?:recent |latest |last |past |previous )(?:few )?(${ACTION_WORDS})s?$|^(?:show|list|view)(?: me)? (?:my|our|all my|all of my) (${ACTION_WORDS})s$|^what (?:did|have) (?:i|we) (?:do|done|trade|traded|swap|swapped|buy|bought|sell|sold|send|sent|transfer|transferred)(?: today| yesterday| recently| lately| so far| this week)?$|^what(?:'s| is| has)? (?:my |our )?(?:recent )?activity(?: been)?$`,
+    ),
+    (m) => ({ kind: 'history', action: actionOf(m[1] ?? m[2]) }),
   ],
   // the spend policy: what may be spent, and what is left today
   [

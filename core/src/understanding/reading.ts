@@ -32,8 +32,13 @@ export type Reading =
   | { kind: 'watching' }
   /** What was said before in this conversation. */
   | { kind: 'recap' }
+  /** The latest actions (of one kind, when named); `latest`: how the last one ended ("did my swap go through"). */
+  | { kind: 'history'; action: HistoryAction | null; latest?: true }
   | { kind: 'stop_watching'; what: { token: string } | { id: string } | 'daily' | 'all' }
   | { kind: 'unsupported'; reply: string };
+
+/** The kinds of action an account's history holds. */
+export type HistoryAction = 'swap' | 'send' | 'wrap' | 'unwrap' | 'withdraw';
 
 export type ActionReading = Extract<Reading, { kind: 'swap' | 'buy_usd' | 'buy_exact' | 'wrap' | 'unwrap' | 'send' }>;
 
@@ -72,6 +77,8 @@ export function describe(r: Reading | null): string {
       return `stop ${typeof r.what === 'string' ? r.what : 'token' in r.what ? S(r.what.token) : r.what.id}`;
     case 'policy':
       return r.change ? 'policy change' : 'policy';
+    case 'history':
+      return `${r.latest ? 'latest' : 'history'}${r.action ? ` ${r.action}` : ''}`;
     case 'ask':
     case 'not_now':
     case 'unsupported':
