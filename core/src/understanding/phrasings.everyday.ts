@@ -140,6 +140,14 @@ export const EVERYDAY: Phrasing[] = [
   ['my recent trades', 'history swap'],
   ['transaction history', 'history'],
   ["what's my recent activity", 'history'],
+  // undoing, a rate, topping a token up (2026-12-03: none read before)
+  ['undo that', 'unsupported'],
+  ['reverse my last trade', 'unsupported'],
+  ['whats the usdc/weth rate', 'price USDC in WETH'],
+  ["what's the eth to usdc rate", 'price ETH in USDC'],
+  ['eth/usd rate', 'price ETH'],
+  ['top up my weth with 10 usdc', 'swap 10 USDC WETH'],
+  ['top up my weth with $5', 'buy $5 WETH'],
   // a change to it is answered with where it is changed, never made or read as a trade
   ['change my policy', 'policy change'],
   ['raise my per transaction cap to 500', 'policy change'],

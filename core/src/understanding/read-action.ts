@@ -289,6 +289,16 @@ const FORMS: [RegExp, (m: RegExpExecArray, c: Ctx) => Reading | null][] = [
     (m, c) => wished(m[1] as string, buyOf(m[2] as string, m[3] as string, c)),
   ],
   [new RegExp(`^(${BUY}) (.+)$`), (m, c) => wished(m[1] as string, buyOf(m[2] as string, null, c))],
+  // "top up my weth with 10 usdc": spend that on the token topped up; "… with $10" buys that much of it
+  [
+    new RegExp(
+      `^(?:top up|top off|topup|refill|fill up|add to) (?:my |the |our )?(${SOME_TOKEN})(?: balance| bag| stack| position)? (?:with|using|by) (.+)$`,
+    ),
+    (m, c) =>
+      /^\$|\b(?:dollars?|usd|bucks)$/.test(m[2] as string)
+        ? buyOf(`${m[2]} of ${m[1]}`, null, c)
+        : swapOf(phraseOf(m[2] as string, c.known), m[1] as string, c, 'swap'),
+  ],
   // no verb: "20 usdc to weth" (as "20usdc->weth" reads), "$15 of usdc"
   [
     new RegExp(`^(\\d+(?:\\.\\d+)? ${SOME_TOKEN}) ${TO} (${SOME_TOKEN})$`),

@@ -53,6 +53,9 @@ const actionOf = (w: string | undefined): HistoryAction | null => {
   }
 };
 
+const UNDO_REPLY =
+  'An action in a block cannot be undone. To go back, make the opposite one (after a swap, swap what you got for what you spent); ask "did my swap go through" to see what it got. One still waiting for your approval is dropped with its Deny button (in the CLI, presence confirm <id> --deny).';
+
 const GAS_PRICE_REPLY =
   "I can't read the network's gas price. Your wallet pays each action's fee in ETH: ask \"how much gas do I have\" to see how much it holds.";
 
@@ -162,6 +165,22 @@ const rules: Rule[] = [
     /^(?:(?:do you )?remember |can you (?:tell me |remind me )?|remind me )?(?:what (?:did|have|had) (?:i|we) (?:just |already )?(?:ask(?:ed)?|say|said|talk(?:ed)? about|discuss(?:ed)?)(?: (?:you|to you))?(?: (?:earlier|before|just now|last|so far|today|previously|a (?:minute|moment|while) ago))?|what (?:was|were) (?:my |our )?(?:last |previous |earlier )?(?:question|message|request|ask)s?(?: (?:to you|earlier|before))?|what (?:were|have) we (?:been )?(?:talking|chatting) about|what i (?:asked|said)(?: (?:you|earlier|before))*|(?:give me )?(?:a )?(?:recap|summary)(?: of (?:our|this|the) (?:chat|conversation))?)$/,
     () => ({ kind: 'recap' }),
   ],
+  // undoing an action: nothing on chain is undone; the opposite action, or a hold denied, is what there is
+  [
+    new RegExp(
+      `^(?:can you |could you |can i |please |pls )?(?:undo|reverse|revert|roll ?back|take back|unwind|cancel)(?: (?:it|that|this|(?:my|the|that|this)(?: last| latest| previous)? (?:${ACTION_WORDS})))(?: please| pls)?$|^(?:undo|reverse|revert|roll ?back|unwind)(?: please| pls)?$`,
+    ),
+    (m) => (/^(?:.* )?cancel (?:it|that|this)$/.test(m[0]) ? null : { kind: 'unsupported', reply: UNDO_REPLY }),
+  ],
+  // an exchange rate: "what's the weth/usdc rate", "eth to usdc rate", "exchange rate weth usdc" (the first token's price in the second)
+  [
+    /^(?:(?:what(?:'s| is)|whats|show|check|get|give)(?: me)? )?(?:the )?(?:current )?([a-z][a-z0-9.]*)(?:\/| to | in |-| vs | ?-> ?)([a-z][a-z0-9.]*) (?:exchange )?rate(?: now| today| right now)?$/,
+    (m, k) => rateOf(m[1], m[2], k),
+  ],
+  [
+    /^(?:(?:what(?:'s| is)|whats|show|check|get|give)(?: me)? )?(?:the )?(?:current )?(?:exchange )?rate (?:of |for |from |between )?([a-z][a-z0-9.]*)(?:\/| to | in | and |-| vs | ?-> ?| )([a-z][a-z0-9.]*)(?: now| today| right now)?$/,
+    (m, k) => rateOf(m[1], m[2], k),
+  ],
   // how the last action ended: "did my swap go through", "did it work", "what happened to my transfer"
   [
     new RegExp(
@@ -260,6 +279,10 @@ function priceIn(w: string | undefined, amount: string | null, other: string | u
   const into = token(other, known);
   return r?.kind === 'price' && into && into !== r.token ? { ...r, in: into } : null;
 }
+
+/** A rate of one token in another: its price in it (in dollars when the other is the dollar). */
+const rateOf = (a: string | undefined, b: string | undefined, known: Vocabulary): Reading | null =>
+  /^(?:usd|dollars?|\$)$/.test(b ?? '') ? priceOf(a, null, known) : priceIn(a, null, b, known);
 
 function pairOf(a: string | undefined, b: string | undefined, known: Vocabulary): Reading | null {
   const x = anyToken(a, known);
