@@ -78,7 +78,7 @@ export const offeredTools = <T extends { name: string }>(tools: readonly T[], tu
 const SCOPE_USES: Partial<Record<Scope, string>> = {
   'memory:read': 'say what it remembers',
   'memory:write': 'remember or forget things',
-  'wallet:read': 'look up prices, pools, token safety or the wallet, or set up price alerts and balance reports',
+  'wallet:read': 'look up prices, pools, token safety, the wallet or its past actions, or set up price alerts and balance reports',
   'wallet:act': 'act on chain',
 };
 
