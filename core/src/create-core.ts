@@ -159,7 +159,10 @@ function passkeyHoldsOf(o: CoreOptions, publicUrl: () => string) {
  * The spend policy, the wallet domain under it (absent without a chain) and the passkeys that
  * approve its holds (absent without a passkey store).
  */
-function spendingOf(o: CoreOptions, { store, storeFor, events }: { store: StorePort; storeFor: StoreFor; events: EventsLog }) {
+function spendingOf(
+  o: CoreOptions,
+  { store, storeFor, events, limits }: { store: StorePort; storeFor: StoreFor; events: EventsLog; limits: AccountLimits },
+) {
   const { clock, metrics } = o;
   const publicUrl = o.publicUrl ?? (() => 'http://localhost');
   const passkeyStore = o.passkeys ?? null;
@@ -181,6 +184,7 @@ function spendingOf(o: CoreOptions, { store, storeFor, events }: { store: StoreP
         locks: o.locks,
         metrics,
         holds: passkeyHoldsOf(o, publicUrl),
+        maxHeld: limits.held,
       })
     : null;
   const passkeys = passkeyStore
@@ -230,7 +234,7 @@ export function createCore(o: CoreOptions) {
   const { rateLimiterFor, failureBudgetFor, localRateLimiter, rateLimiter } = rateLimitsOf(o);
   const keys = createKeyService({ store, clock, limits, changes: o.cluster?.keyChanges });
   const memory = createMemoryService({ storeFor, clock, events, limits });
-  const { policies, wallet, passkeys } = spendingOf(o, { store, storeFor, events });
+  const { policies, wallet, passkeys } = spendingOf(o, { store, storeFor, events, limits });
   const thread = createThread({ store, storeFor, events, clock, onError: o.onBackgroundError });
   const standing = createStandingService({ store, storeFor, clock, thread, wallet, limits });
   // Test keys' leases in memory: their requests are never coordinated across servers.

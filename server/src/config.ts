@@ -122,6 +122,7 @@ export const ConfigSchema = z.object({
   PRESENCE_MAX_LINKS_PER_ACCOUNT: count.default(accountLimits.links),
   PRESENCE_MAX_STANDING_PER_ACCOUNT: count.default(accountLimits.standing),
   PRESENCE_MAX_MEMORY_PER_ACCOUNT: count.default(accountLimits.memory),
+  PRESENCE_MAX_HELD_PER_ACCOUNT: count.default(accountLimits.held),
   // Development: webhooks may use http and reach private addresses (a receiver on this machine).
   PRESENCE_WEBHOOK_ALLOW_PRIVATE: z
     .enum(['0', '1'], { error: '1 (allow http and private addresses for webhooks) or 0' })

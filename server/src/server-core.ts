@@ -41,6 +41,7 @@ export function createServerCore(
       links: config.PRESENCE_MAX_LINKS_PER_ACCOUNT,
       standing: config.PRESENCE_MAX_STANDING_PER_ACCOUNT,
       memory: config.PRESENCE_MAX_MEMORY_PER_ACCOUNT,
+      held: config.PRESENCE_MAX_HELD_PER_ACCOUNT,
       webhooks: WEBHOOKS_PER_ACCOUNT,
     },
     keystore,

@@ -58,13 +58,15 @@ type IntentPipelineDeps = {
   metrics?: CoreMetrics;
   /** Holds above the policy's passkey_over (absent: no passkey approvals, as without a chain keystore). */
   holds?: PasskeyHolds;
+  /** Actions an account may have waiting for approval at once (accountLimits.held). */
+  maxHeld?: number;
 };
 
 export function createIntentPipeline(deps: IntentPipelineDeps) {
   const { holds } = deps;
   const { storeFor, clock, chain, tokenList, market, wallets, executor, policies, events, metrics } = deps;
   const locks = deps.locks ?? createLocalLocks();
-  const gate = createSpendGate({ storeFor, clock, locks, metrics });
+  const gate = createSpendGate({ storeFor, clock, locks, metrics, maxHeld: deps.maxHeld });
   const timingListeners = new Set<(t: IntentTiming) => void>();
   const outcomeListeners = new Set<(o: KindOutcome) => Promise<void> | void>();
   const publish = async (o: KindOutcome) => {

@@ -8,6 +8,7 @@ import type { ClusterLocks } from '../concurrency/cluster-locks';
 import { type BatchEntry, createLockBatches } from '../concurrency/lock-batches';
 import { PresenceError } from '../errors/presence-error';
 import type { Caller } from '../keys/caller';
+import { accountLimits, assertRoom } from '../limits/account-limits';
 import type { CoreMetrics } from '../metrics/core-metrics';
 import { evaluatePolicy, type GateInput } from '../policy/policy-gate';
 import type { IntentRecord } from '../store/documents';
@@ -33,11 +34,14 @@ export function createSpendGate({
   clock,
   locks,
   metrics,
+  maxHeld = accountLimits.held,
 }: {
   storeFor: StoreFor;
   clock: Clock;
   locks: ClusterLocks;
   metrics?: CoreMetrics;
+  /** Holds an account may have waiting at once (per key kind): one more is 409 `held_per_account`. */
+  maxHeld?: number;
 }) {
   const lockName = ({ accountId, kind }: Caller) => `gate:${kind}:${accountId}`;
 
@@ -72,6 +76,8 @@ export function createSpendGate({
     /** Records this batch is writing, by Idempotency-Key: a twin in the same batch answers with it. */
     const writing = new Map<string, Promise<IntentRecord>>();
     const settled: Promise<unknown>[] = [];
+    /** The account's holds, read at the batch's first hold (none of the batch's writes before it is one), then counted here. */
+    let held: number | null = null;
     for (const [i, { item, resolve, reject }] of batch.entries()) {
       const key = item.idempotencyKey;
       const existing = priors[i] as IntentRecord | null;
@@ -86,6 +92,11 @@ export function createSpendGate({
       }
       try {
         const record = item.build(decide(caller, item.gate, spent));
+        if (record.state === 'held') {
+          held ??= await store.heldCount(caller.accountId);
+          assertRoom('held', held, maxHeld);
+          held++;
+        }
         if (record.state === 'executing') spent += BigInt(record.value_usd);
         const write = store.createIntent(record).then(() => record);
         if (key) writing.set(key, write);

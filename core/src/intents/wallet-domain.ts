@@ -55,6 +55,8 @@ export function createWalletDomain(deps: {
   metrics?: CoreMetrics;
   /** Holds above passkey_over (absent: passkey approvals are off). */
   holds?: PasskeyHolds;
+  /** Actions an account may have waiting for approval at once (accountLimits.held). */
+  maxHeld?: number;
 }) {
   const { store, clock, events, policies, keystore, runtime } = deps;
   const { chain, tokenList } = runtime;
@@ -78,6 +80,7 @@ export function createWalletDomain(deps: {
     events,
     metrics: deps.metrics,
     holds: deps.holds,
+    maxHeld: deps.maxHeld,
   });
   const confirmations = createConfirmations({ pipeline, events, clock });
   const recovery = createIntentRecovery({ store, clock, executor, confirmations });

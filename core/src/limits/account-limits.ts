@@ -16,9 +16,18 @@ export type AccountLimits = {
   memory: number;
   /** Webhook endpoints (live and test keys' together). */
   webhooks: number;
+  /** Actions waiting for approval, per key kind's store. */
+  held: number;
 };
 
-export const accountLimits: Readonly<AccountLimits> = Object.freeze({ keys: 100, links: 20, standing: 100, memory: 500, webhooks: 16 });
+export const accountLimits: Readonly<AccountLimits> = Object.freeze({
+  keys: 100,
+  links: 20,
+  standing: 100,
+  memory: 500,
+  webhooks: 16,
+  held: 50,
+});
 
 /** The `limit` member of each cap's refusal: stable names clients can switch on. */
 export const limitNames = {
@@ -27,6 +36,7 @@ export const limitNames = {
   standing: 'standing_per_account',
   memory: 'memory_per_account',
   webhooks: 'webhooks_per_account',
+  held: 'held_per_account',
 } as const satisfies Record<keyof AccountLimits, string>;
 
 const what: Record<keyof AccountLimits, (n: number) => string> = {
@@ -35,6 +45,7 @@ const what: Record<keyof AccountLimits, (n: number) => string> = {
   standing: (n) => `An account keeps at most ${n} active standing intents; cancel one first.`,
   memory: (n) => `The presence remembers at most ${n} keys per account; forget one first.`,
   webhooks: (n) => `An account has at most ${n} webhook endpoints; delete one first.`,
+  held: (n) => `An account has at most ${n} actions waiting for approval; approve or deny one (or let it expire) first.`,
 };
 
 /** The refusal of a new `kind` when the account already holds `max` of them. */

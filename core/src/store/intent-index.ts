@@ -42,6 +42,8 @@ export function createIntentIndex() {
   // Spend: records in flight (few) by id; done ones by time with prefix sums (done is final,
   // and they arrive in time order), so "spent since T" is a binary search and a subtraction.
   const inFlight = new Map<string, Spend>();
+  /** Ids of the records waiting for approval: what the cap on holds counts. */
+  const held = new Set<string>();
   const done: Spend[] = [];
   let prefix: bigint[] = [0n];
 
@@ -89,7 +91,11 @@ export function createIntentIndex() {
       reindex(idByIdempotencyKey, r.id, prev?.idempotency_key, r.idempotency_key);
       reindex(idByConfirmId, r.id, prev?.confirm_id, r.confirm_id);
       respend(prev, r);
+      if (r.state === 'held') held.add(r.id);
+      else held.delete(r.id);
     },
+    /** How many records are held, past their time or not. */
+    heldCount: () => held.size,
     byIdempotencyKey: (key: string) => lookup(idByIdempotencyKey, key),
     byConfirmId: (confirmId: string) => lookup(idByConfirmId, confirmId),
     /** The records matching `filter`, in the order they were created. */

@@ -34,6 +34,8 @@ export interface IntentsPort {
     patch?: Partial<Omit<IntentRecord, 'id' | 'account_id' | 'state'>>,
   ): Promise<IntentRecord | null>;
   listIntents(accountId: string, filter?: IntentFilter): Promise<IntentRecord[]>;
+  /** How many of the account's intents wait for approval (held, past their time or not): what the cap on holds counts. */
+  heldCount(accountId: string): Promise<number>;
   /** USD (1e18) of the account's intents executing, signed or done that spent (executed, or
    * last changed while in flight) at or after `since`: what daily_cap is checked against. */
   spentSince(accountId: string, since: number): Promise<bigint>;

@@ -61,6 +61,9 @@ export function overlayOwn(ctx: OverlayContext): IdempotencyPort & IntentsPort &
     async listIntents(accountId, filter = {}) {
       return peek(accountId)?.intents.list(filter) ?? [];
     },
+    async heldCount(accountId) {
+      return peek(accountId)?.intents.heldCount() ?? 0;
+    },
     async spentSince(accountId, since) {
       return peek(accountId)?.intents.spentSince(since) ?? 0n;
     },

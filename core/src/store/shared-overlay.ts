@@ -63,7 +63,7 @@ const wallets: FamilySharing<WalletsPort> = {
   writes: { createWallet: field('account_id'), markWalletFunded: first },
 };
 const intents: FamilySharing<IntentsPort> = {
-  reads: ['getIntent', 'findIntentByConfirmId', 'findIntentByIdempotencyKey', 'listIntents', 'spentSince'],
+  reads: ['getIntent', 'findIntentByConfirmId', 'findIntentByIdempotencyKey', 'listIntents', 'heldCount', 'spentSince'],
   writes: { createIntent: field('account_id'), transitionIntent: first },
 };
 const thread: FamilySharing<ThreadPort> = { reads: ['readThread'], writes: { appendThread: first, pruneThread: first } };

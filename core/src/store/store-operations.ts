@@ -35,6 +35,7 @@ const KIND: Record<keyof StoreOps, 'read' | 'write'> = {
   findIntentByIdempotencyKey: 'read',
   transitionIntent: 'write',
   listIntents: 'read',
+  heldCount: 'read',
   spentSince: 'read',
   intentsInStates: 'read',
   dueHolds: 'read',

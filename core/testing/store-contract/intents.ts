@@ -69,6 +69,11 @@ export function intentsContract(ctx: ContractContext) {
       expect(await ids({ confirmable: true, states: ['held'], last: 2 })).toEqual(['in_4', 'in_5']);
       expect(await ids({ last: 2 })).toEqual(['in_4', 'in_5']);
       expect(await ids({ states: ['done'], last: 5 })).toEqual(['in_3']);
+      // The holds counted (a held record without a confirm id included), each once; an answered one no longer.
+      expect([await store.heldCount('a'), await store.heldCount('b'), await store.heldCount('nobody')]).toEqual([4, 0, 0]);
+      await store.transitionIntent('a', 'in_1', ['held'], 'denied');
+      await store.transitionIntent('a', 'in_4', ['held'], 'held', { updated_at: 99 });
+      expect(await store.heldCount('a')).toBe(3);
     });
 
     it('spentSince sums what is executing, signed or done since then, by when it spent', async () => {

@@ -55,7 +55,7 @@ const op = operations({ tag: 'wallet' })({
     scope: 'wallet:act',
     summary: 'Act: 200 done, 202 needs_confirm, 409 policy_block, 422 intent_unresolved',
     description:
-      'A sentence such as "swap 50 USDC for WETH", resolved on chain and gated by the spend policy: 200 when executed (with the transaction and its block), 202 when held above confirm_over until answered at /v1/confirm/{confirm_id}, 409 policy_block when a rule or a cap forbids it, 422 intent_unresolved when it cannot be read or done. A test key gets a would-be transaction (`simulated: true`).',
+      'A sentence such as "swap 50 USDC for WETH", resolved on chain and gated by the spend policy: 200 when executed (with the transaction and its block), 202 when held above confirm_over until answered at /v1/confirm/{confirm_id} (409 conflict with `limit: held_per_account` when the account already has PRESENCE_MAX_HELD_PER_ACCOUNT waiting), 409 policy_block when a rule or a cap forbids it, 422 intent_unresolved when it cannot be read or done. A test key gets a would-be transaction (`simulated: true`).',
     body: schemas.IntentRequest,
     ...action,
   },

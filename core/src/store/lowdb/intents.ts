@@ -83,6 +83,7 @@ export function openIntents(ctx: StoreContext, agenda: Agenda, accountIds: () =>
         }),
       ),
     listIntents,
+    heldCount: (accountId) => intentLog.use(accountId, (log) => log.index.heldCount()),
     async spentSince(accountId, since) {
       return intentLog.use(accountId, (log) => log.index.spentSince(since));
     },

@@ -72,6 +72,11 @@ export function intentsRows(run: Runner): IntentsPort {
         ORDER BY seq ${last === undefined ? sql`` : sql`DESC LIMIT ${last}`}`;
       return (last === undefined ? rows : rows.reverse()).map((r) => IntentRecord.parse(r.doc));
     },
+    async heldCount(accountId) {
+      // The partial index intents_held_account: the account's holds, not its history.
+      const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM intents WHERE account_id = ${accountId} AND state = 'held'`;
+      return row?.n ?? 0;
+    },
     async spentSince(accountId, since) {
       // An index-only range scan of the partial index intents_spend: the cost grows with the
       // day's spending intents, not with the account's history.
