@@ -118,6 +118,7 @@ describe('wallet', () => {
     expect(approved).toMatchObject({ confirm_id: held.confirm_id, status: 'executed', tx: expect.stringMatching(/^0x/) });
     expect(await c.confirm.approve(held.confirm_id)).toEqual(approved); // the same answer again is idempotent
     await expect(c.confirm.deny(held.confirm_id)).rejects.toMatchObject({ type: 'confirm_resolved', status: 409 });
+    if (approved.status !== 'executed') throw new Error('expected the approval to execute');
     expect(await c.confirm.get(held.confirm_id)).toMatchObject({ confirm_id: held.confirm_id, status: 'executed', tx: approved.tx });
     expect((await c.confirm.list({ limit: 1 })).confirmations.map((x) => x.confirm_id)).toEqual([held.confirm_id]);
 
