@@ -4,11 +4,11 @@
 // reading, with a share of a balance ("half my DAI") worked out from the wallet and an amount
 // to receive ("buy 0.01 ETH") valued at the block's price first. Questions back are said as
 // they are: nothing is called.
-import { readableDecimal, readableUsd, readableUsdIn } from '@presence/protocol';
+import { readableDecimal, readableSummary, readableUsd, readableUsdIn } from '@presence/protocol';
 import { formatUnits, formatUsd, parseUnits, USD_DECIMALS } from '../chain/amounts';
 import { PresenceError } from '../errors/presence-error';
 import type { ActionView } from '../intents/action-history';
-import { actionOutcome, actionStory, EXAMPLES, holdings, howToStop, readable, STANDING_FORMS } from '../replies/replies';
+import { actionOutcome, EXAMPLES, holdings, howToStop, readable, STANDING_FORMS, whenUtc } from '../replies/replies';
 import { parseStanding } from '../standing/standing-parser';
 import { readMessage } from '../understanding/read-message';
 import { type ActionReading, intentWords, isAction, type Reading } from '../understanding/reading';
@@ -99,6 +99,25 @@ async function answerBalance(r: Extract<Reading, { kind: 'balance' }>, { call }:
   const b = w.balances.find((x: { symbol: string }) => upper(x.symbol) === upper(r.token as string));
   if (!b || /^0 /.test(b.amount)) return `You hold no ${upper(r.token)} (block ${w.as_of_block}).`;
   return `You hold ${readable(b.amount)}${b.value_usd ? ` (${readableUsd(b.value_usd)})` : ''} (block ${w.as_of_block}).`;
+}
+
+/** One past action and where it stands: "swap 20 USDC (20.00 USD) for about … at 14:10 UTC: executed in block 12 (transaction 0x…)". */
+function actionStory(a: ActionView, now?: number): string {
+  const what = `${readableSummary(a.summary, a.amount, readableUsd(a.value_usd))} at ${whenUtc(a.created_at, now)}`;
+  switch (a.status) {
+    case 'executed':
+      return `${what}: executed in block ${a.block} (transaction ${a.tx})`;
+    case 'held':
+      return `${what}: waiting for your approval`;
+    case 'executing':
+      return `${what}: sent, not yet in a block`;
+    case 'denied':
+      return `${what}: you denied it, so nothing was sent`;
+    case 'expired':
+      return `${what}: not approved in time, so nothing was sent`;
+    case 'failed':
+      return `${what}: failed${a.reason ? ` (${a.reason})` : ''}`;
+  }
 }
 
 /** How many of the latest actions a list of them tells. */

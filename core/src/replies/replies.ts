@@ -4,7 +4,6 @@
 
 import { type IntentResult, readableAmounts, readableSummary, readableUsd, type Scope, type WalletView } from '@presence/protocol';
 import type { TokenList } from '../chain/token-list';
-import type { ActionView } from '../intents/action-history';
 
 /** Messages the presence offers as examples of what it understands. */
 export const EXAMPLES = {
@@ -32,32 +31,13 @@ export const landed = (tx: string | undefined, block: number | undefined) => `Tr
 export const readable = readableAmounts;
 
 /** "14:10 UTC" (or the date too when it is not today's). */
-function whenUtc(iso: string, now = Date.now()): string {
+export function whenUtc(iso: string, now = Date.now()): string {
   const t = new Date(iso);
   if (Number.isNaN(t.getTime())) return iso;
   const hm = t.toISOString().slice(11, 16);
   return t.toISOString().slice(0, 10) === new Date(now).toISOString().slice(0, 10)
     ? `${hm} UTC`
     : `${t.toISOString().slice(0, 10)} ${hm} UTC`;
-}
-
-/** One past action and where it stands: "swap 20 USDC (20.00 USD) for about … at 14:10 UTC: executed in block 12 (transaction 0x…)". */
-export function actionStory(a: ActionView, now?: number): string {
-  const what = `${readableSummary(a.summary, a.amount, readableUsd(a.value_usd))} at ${whenUtc(a.created_at, now)}`;
-  switch (a.status) {
-    case 'executed':
-      return `${what}: executed in block ${a.block} (transaction ${a.tx})`;
-    case 'held':
-      return `${what}: waiting for your approval`;
-    case 'executing':
-      return `${what}: sent, not yet in a block`;
-    case 'denied':
-      return `${what}: you denied it, so nothing was sent`;
-    case 'expired':
-      return `${what}: not approved in time, so nothing was sent`;
-    case 'failed':
-      return `${what}: failed${a.reason ? ` (${a.reason})` : ''}`;
-  }
 }
 
 /** An action the pipeline took, or held for approval: in words, with nothing to call over HTTP. */

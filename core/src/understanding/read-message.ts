@@ -5,8 +5,9 @@
 // the same known tokens always read the same.
 import { COMMON_SYMBOLS, type Vocabulary } from './amount-phrase';
 import { normalize } from './normalize';
+import { notDone } from './not-done';
 import { numbersAsDigits } from './number-words';
-import { notDone, readAction } from './read-action';
+import { readAction } from './read-action';
 import { readPolicyChange, readQuestion } from './read-question';
 import { readStanding } from './read-standing';
 import { readTopic } from './read-topic';
