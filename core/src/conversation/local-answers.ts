@@ -102,8 +102,8 @@ async function answerBalance(r: Extract<Reading, { kind: 'balance' }>, { call }:
 }
 
 /** One past action and where it stands: "swap 20 USDC (20.00 USD) for about … at 14:10 UTC: executed in block 12 (transaction 0x…)". */
-function actionStory(a: ActionView, now?: number): string {
-  const what = `${readableSummary(a.summary, a.amount, readableUsd(a.value_usd))} at ${whenUtc(a.created_at, now)}`;
+function actionStory(a: ActionView): string {
+  const what = `${readableSummary(a.summary, a.amount, readableUsd(a.value_usd))} at ${whenUtc(a.created_at)}`;
   switch (a.status) {
     case 'executed':
       return `${what}: executed in block ${a.block} (transaction ${a.tx})`;
@@ -131,12 +131,11 @@ async function answerHistory(r: Extract<Reading, { kind: 'history' }>, { call }:
   const all = v.actions as ActionView[];
   if (all.length === 0) return `I haven't taken any actions for you yet. Say, for example, "${EXAMPLES.swap}".`;
   const actions = all.filter((a) => !r.action || a.action === r.action);
-  const what = r.action ? `${r.action === 'withdraw' ? 'withdrawal' : r.action}s` : 'actions';
-  if (actions.length === 0)
-    return `None of your latest ${all.length === 1 ? 'action is a' : `${all.length} actions is a`} ${what.slice(0, -1)}.`;
-  if (r.latest) return `Your last ${what.slice(0, -1)}: ${actionStory(actions[0] as ActionView)}.`;
+  const one = r.action === 'withdraw' ? 'withdrawal' : (r.action ?? 'action');
+  if (actions.length === 0) return `None of your latest ${all.length === 1 ? 'action is a' : `${all.length} actions is a`} ${one}.`;
+  if (r.latest) return `Your last ${one}: ${actionStory(actions[0] as ActionView)}.`;
   const told = actions.slice(0, HISTORY_TOLD);
-  return `Your latest ${told.length === 1 ? what.slice(0, -1) : what}, newest first: ${told.map((a) => actionStory(a)).join('; ')}.`;
+  return `Your latest ${told.length === 1 ? one : `${one}s`}, newest first: ${told.map(actionStory).join('; ')}.`;
 }
 
 /** Where to fund the wallet, or how many actions wait for approval (and where they are answered). */

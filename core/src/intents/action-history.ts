@@ -9,6 +9,7 @@ import { iso } from '../clock/clock';
 import type { Caller } from '../keys/caller';
 import type { IntentRecord } from '../store/documents';
 import type { StoreFor } from '../store/overlay-store';
+import { statusAt } from './confirmations';
 
 /** How many of the newest actions a question about them reads. */
 export const RECENT_ACTIONS = 10;
@@ -21,28 +22,12 @@ export type ActionView = {
   value_usd: string;
   /** Who asked: the API, a chat message, a standing intent, a withdrawal. */
   source: IntentRecord['source'];
-  status: Status;
+  status: ConfirmationView['status'];
   created_at: string;
   tx: string | null;
   block: number | null;
   /** Why it failed, when it did. */
   reason: string | null;
-};
-
-type Status = ConfirmationView['status'];
-
-const statusOf = (r: IntentRecord, now: number): Status => {
-  switch (r.state) {
-    case 'done':
-      return 'executed';
-    case 'signed':
-      return 'executing';
-    case 'held':
-      // A hold past its time is expired before the sweeper gets to it (as GET /v1/confirm says).
-      return now < (r.expires_at ?? 0) ? 'held' : 'expired';
-    default:
-      return r.state;
-  }
 };
 
 export function createActionHistory({ storeFor, clock }: { storeFor: StoreFor; clock: Clock }) {
@@ -58,7 +43,7 @@ export function createActionHistory({ storeFor, clock }: { storeFor: StoreFor; c
         amount: r.amount,
         value_usd: formatUsd(BigInt(r.value_usd)),
         source: r.source,
-        status: statusOf(r, now),
+        status: statusAt(r, now),
         created_at: iso(r.created_at),
         tx: r.txs.at(-1)?.hash ?? null,
         block: r.block,

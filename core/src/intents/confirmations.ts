@@ -24,6 +24,15 @@ export type Resolution = {
 
 export type Confirmations = ReturnType<typeof createConfirmations>;
 
+/**
+ * Where an intent stands as clients see it (a confirmation's status, an action's in the
+ * history): a hold past its time reads as expired even before the sweeper gets to it.
+ */
+export function statusAt(r: IntentRecord, now: number): ConfirmationView['status'] {
+  if (r.state === 'held') return now < (r.expires_at as number) ? 'held' : 'expired';
+  return r.state === 'done' ? 'executed' : r.state === 'signed' ? 'executing' : r.state;
+}
+
 /** The intent states a confirmation status is read from: a hold past its time is `expired` before the sweeper moves it. */
 const STATES_OF: Record<ConfirmationView['status'], IntentRecord['state'][]> = {
   held: ['held'],
@@ -177,16 +186,13 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
       : resolved({ record: o.record, caller: o.caller, status: 'failed' });
   });
 
-  const statusOf = (s: IntentRecord['state']): ConfirmationView['status'] =>
-    s === 'done' ? 'executed' : s === 'signed' ? 'executing' : (s as 'held' | 'executing' | 'denied' | 'expired' | 'failed');
-
-  /** One held-for-approval record as clients see it; a hold past its time reads as expired even before the sweeper gets to it. */
+  /** One held-for-approval record as clients see it. */
   async function viewOf(r: IntentRecord, now: number): Promise<ConfirmationView> {
-    const open = r.state === 'held' && now < (r.expires_at as number);
+    const status = statusAt(r, now);
     return {
       confirm_id: r.confirm_id as string,
       intent_id: r.id,
-      status: r.state === 'held' && !open ? 'expired' : statusOf(r.state),
+      status,
       summary: r.summary,
       amount: r.amount,
       created_at: iso(r.created_at),
@@ -194,7 +200,7 @@ export function createConfirmations({ pipeline, events, clock }: { pipeline: Int
       tx: r.txs.at(-1)?.hash ?? null,
       block: r.block,
       value_usd: formatUsd(BigInt(r.value_usd)),
-      ...(open ? await pipeline.passkeyOf(r) : {}),
+      ...(status === 'held' ? await pipeline.passkeyOf(r) : {}),
     };
   }
 
