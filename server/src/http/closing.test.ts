@@ -54,3 +54,19 @@ it('answers a request that arrives while closing with 503 problem+json, Connecti
   expect(body).toMatchObject({ type: 'unavailable', status: 503, request_id: expect.any(String) });
   expect(body.detail).toMatch(/shutting down/);
 });
+
+it('closes a connection that never sent a byte (a preconnect), which would otherwise hold the close until the headers timeout', async () => {
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = t.app.server.address() as { port: number };
+  const silent = connect(port, '127.0.0.1');
+  const cut = new Promise<void>((r) => silent.once('close', () => r()));
+  silent.on('error', () => undefined);
+  const connections = () => new Promise<number>((r) => t.app.server.getConnections((_e, n) => r(n)));
+  while ((await connections()) === 0) await new Promise((r) => setTimeout(r, 5));
+
+  // Left to Node, close() waits for this socket (the test app's headers timeout is 60 s).
+  await t.app.close();
+  await cut;
+  expect(silent.destroyed).toBe(true);
+  expect(silent.bytesRead).toBe(0);
+});
